@@ -1,1 +1,40 @@
-//! placeholder
+//! Capability sets for `vox run` (runtime.md §1 and §2, decisions 13–18 and 21).
+//!
+//! The interpreter is a security boundary: a script gets exactly the authority the receiver grants.
+//! This crate owns the pieces of that boundary that need no interpreter:
+//!
+//! - the `--caps` token grammar ([`parse_token`]) and its errors ([`CapsError`]);
+//! - the capability set those tokens make ([`CapSet`]), including the developer default and the
+//!   legacy `// vox:caps` directive ([`parse_legacy_directive`]);
+//! - the gates: [`check_path`] for the filesystem, [`check`] for every other namespace, both
+//!   returning a [`Denial`] that names the narrowest token that would have allowed the call;
+//! - size strings for the ceiling flags ([`parse_size`]).
+//!
+//! Nothing here prints or exits: callers turn errors into the one-line messages the spec pins,
+//! which [`CapsError::render`] and [`Denial::message`] build.
+
+mod check;
+mod legacy;
+mod set;
+mod size;
+mod token;
+
+pub use check::{check, check_path, Access, Denial, Need, Resolved};
+pub use legacy::{parse_legacy_directive, LegacyDirective, LEGACY_WORDS};
+pub use set::{CapSet, FsRoot};
+pub use size::{parse_limit, parse_size};
+pub use token::{parse_token, CapsError, EnvGrant, RandomGrant, TimeGrant, Token};
+
+/// Escapes control characters, so a path holding a newline cannot break the one-line messages
+/// the spec pins, nor an escape sequence rewrite the terminal.
+fn one_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

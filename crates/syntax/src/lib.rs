@@ -1,5 +1,39 @@
 //! VoxScript syntax: lexer, error-tolerant parser, lossless syntax tree, typed accessors, line index.
+//!
+//! Parsing never fails: [`parse`] always returns a tree that holds every byte of the input, plus the
+//! diagnostics found. No I/O, no salsa, no editor types here.
 
+pub mod ast;
+mod diagnostic;
+mod kind;
+pub mod lexer;
+mod line_index;
+mod parser;
+pub mod strings;
 mod text_range;
+mod tree;
+mod validate;
 
+pub use diagnostic::{Diagnostic, Fix, Severity, TextEdit};
+pub use kind::SyntaxKind;
+pub use line_index::{ColumnUnit, LineCol, LineIndex};
+pub use parser::MAX_DEPTH;
 pub use text_range::TextRange;
+pub use tree::{SyntaxElement, SyntaxNode, SyntaxToken, SyntaxTree};
+
+/// Parses a file's bytes into a lossless tree with its diagnostics (sorted by position).
+pub fn parse(text: &[u8]) -> SyntaxTree {
+    let lexed = lexer::lex(text);
+    let mut p = parser::Parser::new(text, lexed.tokens);
+    p.source_file();
+    let (builder, parse_diags) = p.into_parts();
+    let mut diags = lexed.diagnostics;
+    diags.extend(parse_diags);
+    let mut tree = builder.finish(text.into(), Vec::new());
+    let mut extra = Vec::new();
+    validate::validate(tree.root(), &mut extra);
+    diags.extend(extra);
+    diags.sort_by_key(|d| (d.range.start, d.range.end));
+    tree.set_diagnostics(diags);
+    tree
+}

@@ -36,7 +36,10 @@ impl TextRange {
 
     /// The smallest range covering both.
     pub fn cover(self, other: TextRange) -> TextRange {
-        TextRange { start: self.start.min(other.start), end: self.end.max(other.end) }
+        TextRange {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
 
     pub fn as_usize(self) -> std::ops::Range<usize> {

@@ -1,0 +1,102 @@
+//! Byte offsets to line/column in the three units tools need: UTF-8 bytes, UTF-16 code units (LSP's
+//! default) and Unicode scalar values (what the CLI and SARIF show, decisions.md 36).
+
+use crate::TextRange;
+
+#[derive(Clone, Debug)]
+pub struct LineIndex {
+    /// Byte offset of the start of each line.
+    line_starts: Vec<u32>,
+    text: Box<[u8]>,
+}
+
+/// A position: 0-based line and 0-based column in the unit asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineCol {
+    pub line: u32,
+    pub col: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColumnUnit {
+    Utf8,
+    Utf16,
+    /// Unicode scalar values.
+    Char,
+}
+
+impl LineIndex {
+    pub fn new(text: &[u8]) -> LineIndex {
+        let mut line_starts = vec![0u32];
+        for (i, &b) in text.iter().enumerate() {
+            if b == b'\n' {
+                line_starts.push(i as u32 + 1);
+            }
+        }
+        LineIndex {
+            line_starts,
+            text: text.into(),
+        }
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// The line and column of `offset` (clamped to the text).
+    pub fn line_col(&self, offset: u32, unit: ColumnUnit) -> LineCol {
+        let offset = offset.min(self.text.len() as u32);
+        let line = self.line_starts.partition_point(|&s| s <= offset) - 1;
+        let start = self.line_starts[line];
+        let prefix = &self.text[start as usize..offset as usize];
+        let col = match unit {
+            ColumnUnit::Utf8 => prefix.len() as u32,
+            ColumnUnit::Utf16 => String::from_utf8_lossy(prefix).encode_utf16().count() as u32,
+            ColumnUnit::Char => String::from_utf8_lossy(prefix).chars().count() as u32,
+        };
+        LineCol {
+            line: line as u32,
+            col,
+        }
+    }
+
+    /// The byte offset of a line and column; columns past the line's end clamp to its end.
+    pub fn offset(&self, pos: LineCol, unit: ColumnUnit) -> u32 {
+        let Some(&start) = self.line_starts.get(pos.line as usize) else {
+            return self.text.len() as u32;
+        };
+        let end = self
+            .line_starts
+            .get(pos.line as usize + 1)
+            .map_or(self.text.len() as u32, |&e| e);
+        let line = &self.text[start as usize..end as usize];
+        let mut col = 0u32;
+        let mut i = 0usize;
+        while i < line.len() && col < pos.col {
+            let b = line[i];
+            if b == b'\n' {
+                break;
+            }
+            let len = crate::strings::utf8_len(b).min(line.len() - i);
+            let valid = std::str::from_utf8(&line[i..i + len]).ok();
+            let (step, units) = match (valid, unit) {
+                (_, ColumnUnit::Utf8) => (1, 1),
+                (Some(s), ColumnUnit::Utf16) => {
+                    (len, s.chars().next().map_or(1, |c| c.len_utf16() as u32))
+                }
+                (Some(_), ColumnUnit::Char) => (len, 1),
+                (None, _) => (1, 1),
+            };
+            i += step;
+            col += units;
+        }
+        start + i as u32
+    }
+
+    pub fn range_to_line_cols(&self, range: TextRange, unit: ColumnUnit) -> (LineCol, LineCol) {
+        (
+            self.line_col(range.start, unit),
+            self.line_col(range.end, unit),
+        )
+    }
+}

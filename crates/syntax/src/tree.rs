@@ -1,0 +1,515 @@
+//! The lossless syntax tree: flat arrays of tokens and nodes, navigated through borrowed cursors.
+//!
+//! Nodes are built bottom-up (post-order), so the root is the last node. Every token of the input
+//! is a child of exactly one node, in order, which is what makes printing the tree give back the
+//! original bytes.
+
+use crate::kind::SyntaxKind;
+use crate::lexer::Token;
+use crate::{Diagnostic, TextRange};
+
+/// A child of a node: a token index or a node index (high bit set).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct Elem(u32);
+
+const NODE_BIT: u32 = 1 << 31;
+
+impl Elem {
+    fn token(i: usize) -> Elem {
+        Elem(i as u32)
+    }
+    fn node(i: usize) -> Elem {
+        Elem(i as u32 | NODE_BIT)
+    }
+    fn as_node(self) -> Option<u32> {
+        (self.0 & NODE_BIT != 0).then_some(self.0 & !NODE_BIT)
+    }
+    fn as_token(self) -> Option<u32> {
+        (self.0 & NODE_BIT == 0).then_some(self.0)
+    }
+}
+
+#[derive(Clone, Debug)]
+struct NodeData {
+    kind: SyntaxKind,
+    parent: u32,
+    first_child: u32,
+    n_children: u32,
+    range: TextRange,
+}
+
+/// A parsed file: its bytes, tokens, nodes and diagnostics.
+pub struct SyntaxTree {
+    text: Box<[u8]>,
+    tokens: Vec<Token>,
+    token_parent: Vec<u32>,
+    nodes: Vec<NodeData>,
+    children: Vec<Elem>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl std::fmt::Debug for SyntaxTree {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.debug_dump())
+    }
+}
+
+const NO_PARENT: u32 = u32::MAX;
+
+impl SyntaxTree {
+    pub fn root(&self) -> SyntaxNode<'_> {
+        SyntaxNode {
+            tree: self,
+            id: (self.nodes.len() - 1) as u32,
+        }
+    }
+
+    /// The original bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.text
+    }
+
+    /// The source as text (invalid UTF-8 replaced).
+    pub fn text_lossy(&self) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(&self.text)
+    }
+
+    pub(crate) fn set_diagnostics(&mut self, diagnostics: Vec<Diagnostic>) {
+        self.diagnostics = diagnostics;
+    }
+
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    /// Number of tokens, `Eof` excluded.
+    pub fn token_count(&self) -> usize {
+        self.tokens.len() - 1
+    }
+
+    pub fn token(&self, index: usize) -> SyntaxToken<'_> {
+        SyntaxToken {
+            tree: self,
+            index: index as u32,
+        }
+    }
+
+    /// The token covering `offset` (the last token when `offset` is the end of the file).
+    pub fn token_at_offset(&self, offset: u32) -> Option<SyntaxToken<'_>> {
+        let n = self.token_count();
+        if n == 0 {
+            return None;
+        }
+        let i = self.tokens[..n]
+            .partition_point(|t| t.start <= offset)
+            .saturating_sub(1);
+        Some(self.token(i))
+    }
+
+    fn token_range(&self, i: usize) -> TextRange {
+        TextRange::new(self.tokens[i].start, self.tokens[i + 1].start)
+    }
+
+    /// Writes the tree back out by walking it: every token's bytes in tree order.
+    pub fn print(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.text.len());
+        for tok in self.root().descendant_tokens() {
+            out.extend_from_slice(tok.bytes());
+        }
+        out
+    }
+
+    /// An indented dump of nodes and tokens, for tests and debugging.
+    pub fn debug_dump(&self) -> String {
+        let mut out = String::new();
+        let mut stack: Vec<(Elem, usize)> = vec![(Elem::node(self.nodes.len() - 1), 0)];
+        while let Some((elem, depth)) = stack.pop() {
+            for _ in 0..depth {
+                out.push_str("  ");
+            }
+            if let Some(n) = elem.as_node() {
+                let node = SyntaxNode { tree: self, id: n };
+                out.push_str(&format!("{:?}@{:?}\n", node.kind(), node.range()));
+                let data = &self.nodes[n as usize];
+                let kids = &self.children
+                    [data.first_child as usize..(data.first_child + data.n_children) as usize];
+                for &k in kids.iter().rev() {
+                    stack.push((k, depth + 1));
+                }
+            } else if let Some(t) = elem.as_token() {
+                let tok = self.token(t as usize);
+                out.push_str(&format!(
+                    "{:?}@{:?} {:?}\n",
+                    tok.kind(),
+                    tok.range(),
+                    tok.text()
+                ));
+            }
+        }
+        out
+    }
+}
+
+/// A node of the tree. Cheap to copy.
+#[derive(Clone, Copy)]
+pub struct SyntaxNode<'t> {
+    tree: &'t SyntaxTree,
+    id: u32,
+}
+
+impl PartialEq for SyntaxNode<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.tree, other.tree) && self.id == other.id
+    }
+}
+impl Eq for SyntaxNode<'_> {}
+
+impl std::fmt::Debug for SyntaxNode<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}@{:?}", self.kind(), self.range())
+    }
+}
+
+/// A node or a token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyntaxElement<'t> {
+    Node(SyntaxNode<'t>),
+    Token(SyntaxToken<'t>),
+}
+
+impl<'t> SyntaxElement<'t> {
+    pub fn kind(self) -> SyntaxKind {
+        match self {
+            SyntaxElement::Node(n) => n.kind(),
+            SyntaxElement::Token(t) => t.kind(),
+        }
+    }
+    pub fn range(self) -> TextRange {
+        match self {
+            SyntaxElement::Node(n) => n.range(),
+            SyntaxElement::Token(t) => t.range(),
+        }
+    }
+    pub fn as_node(self) -> Option<SyntaxNode<'t>> {
+        match self {
+            SyntaxElement::Node(n) => Some(n),
+            SyntaxElement::Token(_) => None,
+        }
+    }
+    pub fn as_token(self) -> Option<SyntaxToken<'t>> {
+        match self {
+            SyntaxElement::Token(t) => Some(t),
+            SyntaxElement::Node(_) => None,
+        }
+    }
+}
+
+impl<'t> SyntaxNode<'t> {
+    fn data(&self) -> &'t NodeData {
+        &self.tree.nodes[self.id as usize]
+    }
+
+    pub fn tree(&self) -> &'t SyntaxTree {
+        self.tree
+    }
+
+    /// A number identifying this node within its tree.
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    pub fn kind(&self) -> SyntaxKind {
+        self.data().kind
+    }
+
+    pub fn range(&self) -> TextRange {
+        self.data().range
+    }
+
+    /// The node's text (invalid UTF-8 replaced).
+    pub fn text(&self) -> std::borrow::Cow<'t, str> {
+        String::from_utf8_lossy(&self.tree.text[self.range().as_usize()])
+    }
+
+    pub fn parent(&self) -> Option<SyntaxNode<'t>> {
+        let p = self.data().parent;
+        (p != NO_PARENT).then_some(SyntaxNode {
+            tree: self.tree,
+            id: p,
+        })
+    }
+
+    pub fn ancestors(&self) -> impl Iterator<Item = SyntaxNode<'t>> {
+        std::iter::successors(Some(*self), |n| n.parent())
+    }
+
+    fn elems(&self) -> &'t [Elem] {
+        let d = self.data();
+        &self.tree.children[d.first_child as usize..(d.first_child + d.n_children) as usize]
+    }
+
+    fn wrap(&self, e: Elem) -> SyntaxElement<'t> {
+        match e.as_node() {
+            Some(n) => SyntaxElement::Node(SyntaxNode {
+                tree: self.tree,
+                id: n,
+            }),
+            None => SyntaxElement::Token(SyntaxToken {
+                tree: self.tree,
+                index: e.0,
+            }),
+        }
+    }
+
+    /// Direct children, tokens (trivia included) and nodes, in order.
+    pub fn children_with_tokens(&self) -> impl Iterator<Item = SyntaxElement<'t>> + 't {
+        let this = *self;
+        self.elems().iter().map(move |&e| this.wrap(e))
+    }
+
+    pub fn children(&self) -> impl Iterator<Item = SyntaxNode<'t>> + 't {
+        let tree = self.tree;
+        self.elems()
+            .iter()
+            .filter_map(move |e| e.as_node().map(|id| SyntaxNode { tree, id }))
+    }
+
+    /// Direct child tokens that are not trivia.
+    pub fn tokens(&self) -> impl Iterator<Item = SyntaxToken<'t>> + 't {
+        let tree = self.tree;
+        self.elems()
+            .iter()
+            .filter_map(move |e| e.as_token().map(|index| SyntaxToken { tree, index }))
+            .filter(|t| !t.kind().is_trivia())
+    }
+
+    pub fn first_token_of(&self, kind: SyntaxKind) -> Option<SyntaxToken<'t>> {
+        self.tokens().find(|t| t.kind() == kind)
+    }
+
+    pub fn child_of(&self, kind: SyntaxKind) -> Option<SyntaxNode<'t>> {
+        self.children().find(|n| n.kind() == kind)
+    }
+
+    /// All tokens below this node, trivia included, in source order (no recursion: safe on deep trees).
+    pub fn descendant_tokens(&self) -> impl Iterator<Item = SyntaxToken<'t>> + 't {
+        let tree = self.tree;
+        let mut stack: Vec<(u32, u32)> = vec![(self.id, 0)];
+        std::iter::from_fn(move || loop {
+            let (node, next) = stack.last_mut()?;
+            let d = &tree.nodes[*node as usize];
+            if *next >= d.n_children {
+                stack.pop();
+                continue;
+            }
+            let e = tree.children[(d.first_child + *next) as usize];
+            *next += 1;
+            match e.as_node() {
+                Some(n) => stack.push((n, 0)),
+                None => return Some(SyntaxToken { tree, index: e.0 }),
+            }
+        })
+    }
+
+    /// All nodes below this one (itself included), in preorder, without recursion.
+    pub fn descendants(&self) -> impl Iterator<Item = SyntaxNode<'t>> + 't {
+        let tree = self.tree;
+        let mut stack: Vec<u32> = vec![self.id];
+        std::iter::from_fn(move || {
+            let id = stack.pop()?;
+            let d = &tree.nodes[id as usize];
+            let kids =
+                &tree.children[d.first_child as usize..(d.first_child + d.n_children) as usize];
+            for e in kids.iter().rev() {
+                if let Some(n) = e.as_node() {
+                    stack.push(n);
+                }
+            }
+            Some(SyntaxNode { tree, id })
+        })
+    }
+
+    /// The first non-trivia token below this node.
+    pub fn first_token(&self) -> Option<SyntaxToken<'t>> {
+        self.descendant_tokens()
+            .find(|t| !t.kind().is_trivia() && t.kind() != SyntaxKind::Newline)
+    }
+}
+
+/// A token of the tree. Cheap to copy.
+#[derive(Clone, Copy)]
+pub struct SyntaxToken<'t> {
+    tree: &'t SyntaxTree,
+    index: u32,
+}
+
+impl PartialEq for SyntaxToken<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.tree, other.tree) && self.index == other.index
+    }
+}
+impl Eq for SyntaxToken<'_> {}
+
+impl std::fmt::Debug for SyntaxToken<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}@{:?} {:?}", self.kind(), self.range(), self.text())
+    }
+}
+
+impl<'t> SyntaxToken<'t> {
+    pub fn kind(&self) -> SyntaxKind {
+        self.tree.tokens[self.index as usize].kind
+    }
+    pub fn index(&self) -> usize {
+        self.index as usize
+    }
+    pub fn range(&self) -> TextRange {
+        self.tree.token_range(self.index as usize)
+    }
+    pub fn bytes(&self) -> &'t [u8] {
+        &self.tree.text[self.range().as_usize()]
+    }
+    /// The token's text; invalid UTF-8 (only ever in error tokens, strings or comments) is replaced.
+    pub fn text(&self) -> std::borrow::Cow<'t, str> {
+        String::from_utf8_lossy(self.bytes())
+    }
+    pub fn parent(&self) -> SyntaxNode<'t> {
+        SyntaxNode {
+            tree: self.tree,
+            id: self.tree.token_parent[self.index as usize],
+        }
+    }
+}
+
+/// Builds a tree bottom-up. `checkpoint` + `start_node_at` let the parser wrap an already-parsed
+/// left operand in a binary expression.
+pub(crate) struct TreeBuilder {
+    tokens: Vec<Token>,
+    nodes: Vec<NodeData>,
+    children: Vec<Elem>,
+    stack: Vec<Elem>,
+    open: Vec<(SyntaxKind, usize)>,
+    next_token: usize,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Checkpoint(usize);
+
+impl TreeBuilder {
+    pub(crate) fn new(tokens: Vec<Token>) -> TreeBuilder {
+        let n = tokens.len();
+        TreeBuilder {
+            tokens,
+            nodes: Vec::with_capacity(n / 2 + 1),
+            children: Vec::with_capacity(n + n / 2),
+            stack: Vec::with_capacity(64),
+            open: Vec::with_capacity(64),
+            next_token: 0,
+        }
+    }
+
+    pub(crate) fn tokens(&self) -> &[Token] {
+        &self.tokens
+    }
+
+    pub(crate) fn token(&mut self, index: usize) {
+        self.next_token = index + 1;
+        self.stack.push(Elem::token(index));
+    }
+
+    pub(crate) fn start_node(&mut self, kind: SyntaxKind) {
+        self.open.push((kind, self.stack.len()));
+    }
+
+    pub(crate) fn checkpoint(&self) -> Checkpoint {
+        Checkpoint(self.stack.len())
+    }
+
+    pub(crate) fn start_node_at(&mut self, cp: Checkpoint, kind: SyntaxKind) {
+        let cp = cp.0.min(self.stack.len());
+        // Never reach into an enclosing node's region.
+        let floor = self.open.last().map_or(0, |&(_, p)| p);
+        self.open.push((kind, cp.max(floor)));
+    }
+
+    pub(crate) fn finish_node(&mut self) {
+        let Some((kind, pos)) = self.open.pop() else {
+            return;
+        };
+        let id = self.nodes.len();
+        let first = self.children.len();
+        let mut range: Option<TextRange> = None;
+        for &e in &self.stack[pos..] {
+            let r = match e.as_node() {
+                Some(n) => {
+                    self.nodes[n as usize].parent = id as u32;
+                    self.nodes[n as usize].range
+                }
+                None => {
+                    let i = e.0 as usize;
+                    TextRange::new(self.tokens[i].start, self.tokens[i + 1].start)
+                }
+            };
+            range = Some(match range {
+                Some(acc) => acc.cover(r),
+                None => r,
+            });
+        }
+        let n = self.stack.len() - pos;
+        self.children.extend(self.stack.drain(pos..));
+        // An empty node sits where the next token starts.
+        let range = range.unwrap_or_else(|| {
+            let at = self.next_token_start();
+            TextRange::empty(at)
+        });
+        self.nodes.push(NodeData {
+            kind,
+            parent: NO_PARENT,
+            first_child: first as u32,
+            n_children: n as u32,
+            range,
+        });
+        self.stack.push(Elem::node(id));
+    }
+
+    fn next_token_start(&self) -> u32 {
+        self.tokens[self.next_token.min(self.tokens.len() - 1)].start
+    }
+
+    pub(crate) fn finish(mut self, text: Box<[u8]>, diagnostics: Vec<Diagnostic>) -> SyntaxTree {
+        while !self.open.is_empty() {
+            self.finish_node();
+        }
+        // The root must be the last node and the only element left.
+        if self.stack.len() != 1 || self.stack[0].as_node().is_none() {
+            self.open.push((SyntaxKind::SourceFile, 0));
+            self.finish_node();
+        }
+        let mut token_parent = vec![0u32; self.tokens.len()];
+        for (id, node) in self.nodes.iter().enumerate() {
+            for e in &self.children
+                [node.first_child as usize..(node.first_child + node.n_children) as usize]
+            {
+                if let Some(t) = e.as_token() {
+                    token_parent[t as usize] = id as u32;
+                }
+            }
+        }
+        let root = self.nodes.len() - 1;
+        if let Some(last) = token_parent.last_mut() {
+            *last = root as u32;
+        }
+        SyntaxTree {
+            text,
+            tokens: self.tokens,
+            token_parent,
+            nodes: self.nodes,
+            children: self.children,
+            diagnostics,
+        }
+    }
+}

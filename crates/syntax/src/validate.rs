@@ -1,0 +1,175 @@
+//! Checks over the finished tree that the grammar cannot express: duplicate declarations, `main`
+//! rules, assignment targets and view calls (voxscript.md §3.3, §3.4, §1.2).
+
+use std::collections::HashMap;
+
+use crate::ast::{self, AstNode};
+use crate::kind::SyntaxKind::{self, *};
+use crate::{Diagnostic, SyntaxNode, TextRange};
+
+pub(crate) fn validate(root: SyntaxNode<'_>, diags: &mut Vec<Diagnostic>) {
+    let file = ast::SourceFile::cast(root).expect("the root is a SourceFile");
+    let mut seen: HashMap<String, TextRange> = HashMap::new();
+    let mut declare = |name: String, range: TextRange, diags: &mut Vec<Diagnostic>| {
+        if let Some(first) = seen.get(&name) {
+            diags.push(
+                Diagnostic::error(
+                    "syntax.duplicate",
+                    range,
+                    format!("`{name}` is declared twice at the top level"),
+                )
+                .with_help(format!(
+                    "the first declaration is at byte {}; rename or remove one of them",
+                    first.start
+                )),
+            );
+        } else {
+            seen.insert(name, range);
+        }
+    };
+    let mut variants: Vec<String> = Vec::new();
+    let mut main: Option<ast::FnDecl<'_>> = None;
+    let mut first_stmt: Option<SyntaxNode<'_>> = None;
+    for item in root.children() {
+        match item.kind() {
+            FnDecl => {
+                let f = ast::FnDecl::cast(item).expect("kind checked");
+                if let Some(name) = f.name() {
+                    if name.text() == "main" {
+                        main = Some(f);
+                    }
+                    declare(name.text().into_owned(), name.range(), diags);
+                }
+            }
+            TypeDecl => {
+                let t = ast::TypeDecl::cast(item).expect("kind checked");
+                if let Some(name) = t.name() {
+                    declare(name.text().into_owned(), name.range(), diags);
+                    if t.json_as().is_some() {
+                        declare(format!("{}_from_json", name.text()), name.range(), diags);
+                        declare(format!("{}_to_json", name.text()), name.range(), diags);
+                    }
+                }
+                for v in t.variants() {
+                    if let Some(name) = v.name() {
+                        variants.push(name.text().into_owned());
+                        declare(name.text().into_owned(), name.range(), diags);
+                    }
+                }
+            }
+            ExprStmt | LetStmt | AssignStmt | WhileStmt | LoopStmt if first_stmt.is_none() => {
+                first_stmt = Some(item)
+            }
+            _ => {}
+        }
+    }
+    if let Some(main) = main {
+        if let Some(stmt) = first_stmt {
+            diags.push(Diagnostic::error(
+                "syntax.main-conflict",
+                stmt_range(stmt),
+                "both top-level statements and fn main; move the statements into main",
+            ));
+        }
+        if let Some(params) = main.param_list() {
+            if params.params().next().is_some() {
+                diags.push(Diagnostic::error(
+                    "syntax.main-params",
+                    params.syntax().range(),
+                    "`fn main` takes no parameters; read arguments with `env.args()`",
+                ));
+            }
+        }
+    }
+    let _ = file;
+    for item in root.children() {
+        check_item(item, &variants, diags);
+    }
+}
+
+/// A statement's range without its leading trivia.
+fn stmt_range(node: SyntaxNode<'_>) -> TextRange {
+    match node.first_token() {
+        Some(t) => TextRange::new(t.range().start, node.range().end),
+        None => node.range(),
+    }
+}
+
+/// Assignment targets and view calls within one top-level item; at most one not-a-script per item.
+fn check_item(item: SyntaxNode<'_>, variants: &[String], diags: &mut Vec<Diagnostic>) {
+    if item.kind() == NotAScript || item.descendants().any(|n| n.kind() == NotAScript) {
+        return;
+    }
+    for node in item.descendants() {
+        match node.kind() {
+            AssignStmt => {
+                let Some(target) = node.children().next() else {
+                    continue;
+                };
+                if !is_place(target) {
+                    diags.push(
+                        Diagnostic::error(
+                            "syntax.assign-target",
+                            target.range(),
+                            "cannot assign to this expression; assign to a variable, a field or an index",
+                        )
+                        .with_help("a place is a variable followed by any chain of `.field` and `[index]`"),
+                    );
+                }
+            }
+            CallExpr => {
+                if let Some(name) = view_call(node, variants) {
+                    let range = node.first_token().map_or(node.range(), |t| {
+                        TextRange::new(t.range().start, node.range().end)
+                    });
+                    diags.push(Diagnostic::error(
+                        "syntax.not-a-script",
+                        range,
+                        format!("not a script: the view call `{name}(…)` is a Vox service surface; VoxScript runs script-shaped files only"),
+                    ));
+                    return;
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn is_place(node: SyntaxNode<'_>) -> bool {
+    let mut cur = node;
+    loop {
+        match cur.kind() {
+            NameRef => {
+                return cur
+                    .first_token()
+                    .is_some_and(|t| t.kind() == SyntaxKind::Ident)
+            }
+            FieldExpr | IndexExpr => match cur.children().next() {
+                Some(inner) => cur = inner,
+                None => return false,
+            },
+            _ => return false,
+        }
+    }
+}
+
+/// A capitalised callee with zero arguments or only named ones, not a known constructor.
+fn view_call(call: SyntaxNode<'_>, variants: &[String]) -> Option<String> {
+    let callee = call.children().next()?;
+    if callee.kind() != NameRef {
+        return None;
+    }
+    let tok = callee.first_token()?;
+    if tok.kind() != TypeIdent {
+        return None;
+    }
+    let name = tok.text().into_owned();
+    if matches!(name.as_str(), "Some" | "Ok" | "Err" | "Error")
+        || variants.iter().any(|v| *v == name)
+    {
+        return None;
+    }
+    let args = call.child_of(ArgList)?;
+    let only_named = args.children().all(|a| a.kind() == NamedArg);
+    only_named.then_some(name)
+}
