@@ -1,1 +1,293 @@
-//! placeholder
+//! The child-process jail: confinement of programs started by a VoxScript run (and, optionally,
+//! of the interpreter itself), following `runtime.md` §4 and decisions 16, 21, 24–26.
+//!
+//! The crate takes plain data and knows nothing about the interpreter:
+//!
+//! - [`ChildPolicy`] is a **value computed per spawn** (never process-global state): read roots,
+//!   write roots, the program's directory, network on/off, the private temp dir, resource limits
+//!   and the [`EnvPolicy`].
+//! - [`child_env`] builds a child's environment from nothing; [`env_fingerprint`] shows its shape
+//!   (names and digests, never values).
+//! - [`TempDir`] is the private per-run temp dir (0700, removed on drop).
+//! - [`confine_command`] makes a [`std::process::Command`] spawn its child confined: Landlock
+//!   filesystem rules, Landlock TCP denial plus a fresh network namespace when the network is
+//!   off, Landlock scoping (abstract unix sockets, signals), `RLIMIT_DATA`/`RLIMIT_FSIZE`, its own
+//!   process group, a scrubbed environment. It **fails closed** with
+//!   [`JailError::CannotConfine`] when the host cannot enforce the policy.
+//! - [`confine_self`] confines the calling process (the interpreter) with a [`SelfPolicy`].
+//! - [`probe`] and [`doctor_lines`] report what this host can enforce, for `vox doctor`.
+//!
+//! Limits worth knowing (see the tests, which pin each one):
+//!
+//! - Landlock is path-based: a hard link that *already exists* beneath a root names its inode
+//!   by an allowed path, so the child can use it. The child cannot create such a link itself
+//!   (Landlock refuses to link a file into a place where it would gain rights: `EXDEV`).
+//! - `/proc/self` is the spawned child's own `/proc/<pid>`, resolved in the child; processes it
+//!   starts in turn cannot read their own `/proc/self` (a path rule names one process). `/dev/fd`
+//!   on pipes keeps working. `/sys` and `$HOME` are not readable unless granted.
+//! - With the network off the child gets a user namespace mapping only its own uid/gid (all a
+//!   process may map for itself): a root interpreter's child keeps root's file access to
+//!   root-owned files but loses it over files owned by other users. Under a confined
+//!   interpreter ([`confine_self`]) the id maps cannot be written and the child runs with the
+//!   overflow ids (file access by kernel id is unchanged).
+//! - [`confine_self`] cannot enter a network namespace (the interpreter is multi-threaded): its
+//!   network-off rule is Landlock TCP only; it grants read-only `/proc` so that children can
+//!   read their own `/proc/self`.
+//! - Rights are requested at Landlock ABI 7 at most (the newest tested); newer kernels work at
+//!   that level.
+//!
+//! Testing hook: the environment variable `VOX_JAIL_SIMULATE_UNSUPPORTED` makes [`probe`] (and so
+//! every confinement) behave as if the host lacked a feature: `1` or `landlock` (no Landlock at
+//! all), `net` (a Landlock ABI too old for network rules, i.e. ABI 3), `userns` (user namespaces
+//! fail). It only ever removes support, so it cannot weaken a jail.
+
+mod doctor;
+mod env;
+#[cfg(unix)]
+mod limits;
+mod policy;
+mod tempdir;
+
+#[cfg(target_os = "linux")]
+mod linux;
+#[cfg(target_os = "linux")]
+use linux as platform;
+
+// Compiled on Linux test builds too, so the non-Linux code path is at least type-checked here.
+#[cfg(any(not(target_os = "linux"), test))]
+#[cfg_attr(target_os = "linux", allow(dead_code))]
+mod unsupported;
+#[cfg(not(target_os = "linux"))]
+use unsupported as platform;
+
+use std::fmt;
+use std::process::Command;
+
+pub use doctor::{doctor_lines, doctor_lines_for, DoctorLine, DoctorStatus};
+pub use env::{
+    child_env, env_fingerprint, fingerprint_digest, is_credential_name, is_hijack_name, EnvPolicy,
+    ENV_ALLOWLIST, HIJACK_NAMES, HIJACK_PREFIXES,
+};
+pub use policy::{ChildPolicy, FsAccess, Grant, ProcessGroup, SelfPolicy};
+pub use tempdir::TempDir;
+
+/// Name of the testing hook that makes the probe report missing host support.
+pub const SIMULATE_ENV: &str = "VOX_JAIL_SIMULATE_UNSUPPORTED";
+
+/// Whether [`confine_command`] must enforce the policy or only apply the cheap parts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Enforce the whole policy; refuse the spawn if the host cannot.
+    Confined,
+    /// The explicit opt-out (`--unconfined-children`): only the environment scrub, resource
+    /// limits and process group apply; no Landlock, no network namespace.
+    Unconfined,
+}
+
+/// Why confinement was refused or could not be set up.
+#[derive(Debug)]
+pub enum JailError {
+    /// The host cannot enforce what the child policy needs (fail closed).
+    CannotConfine { reason: String },
+    /// The host cannot enforce what the interpreter's own policy needs.
+    CannotConfineSelf { reason: String },
+}
+
+impl JailError {
+    /// The reason without the `cannot confine …:` prefix.
+    pub fn reason(&self) -> &str {
+        match self {
+            JailError::CannotConfine { reason } | JailError::CannotConfineSelf { reason } => reason,
+        }
+    }
+}
+
+impl fmt::Display for JailError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JailError::CannotConfine { reason } => write!(f, "cannot confine child: {reason}"),
+            JailError::CannotConfineSelf { reason } => {
+                write!(f, "cannot confine the interpreter: {reason}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for JailError {}
+
+/// One kind of restriction that was (or will be, at spawn) applied.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RuleKind {
+    /// The environment was rebuilt from the allowlist ([`child_env`]).
+    EnvScrub,
+    /// The child gets its own process group.
+    ProcessGroup,
+    /// The child starts a new session (`setsid`).
+    NewSession,
+    /// `RLIMIT_DATA` set to this many bytes.
+    RlimitData(u64),
+    /// `RLIMIT_FSIZE` set to this many bytes.
+    RlimitFsize(u64),
+    /// `RLIMIT_CORE` set to 0 (no core dumps outside the quota) — confined children only.
+    RlimitCoreZero,
+    /// `PR_SET_NO_NEW_PRIVS` (setuid binaries cannot gain privileges).
+    NoNewPrivs,
+    /// Landlock filesystem rules (read/exec on read roots, read-write on write roots).
+    LandlockFs,
+    /// Landlock denies TCP bind and connect (ABI ≥ 4).
+    LandlockTcp,
+    /// A fresh, empty network namespace (covers every socket family: UDP, raw, netlink, …).
+    NetworkNamespace,
+    /// Landlock scoping: no connecting to abstract unix sockets outside the sandbox (ABI ≥ 6).
+    ScopeAbstractUnix,
+    /// Landlock scoping: no signals to processes outside the sandbox (ABI ≥ 6).
+    ScopeSignal,
+    /// The Landlock domain covers every thread of the process (ABI ≥ 8; `confine_self` only).
+    AllThreads,
+}
+
+impl fmt::Display for RuleKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RuleKind::EnvScrub => f.write_str("env-scrub"),
+            RuleKind::ProcessGroup => f.write_str("process-group"),
+            RuleKind::NewSession => f.write_str("new-session"),
+            RuleKind::RlimitData(n) => write!(f, "rlimit-data={n}"),
+            RuleKind::RlimitFsize(n) => write!(f, "rlimit-fsize={n}"),
+            RuleKind::RlimitCoreZero => f.write_str("rlimit-core=0"),
+            RuleKind::NoNewPrivs => f.write_str("no-new-privs"),
+            RuleKind::LandlockFs => f.write_str("landlock-fs"),
+            RuleKind::LandlockTcp => f.write_str("landlock-tcp"),
+            RuleKind::NetworkNamespace => f.write_str("netns"),
+            RuleKind::ScopeAbstractUnix => f.write_str("scope-abstract-unix"),
+            RuleKind::ScopeSignal => f.write_str("scope-signal"),
+            RuleKind::AllThreads => f.write_str("all-threads"),
+        }
+    }
+}
+
+/// What [`confine_command`] / [`confine_self`] applied.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Applied {
+    /// The mode that was honoured.
+    pub mode: Mode,
+    /// The Landlock ABI the rules were written for (`None` when no Landlock was used).
+    pub landlock_abi: Option<u32>,
+    /// The restrictions, in the order they take effect.
+    pub kinds: Vec<RuleKind>,
+}
+
+impl Applied {
+    /// Whether a restriction of this kind was applied.
+    pub fn has(&self, kind: &RuleKind) -> bool {
+        self.kinds.contains(kind)
+    }
+
+    /// One line for `--verbose`: `landlock ABI 7: landlock-fs, landlock-tcp, netns, …`.
+    pub fn describe(&self) -> String {
+        let kinds: Vec<String> = self.kinds.iter().map(ToString::to_string).collect();
+        match (self.mode, self.landlock_abi) {
+            (Mode::Unconfined, _) => format!("unconfined (opt-out): {}", kinds.join(", ")),
+            (Mode::Confined, Some(abi)) => format!("landlock ABI {abi}: {}", kinds.join(", ")),
+            (Mode::Confined, None) => kinds.join(", "),
+        }
+    }
+}
+
+/// What this host can enforce ([`probe`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostSupport {
+    /// Whether this platform has a jail implementation at all (Linux only).
+    pub platform_supported: bool,
+    /// The Landlock ABI version the kernel offers, if any.
+    pub landlock_abi: Option<u32>,
+    /// Why Landlock is unavailable (when `landlock_abi` is `None`).
+    pub landlock_missing: Option<String>,
+    /// Filesystem rules are available (ABI ≥ 1).
+    pub fs_rules: bool,
+    /// TCP bind/connect rules are available (ABI ≥ 4).
+    pub tcp_rules: bool,
+    /// Scoping of abstract unix sockets and signals is available (ABI ≥ 6).
+    pub scoping: bool,
+    /// A child can create a user + network namespace.
+    pub user_namespaces: bool,
+    /// The outcome of the namespace probe, in words.
+    pub user_namespaces_detail: String,
+    /// The value of the simulation hook, when it is set.
+    pub simulated: Option<String>,
+}
+
+impl HostSupport {
+    /// Why a child with this network setting cannot be confined here, or `None` if it can.
+    pub fn child_gap(&self, net_allowed: bool) -> Option<String> {
+        if !self.platform_supported {
+            return Some(
+                "the child jail needs Linux Landlock; this platform is not supported".to_string(),
+            );
+        }
+        if self.landlock_abi.is_none() {
+            let why = self.landlock_missing.as_deref().unwrap_or("unknown reason");
+            return Some(format!(
+                "Landlock is not available on this host ({why}); use a kernel with Landlock \
+                 enabled, or opt out explicitly"
+            ));
+        }
+        if !net_allowed && !self.tcp_rules {
+            return Some(format!(
+                "the network is off for this child but Landlock ABI {} has no network rules \
+                 (needs ABI 4, Linux 6.7 or newer)",
+                self.landlock_abi.unwrap_or(0)
+            ));
+        }
+        if !net_allowed && !self.user_namespaces {
+            return Some(format!(
+                "the network is off for this child but a network namespace cannot be created \
+                 ({}); allow user namespaces on this host",
+                self.user_namespaces_detail
+            ));
+        }
+        None
+    }
+}
+
+/// Probes what this host can enforce: the Landlock ABI, its rule kinds, user namespaces.
+///
+/// Honours the `VOX_JAIL_SIMULATE_UNSUPPORTED` testing hook (see the crate docs).
+pub fn probe() -> HostSupport {
+    platform::probe()
+}
+
+/// Makes `cmd` spawn its child under `policy`.
+///
+/// Replaces the command's environment with [`child_env`] of this process's environment (so set
+/// variables through `policy.env`, not on the command), and installs a `pre_exec` hook (prepared before the fork, async-signal-safe in the child) that
+/// applies resource limits and, in [`Mode::Confined`], `RLIMIT_CORE` 0, the network namespace
+/// and the Landlock domain. Put the program's directory in the policy's exec paths
+/// ([`ChildPolicy::with_exec_path`]) so the child may run it. Use the command for one spawn.
+///
+/// Errors: [`JailError::CannotConfine`] when the host cannot enforce the policy (Landlock
+/// missing, no network rules or namespaces while the network is off, a rule that cannot be
+/// added). A failure inside the child after the fork makes `spawn()` return that step's OS error.
+pub fn confine_command(
+    cmd: &mut Command,
+    policy: &ChildPolicy,
+    mode: Mode,
+) -> Result<Applied, JailError> {
+    platform::confine_command(cmd, policy, mode)
+}
+
+/// Confines the calling process (the interpreter) with `policy`, irreversibly.
+///
+/// On Landlock ABI < 8 only the calling thread (and threads and children it starts afterwards)
+/// is confined: call this before starting other threads, or from the thread that runs the script.
+pub fn confine_self(policy: &SelfPolicy) -> Result<Applied, JailError> {
+    platform::confine_self(policy)
+}
+
+/// Reads the simulation hook: `None` when unset or empty.
+fn simulated() -> Option<String> {
+    std::env::var(SIMULATE_ENV)
+        .ok()
+        .map(|v| v.trim().to_ascii_lowercase())
+        .filter(|v| !v.is_empty() && v != "0")
+}

@@ -218,11 +218,11 @@ impl Lexer<'_> {
             self.unterminated(start);
         }
         self.push(SyntaxKind::Str, start);
-        strings::decode(
-            &self.src[start..self.pos],
-            start as u32,
-            Some(&mut self.diags),
-        );
+        // Only escapes and interpolations can be wrong inside a string.
+        let text = &self.src[start..self.pos];
+        if text.iter().any(|&b| b == b'\\' || b == b'{') {
+            strings::decode(text, start as u32, Some(&mut self.diags));
+        }
     }
 
     fn unterminated(&mut self, start: usize) {

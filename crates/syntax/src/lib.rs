@@ -33,7 +33,31 @@ pub fn parse(text: &[u8]) -> SyntaxTree {
     let mut extra = Vec::new();
     validate::validate(tree.root(), &mut extra);
     diags.extend(extra);
+    drop_after_not_a_script(&tree, &mut diags);
     diags.sort_by_key(|d| (d.range.start, d.range.end));
     tree.set_diagnostics(diags);
     tree
+}
+
+/// After a `syntax.not-a-script`, the rest of its top-level item is skipped without further
+/// diagnostics (voxscript.md §1.2); lexer diagnostics in that stretch are dropped here.
+fn drop_after_not_a_script(tree: &SyntaxTree, diags: &mut Vec<Diagnostic>) {
+    let mut silent: Vec<TextRange> = Vec::new();
+    let mut first_id = 0u32;
+    for item in tree.root().children() {
+        // Post-order ids: the item's subtree is `first_id..=item.id()`.
+        let hit = (first_id..=item.id())
+            .map(|id| tree.node(id))
+            .find(|n| n.kind() == SyntaxKind::NotAScript);
+        if let Some(n) = hit {
+            silent.push(TextRange::new(n.range().start, item.range().end));
+        }
+        first_id = item.id() + 1;
+    }
+    if silent.is_empty() {
+        return;
+    }
+    diags.retain(|d| {
+        d.code == "syntax.not-a-script" || !silent.iter().any(|r| r.contains(d.range.start))
+    });
 }

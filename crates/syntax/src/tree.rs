@@ -91,6 +91,16 @@ impl SyntaxTree {
         self.tokens.len() - 1
     }
 
+    /// Number of nodes. Node ids are post-order: a node's subtree is a contiguous id range ending
+    /// at the node itself, and the root has the highest id.
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn node(&self, id: u32) -> SyntaxNode<'_> {
+        SyntaxNode { tree: self, id }
+    }
+
     pub fn token(&self, index: usize) -> SyntaxToken<'_> {
         SyntaxToken {
             tree: self,
@@ -442,23 +452,26 @@ impl TreeBuilder {
         };
         let id = self.nodes.len();
         let first = self.children.len();
-        let mut range: Option<TextRange> = None;
+        let elem_range = |b: &TreeBuilder, e: Elem| match e.as_node() {
+            Some(n) => b.nodes[n as usize].range,
+            None => {
+                let i = e.0 as usize;
+                TextRange::new(b.tokens[i].start, b.tokens[i + 1].start)
+            }
+        };
         for &e in &self.stack[pos..] {
-            let r = match e.as_node() {
-                Some(n) => {
-                    self.nodes[n as usize].parent = id as u32;
-                    self.nodes[n as usize].range
-                }
-                None => {
-                    let i = e.0 as usize;
-                    TextRange::new(self.tokens[i].start, self.tokens[i + 1].start)
-                }
-            };
-            range = Some(match range {
-                Some(acc) => acc.cover(r),
-                None => r,
-            });
+            if let Some(n) = e.as_node() {
+                self.nodes[n as usize].parent = id as u32;
+            }
         }
+        // Children are in source order, so the first and last give the range.
+        let range = match (self.stack.get(pos), self.stack.last()) {
+            (Some(&first), Some(&last)) if self.stack.len() > pos => Some(TextRange::new(
+                elem_range(self, first).start,
+                elem_range(self, last).end,
+            )),
+            _ => None,
+        };
         let n = self.stack.len() - pos;
         self.children.extend(self.stack.drain(pos..));
         // An empty node sits where the next token starts.

@@ -82,8 +82,12 @@ pub(crate) fn validate(root: SyntaxNode<'_>, diags: &mut Vec<Diagnostic>) {
         }
     }
     let _ = file;
+    let tree = root.tree();
+    let mut first_id = 0u32;
     for item in root.children() {
-        check_item(item, &variants, diags);
+        // Post-order ids: the item's subtree is `first_id..=item.id()`.
+        check_item(tree, first_id..=item.id(), &variants, diags);
+        first_id = item.id() + 1;
     }
 }
 
@@ -96,11 +100,16 @@ fn stmt_range(node: SyntaxNode<'_>) -> TextRange {
 }
 
 /// Assignment targets and view calls within one top-level item; at most one not-a-script per item.
-fn check_item(item: SyntaxNode<'_>, variants: &[String], diags: &mut Vec<Diagnostic>) {
-    if item.kind() == NotAScript || item.descendants().any(|n| n.kind() == NotAScript) {
+fn check_item(
+    tree: &crate::SyntaxTree,
+    ids: std::ops::RangeInclusive<u32>,
+    variants: &[String],
+    diags: &mut Vec<Diagnostic>,
+) {
+    if ids.clone().any(|id| tree.node(id).kind() == NotAScript) {
         return;
     }
-    for node in item.descendants() {
+    for node in ids.map(|id| tree.node(id)) {
         match node.kind() {
             AssignStmt => {
                 let Some(target) = node.children().next() else {
@@ -117,7 +126,7 @@ fn check_item(item: SyntaxNode<'_>, variants: &[String], diags: &mut Vec<Diagnos
                     );
                 }
             }
-            CallExpr => {
+            CallExpr if node.children().next().is_some_and(|c| c.kind() == NameRef) => {
                 if let Some(name) = view_call(node, variants) {
                     let range = node.first_token().map_or(node.range(), |t| {
                         TextRange::new(t.range().start, node.range().end)
@@ -159,7 +168,7 @@ fn view_call(call: SyntaxNode<'_>, variants: &[String]) -> Option<String> {
     if callee.kind() != NameRef {
         return None;
     }
-    let tok = callee.first_token()?;
+    let tok = callee.tokens().next()?;
     if tok.kind() != TypeIdent {
         return None;
     }

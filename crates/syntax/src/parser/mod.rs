@@ -106,8 +106,7 @@ impl<'s> Parser<'s> {
     }
 
     fn text_at(&self, i: usize) -> &'s [u8] {
-        let toks = self.b.tokens();
-        &self.src[toks[i].start as usize..toks[i + 1].start as usize]
+        &self.src[self.range_at(i).as_usize()]
     }
 
     fn current_text(&self) -> &'s [u8] {
@@ -120,7 +119,11 @@ impl<'s> Parser<'s> {
 
     fn range_at(&self, i: usize) -> TextRange {
         let toks = self.b.tokens();
-        TextRange::new(toks[i].start, toks[i + 1].start)
+        match toks.get(i + 1) {
+            Some(next) => TextRange::new(toks[i].start, next.start),
+            // The `Eof` token is empty.
+            None => TextRange::empty(toks[i].start),
+        }
     }
 
     fn current_range(&self) -> TextRange {

@@ -1,0 +1,74 @@
+//! `vox check` exit codes and messages.
+
+use std::process::Command;
+
+fn vox(args: &[&str], dir: &std::path::Path) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_vox"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("vox-check-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn clean_file_exits_zero() {
+    let d = scratch("clean");
+    std::fs::write(d.join("ok.vox"), "fn main() {\n  print(\"hi\")\n}\n").unwrap();
+    let (code, out, err) = vox(&["check", "ok.vox"], &d);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out, "");
+    assert!(
+        err.contains("checked 1 file: 0 errors, 0 warnings"),
+        "{err}"
+    );
+}
+
+#[test]
+fn warnings_alone_exit_zero_and_errors_exit_one() {
+    let d = scratch("warn");
+    std::fs::write(d.join("w.vox"), "let x = 1;\n").unwrap();
+    std::fs::write(d.join("e.vox"), "let p = 1 $ 2\n").unwrap();
+    let (code, out, _) = vox(&["check", "w.vox"], &d);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("warning[syntax.semicolon]: unnecessary `;`"),
+        "{out}"
+    );
+    let (code, out, _) = vox(&["check", "w.vox", "e.vox"], &d);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("error[syntax.unknown-char]: unexpected character `$`"),
+        "{out}"
+    );
+    assert!(out.contains("e.vox:1:11"), "{out}");
+}
+
+#[test]
+fn unreadable_file_is_a_usage_error() {
+    let d = scratch("missing");
+    let (code, _, err) = vox(&["check", "nope.vox"], &d);
+    assert_eq!(code, 2);
+    assert!(err.contains("vox: cannot read nope.vox"), "{err}");
+    let (code, _, _) = vox(&["check"], &d);
+    assert_eq!(code, 2, "no files is a usage error");
+}
+
+#[test]
+fn columns_count_unicode_scalars() {
+    let d = scratch("cols");
+    std::fs::write(d.join("u.vox"), "let s = \"héllo\" $\n").unwrap();
+    let (_, out, _) = vox(&["check", "u.vox"], &d);
+    assert!(out.contains("u.vox:1:17"), "{out}");
+}

@@ -1,0 +1,175 @@
+//! `vox doctor` lines: what this host can enforce.
+
+use std::fmt;
+
+use crate::{probe, HostSupport, SIMULATE_ENV};
+
+/// The verdict of one check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DoctorStatus {
+    Ok,
+    Warn,
+    Fail,
+}
+
+impl DoctorStatus {
+    /// `ok`, `warn` or `fail`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DoctorStatus::Ok => "ok",
+            DoctorStatus::Warn => "warn",
+            DoctorStatus::Fail => "fail",
+        }
+    }
+}
+
+/// One check: its verdict, what was checked, what was found and what to do (empty when ok).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DoctorLine {
+    pub status: DoctorStatus,
+    pub check: String,
+    pub detail: String,
+    pub fix: String,
+}
+
+impl fmt::Display for DoctorLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:<4} {}: {}",
+            self.status.as_str(),
+            self.check,
+            self.detail
+        )?;
+        if !self.fix.is_empty() {
+            write!(f, " — {}", self.fix)?;
+        }
+        Ok(())
+    }
+}
+
+fn line(status: DoctorStatus, check: &str, detail: String, fix: &str) -> DoctorLine {
+    DoctorLine {
+        status,
+        check: check.to_string(),
+        detail,
+        fix: fix.to_string(),
+    }
+}
+
+/// The jail's checks for this host ([`probe`] then [`doctor_lines_for`]).
+pub fn doctor_lines() -> Vec<DoctorLine> {
+    doctor_lines_for(&probe())
+}
+
+/// The jail's checks for a given probe result.
+pub fn doctor_lines_for(s: &HostSupport) -> Vec<DoctorLine> {
+    use DoctorStatus::{Fail, Ok, Warn};
+    let mut out = Vec::new();
+    if let Some(sim) = &s.simulated {
+        out.push(line(
+            Warn,
+            "jail simulation hook",
+            format!("{SIMULATE_ENV}={sim} is set: host support is reported lower than it is"),
+            &format!("unset {SIMULATE_ENV}"),
+        ));
+    }
+    if !s.platform_supported {
+        out.push(line(
+            Fail,
+            "child jail",
+            "the child jail needs Linux Landlock; this platform is not supported".to_string(),
+            "run jailed scripts on Linux, or opt out with --unconfined-children",
+        ));
+        return out;
+    }
+    let Some(abi) = s.landlock_abi else {
+        let why = s.landlock_missing.clone().unwrap_or_default();
+        out.push(line(
+            Fail,
+            "landlock",
+            format!("not available ({why}); children of receiver-imposed runs are refused"),
+            "use a kernel with CONFIG_SECURITY_LANDLOCK=y and `landlock` in its lsm= list \
+             (Linux 5.13+, 6.7+ for network rules), or opt out with --unconfined-children",
+        ));
+        return out;
+    };
+    out.push(line(
+        Ok,
+        "landlock",
+        format!("ABI {abi}: filesystem rules"),
+        "",
+    ));
+    if s.tcp_rules {
+        out.push(line(
+            Ok,
+            "landlock network rules",
+            "TCP bind and connect can be denied (ABI 4+)".to_string(),
+            "",
+        ));
+    } else {
+        out.push(line(
+            Fail,
+            "landlock network rules",
+            format!("ABI {abi} has no network rules: children with net:none are refused"),
+            "use Linux 6.7 or newer (Landlock ABI 4)",
+        ));
+    }
+    if s.user_namespaces {
+        out.push(line(
+            Ok,
+            "user namespaces",
+            s.user_namespaces_detail.clone(),
+            "",
+        ));
+    } else {
+        out.push(line(
+            Fail,
+            "user namespaces",
+            format!(
+                "{}: children with net:none are refused",
+                s.user_namespaces_detail
+            ),
+            "allow unprivileged user namespaces (sysctl user.max_user_namespaces > 0; \
+             kernel.unprivileged_userns_clone=1 or kernel.apparmor_restrict_unprivileged_userns=0 \
+             where those exist)",
+        ));
+    }
+    if s.tcp_rules && s.user_namespaces {
+        out.push(line(
+            Ok,
+            "network off",
+            "every socket family: fresh network namespace plus Landlock TCP rules".to_string(),
+            "",
+        ));
+    }
+    if s.scoping {
+        out.push(line(
+            Ok,
+            "landlock scoping",
+            "abstract unix sockets and signals are scoped to the sandbox (ABI 6+)".to_string(),
+            "",
+        ));
+    } else {
+        out.push(line(
+            Warn,
+            "landlock scoping",
+            format!(
+                "ABI {abi} cannot scope signals or abstract unix sockets: a child may signal \
+                 processes outside its sandbox"
+            ),
+            "use Linux 6.12 or newer (Landlock ABI 6)",
+        ));
+    }
+    out.push(line(
+        Ok,
+        "interpreter self-confinement",
+        if abi >= 8 {
+            "available, for every thread (ABI 8+)".to_string()
+        } else {
+            "available, for the confining thread and what it starts (ABI < 8)".to_string()
+        },
+        "",
+    ));
+    out
+}

@@ -1,0 +1,460 @@
+//! Linux enforcement: Landlock, a network namespace, resource limits.
+//!
+//! Everything that allocates happens in the parent before the fork: the Landlock ruleset fd is
+//! built there and moved into the `pre_exec` hook, which only makes syscalls.
+
+use std::ffi::CStr;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::unix::process::CommandExt as _;
+use std::process::Command;
+use std::sync::OnceLock;
+
+use landlock::{
+    Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd,
+    RestrictSelfAttr, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetStatus,
+    Scope, ABI,
+};
+
+use crate::limits::Limits;
+use crate::policy::{FsAccess, Grant, ProcessGroup};
+use crate::{
+    child_env, Applied, ChildPolicy, HostSupport, JailError, Mode, RuleKind, SelfPolicy,
+    SIMULATE_ENV,
+};
+
+/// The newest Landlock ABI whose access rights this crate requests (tested on a 6.18 kernel).
+/// Newer kernels are used at this level; older ones at theirs.
+const TESTED_ABI: u32 = 7;
+
+const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+const LANDLOCK_RULE_PATH_BENEATH: libc::c_int = 1;
+
+/// `struct landlock_path_beneath_attr` (packed, as in the kernel UAPI).
+#[repr(C, packed)]
+struct PathBeneathAttr {
+    allowed_access: u64,
+    parent_fd: i32,
+}
+
+/// The Landlock ABI version of the running kernel, or why there is none.
+fn kernel_abi() -> Result<u32, String> {
+    // SAFETY: the documented version query: NULL attributes, size 0, the VERSION flag.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    if r >= 1 {
+        return Ok(r as u32);
+    }
+    let err = io::Error::last_os_error();
+    Err(match err.raw_os_error() {
+        Some(libc::ENOSYS) => "the kernel was built without Landlock".to_string(),
+        Some(libc::EOPNOTSUPP) => {
+            "Landlock is built in but disabled at boot (not in the lsm= list)".to_string()
+        }
+        _ => format!("the Landlock version query failed: {err}"),
+    })
+}
+
+/// Whether a forked child can create a user + network namespace (cached: a host property).
+fn userns_probe() -> Result<(), String> {
+    static CACHE: OnceLock<Result<(), String>> = OnceLock::new();
+    CACHE
+        .get_or_init(|| {
+            // SAFETY: the child only calls unshare and _exit (async-signal-safe).
+            let pid = unsafe { libc::fork() };
+            if pid < 0 {
+                return Err(format!(
+                    "cannot fork to probe: {}",
+                    io::Error::last_os_error()
+                ));
+            }
+            if pid == 0 {
+                unsafe {
+                    let code = if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET) == 0 {
+                        0
+                    } else {
+                        (*libc::__errno_location()).clamp(1, 255)
+                    };
+                    libc::_exit(code);
+                }
+            }
+            let mut status = 0;
+            loop {
+                // SAFETY: waiting for the child forked above.
+                let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+                if r == pid {
+                    break;
+                }
+                if io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                    return Err("cannot wait for the namespace probe".to_string());
+                }
+            }
+            if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 {
+                Ok(())
+            } else if libc::WIFEXITED(status) {
+                Err(format!(
+                    "unshare(CLONE_NEWUSER | CLONE_NEWNET) failed: {}",
+                    io::Error::from_raw_os_error(libc::WEXITSTATUS(status))
+                ))
+            } else {
+                Err("the namespace probe died".to_string())
+            }
+        })
+        .clone()
+}
+
+pub(crate) fn probe() -> HostSupport {
+    let simulated = crate::simulated();
+    let sim = simulated.as_deref();
+    let hook = |what: &str| format!("simulated by {SIMULATE_ENV}={what}");
+    let abi = match sim {
+        None | Some("net") | Some("userns") => kernel_abi(),
+        Some(other) => Err(hook(other)),
+    };
+    let abi = match (abi, sim) {
+        (Ok(a), Some("net")) => Ok(a.min(3)),
+        (a, _) => a,
+    };
+    let userns = match sim {
+        Some("userns") => Err(hook("userns")),
+        _ => userns_probe(),
+    };
+    let (landlock_abi, landlock_missing) = match abi {
+        Ok(a) => (Some(a), None),
+        Err(why) => (None, Some(why)),
+    };
+    let a = landlock_abi.unwrap_or(0);
+    HostSupport {
+        platform_supported: true,
+        landlock_abi,
+        landlock_missing,
+        fs_rules: a >= 1,
+        tcp_rules: a >= 4,
+        scoping: a >= 6,
+        user_namespaces: userns.is_ok(),
+        user_namespaces_detail: match userns {
+            Ok(()) => "a child can create a user and network namespace".to_string(),
+            Err(e) => e,
+        },
+        simulated,
+    }
+}
+
+/// The `landlock` crate's ABI for the level we request.
+fn abi_enum(abi: u32) -> ABI {
+    match abi.min(TESTED_ABI) {
+        0 => ABI::Unsupported,
+        1 => ABI::V1,
+        2 => ABI::V2,
+        3 => ABI::V3,
+        4 => ABI::V4,
+        5 => ABI::V5,
+        6 => ABI::V6,
+        _ => ABI::V7,
+    }
+}
+
+/// The access rights a grant gives, within the handled set, for a directory or a file.
+fn grant_access(access: FsAccess, abi: ABI, is_dir: bool) -> BitFlags<AccessFs> {
+    let handled = AccessFs::from_all(abi);
+    let wanted = match access {
+        FsAccess::ReadExec => AccessFs::from_read(abi),
+        FsAccess::Read | FsAccess::OwnProc => AccessFs::ReadFile | AccessFs::ReadDir,
+        FsAccess::ReadWrite => handled,
+        FsAccess::Device => AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate,
+        FsAccess::Terminal => {
+            AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev
+        }
+    };
+    let wanted = wanted & handled;
+    if is_dir {
+        wanted
+    } else {
+        wanted & AccessFs::from_file(abi)
+    }
+}
+
+/// A ruleset with its rules added, not yet enforced.
+struct Built {
+    ruleset: RulesetCreated,
+    kinds: Vec<RuleKind>,
+    /// Whether the child must add its own `/proc/<pid>`.
+    own_proc: bool,
+}
+
+fn build_ruleset(grants: &[Grant], abi: ABI, deny_tcp: bool) -> Result<Built, String> {
+    let err = |e: landlock::RulesetError| format!("cannot build the Landlock ruleset: {e}");
+    let mut kinds = vec![RuleKind::LandlockFs];
+    let mut ruleset = Ruleset::default()
+        .set_compatibility(CompatLevel::HardRequirement)
+        .handle_access(AccessFs::from_all(abi))
+        .map_err(err)?;
+    if deny_tcp {
+        ruleset = ruleset
+            .handle_access(AccessNet::from_all(abi))
+            .map_err(err)?;
+        kinds.push(RuleKind::LandlockTcp);
+    }
+    if abi >= ABI::V6 {
+        ruleset = ruleset.scope(Scope::from_all(abi)).map_err(err)?;
+        kinds.push(RuleKind::ScopeAbstractUnix);
+        kinds.push(RuleKind::ScopeSignal);
+    }
+    let mut created = ruleset.create().map_err(err)?;
+    let mut own_proc = false;
+    for grant in grants {
+        if grant.access == FsAccess::OwnProc {
+            own_proc = true;
+            continue;
+        }
+        let meta = match std::fs::metadata(&grant.path) {
+            Ok(m) => m,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(format!("cannot inspect {}: {e}", grant.path.display())),
+        };
+        let fd = PathFd::new(&grant.path)
+            .map_err(|e| format!("cannot open {}: {e}", grant.path.display()))?;
+        let access = grant_access(grant.access, abi, meta.is_dir());
+        if access.is_empty() {
+            continue;
+        }
+        created = created
+            .add_rule(PathBeneath::new(fd, access))
+            .map_err(|e| format!("cannot add a rule for {}: {e}", grant.path.display()))?;
+    }
+    Ok(Built {
+        ruleset: created,
+        kinds,
+        own_proc,
+    })
+}
+
+/// Everything the child does between fork and exec, prepared in the parent.
+struct ChildSetup {
+    limits: Limits,
+    /// `setsid()` in the child ([`ProcessGroup::Session`]).
+    new_session: bool,
+    netns: bool,
+    uid_map: Vec<u8>,
+    gid_map: Vec<u8>,
+    ruleset: Option<OwnedFd>,
+    /// Access for the child's own `/proc/<pid>` (0: none).
+    own_proc_access: u64,
+    /// Access for terminals the child holds as stdin/stdout/stderr (0: none).
+    tty_access: u64,
+}
+
+/// Adds a path-beneath rule for `parent_fd` to the ruleset `ruleset_fd` (a raw syscall).
+unsafe fn add_path_rule(ruleset_fd: RawFd, parent_fd: RawFd, access: u64) -> libc::c_long {
+    let attr = PathBeneathAttr {
+        allowed_access: access,
+        parent_fd,
+    };
+    libc::syscall(
+        libc::SYS_landlock_add_rule,
+        ruleset_fd,
+        LANDLOCK_RULE_PATH_BENEATH,
+        std::ptr::from_ref(&attr),
+        0u32,
+    )
+}
+
+/// Writes `data` to `path`; true if all of it was written.
+unsafe fn write_file(path: &CStr, data: &[u8]) -> bool {
+    let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+    if fd < 0 {
+        return false;
+    }
+    let n = libc::write(fd, data.as_ptr().cast(), data.len());
+    libc::close(fd);
+    n == data.len() as isize
+}
+
+impl ChildSetup {
+    /// Runs in the forked child: syscalls only, no allocation, no panics.
+    unsafe fn apply(&self) -> io::Result<()> {
+        if self.new_session && libc::setsid() < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        self.limits.apply()?;
+        if self.netns {
+            if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // Map the caller's own ids so the child keeps its uid and gid. Best effort: when the
+            // interpreter is itself confined these files are out of reach, and the child then
+            // runs with the overflow ids (its file access is unchanged: the kernel ids are).
+            if write_file(c"/proc/self/setgroups", b"deny")
+                && write_file(c"/proc/self/uid_map", &self.uid_map)
+            {
+                write_file(c"/proc/self/gid_map", &self.gid_map);
+            }
+        }
+        let Some(ruleset) = &self.ruleset else {
+            return Ok(());
+        };
+        let rfd = ruleset.as_raw_fd();
+        if self.own_proc_access != 0 {
+            let p = libc::open(
+                c"/proc/self".as_ptr(),
+                libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            );
+            if p < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let r = add_path_rule(rfd, p, self.own_proc_access);
+            let e = io::Error::last_os_error();
+            libc::close(p);
+            if r != 0 {
+                return Err(e);
+            }
+        }
+        if self.tty_access != 0 {
+            for fd in 0..3 {
+                let mut t: libc::termios = std::mem::zeroed();
+                if libc::tcgetattr(fd, &mut t) == 0 {
+                    // Best effort: the terminal the child already holds may be reopened
+                    // (`/dev/stderr`); failing only leaves it closed to reopening.
+                    add_path_rule(rfd, fd, self.tty_access);
+                }
+            }
+        }
+        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if libc::syscall(libc::SYS_landlock_restrict_self, rfd, 0u32) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+}
+
+pub(crate) fn confine_command(
+    cmd: &mut Command,
+    policy: &ChildPolicy,
+    mode: Mode,
+) -> Result<Applied, JailError> {
+    let cannot = |reason: String| JailError::CannotConfine { reason };
+    let mut kinds = vec![RuleKind::EnvScrub];
+    match policy.process_group {
+        ProcessGroup::Own => kinds.push(RuleKind::ProcessGroup),
+        ProcessGroup::Session => kinds.push(RuleKind::NewSession),
+        ProcessGroup::Inherit => {}
+    }
+    let mut setup = ChildSetup {
+        new_session: policy.process_group == ProcessGroup::Session,
+        limits: Limits {
+            data: policy.rlimit_data.filter(|&v| v > 0),
+            fsize: policy.rlimit_fsize.filter(|&v| v > 0),
+            core_zero: mode == Mode::Confined,
+        },
+        netns: false,
+        uid_map: Vec::new(),
+        gid_map: Vec::new(),
+        ruleset: None,
+        own_proc_access: 0,
+        tty_access: 0,
+    };
+    if let Some(v) = setup.limits.data {
+        kinds.push(RuleKind::RlimitData(v));
+    }
+    if let Some(v) = setup.limits.fsize {
+        kinds.push(RuleKind::RlimitFsize(v));
+    }
+    let mut landlock_abi = None;
+    if mode == Mode::Confined {
+        kinds.push(RuleKind::RlimitCoreZero);
+        let support = probe();
+        if let Some(gap) = support.child_gap(policy.net_allowed) {
+            return Err(cannot(gap));
+        }
+        let kernel = support.landlock_abi.unwrap_or(0);
+        let abi = abi_enum(kernel);
+        let built = build_ruleset(&policy.grants(), abi, !policy.net_allowed).map_err(cannot)?;
+        if !policy.net_allowed {
+            setup.netns = true;
+            // SAFETY: plain id getters.
+            let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+            setup.uid_map = format!("{uid} {uid} 1\n").into_bytes();
+            setup.gid_map = format!("{gid} {gid} 1\n").into_bytes();
+            kinds.push(RuleKind::NetworkNamespace);
+        }
+        if built.own_proc {
+            setup.own_proc_access = grant_access(FsAccess::OwnProc, abi, true).bits();
+        }
+        setup.tty_access = grant_access(FsAccess::Terminal, abi, false).bits();
+        let fd: Option<OwnedFd> = built.ruleset.into();
+        let Some(fd) = fd else {
+            return Err(cannot(
+                "the Landlock ruleset was not created (kernel support vanished?)".to_string(),
+            ));
+        };
+        setup.ruleset = Some(fd);
+        kinds.push(RuleKind::NoNewPrivs);
+        kinds.extend(built.kinds);
+        landlock_abi = Some(kernel.min(TESTED_ABI));
+    }
+    // Nothing can fail from here on: only now is the command changed.
+    cmd.env_clear();
+    cmd.envs(child_env(std::env::vars_os(), &policy.env));
+    if policy.process_group == ProcessGroup::Own {
+        cmd.process_group(0);
+    }
+    // SAFETY: the hook only makes async-signal-safe syscalls on data prepared above.
+    unsafe {
+        cmd.pre_exec(move || setup.apply());
+    }
+    Ok(Applied {
+        mode,
+        landlock_abi,
+        kinds,
+    })
+}
+
+pub(crate) fn confine_self(policy: &SelfPolicy) -> Result<Applied, JailError> {
+    let cannot = |reason: String| JailError::CannotConfineSelf { reason };
+    let support = probe();
+    let Some(kernel) = support.landlock_abi else {
+        let why = support.landlock_missing.unwrap_or_default();
+        return Err(cannot(format!(
+            "Landlock is not available on this host ({why})"
+        )));
+    };
+    if !policy.net_allowed && !support.tcp_rules {
+        return Err(cannot(format!(
+            "the network is off but Landlock ABI {kernel} has no network rules \
+             (needs ABI 4, Linux 6.7 or newer)"
+        )));
+    }
+    let abi = abi_enum(kernel);
+    let built = build_ruleset(&policy.grants(), abi, !policy.net_allowed).map_err(cannot)?;
+    let mut kinds = vec![RuleKind::NoNewPrivs];
+    kinds.extend(built.kinds);
+    let mut ruleset = built.ruleset;
+    if kernel >= 8 {
+        ruleset = ruleset
+            .all_threads(true)
+            .map_err(|e| cannot(format!("cannot restrict all threads: {e}")))?;
+        kinds.push(RuleKind::AllThreads);
+    }
+    let status = ruleset
+        .restrict_self()
+        .map_err(|e| cannot(format!("landlock_restrict_self failed: {e}")))?;
+    if status.ruleset != RulesetStatus::FullyEnforced {
+        return Err(cannot(format!(
+            "the Landlock ruleset was not fully enforced ({:?})",
+            status.ruleset
+        )));
+    }
+    Ok(Applied {
+        mode: Mode::Confined,
+        landlock_abi: Some(kernel.min(TESTED_ABI)),
+        kinds,
+    })
+}

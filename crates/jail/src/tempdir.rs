@@ -1,0 +1,101 @@
+//! The private temp dir of a run: `0700`, unique, removed with its contents on drop.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// A private directory (mode `0700`) removed recursively when dropped.
+#[derive(Debug)]
+pub struct TempDir {
+    path: PathBuf,
+}
+
+impl TempDir {
+    /// Creates a fresh directory under [`std::env::temp_dir`].
+    pub fn new() -> io::Result<TempDir> {
+        TempDir::new_in(&std::env::temp_dir())
+    }
+
+    /// Creates a fresh directory under `parent` (named `vox-run-<pid>-<n>-<nonce>`).
+    pub fn new_in(parent: &Path) -> io::Result<TempDir> {
+        let pid = std::process::id();
+        for _ in 0..64 {
+            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+            let nanos = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.subsec_nanos())
+                .unwrap_or(0);
+            let path = parent.join(format!("vox-run-{pid}-{n}-{nanos:08x}"));
+            match create_private_dir(&path) {
+                Ok(()) => {
+                    // Canonical, so the jail's rule and TMPDIR name the same place.
+                    let path = path.canonicalize().unwrap_or(path);
+                    return Ok(TempDir { path });
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => {
+                    return Err(io::Error::new(
+                        e.kind(),
+                        format!(
+                            "cannot create a private temp dir in {}: {e}",
+                            parent.display()
+                        ),
+                    ))
+                }
+            }
+        }
+        Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!("cannot find a free temp dir name in {}", parent.display()),
+        ))
+    }
+
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+#[cfg(unix)]
+fn create_private_dir(path: &Path) -> io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt as _, PermissionsExt as _};
+    std::fs::DirBuilder::new().mode(0o700).create(path)?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700))
+}
+
+#[cfg(not(unix))]
+fn create_private_dir(path: &Path) -> io::Result<()> {
+    std::fs::DirBuilder::new().create(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn private_unique_and_removed() {
+        let a = TempDir::new().unwrap();
+        let b = TempDir::new().unwrap();
+        assert_ne!(a.path(), b.path());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let mode = std::fs::metadata(a.path()).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o700);
+        }
+        std::fs::create_dir(a.path().join("sub")).unwrap();
+        std::fs::write(a.path().join("sub/f"), b"x").unwrap();
+        let p = a.path().to_path_buf();
+        drop(a);
+        assert!(!p.exists());
+    }
+}
