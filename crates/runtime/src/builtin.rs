@@ -69,6 +69,11 @@ pub trait Host {
     /// Called before a builtin builds a value of about `bytes` bytes, so `--max-memory` trips before
     /// the allocation instead of after it.
     fn reserve(&mut self, bytes: usize) -> Res<()>;
+    /// The run's state, for builtins with effects (filesystem, processes, clock). `None` in
+    /// hosts that only run pure code (unit tests).
+    fn ctx(&mut self) -> Option<&mut crate::context::RunContext> {
+        None
+    }
 }
 
 /// Positional arguments of a builtin call, with the checks every builtin shares.

@@ -10,6 +10,8 @@ use crate::{Diagnostic, SyntaxNode, TextRange};
 pub(crate) fn validate(root: SyntaxNode<'_>, diags: &mut Vec<Diagnostic>) {
     let file = ast::SourceFile::cast(root).expect("the root is a SourceFile");
     let mut seen: HashMap<String, TextRange> = HashMap::new();
+    let bytes = root.tree().bytes();
+    let line_of = |offset: u32| bytes[..offset as usize].iter().filter(|&&b| b == b'\n').count() + 1;
     let mut declare = |name: String, range: TextRange, diags: &mut Vec<Diagnostic>| {
         if let Some(first) = seen.get(&name) {
             diags.push(
@@ -19,8 +21,8 @@ pub(crate) fn validate(root: SyntaxNode<'_>, diags: &mut Vec<Diagnostic>) {
                     format!("`{name}` is declared twice at the top level"),
                 )
                 .with_help(format!(
-                    "the first declaration is at byte {}; rename or remove one of them",
-                    first.start
+                    "the first declaration is on line {}; rename or remove one of them",
+                    line_of(first.start)
                 )),
             );
         } else {

@@ -8,7 +8,8 @@ use crate::{Diagnostic, TextRange};
 
 impl Parser<'_> {
     pub(crate) fn source_file(&mut self) {
-        self.start(SourceFile);
+        // Not `start`: leading trivia belongs inside the root.
+        self.b.start_node(SourceFile);
         loop {
             self.skip_newlines();
             if self.at(Eof) {
@@ -16,6 +17,7 @@ impl Parser<'_> {
             }
             self.item();
         }
+        self.take_rest();
         self.finish();
     }
 

@@ -54,14 +54,17 @@ impl<'s> Parser<'s> {
         }
     }
 
-    pub(crate) fn into_parts(mut self) -> (TreeBuilder, Vec<Diagnostic>) {
-        // Everything left (trivia, newlines) goes into the root.
+    pub(crate) fn into_parts(self) -> (TreeBuilder, Vec<Diagnostic>) {
+        (self.b, self.diags)
+    }
+
+    /// Moves every token not yet in the tree (trailing trivia) into the current node.
+    fn take_rest(&mut self) {
         let n = self.b.tokens().len() - 1;
         while self.pos < n {
             self.b.token(self.pos);
             self.pos += 1;
         }
-        (self.b, self.diags)
     }
 
     // ---- token access -------------------------------------------------------------------------

@@ -1,0 +1,8 @@
+//! The resolved intermediate form of VoxScript, shared by the interpreter and the analysis: what
+//! the linter sees is what runs.
+
+pub mod ir;
+mod lower;
+
+pub use ir::*;
+pub use lower::{file_imports, literal, lower, BuiltinCatalog, ImportedNames};

@@ -1,0 +1,513 @@
+//! `json`, `csv`, `toml` and `yaml` (§5.9). Parsers keep source key order; failures are `Err(<why>)`
+//! values, never runtime errors. Sizes are reserved with the host before parsing (decisions.md 21).
+
+use std::rc::Rc;
+
+use rust_decimal::prelude::ToPrimitive;
+
+use crate::builtin::{Args, Host};
+use crate::display::{display, json_render as render_json, json_str_into};
+use crate::exc::Res;
+use crate::kind::message_name;
+use crate::methods::rc_str;
+use crate::value::{VMap, Value};
+
+/// Parsed values take several times their text; reserve that before parsing.
+fn reserve_parse(host: &mut dyn Host, text: &str) -> Res<()> {
+    host.reserve(text.len().saturating_mul(4))
+}
+
+fn err_str(why: impl std::fmt::Display) -> Value {
+    Value::err(rc_str(why.to_string()))
+}
+
+fn map_of(m: VMap) -> Value {
+    Value::Map(Rc::new(m))
+}
+
+// ---- json ----
+
+/// Converts parsed JSON: integers that fit i64 become ints, other numbers floats.
+pub(crate) fn from_json(v: serde_json::Value) -> Value {
+    match v {
+        serde_json::Value::Null => Value::Null,
+        serde_json::Value::Bool(b) => Value::Bool(b),
+        serde_json::Value::Number(n) => match n.as_i64() {
+            Some(i) => Value::Int(i),
+            None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        serde_json::Value::String(s) => rc_str(s),
+        serde_json::Value::Array(a) => Value::list(a.into_iter().map(from_json).collect()),
+        serde_json::Value::Object(o) => {
+            let mut m = VMap::with_capacity(o.len());
+            for (k, v) in o {
+                m.insert(Rc::from(k), from_json(v));
+            }
+            map_of(m)
+        }
+    }
+}
+
+/// Parses JSON text into a value (`Err(why)` as a str).
+pub fn parse_json_text(text: &str) -> Result<Value, String> {
+    serde_json::from_str::<serde_json::Value>(text)
+        .map(from_json)
+        .map_err(|e| e.to_string())
+}
+
+pub(super) fn json_parse(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
+    args.arity(1, 1)?;
+    let text = args.str(0)?;
+    reserve_parse(host, text)?;
+    Ok(match parse_json_text(text) {
+        Ok(v) => Value::ok(v),
+        Err(why) => err_str(why),
+    })
+}
+
+pub(super) fn json_render(_: &mut dyn Host, args: &mut Args) -> Res<Value> {
+    args.arity(1, 1)?;
+    Ok(match render_json(args.get(0)) {
+        Ok(s) => Value::ok(rc_str(s)),
+        Err(why) => err_str(why),
+    })
+}
+
+fn top_level_key(text: &str, key: &str) -> Result<serde_json::Value, String> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    match v {
+        serde_json::Value::Object(mut o) => o
+            .remove(key)
+            .ok_or_else(|| format!("key `{key}` not found")),
+        _ => Err("expected a JSON object".to_string()),
+    }
+}
+
+pub(super) fn json_read_str(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
+    args.arity(2, 2)?;
+    let (text, key) = (args.str(0)?, args.str(1)?);
+    reserve_parse(host, text)?;
+    Ok(match top_level_key(text, key) {
+        Ok(serde_json::Value::String(s)) => Value::ok(rc_str(s)),
+        Ok(_) => err_str(format!("key `{key}` is not a string")),
+        Err(why) => err_str(why),
+    })
+}
+
+pub(super) fn json_read_f64(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
+    args.arity(2, 2)?;
+    let (text, key) = (args.str(0)?, args.str(1)?);
+    reserve_parse(host, text)?;
+    Ok(match top_level_key(text, key) {
+        Ok(serde_json::Value::Number(n)) => Value::ok(Value::Float(n.as_f64().unwrap_or(f64::NAN))),
+        Ok(_) => err_str(format!("key `{key}` is not a number")),
+        Err(why) => err_str(why),
+    })
+}
+
+pub(super) fn json_quote(_: &mut dyn Host, args: &mut Args) -> Res<Value> {
+    args.arity(1, 1)?;
+    let mut out = String::new();
+    json_str_into(&mut out, args.str(0)?);
+    Ok(rc_str(out))
+}
+
+// ---- csv ----
+
+/// Parses CSV (RFC 4180) into rows of strs.
+pub fn parse_csv_rows(text: &str) -> Result<Vec<Vec<String>>, String> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let mut rows = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(|e| e.to_string())?;
+        rows.push(record.iter().map(str::to_string).collect());
+    }
+    Ok(rows)
+}
+
+/// Rows keyed by the header row (missing trailing fields are absent, extra fields ignored).
+pub fn parse_csv_records(text: &str) -> Result<Value, String> {
+    let mut rows = parse_csv_rows(text)?.into_iter();
+    let Some(header) = rows.next() else {
+        return Ok(Value::list(vec![]));
+    };
+    let header: Vec<Rc<str>> = header.into_iter().map(Rc::from).collect();
+    let mut out = Vec::new();
+    for row in rows {
+        let mut m = VMap::with_capacity(header.len());
+        for (k, v) in header.iter().zip(row) {
+            m.insert(k.clone(), rc_str(v));
+        }
+        out.push(map_of(m));
+    }
+    Ok(Value::list(out))
+}
+
+pub(super) fn csv_parse(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
+    args.arity(1, 1)?;
+    let text = args.str(0)?;
+    reserve_parse(host, text)?;
+    Ok(match parse_csv_rows(text) {
+        Ok(rows) => Value::ok(Value::list(
+            rows.into_iter()
+                .map(|r| Value::list(r.into_iter().map(rc_str).collect()))
+                .collect(),
+        )),
+        Err(why) => err_str(why),
+    })
+}
+
+pub(super) fn csv_parse_records(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
+    args.arity(1, 1)?;
+    let text = args.str(0)?;
+    reserve_parse(host, text)?;
+    Ok(match parse_csv_records(text) {
+        Ok(v) => Value::ok(v),
+        Err(why) => err_str(why),
+    })
+}
+
+/// Renders rows (lists or tuples of values, as display forms) or records (maps: a header row from the
+/// first map's keys) as CSV with RFC 4180 quoting and `\n` line ends.
+pub fn render_csv(rows: &Value) -> Result<String, String> {
+    let Value::List(rows) = rows else {
+        return Err(format!(
+            "expected a list of rows, found {}",
+            message_name(rows)
+        ));
+    };
+    let mut w = csv::WriterBuilder::new()
+        .flexible(true)
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(vec![]);
+    let header: Option<Vec<Rc<str>>> = match rows.first() {
+        Some(Value::Map(m)) => Some(m.keys().cloned().collect()),
+        _ => None,
+    };
+    if let Some(h) = &header {
+        w.write_record(h.iter().map(|k| k.as_bytes()))
+            .map_err(|e| e.to_string())?;
+    }
+    for row in rows.iter() {
+        let fields: Vec<String> = match (row, &header) {
+            (Value::List(items) | Value::Tuple(items), None) => items.iter().map(display).collect(),
+            (Value::Map(m), Some(h)) => h
+                .iter()
+                .map(|k| m.get(&**k).map(display).unwrap_or_default())
+                .collect(),
+            (other, _) => {
+                return Err(format!(
+                    "cannot render {} as a CSV row",
+                    message_name(other)
+                ))
+            }
+        };
+        w.write_record(&fields).map_err(|e| e.to_string())?;
+    }
+    let bytes = w.into_inner().map_err(|e| e.to_string())?;
+    String::from_utf8(bytes).map_err(|e| e.to_string())
+}
+
+pub(super) fn csv_render(_: &mut dyn Host, args: &mut Args) -> Res<Value> {
+    args.arity(1, 1)?;
+    Ok(match render_csv(args.get(0)) {
+        Ok(s) => Value::ok(rc_str(s)),
+        Err(why) => err_str(why),
+    })
+}
+
+// ---- toml ----
+
+fn from_toml(v: toml::Value) -> Value {
+    match v {
+        toml::Value::String(s) => rc_str(s),
+        toml::Value::Integer(i) => Value::Int(i),
+        toml::Value::Float(f) => Value::Float(f),
+        toml::Value::Boolean(b) => Value::Bool(b),
+        toml::Value::Datetime(d) => rc_str(d.to_string()),
+        toml::Value::Array(a) => Value::list(a.into_iter().map(from_toml).collect()),
+        toml::Value::Table(t) => from_toml_table(t),
+    }
+}
+
+fn from_toml_table(t: toml::Table) -> Value {
+    let mut m = VMap::with_capacity(t.len());
+    for (k, v) in t {
+        m.insert(Rc::from(k), from_toml(v));
+    }
+    map_of(m)
+}
+
+/// Parses a TOML document into a map in source order.
+pub fn parse_toml_text(text: &str) -> Result<Value, String> {
+    text.parse::<toml::Table>()
+        .map(from_toml_table)
+        .map_err(|e| e.to_string().trim_end().to_string())
+}
+
+fn to_toml(v: &Value) -> Result<toml::Value, String> {
+    Ok(match v {
+        Value::Str(s) => toml::Value::String(s.to_string()),
+        Value::Int(i) => toml::Value::Integer(*i),
+        Value::Float(f) => toml::Value::Float(*f),
+        Value::Dec(d) => toml::Value::Float(d.to_f64().unwrap_or(f64::NAN)),
+        Value::Bool(b) => toml::Value::Boolean(*b),
+        Value::List(items) | Value::Tuple(items) => {
+            toml::Value::Array(items.iter().map(to_toml).collect::<Result<_, _>>()?)
+        }
+        Value::Map(m) => toml::Value::Table(to_toml_table(m)?),
+        Value::Opt(Some(x)) => to_toml(x)?,
+        other => return Err(format!("cannot render {} as TOML", message_name(other))),
+    })
+}
+
+fn to_toml_table(m: &VMap) -> Result<toml::Table, String> {
+    let mut t = toml::Table::new();
+    for (k, v) in m {
+        t.insert(k.to_string(), to_toml(v)?);
+    }
+    Ok(t)
+}
+
+/// Renders a map as a TOML document.
+pub fn render_toml(v: &Value) -> Result<String, String> {
+    let Value::Map(m) = v else {
+        return Err(format!(
+            "expected a map at the top level, found {}",
+            message_name(v)
+        ));
+    };
+    toml::to_string(&to_toml_table(m)?).map_err(|e| e.to_string())
+}
+
+pub(super) fn toml_parse(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
+    args.arity(1, 1)?;
+    let text = args.str(0)?;
+    reserve_parse(host, text)?;
+    Ok(match parse_toml_text(text) {
+        Ok(v) => Value::ok(v),
+        Err(why) => err_str(why),
+    })
+}
+
+pub(super) fn toml_render(_: &mut dyn Host, args: &mut Args) -> Res<Value> {
+    args.arity(1, 1)?;
+    Ok(match render_toml(args.get(0)) {
+        Ok(s) => Value::ok(rc_str(s)),
+        Err(why) => err_str(why),
+    })
+}
+
+// ---- yaml ----
+
+fn from_yaml(v: serde_yaml::Value) -> Value {
+    match v {
+        serde_yaml::Value::Null => Value::Null,
+        serde_yaml::Value::Bool(b) => Value::Bool(b),
+        serde_yaml::Value::Number(n) => match n.as_i64() {
+            Some(i) => Value::Int(i),
+            None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        serde_yaml::Value::String(s) => rc_str(s),
+        serde_yaml::Value::Sequence(items) => {
+            Value::list(items.into_iter().map(from_yaml).collect())
+        }
+        serde_yaml::Value::Mapping(m) => {
+            let mut out = VMap::with_capacity(m.len());
+            for (k, v) in m {
+                // Map keys are strs; a scalar key becomes its display form.
+                let key = match from_yaml(k) {
+                    Value::Str(s) => s,
+                    other => Rc::from(display(&other)),
+                };
+                out.insert(key, from_yaml(v));
+            }
+            map_of(out)
+        }
+        serde_yaml::Value::Tagged(t) => from_yaml(t.value),
+    }
+}
+
+/// Parses a YAML document (maps in source order).
+pub fn parse_yaml_text(text: &str) -> Result<Value, String> {
+    serde_yaml::from_str::<serde_yaml::Value>(text)
+        .map(from_yaml)
+        .map_err(|e| e.to_string())
+}
+
+fn to_yaml(v: &Value) -> Result<serde_yaml::Value, String> {
+    Ok(match v {
+        Value::Null | Value::Opt(None) => serde_yaml::Value::Null,
+        Value::Bool(b) => serde_yaml::Value::Bool(*b),
+        Value::Int(i) => serde_yaml::Value::Number((*i).into()),
+        Value::Float(f) => serde_yaml::Value::Number((*f).into()),
+        Value::Dec(d) => serde_yaml::Value::Number(d.to_f64().unwrap_or(f64::NAN).into()),
+        Value::Str(s) => serde_yaml::Value::String(s.to_string()),
+        Value::List(items) | Value::Tuple(items) => {
+            serde_yaml::Value::Sequence(items.iter().map(to_yaml).collect::<Result<_, _>>()?)
+        }
+        Value::Map(m) => {
+            let mut out = serde_yaml::Mapping::with_capacity(m.len());
+            for (k, v) in m.iter() {
+                out.insert(serde_yaml::Value::String(k.to_string()), to_yaml(v)?);
+            }
+            serde_yaml::Value::Mapping(out)
+        }
+        Value::Opt(Some(x)) => to_yaml(x)?,
+        other => return Err(format!("cannot render {} as YAML", message_name(other))),
+    })
+}
+
+/// Renders a value as a YAML document.
+pub fn render_yaml(v: &Value) -> Result<String, String> {
+    serde_yaml::to_string(&to_yaml(v)?).map_err(|e| e.to_string())
+}
+
+pub(super) fn yaml_parse(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
+    args.arity(1, 1)?;
+    let text = args.str(0)?;
+    reserve_parse(host, text)?;
+    Ok(match parse_yaml_text(text) {
+        Ok(v) => Value::ok(v),
+        Err(why) => err_str(why),
+    })
+}
+
+pub(super) fn yaml_render(_: &mut dyn Host, args: &mut Args) -> Res<Value> {
+    args.arity(1, 1)?;
+    Ok(match render_yaml(args.get(0)) {
+        Ok(s) => Value::ok(rc_str(s)),
+        Err(why) => err_str(why),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::builtins::test_call as call;
+    use crate::test_host::MockHost;
+    use crate::value::Value;
+    use Value::Int as I;
+
+    fn s(x: &str) -> Value {
+        Value::str(x)
+    }
+
+    #[test]
+    fn json() {
+        let mut h = MockHost::new();
+        assert_eq!(
+            call(&mut h, "json.parse", vec![s(r#"{"b":1,"a":2.5}"#)]),
+            "Ok({b: 1, a: 2.5})"
+        );
+        assert_eq!(
+            call(
+                &mut h,
+                "json.parse",
+                vec![s("[1, 1e3, 18446744073709551615, null]")]
+            ),
+            "Ok([1, 1000, 18446744073709552000, null])"
+        );
+        assert!(call(&mut h, "json.parse", vec![s("{")]).starts_with("Err("));
+        let deep = "[".repeat(100_000);
+        assert!(call(&mut h, "json.parse", vec![s(&deep)]).starts_with("Err("));
+        let v = Value::list(vec![s("a"), I(1), Value::Float(2.0)]);
+        assert_eq!(
+            call(&mut h, "json.render", vec![v.clone()]),
+            r#"Ok(["a",1,2.0])"#
+        );
+        assert_eq!(
+            call(&mut h, "json.stringify", vec![v]),
+            r#"Ok(["a",1,2.0])"#
+        );
+        assert_eq!(
+            call(&mut h, "json.encode", vec![Value::ok(I(1))]),
+            "Err(cannot render Result as JSON)"
+        );
+        assert_eq!(
+            call(&mut h, "json.read_str", vec![s(r#"{"k":"v"}"#), s("k")]),
+            "Ok(v)"
+        );
+        assert_eq!(
+            call(&mut h, "json.read_str", vec![s(r#"{"k":1}"#), s("z")]),
+            "Err(key `z` not found)"
+        );
+        assert_eq!(
+            call(&mut h, "json.read_f64", vec![s(r#"{"k":1}"#), s("k")]),
+            "Ok(1)"
+        );
+        assert_eq!(call(&mut h, "json.quote", vec![s("a\"b\n")]), r#""a\"b\n""#);
+    }
+
+    #[test]
+    fn csv() {
+        let mut h = MockHost::new();
+        assert_eq!(
+            call(&mut h, "csv.parse", vec![s("a,b\n1,\"x,y\"\n")]),
+            "Ok([[a, b], [1, x,y]])"
+        );
+        assert_eq!(
+            call(&mut h, "csv.parse_records", vec![s("a,b\n1,2\n3,4\n")]),
+            "Ok([{a: 1, b: 2}, {a: 3, b: 4}])"
+        );
+        let rows = Value::list(vec![
+            Value::list(vec![s("a"), I(1)]),
+            Value::list(vec![s("x,y"), s("q\"")]),
+        ]);
+        assert_eq!(
+            call(&mut h, "csv.render", vec![rows]),
+            "Ok(a,1\n\"x,y\",\"q\"\"\"\n)"
+        );
+        assert_eq!(
+            call(&mut h, "csv.render", vec![I(1)]),
+            "Err(expected a list of rows, found Int)"
+        );
+    }
+
+    #[test]
+    fn toml_and_yaml() {
+        let mut h = MockHost::new();
+        let doc = "b = 1\na = \"x\"\n[t]\nz = [1.5, true]\n";
+        assert_eq!(
+            call(&mut h, "toml.parse", vec![s(doc)]),
+            "Ok({b: 1, a: x, t: {z: [1.5, true]}})"
+        );
+        assert!(call(&mut h, "toml.parse", vec![s("= =")]).starts_with("Err("));
+        let parsed = crate::builtins::data::parse_toml_text(doc).unwrap();
+        assert_eq!(
+            call(&mut h, "toml.render", vec![parsed]),
+            "Ok(b = 1\na = \"x\"\n\n[t]\nz = [1.5, true]\n)"
+        );
+        assert_eq!(
+            call(&mut h, "toml.render", vec![I(1)]),
+            "Err(expected a map at the top level, found Int)"
+        );
+        assert_eq!(
+            call(&mut h, "yaml.parse", vec![s("b: 1\na: [x, 2.5, null]\n")]),
+            "Ok({b: 1, a: [x, 2.5, null]})"
+        );
+        let parsed = crate::builtins::data::parse_yaml_text("b: 1\na: [x, true]\n").unwrap();
+        assert_eq!(
+            call(&mut h, "yaml.render", vec![parsed]),
+            "Ok(b: 1\na:\n- x\n- true\n)"
+        );
+        assert!(call(&mut h, "yaml.parse", vec![s("a: [")]).starts_with("Err("));
+    }
+}
+
+#[cfg(test)]
+mod nesting_tests {
+    use super::*;
+
+    /// Deeply nested input is an `Err`, never a stack overflow (decisions.md 12).
+    #[test]
+    fn deep_nesting_is_an_error() {
+        let n = 200_000;
+        assert!(parse_json_text(&"[".repeat(n)).is_err());
+        assert!(parse_yaml_text(&"[".repeat(n)).is_err());
+        assert!(parse_toml_text(&format!("a = {}", "[".repeat(n))).is_err());
+        assert!(parse_toml_text(&format!("a = {}", "{b=".repeat(n))).is_err());
+    }
+}

@@ -1,0 +1,312 @@
+//! The state of one run that builtins with effects need: the capability set, the working
+//! directory, quotas and ceilings, output streams, the clock and the random stream.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use vox_caps::{Access, CapSet, Need, RandomGrant, TimeGrant};
+
+use crate::exc::{CeilingKind, Exc, QuotaKind, Res};
+
+/// How the capability set was chosen (runtime.md §1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CapsSource {
+    /// `--caps` flags.
+    Flags,
+    /// A run configuration (`Vox.toml`, tasks.json, launch.json), by name.
+    Config(String),
+    /// The legacy `// vox:caps` directive.
+    Legacy,
+    /// Nothing given: everything granted.
+    DeveloperDefault,
+}
+
+/// Limits of one run; `None` means unlimited.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    pub max_steps: Option<u64>,
+    pub max_depth: Option<u64>,
+    pub max_memory: Option<u64>,
+    pub max_disk: Option<u64>,
+    pub max_files: Option<u64>,
+    pub max_output: Option<u64>,
+    pub timeout_secs: Option<u64>,
+}
+
+/// Where script output goes: the real streams, or buffers (tests, `vox test`).
+pub enum Sink {
+    Std,
+    Buffer(Vec<u8>),
+}
+
+pub struct RunContext {
+    pub caps: CapSet,
+    pub source: CapsSource,
+    pub limits: Limits,
+    pub cwd: PathBuf,
+    /// `env.args()`: the script path as given, then the user arguments.
+    pub args: Vec<String>,
+    /// Variables set with `env.set`, in order (also passed to children, decisions.md 26).
+    pub env_overrides: Vec<(String, String)>,
+    pub rng_state: u64,
+    pub started: Instant,
+    pub deadline: Option<Instant>,
+    pub disk_used: u64,
+    pub files_created: u64,
+    pub output_used: u64,
+    pub stdout: Sink,
+    pub stderr: Sink,
+    stdout_buf: Vec<u8>,
+    /// Commands queued by `process.register_exit_command`.
+    pub exit_commands: Vec<(String, Vec<String>)>,
+    /// `--caps-audit FILE`: one JSON line per capability check.
+    pub audit: Option<std::fs::File>,
+    /// `--perturb SEED`: a second stream that reorders what the language leaves open.
+    pub perturb: Option<u64>,
+    pub unconfined_children: bool,
+    pub mesh: bool,
+    pub verbose: bool,
+    /// The script location of the builtin call being made, for audit lines: (file, line, column).
+    pub call_site: Option<(String, u32, u32)>,
+}
+
+impl RunContext {
+    pub fn new(caps: CapSet, source: CapsSource, cwd: PathBuf, args: Vec<String>) -> RunContext {
+        let rng_state = match caps.random() {
+            RandomGrant::Seed(s) => s,
+            _ => entropy_seed(),
+        };
+        RunContext {
+            caps,
+            source,
+            limits: Limits::default(),
+            cwd,
+            args,
+            env_overrides: Vec::new(),
+            rng_state,
+            started: Instant::now(),
+            deadline: None,
+            disk_used: 0,
+            files_created: 0,
+            output_used: 0,
+            stdout: Sink::Std,
+            stderr: Sink::Std,
+            stdout_buf: Vec::with_capacity(8192),
+            exit_commands: Vec::new(),
+            audit: None,
+            perturb: None,
+            unconfined_children: false,
+            mesh: false,
+            verbose: false,
+            call_site: None,
+        }
+    }
+
+    /// A context for unit tests: developer default caps, buffered output, seed 0.
+    pub fn for_tests() -> RunContext {
+        let mut c = RunContext::new(CapSet::developer_default(), CapsSource::DeveloperDefault, PathBuf::from("."), vec![]);
+        c.stdout = Sink::Buffer(Vec::new());
+        c.stderr = Sink::Buffer(Vec::new());
+        c.rng_state = 0;
+        c
+    }
+
+    /// Whether the capability set was imposed by the receiver (flags, configuration, mesh):
+    /// then children are jailed (decisions.md 16).
+    pub fn receiver_imposed(&self) -> bool {
+        matches!(self.source, CapsSource::Flags | CapsSource::Config(_))
+    }
+
+    /// SplitMix64 (voxscript.md §5.7).
+    pub fn next_random(&mut self) -> u64 {
+        self.rng_state = self.rng_state.wrapping_add(0x9E3779B97F4A7C15);
+        let mut z = self.rng_state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
+        z ^ (z >> 31)
+    }
+
+    // ---- the gate -----------------------------------------------------------------------------
+
+    /// The choke point for every non-filesystem capability.
+    pub fn gate(&mut self, what: &str, need: Need) -> Res<()> {
+        let result = vox_caps::check(&self.caps, need);
+        self.audit_line(what, None, result.is_ok());
+        match result {
+            Ok(()) => Ok(()),
+            Err(d) => Err(Exc::Denied { what: what.to_string(), token: d.remedy(), loc: None }),
+        }
+    }
+
+    /// The choke point for the filesystem: checks `path` for `access` and returns the resolved
+    /// path the operation must use.
+    pub fn fs_path(&mut self, what: &str, path: &str, access: Access) -> Res<PathBuf> {
+        let result = vox_caps::check_path(&self.caps, Path::new(path), access, &self.cwd);
+        match result {
+            Ok(resolved) => {
+                let p = resolved.into_path();
+                self.audit_line(what, Some(&p), true);
+                Ok(p)
+            }
+            Err(d) => {
+                let shown = d.resource().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from(path));
+                self.audit_line(what, Some(&shown), false);
+                Err(Exc::Denied { what: what.to_string(), token: d.remedy(), loc: None })
+            }
+        }
+    }
+
+    /// Any filesystem grant at all (`fs.cwd()` needs one, but no path check).
+    pub fn fs_any(&mut self, what: &str) -> Res<()> {
+        let ok = self.caps.fs_any();
+        self.audit_line(what, None, ok);
+        if ok {
+            Ok(())
+        } else {
+            let dir = self.cwd.display().to_string();
+            Err(Exc::Denied { what: what.to_string(), token: format!("grant with --caps fs:ro={dir}"), loc: None })
+        }
+    }
+
+    fn audit_line(&mut self, what: &str, resource: Option<&Path>, allowed: bool) {
+        let Some(file) = self.audit.as_mut() else { return };
+        let (ns, method) = what.split_once('.').unwrap_or(("", what));
+        let mut obj = serde_json::Map::new();
+        obj.insert("ns".into(), ns.into());
+        obj.insert("method".into(), method.into());
+        obj.insert("resource".into(), resource.map_or(serde_json::Value::Null, |p| p.display().to_string().into()));
+        obj.insert("allowed".into(), allowed.into());
+        if let Some((f, l, c)) = &self.call_site {
+            obj.insert("file".into(), f.clone().into());
+            obj.insert("line".into(), (*l).into());
+            obj.insert("column".into(), (*c).into());
+        }
+        let _ = writeln!(file, "{}", serde_json::Value::Object(obj));
+    }
+
+    // ---- time ---------------------------------------------------------------------------------
+
+    pub fn now_ms(&mut self) -> i64 {
+        match self.caps.time() {
+            TimeGrant::Frozen(ms) => ms as i64,
+            _ => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as i64),
+        }
+    }
+
+    pub fn monotonic_ms(&mut self) -> i64 {
+        match self.caps.time() {
+            TimeGrant::Frozen(ms) => ms as i64,
+            _ => self.started.elapsed().as_millis() as i64,
+        }
+    }
+
+    // ---- quotas and output ---------------------------------------------------------------------
+
+    /// Counts `bytes` about to be written by `fs.*`/`io.save` against `--max-disk`.
+    pub fn charge_disk(&mut self, bytes: u64) -> Res<()> {
+        if let Some(max) = self.limits.max_disk {
+            if self.disk_used.saturating_add(bytes) > max {
+                return Err(Exc::Quota { kind: QuotaKind::Disk, hint: "raise --max-disk".into(), loc: None });
+            }
+        }
+        self.disk_used += bytes;
+        Ok(())
+    }
+
+    /// Counts files or directories about to be created against `--max-files`.
+    pub fn charge_files(&mut self, n: u64) -> Res<()> {
+        if let Some(max) = self.limits.max_files {
+            if self.files_created.saturating_add(n) > max {
+                return Err(Exc::Quota { kind: QuotaKind::Files, hint: "raise --max-files".into(), loc: None });
+            }
+        }
+        self.files_created += n;
+        Ok(())
+    }
+
+    fn charge_output(&mut self, n: usize) -> Res<()> {
+        if let Some(max) = self.limits.max_output {
+            if self.output_used.saturating_add(n as u64) > max {
+                // The write that crosses the limit is dropped whole (decisions.md 23).
+                return Err(Exc::Ceiling { kind: CeilingKind::Output, limit: max, loc: None });
+            }
+        }
+        self.output_used += n as u64;
+        Ok(())
+    }
+
+    pub fn write_stdout(&mut self, text: &str) -> Res<()> {
+        self.charge_output(text.len())?;
+        match &mut self.stdout {
+            Sink::Std => {
+                self.stdout_buf.extend_from_slice(text.as_bytes());
+                if self.stdout_buf.len() >= 8192 {
+                    self.flush_stdout();
+                }
+            }
+            Sink::Buffer(b) => b.extend_from_slice(text.as_bytes()),
+        }
+        Ok(())
+    }
+
+    pub fn write_stderr(&mut self, text: &str) -> Res<()> {
+        self.charge_output(text.len())?;
+        // Keep program order between the two streams.
+        self.flush_stdout();
+        match &mut self.stderr {
+            Sink::Std => {
+                let _ = std::io::stderr().write_all(text.as_bytes());
+            }
+            Sink::Buffer(b) => b.extend_from_slice(text.as_bytes()),
+        }
+        Ok(())
+    }
+
+    /// Flushes script output (before `process.*` calls and at exit, voxscript.md §4.11).
+    pub fn flush_stdout(&mut self) {
+        if !self.stdout_buf.is_empty() {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(&self.stdout_buf);
+            let _ = out.flush();
+            self.stdout_buf.clear();
+        }
+    }
+
+    /// Output captured in buffer sinks: (stdout, stderr).
+    pub fn captured(&self) -> (String, String) {
+        let text = |s: &Sink| match s {
+            Sink::Buffer(b) => String::from_utf8_lossy(b).into_owned(),
+            Sink::Std => String::new(),
+        };
+        (text(&self.stdout), text(&self.stderr))
+    }
+
+    /// The environment variable as the script sees it: `env.set` values first.
+    pub fn env_var(&self, name: &str) -> Option<String> {
+        if let Some((_, v)) = self.env_overrides.iter().rev().find(|(k, _)| k == name) {
+            return Some(v.clone());
+        }
+        std::env::var(name).ok()
+    }
+}
+
+fn entropy_seed() -> u64 {
+    let mut buf = [0u8; 8];
+    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
+        use std::io::Read;
+        if f.read_exact(&mut buf).is_ok() {
+            return u64::from_le_bytes(buf);
+        }
+    }
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    t ^ (std::process::id() as u64).rotate_left(32)
+}
+
+impl Drop for RunContext {
+    fn drop(&mut self) {
+        self.flush_stdout();
+    }
+}

@@ -1,0 +1,426 @@
+//! Methods on values (voxscript.md §5.10, §5.11). Every method returns a new value; the evaluator applies
+//! the write-back rules (W1/W2). Closures passed to methods are called through `Host::call`.
+
+use std::rc::Rc;
+
+use crate::builtin::{Args, Host};
+use crate::exc::{Exc, Res};
+use crate::value::Value;
+
+pub(crate) mod list;
+mod map;
+mod number;
+mod option_result;
+pub(crate) mod regex;
+#[path = "str.rs"]
+mod strs;
+
+/// Bytes one list element takes, for `Host::reserve` estimates.
+pub(crate) const VALUE_SIZE: usize = std::mem::size_of::<Value>();
+
+/// `Method m not found`.
+pub fn not_found(name: &str) -> Exc {
+    Exc::error(format!("Method {name} not found"))
+}
+
+/// The receiver-kind prefix used in argument messages (`str.split`, `list.map`, …).
+pub fn kind_prefix(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Int(_) => "int",
+        Value::Float(_) => "float",
+        Value::Dec(_) => "dec",
+        Value::Str(_) => "str",
+        Value::List(_) => "list",
+        Value::Map(_) => "map",
+        Value::Tuple(_) => "tuple",
+        Value::Opt(_) => "option",
+        Value::Res(_) => "result",
+        Value::Func(_) => "fn",
+        Value::Tagged(_) => "tagged",
+        Value::Namespace(_) => "namespace",
+        Value::Regex(_) => "regex",
+        Value::Match(_) => "match",
+    }
+}
+
+/// The JSON helpers every kind has.
+pub const JSON_HELPERS: &[&str] = &[
+    "as_str",
+    "as_int",
+    "as_float",
+    "as_bool",
+    "as_array",
+    "as_object",
+    "is_null",
+];
+
+/// The methods of a receiver kind (a `kind_prefix` result), besides the JSON helpers. Used for the
+/// ``str.trim is not a function; use the method form `x.trim()` `` diagnostic.
+pub fn method_names(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "str" => &[
+            "len",
+            "chars_count",
+            "is_empty",
+            "to_upper",
+            "to_uppercase",
+            "to_lower",
+            "to_lowercase",
+            "trim",
+            "trim_start",
+            "trim_end",
+            "contains",
+            "starts_with",
+            "ends_with",
+            "split",
+            "replace",
+            "repeat",
+            "count",
+            "is_alpha",
+            "is_digit",
+            "is_alnum",
+            "is_upper",
+            "is_lower",
+            "ord",
+            "chars",
+            "to_str",
+            "to_string",
+            "slice",
+            "char_at",
+            "index_of",
+            "to_int",
+            "to_float",
+        ],
+        "list" => &[
+            "len",
+            "length",
+            "is_empty",
+            "push",
+            "pop",
+            "get",
+            "at",
+            "first",
+            "last",
+            "contains",
+            "index",
+            "find_index",
+            "count",
+            "extend",
+            "remove",
+            "remove_at",
+            "zip",
+            "enumerate",
+            "slice_list",
+            "join",
+            "flatten",
+            "reverse",
+            "reversed",
+            "sorted",
+            "sorted_by_key",
+            "sort_by_key",
+            "sorted_by",
+            "sort_by",
+            "sum",
+            "max",
+            "min",
+            "map",
+            "filter",
+            "for_each",
+            "any",
+            "all",
+            "fold",
+            "to_string",
+        ],
+        "map" => &[
+            "get",
+            "get_or",
+            "contains_key",
+            "has_key",
+            "has",
+            "len",
+            "is_empty",
+            "keys",
+            "values",
+            "items",
+            "entries",
+            "insert",
+            "set",
+            "remove",
+            "delete",
+            "update",
+            "pointer",
+            "to_string",
+        ],
+        "option" => &[
+            "is_some",
+            "is_none",
+            "unwrap",
+            "unwrap_or",
+            "unwrap_or_default",
+            "expect",
+            "map",
+            "and_then",
+            "filter",
+        ],
+        "result" => &[
+            "is_ok",
+            "is_err",
+            "ok",
+            "err",
+            "unwrap",
+            "unwrap_err",
+            "unwrap_or",
+            "unwrap_or_default",
+            "expect",
+            "map",
+            "map_err",
+            "and_then",
+        ],
+        "int" => &[
+            "to_str",
+            "to_string",
+            "abs",
+            "min",
+            "max",
+            "checked_add",
+            "checked_sub",
+            "checked_mul",
+            "checked_div",
+            "checked_neg",
+            "checked_abs",
+            "wrapping_add",
+            "wrapping_sub",
+            "wrapping_mul",
+            "wrapping_div",
+            "wrapping_neg",
+            "wrapping_abs",
+            "saturating_add",
+            "saturating_sub",
+            "saturating_mul",
+            "saturating_div",
+            "saturating_neg",
+            "saturating_abs",
+        ],
+        "float" => &[
+            "to_str",
+            "to_string",
+            "abs",
+            "floor",
+            "ceil",
+            "round",
+            "trunc",
+            "sqrt",
+            "sin",
+            "cos",
+            "tan",
+            "asin",
+            "acos",
+            "atan",
+            "sinh",
+            "cosh",
+            "tanh",
+            "asinh",
+            "acosh",
+            "atanh",
+            "exp",
+            "exp2",
+            "exp_m1",
+            "ln",
+            "log2",
+            "log10",
+            "ln_1p",
+            "cbrt",
+            "log",
+            "powf",
+            "powi",
+            "hypot",
+            "atan2",
+        ],
+        "dec" => &["to_str", "to_string", "abs", "round", "min", "max"],
+        "bool" => &["to_str", "to_string"],
+        "regex" => &["matches", "is_match", "find", "find_all"],
+        "match" => &["group", "groups"],
+        _ => &[],
+    }
+}
+
+/// Whether `name` is a method of some kind (`str.trim` used as a free function gets a hint).
+pub fn is_method_of(kind: &str, name: &str) -> bool {
+    JSON_HELPERS.contains(&name) || method_names(kind).contains(&name)
+}
+
+/// Calls method `name` on `recv` with positional arguments.
+pub fn call_method(host: &mut dyn Host, recv: &Value, name: &str, args: Vec<Value>) -> Res<Value> {
+    call_method_owned(host, recv.clone(), name, args)
+}
+
+/// As `call_method`, taking the receiver by value: when the caller gives up its only reference (a W1
+/// statement such as `xs.push(x)`), growth methods mutate in place instead of copying the container.
+pub fn call_method_owned(
+    host: &mut dyn Host,
+    recv: Value,
+    name: &str,
+    args: Vec<Value>,
+) -> Res<Value> {
+    let args = Args::new(format!("{}.{name}", kind_prefix(&recv)), args);
+    if let Some(v) = json_helper(&recv, name, &args)? {
+        return Ok(v);
+    }
+    match recv {
+        Value::Str(s) => strs::call(host, s, name, args),
+        Value::List(l) => list::call(host, l, name, args),
+        Value::Map(m) => map::call(host, m, name, args),
+        Value::Opt(o) => option_result::call_option(host, o, name, args),
+        Value::Res(r) => option_result::call_result(host, r, name, args),
+        Value::Int(i) => number::call_int(i, name, args),
+        Value::Float(f) => number::call_float(f, name, args),
+        Value::Dec(d) => number::call_dec(d, name, args),
+        Value::Bool(b) => number::call_bool(b, name, args),
+        Value::Regex(r) => regex::call_regex(host, &r, name, args),
+        Value::Match(m) => regex::call_match(&m, name, args),
+        _ => Err(not_found(name)),
+    }
+}
+
+/// The JSON helpers every kind has (`as_str()` … `as_object()`, `is_null()`); they never fail.
+fn json_helper(recv: &Value, name: &str, args: &Args) -> Res<Option<Value>> {
+    let pick = |ok: bool| {
+        if ok {
+            Value::some(recv.clone())
+        } else {
+            Value::none()
+        }
+    };
+    let v = match name {
+        "as_str" => pick(matches!(recv, Value::Str(_))),
+        "as_int" => pick(matches!(recv, Value::Int(_))),
+        "as_float" => pick(matches!(recv, Value::Float(_))),
+        "as_bool" => pick(matches!(recv, Value::Bool(_))),
+        "as_array" => pick(matches!(recv, Value::List(_))),
+        "as_object" => pick(matches!(recv, Value::Map(_))),
+        "is_null" => Value::Bool(matches!(recv, Value::Null | Value::Opt(None))),
+        _ => return Ok(None),
+    };
+    args.arity(0, 0)?;
+    Ok(Some(v))
+}
+
+/// A function argument called with one value, requiring a Bool result (`filter`, `any`, `all`).
+pub(crate) fn call_pred(host: &mut dyn Host, f: &Value, x: Value) -> Res<bool> {
+    crate::ops::truthy_bool(&host.call(f, vec![x])?)
+}
+
+/// A vector with room for `n` values, reserved with the host first and without aborting on failure.
+pub(crate) fn alloc_values(host: &mut dyn Host, n: usize) -> Res<Vec<Value>> {
+    host.reserve(n.saturating_mul(VALUE_SIZE))?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| Exc::error(format!("out of memory: {n} values")))?;
+    Ok(v)
+}
+
+/// A string with room for `n` bytes, reserved with the host first and without aborting on failure.
+pub(crate) fn alloc_string(host: &mut dyn Host, n: usize) -> Res<String> {
+    host.reserve(n)?;
+    let mut s = String::new();
+    s.try_reserve_exact(n)
+        .map_err(|_| Exc::error(format!("out of memory: {n} bytes")))?;
+    Ok(s)
+}
+
+pub(crate) fn rc_str(s: impl AsRef<str>) -> Value {
+    Value::Str(Rc::from(s.as_ref()))
+}
+
+#[cfg(test)]
+pub(crate) mod testutil {
+    use super::*;
+    use crate::display::display;
+    use crate::test_host::MockHost;
+
+    /// Calls a method and renders the result (or the error message) for compact assertions.
+    pub fn m(host: &mut MockHost, recv: &Value, name: &str, args: Vec<Value>) -> String {
+        match call_method(host, recv, name, args) {
+            Ok(v) => display(&v),
+            Err(Exc::Error { message, .. }) => format!("error: {message}"),
+            Err(e) => format!("exc: {e:?}"),
+        }
+    }
+
+    pub fn s(x: &str) -> Value {
+        Value::str(x)
+    }
+
+    pub fn ints(xs: &[i64]) -> Value {
+        Value::list(xs.iter().map(|i| Value::Int(*i)).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testutil::*;
+    use super::*;
+    use crate::test_host::MockHost;
+
+    #[test]
+    fn json_helpers_on_every_kind() {
+        let mut h = MockHost::new();
+        assert_eq!(m(&mut h, &Value::Int(1), "as_int", vec![]), "Some(1)");
+        assert_eq!(m(&mut h, &Value::Int(1), "as_str", vec![]), "None");
+        assert_eq!(m(&mut h, &Value::Null, "as_array", vec![]), "None");
+        assert_eq!(m(&mut h, &ints(&[1]), "as_array", vec![]), "Some([1])");
+        assert_eq!(m(&mut h, &Value::none(), "as_object", vec![]), "None");
+        assert_eq!(m(&mut h, &Value::Null, "is_null", vec![]), "true");
+        assert_eq!(
+            m(&mut h, &Value::Null, "frobnicate", vec![]),
+            "error: Method frobnicate not found"
+        );
+        assert_eq!(
+            m(&mut h, &Value::Int(1), "push", vec![]),
+            "error: Method push not found"
+        );
+    }
+
+    /// `method_names` matches the dispatch: every listed name exists, so the lists cannot drift.
+    #[test]
+    fn method_lists_match_dispatch() {
+        let mut h = MockHost::new();
+        let re = ::regex::Regex::new("a").unwrap();
+        let samples = [
+            s("x"),
+            ints(&[1]),
+            Value::Map(Rc::new(crate::value::VMap::new())),
+            Value::some(Value::Int(1)),
+            Value::ok(Value::Int(1)),
+            Value::Int(1),
+            Value::Float(1.0),
+            Value::Dec(rust_decimal::Decimal::ONE),
+            Value::Bool(true),
+            Value::Regex(Rc::new(crate::value::RegexValue {
+                pattern: Rc::from("a"),
+                regex: re,
+            })),
+            Value::Match(Rc::new(crate::value::MatchValue {
+                text: Rc::from("a"),
+                groups: vec![],
+            })),
+        ];
+        for recv in samples {
+            let kind = kind_prefix(&recv);
+            assert!(!method_names(kind).is_empty(), "{kind}");
+            for name in method_names(kind) {
+                // Wrong arguments give arity or type errors, never "not found".
+                let out = m(
+                    &mut h,
+                    &recv,
+                    name,
+                    vec![Value::Null, Value::Null, Value::Null, Value::Null],
+                );
+                assert!(!out.contains("not found"), "{kind}.{name}: {out}");
+            }
+            assert!(is_method_of(kind, "as_str"));
+        }
+    }
+}
