@@ -2,6 +2,7 @@
 
 mod check;
 mod render;
+mod run;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -27,7 +28,30 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Run a script in the sandboxed interpreter.
+    Run {
+        #[command(flatten)]
+        flags: run::RunFlags,
+        /// The script to run.
+        file: PathBuf,
+        /// Arguments passed to the script (after `--`).
+        #[arg(last = true)]
+        args: Vec<String>,
+    },
+    /// Run the @test functions of a file or of every .vox file under a directory.
+    Test {
+        #[command(flatten)]
+        flags: run::RunFlags,
+        /// A file or a directory.
+        target: PathBuf,
+        /// Run only the test with this name.
+        #[arg(long = "test", value_name = "NAME")]
+        only: Option<String>,
+    },
 }
+
+#[global_allocator]
+static ALLOC: vox_runtime::alloc::CountingAlloc = vox_runtime::alloc::CountingAlloc;
 
 /// Parses on a thread with a large stack: deep nesting must be a diagnostic, never a crash
 /// (decisions.md 12).
@@ -48,9 +72,15 @@ pub fn parse_on_big_stack(bytes: Vec<u8>) -> vox_syntax::SyntaxTree {
 }
 
 fn main() -> ExitCode {
+    // A Rust panic is an interpreter bug: say so, and exit 101 (runtime.md §3).
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("vox: internal error (this is a bug in vox; please report it with the script that triggered it): {info}");
+    }));
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Check { files } => check::run(&files),
+        Command::Run { flags, file, args } => run::run(flags, file, args),
+        Command::Test { flags, target, only } => run::test(flags, target, only),
     };
     ExitCode::from(code as u8)
 }

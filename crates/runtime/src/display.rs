@@ -75,6 +75,9 @@ pub fn display_into(out: &mut String, v: &Value) {
                 }
                 None => out.push_str("<closure>"),
             },
+            Func::JsonCodec { name, .. } => {
+                let _ = write!(out, "<fn {name}>");
+            }
         },
         Value::Namespace(ns) => {
             let _ = write!(out, "<namespace {}>", ns.name);

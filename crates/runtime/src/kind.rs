@@ -36,7 +36,7 @@ pub fn message_name(v: &Value) -> &'static str {
         Value::Opt(_) => "Option",
         Value::Res(_) => "Result",
         Value::Func(f) => match **f {
-            Func::Builtin(_) | Func::Ctor { .. } | Func::Code(_) => "Fn",
+            Func::Builtin(_) | Func::Ctor { .. } | Func::Code(_) | Func::JsonCodec { .. } => "Fn",
         },
         Value::Tagged(_) => "Tagged",
         Value::Namespace(_) => "Namespace",

@@ -1,6 +1,12 @@
 //! The VoxScript interpreter: values, builtins, the capability gate and ceilings.
 
+pub mod alloc;
 pub mod builtin;
+pub mod catalog;
+pub mod eval;
+pub mod json_as;
+pub mod perturb;
+pub mod program;
 pub mod context;
 pub mod builtins;
 pub mod display;

@@ -1,0 +1,508 @@
+//! `vox run` and `vox test`: choose the capability set, load the program, run it under the
+//! ceilings, and map the outcome to the exit codes and messages of runtime.md §3.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use vox_caps::CapSet;
+use vox_runtime::context::{CapsSource, Limits, RunContext, Sink};
+use vox_runtime::eval::Interp;
+use vox_runtime::exc::{CeilingKind, Exc, Loc, QuotaKind};
+use vox_runtime::program::{self, LoadError, Program};
+
+/// Flags shared by `vox run` and `vox test`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct RunFlags {
+    /// Grant one capability token (repeatable): fs:ro=DIR, fs:rw=DIR, net:allow, process:allow,
+    /// env:ro, env:rw, secrets:allow, time:real, time:frozen=MS, random:seed=N, agentos:allow,
+    /// deterministic, none. Unmentioned namespaces are denied.
+    #[arg(long = "caps", value_name = "TOKEN")]
+    pub caps: Vec<String>,
+    /// Refuse to run unless capabilities are given explicitly.
+    #[arg(long)]
+    pub require_caps: bool,
+    /// Receiver mode: --caps mandatory, --max-disk 32MiB and --max-files 4096 by default, children jailed.
+    #[arg(long)]
+    pub mesh: bool,
+    /// Evaluated expressions and statements (0 = unlimited).
+    #[arg(long, value_name = "N", default_value = "10000000")]
+    pub max_steps: String,
+    /// Nesting of function and closure calls (0 = unlimited).
+    #[arg(long, value_name = "N", default_value = "1024")]
+    pub max_depth: String,
+    /// Live heap bytes, e.g. 64MiB (0 = unlimited).
+    #[arg(long, value_name = "BYTES")]
+    pub max_memory: Option<String>,
+    /// Bytes written by fs.write, fs.copy and io.save.
+    #[arg(long, value_name = "BYTES")]
+    pub max_disk: Option<String>,
+    /// Files and directories created.
+    #[arg(long, value_name = "N")]
+    pub max_files: Option<String>,
+    /// Bytes the script prints to stdout and stderr.
+    #[arg(long, value_name = "BYTES")]
+    pub max_output: Option<String>,
+    /// Wall clock of the whole run, children included.
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<String>,
+    /// Append one JSON line per capability check to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub caps_audit: Option<PathBuf>,
+    /// Run with different but legal choices (map order, listings, clock, random seed).
+    #[arg(long, value_name = "SEED")]
+    pub perturb: Option<u64>,
+    /// `human` (default) or `json`: one JSON line per terminal event on stderr.
+    #[arg(long, value_name = "FORMAT", default_value = "human")]
+    pub error_format: String,
+    /// Start children without the jail (refused under --mesh).
+    #[arg(long)]
+    pub unconfined_children: bool,
+    /// Print which capabilities and configuration were used.
+    #[arg(long)]
+    pub verbose: bool,
+}
+
+/// Prints one terminal event (human or JSON) on stderr.
+struct Reporter {
+    json: bool,
+}
+
+impl Reporter {
+    fn event(&self, kind: &str, message: &str, place: Option<(String, u32, u32)>, extra: &[(&str, String)]) {
+        let mut err = std::io::stderr().lock();
+        if self.json {
+            let mut obj = serde_json::Map::new();
+            obj.insert("kind".into(), kind.into());
+            obj.insert("message".into(), message.into());
+            match &place {
+                Some((f, l, c)) => {
+                    obj.insert("file".into(), f.clone().into());
+                    obj.insert("line".into(), (*l).into());
+                    obj.insert("column".into(), (*c).into());
+                }
+                None => {
+                    obj.insert("file".into(), serde_json::Value::Null);
+                    obj.insert("line".into(), serde_json::Value::Null);
+                    obj.insert("column".into(), serde_json::Value::Null);
+                }
+            }
+            for (k, v) in extra {
+                obj.insert((*k).into(), v.clone().into());
+            }
+            let _ = writeln!(err, "{}", serde_json::Value::Object(obj));
+        } else {
+            let _ = writeln!(err, "{message}");
+            if kind == "runtime.error" || kind == "panic" {
+                if let Some((f, l, c)) = place {
+                    let _ = writeln!(err, "  --> {f}:{l}:{c}");
+                }
+            }
+        }
+    }
+}
+
+fn parse_limit(flag: &str, value: Option<&str>) -> Result<Option<u64>, String> {
+    match value {
+        None => Ok(None),
+        Some(v) => vox_caps::parse_limit(v).map_err(|e| format!("vox: invalid {flag} value \"{v}\": {e}")),
+    }
+}
+
+fn limits(flags: &RunFlags) -> Result<Limits, String> {
+    let mut l = Limits {
+        max_steps: parse_limit("--max-steps", Some(&flags.max_steps))?,
+        max_depth: parse_limit("--max-depth", Some(&flags.max_depth))?,
+        max_memory: parse_limit("--max-memory", flags.max_memory.as_deref())?,
+        max_disk: parse_limit("--max-disk", flags.max_disk.as_deref())?,
+        max_files: parse_limit("--max-files", flags.max_files.as_deref())?,
+        max_output: parse_limit("--max-output", flags.max_output.as_deref())?,
+        timeout_secs: parse_limit("--timeout", flags.timeout.as_deref())?,
+    };
+    if flags.mesh {
+        if flags.max_disk.is_none() {
+            l.max_disk = Some(32 << 20);
+        }
+        if flags.max_files.is_none() {
+            l.max_files = Some(4096);
+        }
+    }
+    Ok(l)
+}
+
+/// The capability set and how it was chosen (runtime.md §1); errors are printed lines, exit 1.
+fn choose_caps(flags: &RunFlags, source_text: &str, cwd: &Path) -> Result<(CapSet, CapsSource), String> {
+    if !flags.caps.is_empty() {
+        let mut tokens = Vec::new();
+        for t in &flags.caps {
+            match vox_caps::parse_token(t, cwd) {
+                Ok(tok) => tokens.push(tok),
+                Err(e) => return Err(e.render()),
+            }
+        }
+        return CapSet::from_tokens(&tokens).map(|s| (s, CapsSource::Flags)).map_err(|e| e.render());
+    }
+    if flags.mesh {
+        return Err("vox: --mesh requires explicit --caps tokens (the receiver decides what a job may do)".into());
+    }
+    if flags.require_caps {
+        return Err("vox: --require-caps is set but no --caps tokens were given; add --caps TOKEN (or --caps none)".into());
+    }
+    if let Some(directive) = vox_caps::parse_legacy_directive(source_text) {
+        for w in directive.warnings() {
+            eprintln!("{w}");
+        }
+        return Ok((directive.caps(), CapsSource::Legacy));
+    }
+    Ok((CapSet::developer_default(), CapsSource::DeveloperDefault))
+}
+
+fn denial_token(remedy: &str) -> String {
+    remedy.strip_prefix("grant with --caps ").unwrap_or(remedy).to_string()
+}
+
+/// Maps a terminal `Exc` to its exit code, printing its lines.
+fn report_exc(exc: &Exc, prog: &Program, rep: &Reporter) -> i32 {
+    let place = |loc: &Option<Loc>| loc.map(|l| prog.loc_text(l));
+    match exc {
+        Exc::Error { message, loc } => {
+            rep.event("runtime.error", &format!("vox: error: {message}"), place(loc), &[]);
+            1
+        }
+        Exc::Panic { message, loc } => {
+            rep.event("panic", &format!("vox: error: {message}"), place(loc), &[]);
+            1
+        }
+        Exc::Denied { what, token, loc } => {
+            let (ns, method) = what.split_once('.').unwrap_or((what.as_str(), ""));
+            rep.event(
+                "caps.denied",
+                &format!("vox: capability denied: {what} \u{2014} {token}"),
+                place(loc),
+                &[("ns", ns.into()), ("method", method.into()), ("token", denial_token(token))],
+            );
+            77
+        }
+        Exc::Quota { kind, hint, loc } => {
+            let k = if *kind == QuotaKind::Disk { "quota.disk" } else { "quota.files" };
+            rep.event(k, &format!("vox: capability denied: fs.quota \u{2014} {hint}"), place(loc), &[]);
+            77
+        }
+        Exc::Ceiling { kind, limit, loc } => {
+            let (k, flag, code) = match kind {
+                CeilingKind::Steps => ("ceiling.steps", "--max-steps", 78),
+                CeilingKind::Depth => ("ceiling.depth", "--max-depth", 78),
+                CeilingKind::Output => ("ceiling.output", "--max-output", 78),
+                CeilingKind::Timeout => ("ceiling.timeout", "--timeout", 78),
+                CeilingKind::Memory => ("ceiling.memory", "--max-memory", 79),
+            };
+            let msg = if *kind == CeilingKind::Memory {
+                format!("vox: memory limit exceeded: {flag} {limit}")
+            } else {
+                format!("vox: execution budget exceeded: {flag} {limit}")
+            };
+            rep.event(k, &msg, place(loc), &[]);
+            code
+        }
+        Exc::Exit(n) => *n,
+    }
+}
+
+/// Runs the queued exit commands (decisions.md 20: after exits 0, 1, 78 and 130).
+fn run_exit_commands(ctx: &mut RunContext) {
+    ctx.flush_stdout();
+    for (cmd, args) in std::mem::take(&mut ctx.exit_commands) {
+        let _ = std::process::Command::new(&cmd).args(&args).status();
+    }
+}
+
+struct Prepared {
+    ctx: RunContext,
+    shown: String,
+    path: PathBuf,
+}
+
+fn prepare(flags: &RunFlags, file: &Path, user_args: &[String], capture: bool) -> Result<Prepared, (i32, String)> {
+    let shown = file.display().to_string();
+    let text = match std::fs::read(file) {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(e) => return Err((1, format!("vox: cannot read {shown}: {e}"))),
+    };
+    let cwd = std::env::current_dir().map_err(|e| (1, format!("vox: cannot read the working directory: {e}")))?;
+    if flags.mesh && flags.unconfined_children {
+        return Err((1, "vox: --unconfined-children is refused under --mesh".into()));
+    }
+    if flags.error_format != "human" && flags.error_format != "json" {
+        return Err((2, format!("vox: invalid --error-format \"{}\": use human or json", flags.error_format)));
+    }
+    let (caps, source) = choose_caps(flags, &text, &cwd).map_err(|m| (1, m))?;
+    let limits = limits(flags).map_err(|m| (1, m))?;
+    let mut args = vec![shown.clone()];
+    args.extend(user_args.iter().cloned());
+    let mut ctx = RunContext::new(caps, source, cwd, args);
+    ctx.limits = limits;
+    ctx.mesh = flags.mesh;
+    ctx.unconfined_children = flags.unconfined_children;
+    ctx.verbose = flags.verbose;
+    if let Some(seed) = flags.perturb {
+        ctx.perturb = Some(seed);
+        if matches!(ctx.caps.random(), vox_caps::RandomGrant::Entropy) {
+            ctx.rng_state = seed.rotate_left(17) ^ 0x5DEECE66D;
+        }
+    }
+    if let Some(path) = &flags.caps_audit {
+        match std::fs::OpenOptions::new().create(true).append(true).open(path) {
+            Ok(f) => ctx.audit = Some(f),
+            Err(e) => return Err((1, format!("vox: cannot open --caps-audit file {}: {e}", path.display()))),
+        }
+    }
+    if capture {
+        ctx.stdout = Sink::Buffer(Vec::new());
+        ctx.stderr = Sink::Buffer(Vec::new());
+    }
+    if flags.unconfined_children && !capture {
+        eprintln!("vox: warning: --unconfined-children: child processes run without the jail");
+    }
+    if flags.verbose {
+        eprintln!("vox: capabilities ({:?}): {}", ctx.source, ctx.caps.tokens().join(" "));
+    }
+    Ok(Prepared { ctx, shown, path: file.to_path_buf() })
+}
+
+/// Loads the program, printing syntax or import errors.
+fn load_program(p: &mut Prepared, rep: &Reporter) -> Result<Program, i32> {
+    let ctx = &mut p.ctx;
+    let mut gate = |path: &Path| -> Result<PathBuf, Exc> {
+        ctx.fs_path("fs.import", &path.to_string_lossy(), vox_caps::Access::Read)
+    };
+    match program::load(&p.path, &p.shown, &mut gate) {
+        Ok(prog) => Ok(prog),
+        Err(LoadError::Read { path, error }) => {
+            eprintln!("vox: cannot read {path}: {error}");
+            Err(1)
+        }
+        Err(LoadError::Syntax { files, file }) => {
+            let f = &files[file];
+            let errors: Vec<_> = f.tree.diagnostics().iter().filter(|d| d.is_error()).cloned().collect();
+            if rep.json {
+                for d in &errors {
+                    let lc = f.lines.line_col(d.range.start, vox_syntax::ColumnUnit::Char);
+                    rep.event(
+                        "syntax.error",
+                        &d.message,
+                        Some((f.shown.clone(), lc.line + 1, lc.col + 1)),
+                        &[("code", d.code.to_string())],
+                    );
+                }
+            } else {
+                eprint!("{}", crate::render::render(&f.shown, &f.bytes, &errors));
+                eprintln!("vox: {} has syntax errors; nothing was run", f.shown);
+            }
+            Err(1)
+        }
+        Err(LoadError::Import { files, file, code, message, range }) => {
+            let f = &files[file];
+            let lc = f.lines.line_col(range.start, vox_syntax::ColumnUnit::Char);
+            rep.event("runtime.error", &format!("vox: error: {message}"), Some((f.shown.clone(), lc.line + 1, lc.col + 1)), &[("code", code.into())]);
+            Err(1)
+        }
+        Err(LoadError::Denied(exc)) => {
+            let dummy = Program { files: Vec::new() };
+            Err(report_exc(&exc, &dummy, rep))
+        }
+    }
+}
+
+/// Starts a watchdog that ends the process if a `--timeout` run is stuck outside the evaluator's
+/// own checks (a blocked read, a child that ignores signals).
+fn watchdog(secs: u64) {
+    let _ = std::thread::Builder::new().name("vox-watchdog".into()).spawn(move || {
+        std::thread::sleep(Duration::from_secs(secs) + Duration::from_millis(1500));
+        let _ = std::io::stdout().flush();
+        eprintln!("vox: execution budget exceeded: --timeout {secs}");
+        // SAFETY: ends the process group's leader; children were started in their own groups and
+        // are killed by the interpreter's timeout handling.
+        unsafe { libc::_exit(78) };
+    });
+}
+
+const STACK_SIZE: usize = 1 << 30;
+
+/// `vox run FILE [-- ARGS]`.
+pub fn run(flags: RunFlags, file: PathBuf, args: Vec<String>) -> i32 {
+    let rep = Reporter { json: flags.error_format == "json" };
+    let mut prepared = match prepare(&flags, &file, &args, false) {
+        Ok(p) => p,
+        Err((code, msg)) => {
+            eprintln!("{msg}");
+            return code;
+        }
+    };
+    let handle = std::thread::Builder::new().stack_size(STACK_SIZE).name("vox-interp".into()).spawn(move || {
+        let prog = match load_program(&mut prepared, &rep) {
+            Ok(p) => p,
+            Err(code) => return code,
+        };
+        if prog.files.last().is_some_and(|f| f.hir.main.is_none()) {
+            let has_tests = prog.files.last().is_some_and(|f| !f.hir.tests.is_empty());
+            let extra = if has_tests { format!("; to run its tests use vox test {}", prepared.shown) } else { String::new() };
+            eprintln!("vox: error: nothing to run: add fn main() or top-level statements{extra}");
+            return 1;
+        }
+        let mut ctx = prepared.ctx;
+        if let Some(secs) = ctx.limits.timeout_secs {
+            ctx.deadline = Some(Instant::now() + Duration::from_secs(secs));
+            watchdog(secs);
+        }
+        if let Some(limit) = ctx.limits.max_memory {
+            vox_runtime::alloc::arm(limit);
+        }
+        let mut interp = Interp::new(&prog, ctx);
+        let result = interp.run_main();
+        interp.ctx.flush_stdout();
+        let code = match &result {
+            Ok(()) => 0,
+            Err(e) => report_exc(e, &prog, &rep),
+        };
+        if matches!(code, 0 | 1 | 78 | 130) || matches!(result, Err(Exc::Exit(_))) {
+            if !matches!(code, 77 | 79 | 101) {
+                run_exit_commands(&mut interp.ctx);
+            }
+        }
+        code
+    });
+    match handle {
+        Ok(h) => h.join().unwrap_or(101),
+        Err(e) => {
+            eprintln!("vox: cannot start the interpreter thread: {e}");
+            101
+        }
+    }
+}
+
+/// One test's result.
+struct TestResult {
+    name: String,
+    failure: Option<String>,
+    output: (String, String),
+}
+
+fn vox_files(path: &Path, out: &mut Vec<PathBuf>) {
+    if path.is_dir() {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(path).into_iter().flatten().filter_map(|e| e.ok().map(|e| e.path())).collect();
+        entries.sort();
+        for e in entries {
+            vox_files(&e, out);
+        }
+    } else if path.extension().is_some_and(|e| e == "vox") {
+        out.push(path.to_path_buf());
+    }
+}
+
+/// `vox test FILE|DIR [--test NAME]`: each `@test` in a fresh interpreter (decisions.md 28).
+pub fn test(flags: RunFlags, target: PathBuf, only: Option<String>) -> i32 {
+    let mut files = Vec::new();
+    if !target.exists() {
+        eprintln!("vox: cannot read {}: no such file or directory", target.display());
+        return 2;
+    }
+    vox_files(&target, &mut files);
+    let handle = std::thread::Builder::new().stack_size(STACK_SIZE).name("vox-test".into()).spawn(move || {
+        let mut passed = 0usize;
+        let mut failed = 0usize;
+        let silent = Reporter { json: false };
+        for file in files {
+            let mut prepared = match prepare(&flags, &file, &[], true) {
+                Ok(p) => p,
+                Err((_, msg)) => {
+                    println!("test {} ... FAILED: {msg}", file.display());
+                    failed += 1;
+                    continue;
+                }
+            };
+            let prog = match load_program(&mut prepared, &silent) {
+                Ok(p) => p,
+                Err(_) => {
+                    println!("test {} ... FAILED: the file could not be loaded (see above)", file.display());
+                    failed += 1;
+                    continue;
+                }
+            };
+            let entry = prog.files.last().expect("loaded");
+            let names: Vec<String> = entry
+                .hir
+                .tests
+                .iter()
+                .filter_map(|&id| entry.hir.functions[id as usize].name.as_deref().map(str::to_string))
+                .filter(|n| only.as_deref().is_none_or(|o| o == n))
+                .collect();
+            for name in names {
+                let fresh = match prepare(&flags, &file, &[], true) {
+                    Ok(p) => p,
+                    Err((_, msg)) => {
+                        println!("test {name} ... FAILED: {msg}");
+                        failed += 1;
+                        continue;
+                    }
+                };
+                let mut ctx = fresh.ctx;
+                if let Some(secs) = ctx.limits.timeout_secs {
+                    ctx.deadline = Some(Instant::now() + Duration::from_secs(secs));
+                }
+                let mut interp = Interp::new(&prog, ctx);
+                let r = interp.run_test(&name);
+                let output = interp.ctx.captured();
+                let failure = match r {
+                    Ok(()) => None,
+                    Err(Exc::Exit(0)) => None,
+                    Err(e) => Some(describe_failure(&e, &prog)),
+                };
+                let result = TestResult { name, failure, output };
+                match &result.failure {
+                    None => {
+                        passed += 1;
+                        println!("test {} ... ok", result.name);
+                    }
+                    Some(why) => {
+                        failed += 1;
+                        println!("test {} ... FAILED: {why}", result.name);
+                        let (out, err) = &result.output;
+                        if !out.is_empty() {
+                            println!("---- {} stdout ----\n{}", result.name, out.trim_end());
+                        }
+                        if !err.is_empty() {
+                            println!("---- {} stderr ----\n{}", result.name, err.trim_end());
+                        }
+                    }
+                }
+            }
+        }
+        println!("{passed} passed, {failed} failed");
+        if failed > 0 {
+            1
+        } else {
+            0
+        }
+    });
+    match handle {
+        Ok(h) => h.join().unwrap_or(101),
+        Err(_) => 101,
+    }
+}
+
+fn describe_failure(e: &Exc, prog: &Program) -> String {
+    let at = |loc: &Option<Loc>| {
+        loc.map(|l| {
+            let (f, line, col) = prog.loc_text(l);
+            format!(" at {f}:{line}:{col}")
+        })
+        .unwrap_or_default()
+    };
+    match e {
+        Exc::Error { message, loc } | Exc::Panic { message, loc } => format!("{message}{}", at(loc)),
+        Exc::Denied { what, token, loc } => format!("capability denied: {what} \u{2014} {token}{}", at(loc)),
+        Exc::Quota { hint, loc, .. } => format!("capability denied: fs.quota \u{2014} {hint}{}", at(loc)),
+        Exc::Ceiling { kind, limit, .. } => format!("ceiling {kind:?} exceeded ({limit})"),
+        Exc::Exit(n) => format!("process.exit({n})"),
+    }
+}

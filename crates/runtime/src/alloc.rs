@@ -1,0 +1,118 @@
+//! `--max-memory`: a counting global allocator (the `vox` binary installs it). The limit is soft:
+//! crossing it raises a flag the evaluator checks every few steps and unwinds to exit 79; growth
+//! builtins check first (`reserve`). A hard cap at the limit + 25 % writes the message with a raw
+//! `write(2)` and exits 79 at once, skipping exit commands (decisions.md 21).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::sync::OnceLock;
+
+use crate::exc::{CeilingKind, Exc, Res};
+
+pub struct CountingAlloc;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static BASE: AtomicUsize = AtomicUsize::new(0);
+/// 0 when not armed.
+static LIMIT: AtomicUsize = AtomicUsize::new(0);
+static HARD: AtomicUsize = AtomicUsize::new(usize::MAX);
+static OVER: AtomicBool = AtomicBool::new(false);
+static HARD_MESSAGE: OnceLock<Vec<u8>> = OnceLock::new();
+
+#[inline]
+fn after_grow(now: usize) {
+    let limit = LIMIT.load(Relaxed);
+    if limit == 0 {
+        return;
+    }
+    let used = now.saturating_sub(BASE.load(Relaxed));
+    if used > limit {
+        OVER.store(true, Relaxed);
+        if used > HARD.load(Relaxed) {
+            hard_stop();
+        }
+    }
+}
+
+#[cold]
+fn hard_stop() -> ! {
+    let msg: &[u8] = HARD_MESSAGE.get().map_or(b"vox: memory limit exceeded\n", |m| m.as_slice());
+    // SAFETY: write(2) and _exit(2) are async-signal-safe and allocate nothing.
+    unsafe {
+        libc::write(2, msg.as_ptr().cast(), msg.len());
+        libc::_exit(79);
+    }
+}
+
+// SAFETY: every method forwards to the system allocator and only adds atomic bookkeeping.
+unsafe impl GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc(layout);
+        if !p.is_null() {
+            let now = LIVE.fetch_add(layout.size(), Relaxed) + layout.size();
+            after_grow(now);
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc_zeroed(layout);
+        if !p.is_null() {
+            let now = LIVE.fetch_add(layout.size(), Relaxed) + layout.size();
+            after_grow(now);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout);
+        LIVE.fetch_sub(layout.size(), Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = System.realloc(ptr, layout, new_size);
+        if !p.is_null() {
+            if new_size >= layout.size() {
+                let grow = new_size - layout.size();
+                let now = LIVE.fetch_add(grow, Relaxed) + grow;
+                after_grow(now);
+            } else {
+                LIVE.fetch_sub(layout.size() - new_size, Relaxed);
+            }
+        }
+        p
+    }
+}
+
+/// Starts counting: bytes live from now on count against `limit` (0 disarms).
+pub fn arm(limit: u64) {
+    let _ = HARD_MESSAGE.set(format!("vox: memory limit exceeded: --max-memory {limit}\n").into_bytes());
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    BASE.store(LIVE.load(Relaxed), Relaxed);
+    HARD.store(limit.saturating_add(limit / 4), Relaxed);
+    OVER.store(false, Relaxed);
+    LIMIT.store(limit, Relaxed);
+}
+
+pub fn over_limit() -> bool {
+    OVER.load(Relaxed)
+}
+
+pub fn limit() -> u64 {
+    LIMIT.load(Relaxed) as u64
+}
+
+/// Live bytes counted since arming (or in all, when not armed).
+pub fn used() -> usize {
+    LIVE.load(Relaxed).saturating_sub(BASE.load(Relaxed))
+}
+
+/// Refuses to build a value of about `bytes` bytes when that would cross the limit.
+pub fn reserve(bytes: usize) -> Res<()> {
+    let limit = LIMIT.load(Relaxed);
+    if limit != 0 && used().saturating_add(bytes) > limit {
+        OVER.store(true, Relaxed);
+        return Err(Exc::Ceiling { kind: CeilingKind::Memory, limit: limit as u64, loc: None });
+    }
+    Ok(())
+}

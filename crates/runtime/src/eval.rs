@@ -1,0 +1,972 @@
+//! The evaluator: walks the resolved form (vox-hir). Locals live in one value stack, framed per
+//! call; every expression and statement evaluation counts one step (decisions.md 22).
+
+use std::rc::Rc;
+
+use vox_hir::{BinOp as HBinOp, Ctor, Expr, ExprId, Literal, Main, Module, Pat, PatId, PlaceRoot, PlaceStep, Stmt, StmtId, TemplatePart, UnOp};
+
+use crate::builtin::{Args, BuiltinDef, Cap, Host};
+use crate::catalog::{Catalog, CTOR_ROWS};
+use crate::context::RunContext;
+use crate::exc::{CeilingKind, Exc, Loc, Res};
+use crate::kind::message_name;
+use crate::ops::{self, BinOp};
+use crate::program::Program;
+use crate::value::{CodeFn, Func, Namespace, NamespaceKind, Tagged, Value};
+use crate::{display, equality, methods};
+
+/// Non-local control flow: errors and the three jumps.
+pub enum Flow {
+    Exc(Box<Exc>),
+    Return(Value),
+    Break,
+    Continue,
+}
+
+impl From<Exc> for Flow {
+    fn from(e: Exc) -> Flow {
+        Flow::Exc(Box::new(e))
+    }
+}
+
+type R = Result<Value, Flow>;
+
+/// Below this much host stack, a call is refused as a depth ceiling rather than risking overflow.
+const STACK_RESERVE: usize = 256 * 1024;
+/// How often (in steps) the memory flag and the wall clock are checked.
+const CHECK_PERIOD: u64 = 1024;
+
+pub struct Interp<'p> {
+    prog: &'p Program,
+    globals: Vec<Vec<Value>>,
+    pub ctx: RunContext,
+    stack: Vec<Value>,
+    base: usize,
+    module: u32,
+    pub steps: u64,
+    max_steps: u64,
+    depth: u64,
+    max_depth: u64,
+    next_check: u64,
+}
+
+fn hbin(op: HBinOp) -> BinOp {
+    match op {
+        HBinOp::Add => BinOp::Add,
+        HBinOp::Sub => BinOp::Sub,
+        HBinOp::Mul => BinOp::Mul,
+        HBinOp::Div => BinOp::Div,
+        HBinOp::Mod => BinOp::Mod,
+        HBinOp::Eq => BinOp::Eq,
+        HBinOp::Ne => BinOp::Ne,
+        HBinOp::Lt => BinOp::Lt,
+        HBinOp::Gt => BinOp::Gt,
+        HBinOp::Le => BinOp::Le,
+        HBinOp::Ge => BinOp::Ge,
+    }
+}
+
+fn lit_value(l: &Literal) -> Value {
+    match l {
+        Literal::Null => Value::Null,
+        Literal::Bool(b) => Value::Bool(*b),
+        Literal::Int(i) => Value::Int(*i),
+        Literal::Float(f) => Value::Float(*f),
+        Literal::Dec(d) => Value::Dec(*d),
+        Literal::Str(s) => Value::Str(s.clone()),
+    }
+}
+
+/// Methods whose result always has the receiver's kind: a W1 statement may hand them the
+/// variable's value by move, so growth happens in place.
+fn same_kind_method(recv: &Value, name: &str) -> bool {
+    match recv {
+        Value::List(_) => matches!(
+            name,
+            "push" | "extend" | "remove" | "remove_at" | "reverse" | "reversed" | "sorted" | "sort_by_key"
+                | "sorted_by_key" | "sort_by" | "sorted_by" | "map" | "filter" | "slice_list"
+        ),
+        Value::Map(_) => matches!(name, "insert" | "set" | "remove" | "delete" | "update"),
+        Value::Str(_) => matches!(
+            name,
+            "trim" | "trim_start" | "trim_end" | "to_upper" | "to_uppercase" | "to_lower" | "to_lowercase" | "replace"
+        ),
+        _ => false,
+    }
+}
+
+fn same_kind(a: &Value, b: &Value) -> bool {
+    matches!((a, b), (Value::List(_), Value::List(_)) | (Value::Map(_), Value::Map(_)) | (Value::Str(_), Value::Str(_)))
+}
+
+impl<'p> Interp<'p> {
+    pub fn new(prog: &'p Program, ctx: RunContext) -> Interp<'p> {
+        let globals = crate::program::link(prog);
+        let max_steps = ctx.limits.max_steps.unwrap_or(u64::MAX);
+        let max_depth = ctx.limits.max_depth.unwrap_or(u64::MAX);
+        Interp {
+            prog,
+            globals,
+            ctx,
+            stack: Vec::with_capacity(1024),
+            base: 0,
+            module: prog.entry(),
+            steps: 0,
+            max_steps,
+            depth: 0,
+            max_depth,
+            next_check: CHECK_PERIOD,
+        }
+    }
+
+    fn m(&self) -> &'p Module {
+        &self.prog.files[self.module as usize].hir
+    }
+
+    fn loc(&self, e: ExprId) -> Loc {
+        Loc { file: self.module, range: self.m().expr_ranges[e as usize] }
+    }
+
+    /// Fills in the location of an error that has none yet.
+    fn locate(&self, mut f: Flow, loc: Loc) -> Flow {
+        if let Flow::Exc(e) = &mut f {
+            match &mut **e {
+                Exc::Error { loc: l, .. }
+                | Exc::Panic { loc: l, .. }
+                | Exc::Denied { loc: l, .. }
+                | Exc::Quota { loc: l, .. }
+                | Exc::Ceiling { loc: l, .. } => {
+                    if l.is_none() {
+                        *l = Some(loc);
+                    }
+                }
+                _ => {}
+            }
+        }
+        f
+    }
+
+    #[inline]
+    fn tick(&mut self) -> Result<(), Flow> {
+        self.steps += 1;
+        if self.steps > self.max_steps {
+            return Err(Exc::Ceiling { kind: CeilingKind::Steps, limit: self.max_steps, loc: None }.into());
+        }
+        if self.steps >= self.next_check {
+            self.next_check = self.steps + CHECK_PERIOD;
+            self.periodic_checks()?;
+        }
+        Ok(())
+    }
+
+    fn periodic_checks(&mut self) -> Result<(), Flow> {
+        if crate::alloc::over_limit() {
+            let limit = crate::alloc::limit();
+            return Err(Exc::Ceiling { kind: CeilingKind::Memory, limit, loc: None }.into());
+        }
+        if let Some(deadline) = self.ctx.deadline {
+            if std::time::Instant::now() >= deadline {
+                let limit = self.ctx.limits.timeout_secs.unwrap_or(0);
+                return Err(Exc::Ceiling { kind: CeilingKind::Timeout, limit, loc: None }.into());
+            }
+        }
+        Ok(())
+    }
+
+    // ---- entry points -------------------------------------------------------------------------
+
+    /// Runs `main` (explicit or synthetic) and prints its result as voxscript.md §4.12 says.
+    pub fn run_main(&mut self) -> Result<(), Exc> {
+        let flow = match self.m().main {
+            None => return Err(Exc::error("nothing to run: add fn main() or top-level statements")),
+            Some(Main::Explicit(id)) => {
+                let f = self.globals_fn(self.module, id);
+                match self.call_value(&f, Vec::new(), Vec::new()) {
+                    Ok(v) => self.print_result(&v),
+                    Err(e) => Err(e),
+                }
+            }
+            Some(Main::Synthetic(id)) => {
+                let func = &self.m().functions[id as usize];
+                self.stack.resize(func.n_slots as usize, Value::Null);
+                self.base = 0;
+                match self.eval(func.body) {
+                    Ok(_) => Ok(()),
+                    Err(Flow::Return(v)) => self.print_result(&v),
+                    Err(e) => Err(e),
+                }
+            }
+        };
+        match flow {
+            Ok(()) => Ok(()),
+            Err(Flow::Exc(e)) => Err(*e),
+            Err(_) => Ok(()),
+        }
+    }
+
+    /// Calls one `@test` function of the entry file by name.
+    pub fn run_test(&mut self, name: &str) -> Result<(), Exc> {
+        let m = self.m();
+        let Some(&id) = m.tests.iter().find(|&&id| m.functions[id as usize].name.as_deref() == Some(name)) else {
+            return Err(Exc::error(format!("no test named `{name}`")));
+        };
+        let f = self.globals_fn(self.module, id);
+        match self.call_value(&f, Vec::new(), Vec::new()) {
+            Ok(_) | Err(Flow::Return(_)) | Err(Flow::Break) | Err(Flow::Continue) => Ok(()),
+            Err(Flow::Exc(e)) => Err(*e),
+        }
+    }
+
+    fn globals_fn(&self, module: u32, id: u32) -> Value {
+        let f = &self.prog.files[module as usize].hir.functions[id as usize];
+        Value::Func(Rc::new(Func::Code(Rc::new(CodeFn { name: f.name.clone(), module, func: id, captures: Vec::new() }))))
+    }
+
+    fn print_result(&mut self, v: &Value) -> Result<(), Flow> {
+        if !matches!(v, Value::Null) {
+            let mut s = display::display(v);
+            s.push('\n');
+            self.ctx.write_stdout(&s)?;
+        }
+        Ok(())
+    }
+
+    // ---- calls --------------------------------------------------------------------------------
+
+    fn call_builtin(&mut self, def: &'static BuiltinDef, args: Vec<Value>) -> R {
+        use vox_caps::Need;
+        let need = match def.cap {
+            Cap::Net => Some(Need::Net),
+            Cap::Process => Some(Need::Process),
+            Cap::EnvRo => Some(Need::EnvRo),
+            Cap::EnvRw => Some(Need::EnvRw),
+            Cap::Secrets => Some(Need::Secrets),
+            Cap::Time => Some(Need::Time),
+            Cap::Random => Some(Need::Random),
+            Cap::Agentos => Some(Need::Agentos),
+            // Filesystem rows check each path through `RunContext::fs_path`.
+            Cap::None | Cap::FsRead | Cap::FsWrite => None,
+        };
+        let what = def.qualified();
+        if let Some(need) = need {
+            self.ctx.gate(&what, need)?;
+        }
+        let mut args = Args::new(what, args);
+        Ok((def.f)(self, &mut args)?)
+    }
+
+    pub fn call_value(&mut self, f: &Value, args: Vec<Value>, named: Vec<(Rc<str>, Value)>) -> R {
+        let Value::Func(func) = f else {
+            return Err(Exc::error(format!("cannot call a value of type {}", message_name(f))).into());
+        };
+        match &**func {
+            Func::Builtin(def) => {
+                if !named.is_empty() {
+                    return Err(Exc::error(format!("builtin `{}` takes no named arguments", def.qualified())).into());
+                }
+                self.call_builtin(def, args)
+            }
+            Func::Ctor { variant, fields } => {
+                if !named.is_empty() {
+                    return Err(Exc::error(format!("constructor `{variant}` takes no named arguments")).into());
+                }
+                if args.len() != fields.len() {
+                    let noun = if fields.len() == 1 { "argument" } else { "arguments" };
+                    return Err(Exc::error(format!(
+                        "constructor `{variant}` expects {} {noun}, got {}",
+                        fields.len(),
+                        args.len()
+                    ))
+                    .into());
+                }
+                Ok(Value::Tagged(Rc::new(Tagged { variant: variant.clone(), fields: fields.clone(), values: args })))
+            }
+            Func::Code(code) => self.call_code(code, args, named),
+            Func::JsonCodec { module, ty, to_json, name } => {
+                if args.len() != 1 || !named.is_empty() {
+                    return Err(Exc::error(format!("function `{name}` expects 1 argument, got {}", args.len())).into());
+                }
+                let def = &self.prog.files[*module as usize].hir.types[*ty as usize];
+                let arg = args.into_iter().next().unwrap_or(Value::Null);
+                Ok(if *to_json { crate::json_as::to_json(def, &arg)? } else { crate::json_as::from_json(def, &arg) })
+            }
+        }
+    }
+
+    fn call_code(&mut self, code: &CodeFn, args: Vec<Value>, named: Vec<(Rc<str>, Value)>) -> R {
+        let file = &self.prog.files[code.module as usize];
+        let func = &file.hir.functions[code.func as usize];
+        let n_params = func.params.len();
+        let fname = || match &func.name {
+            Some(n) => format!("`{n}`"),
+            None => "`<closure>`".to_string(),
+        };
+        let arity_error = |given: usize| {
+            let noun = if n_params == 1 { "argument" } else { "arguments" };
+            Flow::from(Exc::error(format!("function {} expects {n_params} {noun}, got {given}", fname())))
+        };
+        let mut slots: Vec<Option<Value>> = Vec::new();
+        let positional = args.len();
+        if named.is_empty() {
+            if positional != n_params {
+                return Err(arity_error(positional));
+            }
+        } else {
+            if positional > n_params {
+                return Err(arity_error(positional + named.len()));
+            }
+            slots.resize(n_params, None);
+            for (name, v) in named {
+                let Some(i) = func.params.iter().position(|p| *p == name) else {
+                    return Err(Exc::error(format!("function {} has no parameter `{name}`", fname())).into());
+                };
+                if i < positional || slots[i].is_some() {
+                    return Err(Exc::error(format!("parameter `{name}` given twice")).into());
+                }
+                slots[i] = Some(v);
+            }
+            if slots[positional..].iter().any(Option::is_none) {
+                let given = positional + slots.iter().filter(|s| s.is_some()).count();
+                return Err(arity_error(given));
+            }
+        }
+        self.depth += 1;
+        if self.depth > self.max_depth || stacker::remaining_stack().is_some_and(|r| r < STACK_RESERVE) {
+            self.depth -= 1;
+            let limit = if self.max_depth == u64::MAX { self.depth } else { self.max_depth };
+            return Err(Exc::Ceiling { kind: CeilingKind::Depth, limit, loc: None }.into());
+        }
+        let base = self.stack.len();
+        self.stack.resize(base + func.n_slots as usize, Value::Null);
+        for (i, v) in args.into_iter().enumerate() {
+            self.stack[base + i] = v;
+        }
+        for (i, v) in slots.into_iter().enumerate() {
+            if let Some(v) = v {
+                self.stack[base + i] = v;
+            }
+        }
+        for (slot, v) in func.capture_slots.iter().zip(code.captures.iter()) {
+            self.stack[base + *slot as usize] = v.clone();
+        }
+        let saved = (self.base, self.module);
+        self.base = base;
+        self.module = code.module;
+        let r = self.eval(func.body);
+        self.base = saved.0;
+        self.module = saved.1;
+        self.stack.truncate(base);
+        self.depth -= 1;
+        match r {
+            Ok(v) | Err(Flow::Return(v)) => Ok(v),
+            Err(Flow::Break) | Err(Flow::Continue) => Ok(Value::Null),
+            Err(e) => Err(e),
+        }
+    }
+
+    // ---- expressions --------------------------------------------------------------------------
+
+    fn eval(&mut self, id: ExprId) -> R {
+        match self.eval_inner(id) {
+            Ok(v) => Ok(v),
+            Err(f) => Err(self.locate(f, self.loc(id))),
+        }
+    }
+
+    fn eval_args(&mut self, args: &[ExprId]) -> Result<Vec<Value>, Flow> {
+        let mut out = Vec::with_capacity(args.len());
+        for &a in args {
+            out.push(self.eval(a)?);
+        }
+        Ok(out)
+    }
+
+    fn eval_named(&mut self, named: &[(Rc<str>, ExprId)]) -> Result<Vec<(Rc<str>, Value)>, Flow> {
+        let mut out = Vec::with_capacity(named.len());
+        for (n, e) in named {
+            out.push((n.clone(), self.eval(*e)?));
+        }
+        Ok(out)
+    }
+
+    fn eval_inner(&mut self, id: ExprId) -> R {
+        self.tick()?;
+        let m = self.m();
+        match &m.exprs[id as usize] {
+            Expr::Lit(l) => Ok(lit_value(l)),
+            Expr::Template(parts) => {
+                let mut s = String::new();
+                for p in parts {
+                    match p {
+                        TemplatePart::Lit(t) => s.push_str(t),
+                        TemplatePart::Var(e) => {
+                            let v = self.eval(*e)?;
+                            display::display_into(&mut s, &v);
+                        }
+                    }
+                }
+                Ok(Value::Str(Rc::from(s)))
+            }
+            Expr::Local(slot) => Ok(self.stack[self.base + *slot as usize].clone()),
+            Expr::Global(g) => Ok(self.globals[self.module as usize][*g as usize].clone()),
+            Expr::Builtin(b) => Ok(Value::Func(Rc::new(Func::Builtin(Catalog::get().row(*b))))),
+            Expr::Namespace(ns) => Ok(namespace_value(ns)),
+            Expr::NsMember { ns, name } => match crate::builtins::namespace_constant(ns, name) {
+                Some(v) => Ok(v),
+                None => Err(methods::not_found(name).into()),
+            },
+            Expr::Std => Ok(Value::Namespace(Rc::new(Namespace { name: Rc::from("std"), kind: NamespaceKind::Std }))),
+            Expr::Ctor(c) => Ok(Value::Func(Rc::new(Func::Builtin(&CTOR_ROWS[*c as usize])))),
+            Expr::NoneValue => Ok(Value::none()),
+            Expr::Undefined(name) => Err(Exc::error(format!("undefined variable: {name}")).into()),
+            Expr::List(items) => {
+                let v = self.eval_args(items)?;
+                Ok(Value::List(Rc::new(v)))
+            }
+            Expr::Tuple(items) => {
+                let v = self.eval_args(items)?;
+                Ok(Value::Tuple(Rc::new(v)))
+            }
+            Expr::Map(entries) => {
+                let mut map = crate::value::VMap::with_capacity(entries.len());
+                for (k, e) in entries {
+                    let v = self.eval(*e)?;
+                    map.insert(k.clone(), v);
+                }
+                Ok(Value::Map(Rc::new(map)))
+            }
+            Expr::Unary(op, e) => {
+                let v = self.eval(*e)?;
+                Ok(match op {
+                    UnOp::Neg => ops::neg(&v)?,
+                    UnOp::Not => ops::not(&v)?,
+                })
+            }
+            Expr::Binary(op, a, b) => {
+                let a = self.eval(*a)?;
+                let b = self.eval(*b)?;
+                Ok(ops::binary_host(self, hbin(*op), &a, &b)?)
+            }
+            Expr::And(a, b) => {
+                let l = self.eval(*a)?;
+                if !ops::truthy_bool(&l)? {
+                    return Ok(Value::Bool(false));
+                }
+                let r = self.eval(*b)?;
+                Ok(Value::Bool(ops::truthy_bool(&r)?))
+            }
+            Expr::Or(a, b) => {
+                let l = self.eval(*a)?;
+                if ops::truthy_bool(&l)? {
+                    return Ok(Value::Bool(true));
+                }
+                let r = self.eval(*b)?;
+                Ok(Value::Bool(ops::truthy_bool(&r)?))
+            }
+            Expr::Pipe(x, f) => {
+                let x = self.eval(*x)?;
+                let f = self.eval(*f)?;
+                self.call_value(&f, vec![x], Vec::new())
+            }
+            Expr::Call { callee, args, named } => {
+                if let Expr::Builtin(b) = &m.exprs[*callee as usize] {
+                    self.tick()?;
+                    let def = Catalog::get().row(*b);
+                    let args = self.eval_args(args)?;
+                    if !named.is_empty() {
+                        return Err(Exc::error(format!("builtin `{}` takes no named arguments", def.qualified())).into());
+                    }
+                    return self.call_builtin(def, args);
+                }
+                let f = self.eval(*callee)?;
+                let args = self.eval_args(args)?;
+                let named = self.eval_named(named)?;
+                self.call_value(&f, args, named)
+            }
+            Expr::MethodCall { recv, name, args, named } => {
+                let r = self.eval(*recv)?;
+                let args = self.eval_args(args)?;
+                let named = self.eval_named(named)?;
+                self.method_call(r, name, args, named)
+            }
+            Expr::PopWriteBack { slot, call } => {
+                let i = self.base + *slot as usize;
+                if matches!(self.stack[i], Value::List(_)) {
+                    self.tick()?;
+                    if let Value::List(list) = &mut self.stack[i] {
+                        return Ok(Rc::make_mut(list).pop().unwrap_or(Value::Null));
+                    }
+                }
+                self.eval(*call)
+            }
+            Expr::Field(recv, name) => {
+                let v = self.eval(*recv)?;
+                self.field(&v, name)
+            }
+            Expr::Index(recv, idx) => {
+                let r = self.eval(*recv)?;
+                let i = self.eval(*idx)?;
+                Ok(ops::index(&r, &i)?)
+            }
+            Expr::Try(e) => {
+                let v = self.eval(*e)?;
+                match &v {
+                    Value::Res(Ok(x)) | Value::Opt(Some(x)) => Ok((**x).clone()),
+                    Value::Res(Err(_)) | Value::Opt(None) => Err(Flow::Return(v)),
+                    other => Err(Exc::error(format!(
+                        "the `?` operator needs an Option or Result, found {}",
+                        message_name(other)
+                    ))
+                    .into()),
+                }
+            }
+            Expr::Block(stmts) => self.block(stmts),
+            Expr::If { cond, then, els } => {
+                let c = self.eval(*cond)?;
+                if ops::truthy_bool(&c)? {
+                    self.eval(*then)
+                } else if let Some(e) = els {
+                    self.eval(*e)
+                } else {
+                    Ok(Value::Null)
+                }
+            }
+            Expr::Match { scrutinee, arms } => {
+                let v = self.eval(*scrutinee)?;
+                for (pat, body) in arms {
+                    if self.match_pat(*pat, &v)? {
+                        return self.eval(*body);
+                    }
+                }
+                Err(Exc::error("No match arm found").into())
+            }
+            Expr::For { iter, value, index, body } => {
+                let it = self.eval(*iter)?;
+                self.for_loop(it, *value, *index, *body)
+            }
+            Expr::Closure { func, captures } => {
+                let caps = captures.iter().map(|s| self.stack[self.base + *s as usize].clone()).collect();
+                Ok(Value::Func(Rc::new(Func::Code(Rc::new(CodeFn { name: None, module: self.module, func: *func, captures: caps })))))
+            }
+            Expr::Return(e) => {
+                let v = match e {
+                    Some(e) => self.eval(*e)?,
+                    None => Value::Null,
+                };
+                Err(Flow::Return(v))
+            }
+            Expr::Break => Err(Flow::Break),
+            Expr::Continue => Err(Flow::Continue),
+            Expr::Missing => Err(Exc::error("this code has syntax errors and cannot run").into()),
+        }
+    }
+
+    fn method_call(&mut self, r: Value, name: &str, args: Vec<Value>, named: Vec<(Rc<str>, Value)>) -> R {
+        if let Value::Namespace(ns) = &r {
+            let f = self.namespace_member(ns, name)?;
+            return self.call_value(&f, args, named);
+        }
+        if !named.is_empty() {
+            return Err(Exc::error(format!("method `{name}` takes no named arguments")).into());
+        }
+        Ok(methods::call_method_owned(self, r, name, args)?)
+    }
+
+    fn namespace_member(&self, ns: &Namespace, name: &str) -> R {
+        match &ns.kind {
+            NamespaceKind::Builtin => match Catalog::get().lookup(&ns.name, name) {
+                Some(def) => Ok(Value::Func(Rc::new(Func::Builtin(def)))),
+                None => match crate::builtins::namespace_constant(&ns.name, name) {
+                    Some(v) => Ok(v),
+                    None => Err(methods::not_found(name).into()),
+                },
+            },
+            NamespaceKind::Std => {
+                if crate::builtins::NAMESPACES.contains(&name) {
+                    Ok(namespace_value(name))
+                } else {
+                    Err(methods::not_found(name).into())
+                }
+            }
+            NamespaceKind::Module(members) => match members.get(name) {
+                Some(v) => Ok(v.clone()),
+                None => Err(methods::not_found(name).into()),
+            },
+        }
+    }
+
+    fn field(&mut self, v: &Value, name: &str) -> R {
+        match v {
+            Value::Namespace(ns) => self.namespace_member(ns, name),
+            Value::Func(f) => match &**f {
+                Func::Builtin(def) if def.ns.is_empty() && methods::is_method_of(def.name, name) => Err(Exc::error(format!(
+                    "{}.{name} is not a function; use the method form `x.{name}()`",
+                    def.name
+                ))
+                .into()),
+                _ => Ok(ops::field(v, name)?),
+            },
+            _ => Ok(ops::field(v, name)?),
+        }
+    }
+
+    fn for_loop(&mut self, it: Value, value: Option<u32>, index: Option<u32>, body: ExprId) -> R {
+        let base = self.base;
+        macro_rules! run_body {
+            ($v:expr, $i:expr) => {{
+                if let Some(s) = value {
+                    self.stack[base + s as usize] = $v;
+                }
+                if let Some(s) = index {
+                    self.stack[base + s as usize] = $i;
+                }
+                match self.eval(body) {
+                    Ok(_) | Err(Flow::Continue) => {}
+                    Err(Flow::Break) => break,
+                    Err(e) => return Err(e),
+                }
+            }};
+        }
+        match it {
+            Value::List(list) => {
+                for (i, v) in list.iter().enumerate() {
+                    run_body!(v.clone(), Value::Int(i as i64));
+                }
+            }
+            Value::Map(map) => {
+                let mut keys: Vec<usize> = (0..map.len()).collect();
+                if let Some(seed) = self.ctx.perturb {
+                    crate::perturb::shuffle(&mut keys, seed ^ self.steps);
+                }
+                for i in keys {
+                    let Some((k, v)) = map.get_index(i) else { continue };
+                    run_body!(Value::Str(k.clone()), v.clone());
+                }
+            }
+            Value::Str(s) => {
+                for (i, c) in s.chars().enumerate() {
+                    let mut buf = [0u8; 4];
+                    run_body!(Value::Str(Rc::from(&*c.encode_utf8(&mut buf))), Value::Int(i as i64));
+                }
+            }
+            other => return Err(Exc::error(format!("cannot iterate over {}", message_name(&other))).into()),
+        }
+        Ok(Value::Null)
+    }
+
+    fn match_pat(&mut self, pat: PatId, v: &Value) -> Result<bool, Flow> {
+        let m = self.m();
+        Ok(match &m.pats[pat as usize] {
+            Pat::Wild => true,
+            Pat::Bind(slot) => {
+                self.stack[self.base + *slot as usize] = v.clone();
+                true
+            }
+            Pat::Lit(l) => equality::equals(v, &lit_value(l)),
+            Pat::Tuple(ps) => {
+                let items = match v {
+                    Value::Tuple(t) => t.clone(),
+                    Value::List(l) => l.clone(),
+                    _ => return Ok(false),
+                };
+                if items.len() != ps.len() {
+                    return Ok(false);
+                }
+                for (p, item) in ps.iter().zip(items.iter()) {
+                    if !self.match_pat(*p, item)? {
+                        return Ok(false);
+                    }
+                }
+                true
+            }
+            Pat::Builtin(ctor, sub) => {
+                let inner = match (ctor, v) {
+                    (Ctor::Some, Value::Opt(Some(x))) => x.clone(),
+                    (Ctor::Ok, Value::Res(Ok(x))) => x.clone(),
+                    (Ctor::Err, Value::Res(Err(x))) => x.clone(),
+                    _ => return Ok(false),
+                };
+                match sub {
+                    Some(p) => self.match_pat(*p, &inner)?,
+                    None => true,
+                }
+            }
+            Pat::NoneCtor => matches!(v, Value::Opt(None) | Value::Null),
+            Pat::Variant { name, fields } => {
+                let Value::Tagged(t) = v else { return Ok(false) };
+                if t.variant != *name {
+                    return Ok(false);
+                }
+                let subs: &[PatId] = fields.as_deref().unwrap_or(&[]);
+                if subs.len() != t.values.len() {
+                    return Ok(false);
+                }
+                let t = t.clone();
+                for (p, item) in subs.iter().zip(t.values.iter()) {
+                    if !self.match_pat(*p, item)? {
+                        return Ok(false);
+                    }
+                }
+                true
+            }
+            Pat::UnknownCtor(name) => return Err(Exc::error(format!("unknown constructor `{name}` in pattern")).into()),
+        })
+    }
+
+    // ---- statements ---------------------------------------------------------------------------
+
+    fn block(&mut self, stmts: &[StmtId]) -> R {
+        let mut last = Value::Null;
+        for &s in stmts {
+            last = self.stmt(s)?;
+        }
+        Ok(last)
+    }
+
+    fn stmt(&mut self, id: StmtId) -> R {
+        match self.stmt_inner(id) {
+            Ok(v) => Ok(v),
+            Err(f) => {
+                let loc = Loc { file: self.module, range: self.m().stmt_ranges[id as usize] };
+                Err(self.locate(f, loc))
+            }
+        }
+    }
+
+    fn stmt_inner(&mut self, id: StmtId) -> R {
+        self.tick()?;
+        let m = self.m();
+        match &m.stmts[id as usize] {
+            Stmt::Let { pat, init } => {
+                let v = self.eval(*init)?;
+                self.bind_let(*pat, v)?;
+                Ok(Value::Null)
+            }
+            Stmt::Expr { expr, writeback } => match (writeback, &m.exprs[*expr as usize]) {
+                (Some(slot), Expr::MethodCall { recv, name, args, named }) if named.is_empty() => {
+                    self.tick()?;
+                    let _ = recv;
+                    let args = match self.eval_args(args) {
+                        Ok(a) => a,
+                        Err(f) => return Err(self.locate(f, self.loc(*expr))),
+                    };
+                    let i = self.base + *slot as usize;
+                    let current = &self.stack[i];
+                    let result = if same_kind_method(current, name) {
+                        // The only reference moves into the call: growth happens in place.
+                        let taken = std::mem::replace(&mut self.stack[i], Value::Null);
+                        let r = methods::call_method_owned(self, taken, name, args);
+                        match r {
+                            Ok(v) => {
+                                self.stack[i] = v.clone();
+                                v
+                            }
+                            Err(e) => return Err(self.locate(e.into(), self.loc(*expr))),
+                        }
+                    } else {
+                        let recv_value = current.clone();
+                        let r = match &recv_value {
+                            Value::Namespace(_) => self.method_call(recv_value.clone(), name, args, Vec::new()),
+                            _ => methods::call_method_owned(self, recv_value.clone(), name, args).map_err(Flow::from),
+                        };
+                        let v = match r {
+                            Ok(v) => v,
+                            Err(e) => return Err(self.locate(e, self.loc(*expr))),
+                        };
+                        if same_kind(&recv_value, &v) {
+                            self.stack[i] = v.clone();
+                        }
+                        v
+                    };
+                    Ok(result)
+                }
+                _ => self.eval(*expr),
+            },
+            Stmt::Assign { place, op, value } => {
+                // Index expressions of the place are evaluated once, before the value.
+                let mut steps: Vec<Step> = Vec::with_capacity(place.steps.len());
+                for s in &place.steps {
+                    steps.push(match s {
+                        PlaceStep::Field(n) => Step::Field(n.clone()),
+                        PlaceStep::Index(e) => Step::Index(self.eval(*e)?),
+                    });
+                }
+                let v = self.eval(*value)?;
+                let slot = match &place.root {
+                    PlaceRoot::Local(s) => *s,
+                    PlaceRoot::Invalid(name) => {
+                        return Err(Exc::error(format!("undefined variable: {name}")).into());
+                    }
+                };
+                let i = self.base + slot as usize;
+                let v = match op {
+                    None => v,
+                    Some(op) => {
+                        let old = read_path(&self.stack[i], &steps)?;
+                        ops::binary_host(self, hbin(*op), &old, &v)?
+                    }
+                };
+                write_path(&mut self.stack[i], &steps, v)?;
+                Ok(Value::Null)
+            }
+            Stmt::While { cond, body } => {
+                loop {
+                    let c = self.eval(*cond)?;
+                    if !ops::truthy_bool(&c)? {
+                        break;
+                    }
+                    match self.eval(*body) {
+                        Ok(_) | Err(Flow::Continue) => {}
+                        Err(Flow::Break) => break,
+                        Err(e) => return Err(e),
+                    }
+                }
+                Ok(Value::Null)
+            }
+            Stmt::Loop { body } => {
+                loop {
+                    self.tick()?;
+                    match self.eval(*body) {
+                        Ok(_) | Err(Flow::Continue) => {}
+                        Err(Flow::Break) => break,
+                        Err(e) => return Err(e),
+                    }
+                }
+                Ok(Value::Null)
+            }
+        }
+    }
+
+    fn bind_let(&mut self, pat: PatId, v: Value) -> Result<(), Flow> {
+        let m = self.m();
+        match &m.pats[pat as usize] {
+            Pat::Wild => Ok(()),
+            Pat::Bind(slot) => {
+                self.stack[self.base + *slot as usize] = v;
+                Ok(())
+            }
+            Pat::Tuple(ps) => {
+                let items = match &v {
+                    Value::Tuple(t) => t.clone(),
+                    Value::List(l) => l.clone(),
+                    other => {
+                        return Err(Exc::error(format!(
+                            "cannot destructure {} into {} names",
+                            message_name(other),
+                            ps.len()
+                        ))
+                        .into())
+                    }
+                };
+                if items.len() != ps.len() {
+                    return Err(Exc::error(format!(
+                        "cannot destructure a {} of {} elements into {} names",
+                        message_name(&v),
+                        items.len(),
+                        ps.len()
+                    ))
+                    .into());
+                }
+                for (p, item) in ps.iter().zip(items.iter()) {
+                    self.bind_let(*p, item.clone())?;
+                }
+                Ok(())
+            }
+            _ => {
+                if self.match_pat(pat, &v)? {
+                    Ok(())
+                } else {
+                    Err(Exc::error("let pattern does not match").into())
+                }
+            }
+        }
+    }
+}
+
+enum Step {
+    Field(Rc<str>),
+    Index(Value),
+}
+
+fn read_path(root: &Value, steps: &[Step]) -> Res<Value> {
+    let mut cur = root.clone();
+    for s in steps {
+        cur = match s {
+            Step::Field(n) => ops::field(&cur, n)?,
+            Step::Index(i) => ops::index(&cur, i)?,
+        };
+    }
+    Ok(cur)
+}
+
+/// Assigns into a place: `xs[0] = 9`, `m["k"] = v`, `cfg.port = 80`, `rows[2].name = "x"`.
+fn write_path(target: &mut Value, steps: &[Step], v: Value) -> Res<()> {
+    let Some((last, init)) = steps.split_last() else {
+        *target = v;
+        return Ok(());
+    };
+    let mut cur = target;
+    for s in init {
+        let next: Option<&mut Value> = match (s, cur) {
+            (Step::Field(n), Value::Map(m)) => match Rc::make_mut(m).get_mut(&**n) {
+                Some(x) => Some(x),
+                None => return Err(Exc::error(format!("Field {n} not found on object"))),
+            },
+            (Step::Field(n), Value::Tagged(t)) => {
+                let t = Rc::make_mut(t);
+                match t.fields.iter().position(|f| **f == **n) {
+                    Some(i) => t.values.get_mut(i),
+                    None => return Err(Exc::error(format!("Field {n} not found on object"))),
+                }
+            }
+            (Step::Index(Value::Int(i)), Value::List(l)) => {
+                if *i < 0 {
+                    None
+                } else {
+                    Rc::make_mut(l).get_mut(*i as usize)
+                }
+            }
+            (Step::Index(Value::Str(k)), Value::Map(m)) => Rc::make_mut(m).get_mut(&**k),
+            (Step::Index(_), Value::List(_)) => return Err(Exc::error("type error: expected int, found str")),
+            (_, other) => return Err(Exc::error(format!("cannot assign into {}", message_name(other)))),
+        };
+        match next {
+            Some(n) => cur = n,
+            // An out-of-range index or missing key: a silent no-op, as for `xs[i] = v`.
+            None => return Ok(()),
+        }
+    }
+    match last {
+        Step::Field(n) => ops::set_field(cur, n, v),
+        Step::Index(i) => ops::set_index(cur, i, v),
+    }
+}
+
+fn namespace_value(ns: &str) -> Value {
+    Value::Namespace(Rc::new(Namespace { name: Rc::from(ns), kind: NamespaceKind::Builtin }))
+}
+
+impl Host for Interp<'_> {
+    fn call(&mut self, f: &Value, args: Vec<Value>) -> Res<Value> {
+        match self.call_value(f, args, Vec::new()) {
+            Ok(v) | Err(Flow::Return(v)) => Ok(v),
+            Err(Flow::Exc(e)) => Err(*e),
+            Err(_) => Ok(Value::Null),
+        }
+    }
+    fn next_random(&mut self) -> u64 {
+        self.ctx.next_random()
+    }
+    fn write_stdout(&mut self, text: &str) -> Res<()> {
+        self.ctx.write_stdout(text)
+    }
+    fn write_stderr(&mut self, text: &str) -> Res<()> {
+        self.ctx.write_stderr(text)
+    }
+    fn reserve(&mut self, bytes: usize) -> Res<()> {
+        crate::alloc::reserve(bytes)
+    }
+    fn ctx(&mut self) -> Option<&mut RunContext> {
+        Some(&mut self.ctx)
+    }
+}
