@@ -19,6 +19,7 @@ mod set;
 mod size;
 mod token;
 
+pub mod config;
 pub use check::{check, check_path, Access, Denial, Need, Resolved};
 pub use legacy::{parse_legacy_directive, LegacyDirective, LEGACY_WORDS};
 pub use set::{CapSet, FsRoot};

@@ -19,18 +19,21 @@ pub struct RunFlags {
     /// deterministic, none. Unmentioned namespaces are denied.
     #[arg(long = "caps", value_name = "TOKEN")]
     pub caps: Vec<String>,
+    /// Run with the named `[run.NAME]` entry of Vox.toml (its caps, cwd, ceilings and args).
+    #[arg(long, value_name = "NAME", conflicts_with = "caps")]
+    pub config: Option<String>,
     /// Refuse to run unless capabilities are given explicitly.
     #[arg(long)]
     pub require_caps: bool,
     /// Receiver mode: --caps mandatory, --max-disk 32MiB and --max-files 4096 by default, children jailed.
     #[arg(long)]
     pub mesh: bool,
-    /// Evaluated expressions and statements (0 = unlimited).
-    #[arg(long, value_name = "N", default_value = "10000000")]
-    pub max_steps: String,
-    /// Nesting of function and closure calls (0 = unlimited).
-    #[arg(long, value_name = "N", default_value = "1024")]
-    pub max_depth: String,
+    /// Evaluated expressions and statements [default: 10000000] (0 = unlimited).
+    #[arg(long, value_name = "N")]
+    pub max_steps: Option<String>,
+    /// Nesting of function and closure calls [default: 1024] (0 = unlimited).
+    #[arg(long, value_name = "N")]
+    pub max_depth: Option<String>,
     /// Live heap bytes, e.g. 64MiB (0 = unlimited).
     #[arg(long, value_name = "BYTES")]
     pub max_memory: Option<String>,
@@ -109,15 +112,20 @@ fn parse_limit(flag: &str, value: Option<&str>) -> Result<Option<u64>, String> {
     }
 }
 
-fn limits(flags: &RunFlags) -> Result<Limits, String> {
+/// Ceilings: command-line flags, else the run configuration's, else the defaults.
+fn limits(flags: &RunFlags, config: Option<&RunConfig>) -> Result<Limits, String> {
+    let from_config = |key: &str| config.and_then(|c| c.ceilings.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone()));
+    let pick = |flag: &Option<String>, key: &str, default: Option<&str>| -> Option<String> {
+        flag.clone().or_else(|| from_config(key)).or_else(|| default.map(str::to_string))
+    };
     let mut l = Limits {
-        max_steps: parse_limit("--max-steps", Some(&flags.max_steps))?,
-        max_depth: parse_limit("--max-depth", Some(&flags.max_depth))?,
-        max_memory: parse_limit("--max-memory", flags.max_memory.as_deref())?,
-        max_disk: parse_limit("--max-disk", flags.max_disk.as_deref())?,
-        max_files: parse_limit("--max-files", flags.max_files.as_deref())?,
-        max_output: parse_limit("--max-output", flags.max_output.as_deref())?,
-        timeout_secs: parse_limit("--timeout", flags.timeout.as_deref())?,
+        max_steps: parse_limit("--max-steps", pick(&flags.max_steps, "max-steps", Some("10000000")).as_deref())?,
+        max_depth: parse_limit("--max-depth", pick(&flags.max_depth, "max-depth", Some("1024")).as_deref())?,
+        max_memory: parse_limit("--max-memory", pick(&flags.max_memory, "max-memory", None).as_deref())?,
+        max_disk: parse_limit("--max-disk", pick(&flags.max_disk, "max-disk", None).as_deref())?,
+        max_files: parse_limit("--max-files", pick(&flags.max_files, "max-files", None).as_deref())?,
+        max_output: parse_limit("--max-output", pick(&flags.max_output, "max-output", None).as_deref())?,
+        timeout_secs: parse_limit("--timeout", pick(&flags.timeout, "timeout", None).as_deref())?,
     };
     if flags.mesh {
         if flags.max_disk.is_none() {
@@ -130,8 +138,64 @@ fn limits(flags: &RunFlags) -> Result<Limits, String> {
     Ok(l)
 }
 
+/// The run configuration that applies (runtime.md §1 rule 2, decisions.md 15); errors exit 1.
+fn choose_config(flags: &RunFlags, script: &Path) -> Result<Option<RunConfig>, String> {
+    if !flags.caps.is_empty() {
+        return Ok(None);
+    }
+    let dir = script.canonicalize().ok().and_then(|p| p.parent().map(Path::to_path_buf)).unwrap_or_else(|| PathBuf::from("."));
+    let Some(toml_path) = vox_caps::config::find_vox_toml(&dir) else {
+        return match &flags.config {
+            Some(name) => Err(format!("vox: --config {name}: no Vox.toml found in {} or its parents", dir.display())),
+            None => Ok(None),
+        };
+    };
+    let configs = vox_caps::config::load_vox_toml(&toml_path).map_err(|e| format!("vox: {e}"))?;
+    if let Some(name) = &flags.config {
+        return match configs.iter().find(|c| &c.name == name) {
+            Some(c) => Ok(Some(c.clone())),
+            None => {
+                let names: Vec<&str> = configs.iter().map(|c| c.name.as_str()).collect();
+                Err(format!(
+                    "vox: no run configuration named `{name}` in {} (it has: {})",
+                    toml_path.display(),
+                    if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                ))
+            }
+        };
+    }
+    let matching = vox_caps::config::entries_for(&configs, script);
+    match matching.as_slice() {
+        [] => Ok(None),
+        [one] => Ok(Some((*one).clone())),
+        many => {
+            let names: Vec<&str> = many.iter().map(|c| c.name.as_str()).collect();
+            Err(format!(
+                "vox: {} has {} run configurations for {} ({}); choose one with --config NAME",
+                toml_path.display(),
+                many.len(),
+                script.display(),
+                names.join(", ")
+            ))
+        }
+    }
+}
+
 /// The capability set and how it was chosen (runtime.md §1); errors are printed lines, exit 1.
-fn choose_caps(flags: &RunFlags, source_text: &str, cwd: &Path) -> Result<(CapSet, CapsSource), String> {
+fn choose_caps(flags: &RunFlags, config: Option<&RunConfig>, source_text: &str, cwd: &Path) -> Result<(CapSet, CapsSource), String> {
+    if let Some(c) = config {
+        let mut tokens = Vec::new();
+        for t in c.caps.iter().flatten() {
+            match vox_caps::parse_token(t, &c.cwd) {
+                Ok(tok) => tokens.push(tok),
+                Err(e) => return Err(format!("{} (in run configuration `{}`)", e.render(), c.name)),
+            }
+        }
+        if flags.mesh {
+            return Err("vox: --mesh requires explicit --caps tokens; a run configuration does not satisfy it".into());
+        }
+        return CapSet::from_tokens(&tokens).map(|s| (s, CapsSource::Config(c.name.clone()))).map_err(|e| e.render());
+    }
     if !flags.caps.is_empty() {
         let mut tokens = Vec::new();
         for t in &flags.caps {
@@ -204,6 +268,10 @@ fn report_exc(exc: &Exc, prog: &Program, rep: &Reporter) -> i32 {
             rep.event(k, &msg, place(loc), &[]);
             code
         }
+        Exc::Unconfinable { reason, loc } => {
+            rep.event("caps.denied", &format!("vox: cannot confine child: {reason}"), place(loc), &[]);
+            77
+        }
         Exc::Exit(n) => *n,
     }
 }
@@ -222,6 +290,8 @@ struct Prepared {
     path: PathBuf,
 }
 
+use vox_caps::config::RunConfig;
+
 fn prepare(flags: &RunFlags, file: &Path, user_args: &[String], capture: bool) -> Result<Prepared, (i32, String)> {
     let shown = file.display().to_string();
     let text = match std::fs::read(file) {
@@ -235,9 +305,20 @@ fn prepare(flags: &RunFlags, file: &Path, user_args: &[String], capture: bool) -
     if flags.error_format != "human" && flags.error_format != "json" {
         return Err((2, format!("vox: invalid --error-format \"{}\": use human or json", flags.error_format)));
     }
-    let (caps, source) = choose_caps(flags, &text, &cwd).map_err(|m| (1, m))?;
-    let limits = limits(flags).map_err(|m| (1, m))?;
+    let config = choose_config(flags, file).map_err(|m| (1, m))?;
+    let cwd = match &config {
+        Some(c) => c.cwd.canonicalize().map_err(|e| (1, format!("vox: run configuration `{}`: cwd {}: {e}", c.name, c.cwd.display())))?,
+        None => cwd,
+    };
+    let (caps, source) = choose_caps(flags, config.as_ref(), &text, &cwd).map_err(|m| (1, m))?;
+    let limits = limits(flags, config.as_ref()).map_err(|m| (1, m))?;
     let mut args = vec![shown.clone()];
+    if let Some(c) = &config {
+        args.extend(c.args.iter().cloned());
+        if flags.verbose {
+            eprintln!("vox: using run configuration `{}`", c.name);
+        }
+    }
     args.extend(user_args.iter().cloned());
     let mut ctx = RunContext::new(caps, source, cwd, args);
     ctx.limits = limits;
@@ -266,7 +347,14 @@ fn prepare(flags: &RunFlags, file: &Path, user_args: &[String], capture: bool) -
     if flags.verbose {
         eprintln!("vox: capabilities ({:?}): {}", ctx.source, ctx.caps.tokens().join(" "));
     }
-    Ok(Prepared { ctx, shown, path: file.to_path_buf() })
+    // Relative paths in the script resolve against the run's working directory.
+    let path = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
+    if ctx.cwd != std::env::current_dir().unwrap_or_default() {
+        if let Err(e) = std::env::set_current_dir(&ctx.cwd) {
+            return Err((1, format!("vox: cannot enter {}: {e}", ctx.cwd.display())));
+        }
+    }
+    Ok(Prepared { ctx, shown, path })
 }
 
 /// Loads the program, printing syntax or import errors.
@@ -503,6 +591,7 @@ fn describe_failure(e: &Exc, prog: &Program) -> String {
         Exc::Denied { what, token, loc } => format!("capability denied: {what} \u{2014} {token}{}", at(loc)),
         Exc::Quota { hint, loc, .. } => format!("capability denied: fs.quota \u{2014} {hint}{}", at(loc)),
         Exc::Ceiling { kind, limit, .. } => format!("ceiling {kind:?} exceeded ({limit})"),
+        Exc::Unconfinable { reason, .. } => format!("cannot confine child: {reason}"),
         Exc::Exit(n) => format!("process.exit({n})"),
     }
 }

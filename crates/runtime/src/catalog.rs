@@ -39,7 +39,7 @@ impl Catalog {
         CATALOG.get_or_init(|| {
             let mut rows: Vec<&'static BuiltinDef> = Vec::new();
             rows.extend(crate::builtins::table().iter());
-            // EFFECTS: rows.extend(crate::effects::table().iter());
+            rows.extend(crate::effects::table().iter());
             let mut index = HashMap::new();
             for (i, r) in rows.iter().enumerate() {
                 index.entry((r.ns, r.name)).or_insert(i as u32);

@@ -69,6 +69,9 @@ pub struct RunContext {
     pub verbose: bool,
     /// The script location of the builtin call being made, for audit lines: (file, line, column).
     pub call_site: Option<(String, u32, u32)>,
+    /// The private temp dir jailed children get as `TMPDIR` (runtime.md §4), created by the
+    /// first jailed spawn and removed when the run ends.
+    pub child_tmp: Option<vox_jail::TempDir>,
 }
 
 impl RunContext {
@@ -100,6 +103,7 @@ impl RunContext {
             mesh: false,
             verbose: false,
             call_site: None,
+            child_tmp: None,
         }
     }
 

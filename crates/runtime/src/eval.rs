@@ -135,7 +135,8 @@ impl<'p> Interp<'p> {
                 | Exc::Panic { loc: l, .. }
                 | Exc::Denied { loc: l, .. }
                 | Exc::Quota { loc: l, .. }
-                | Exc::Ceiling { loc: l, .. } => {
+                | Exc::Ceiling { loc: l, .. }
+                | Exc::Unconfinable { loc: l, .. } => {
                     if l.is_none() {
                         *l = Some(loc);
                     }

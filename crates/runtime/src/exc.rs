@@ -24,6 +24,9 @@ pub enum Exc {
     Ceiling { kind: CeilingKind, limit: u64, loc: Option<Loc> },
     /// `process.exit(n)`.
     Exit(i32),
+    /// A child could not be jailed as the policy requires (runtime.md §4 "Fail closed"): the CLI
+    /// prints `vox: cannot confine child: <reason>` and exits 77. `reason` has no prefix.
+    Unconfinable { reason: String, loc: Option<Loc> },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

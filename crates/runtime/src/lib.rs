@@ -3,6 +3,7 @@
 pub mod alloc;
 pub mod builtin;
 pub mod catalog;
+pub mod effects;
 pub mod eval;
 pub mod json_as;
 pub mod perturb;

@@ -1,0 +1,570 @@
+//! `process.*` (§5.6; runtime.md §4; decisions 9, 16, 20, 24, 26).
+//!
+//! Programs are looked up on `PATH` (the script's view of it, `env.set` included) and started
+//! without a shell. Stdout is flushed before every call so output keeps program order (§4.11).
+//!
+//! When the capability set is receiver-imposed (`--caps`, a run configuration, `--mesh`) every
+//! child is **jailed** through `vox_jail` with a policy computed from the capabilities; a host
+//! that cannot enforce it refuses the spawn ([`Exc::Unconfinable`], exit 77). Otherwise (the
+//! developer default, the legacy directive) children inherit the environment, unconfined, plus
+//! what the script set with `env.set` and passed as the `env` argument.
+//!
+//! Captured children get an empty stdin and their own process group; `run_ex` and `exec` children
+//! inherit the three streams and stay in the terminal's group. Under `--timeout` the child (its
+//! whole group when it has one) is killed when the run's deadline passes. `--max-output` counts
+//! what the script prints, so captured output counts once the script prints it; the output of
+//! children with inherited streams (`run_ex`, `exec`) goes straight to the terminal and is not
+//! counted.
+
+use std::io::{self, Read};
+use std::os::unix::fs::PermissionsExt as _;
+use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::rc::Rc;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use vox_jail::{ChildPolicy, EnvPolicy, Mode, ProcessGroup, TempDir};
+
+use super::{ctx, err_str, str_list, str_value};
+use crate::builtin::{Args, Host};
+use crate::builtins::data;
+use crate::context::RunContext;
+use crate::exc::{CeilingKind, Exc, Res};
+use crate::value::{VMap, Value};
+
+/// What the child's three streams are connected to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Streams {
+    /// Empty stdin, stdout and stderr captured; own process group.
+    Capture,
+    /// All three inherited; the terminal's process group (`run_ex`, `exec`).
+    Inherit,
+    /// All three to `/dev/null`; a new session (`spawn_background`): the child outlives the run
+    /// and must not hold the run's pipes open (an editor waiting for EOF would hang).
+    Background,
+}
+
+/// One child to start.
+struct Spec<'a> {
+    program: &'a str,
+    argv: Vec<String>,
+    /// The working directory, relative to the run's; `None` or `""` means the run's own.
+    cwd: Option<&'a str>,
+    /// Variables passed by name (the `env` argument of `run_ex`/`run_capture_ex`).
+    env: Vec<(String, String)>,
+    streams: Streams,
+}
+
+impl<'a> Spec<'a> {
+    fn new(program: &'a str, argv: Vec<String>, streams: Streams) -> Spec<'a> {
+        Spec { program, argv, cwd: None, env: Vec::new(), streams }
+    }
+}
+
+/// A finished captured child.
+struct Captured {
+    code: i64,
+    stdout: String,
+    stderr: String,
+}
+
+fn is_executable(p: &Path) -> bool {
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The program's path: as given (relative to the run's cwd) when it contains `/`, else the first
+/// executable match on the script's `PATH`.
+fn find_program(ctx: &RunContext, cmd: &str) -> Option<PathBuf> {
+    if cmd.is_empty() {
+        return None;
+    }
+    if cmd.contains('/') {
+        let p = ctx.cwd.join(cmd);
+        return is_executable(&p).then_some(p);
+    }
+    let path = ctx.env_var("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".to_string());
+    path.split(':')
+        .map(|dir| ctx.cwd.join(if dir.is_empty() { "." } else { dir }).join(cmd))
+        .find(|p| is_executable(p))
+}
+
+fn timeout_exc(ctx: &RunContext) -> Exc {
+    Exc::Ceiling {
+        kind: CeilingKind::Timeout,
+        limit: ctx.limits.timeout_secs.unwrap_or(0),
+        loc: None,
+    }
+}
+
+/// Builds the command for `spec`: `Ok(Err(msg))` when the program cannot be found.
+fn command(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Command, String>> {
+    let Some(program) = find_program(ctx, spec.program) else {
+        return Ok(Err(format!("{}: program not found", spec.program)));
+    };
+    let mut cmd = Command::new(&program);
+    cmd.arg0(spec.program).args(&spec.argv);
+    cmd.current_dir(match spec.cwd {
+        Some(dir) if !dir.is_empty() => ctx.cwd.join(dir),
+        _ => ctx.cwd.clone(),
+    });
+    let group = match spec.streams {
+        Streams::Capture => {
+            cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+            ProcessGroup::Own
+        }
+        Streams::Inherit => {
+            cmd.stdin(Stdio::inherit()).stdout(Stdio::inherit()).stderr(Stdio::inherit());
+            ProcessGroup::Inherit
+        }
+        Streams::Background => {
+            cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+            ProcessGroup::Session
+        }
+    };
+    if ctx.receiver_imposed() || ctx.mesh {
+        jail(ctx, spec, &program, group, &mut cmd)?;
+    } else {
+        for (name, value) in ctx.env_overrides.iter().chain(&spec.env) {
+            cmd.env(name, value);
+        }
+        unconfined(&mut cmd, group, ctx.limits.max_memory, ctx.limits.max_disk);
+    }
+    Ok(Ok(cmd))
+}
+
+/// Confines `cmd` with the policy the capabilities imply (runtime.md §4, decisions 16, 21, 26).
+fn jail(ctx: &mut RunContext, spec: &Spec, program: &Path, group: ProcessGroup, cmd: &mut Command) -> Res<()> {
+    let refuse = |reason: String| Exc::Unconfinable { reason, loc: None };
+    if ctx.child_tmp.is_none() {
+        let tmp = TempDir::new().map_err(|e| refuse(format!("cannot create the private temp dir: {e}")))?;
+        ctx.child_tmp = Some(tmp);
+    }
+    let temp_dir = match &ctx.child_tmp {
+        Some(tmp) => tmp.path().to_path_buf(),
+        None => return Err(refuse("no private temp dir".to_string())),
+    };
+    let caps = &ctx.caps;
+    let (read_roots, write_roots): (Vec<PathBuf>, Vec<PathBuf>) = if caps.fs_unscoped() {
+        (vec![PathBuf::from("/")], vec![PathBuf::from("/")])
+    } else {
+        let roots = caps.fs_roots();
+        (
+            roots.iter().map(|r| r.dir().to_path_buf()).collect(),
+            roots.iter().filter(|r| r.writable()).map(|r| r.dir().to_path_buf()).collect(),
+        )
+    };
+    let mut env = EnvPolicy::new();
+    for (name, value) in &ctx.env_overrides {
+        env = env.set(name, value);
+    }
+    for (name, value) in &spec.env {
+        env = env.pass(name, value);
+    }
+    // Landlock checks the file actually executed, so grant the directory of the resolved path.
+    let real = std::fs::canonicalize(program).unwrap_or_else(|_| program.to_path_buf());
+    let exec_dir = real.parent().unwrap_or(Path::new("/")).to_path_buf();
+    let policy = ChildPolicy::new(read_roots, write_roots, caps.net(), &temp_dir, env)
+        .with_exec_path(exec_dir)
+        .with_rlimit_data(ctx.limits.max_memory)
+        .with_rlimit_fsize(ctx.limits.max_disk)
+        .with_process_group(group);
+    let mode = if ctx.unconfined_children { Mode::Unconfined } else { Mode::Confined };
+    vox_jail::confine_command(cmd, &policy, mode).map_err(|e| refuse(e.reason().to_string()))?;
+    Ok(())
+}
+
+/// The developer default: no jail, but the process group and the memory and file-size limits
+/// still apply, so `--timeout` can kill the group and `--max-memory` bounds the child too.
+fn unconfined(cmd: &mut Command, group: ProcessGroup, data: Option<u64>, fsize: Option<u64>) {
+    if group == ProcessGroup::Own {
+        cmd.process_group(0);
+    }
+    let data = data.filter(|&v| v > 0).map(|v| clamp_limit(libc::RLIMIT_DATA, v));
+    let fsize = fsize.filter(|&v| v > 0).map(|v| clamp_limit(libc::RLIMIT_FSIZE, v));
+    let session = group == ProcessGroup::Session;
+    if !session && data.is_none() && fsize.is_none() {
+        return;
+    }
+    // SAFETY: the hook only makes async-signal-safe syscalls (setsid, setrlimit) on values
+    // computed before the fork.
+    unsafe {
+        cmd.pre_exec(move || {
+            if session && libc::setsid() < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if let Some(lim) = data {
+                if libc::setrlimit(libc::RLIMIT_DATA, &lim) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+            }
+            if let Some(lim) = fsize {
+                if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+}
+
+/// A limit of `value` that an unprivileged process may set: never above the current hard limit.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn clamp_limit(resource: libc::__rlimit_resource_t, value: u64) -> libc::rlimit {
+    clamp_with(|lim| unsafe { libc::getrlimit(resource, lim) }, value)
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn clamp_limit(resource: libc::c_int, value: u64) -> libc::rlimit {
+    clamp_with(|lim| unsafe { libc::getrlimit(resource, lim) }, value)
+}
+
+fn clamp_with(get: impl FnOnce(*mut libc::rlimit) -> libc::c_int, value: u64) -> libc::rlimit {
+    let mut cur = libc::rlimit { rlim_cur: libc::RLIM_INFINITY, rlim_max: libc::RLIM_INFINITY };
+    if get(&mut cur) != 0 {
+        cur.rlim_max = libc::RLIM_INFINITY;
+    }
+    let v = (value as libc::rlim_t).min(cur.rlim_max);
+    libc::rlimit { rlim_cur: v, rlim_max: v }
+}
+
+/// Starts the child: `Ok(Err(msg))` when it could not start.
+fn spawn(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Child, String>> {
+    ctx.flush_stdout();
+    let mut cmd = match command(ctx, spec)? {
+        Ok(cmd) => cmd,
+        Err(msg) => return Ok(Err(msg)),
+    };
+    Ok(cmd.spawn().map_err(|e| format!("{}: {e}", spec.program)))
+}
+
+/// The exit code; a child killed by signal `n` reports `128 + n`.
+fn exit_code(status: ExitStatus) -> i64 {
+    match status.code() {
+        Some(code) => i64::from(code),
+        None => 128 + i64::from(status.signal().unwrap_or(0)),
+    }
+}
+
+/// Kills the child, and its whole group when it leads one.
+fn kill(child: &mut Child, group: bool) {
+    if group {
+        if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+            // SAFETY: plain syscall; the child has not been reaped, so its group id is still ours
+            // to signal.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Waits for the child; past the run's deadline it is killed and the run stops with the
+/// `--timeout` ceiling. Polls with a growing pause (1 ms to 20 ms) only when a deadline exists.
+fn wait(ctx: &RunContext, child: &mut Child, group: bool) -> Res<io::Result<ExitStatus>> {
+    let Some(deadline) = ctx.deadline else {
+        return Ok(child.wait());
+    };
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Ok(Ok(status)),
+            Ok(None) => {}
+            Err(e) => return Ok(Err(e)),
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            kill(child, group);
+            return Err(timeout_exc(ctx));
+        }
+        std::thread::sleep(pause.min(deadline - now));
+        pause = (pause * 2).min(Duration::from_millis(20));
+    }
+}
+
+/// Runs a captured child to the end: both pipes are drained on their own threads (a child
+/// blocked on a full stderr pipe cannot deadlock us), and the deadline also bounds the drain, in
+/// case a grandchild keeps a pipe open.
+fn capture(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Captured, String>> {
+    let mut child = match spawn(ctx, spec)? {
+        Ok(child) => child,
+        Err(msg) => return Ok(Err(msg)),
+    };
+    let (tx, rx) = mpsc::channel::<(usize, Vec<u8>)>();
+    let pipes: [Option<Box<dyn Read + Send>>; 2] = [
+        child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>),
+        child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>),
+    ];
+    let mut readers = 0;
+    for (i, pipe) in pipes.into_iter().enumerate() {
+        let Some(mut pipe) = pipe else { continue };
+        let tx = tx.clone();
+        let started = std::thread::Builder::new().name("vox-child-pipe".into()).spawn(move || {
+            let mut buf = Vec::new();
+            let _ = pipe.read_to_end(&mut buf);
+            let _ = tx.send((i, buf));
+        });
+        if let Err(e) = started {
+            kill(&mut child, true);
+            return Ok(Err(format!("{}: {e}", spec.program)));
+        }
+        readers += 1;
+    }
+    drop(tx);
+    let status = match wait(ctx, &mut child, true)? {
+        Ok(status) => status,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    let mut out = [Vec::new(), Vec::new()];
+    for _ in 0..readers {
+        let received = match ctx.deadline {
+            None => rx.recv().ok(),
+            Some(deadline) => match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(msg) => Some(msg),
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    // The child is reaped; its group may live on in a grandchild.
+                    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+                        // SAFETY: plain syscall on the group the child led.
+                        unsafe {
+                            libc::kill(-pid, libc::SIGKILL);
+                        }
+                    }
+                    return Err(timeout_exc(ctx));
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => None,
+            },
+        };
+        if let Some((i, bytes)) = received {
+            out[i] = bytes;
+        }
+    }
+    let [stdout, stderr] = out;
+    Ok(Ok(Captured {
+        code: exit_code(status),
+        stdout: String::from_utf8_lossy(&stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+    }))
+}
+
+/// The `env` argument of `run_ex`/`run_capture_ex` (decision 26): a map `{NAME: value}`, or a
+/// list (upstream scripts pass `[]`) of `[name, value]` pairs; null or absent is empty.
+fn env_arg(args: &Args, index: usize) -> Res<Vec<(String, String)>> {
+    let bad = || args.type_error(index, "map of str");
+    match args.values.get(index) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Map(m)) => m
+            .iter()
+            .map(|(k, v)| match v {
+                Value::Str(s) => Ok((k.to_string(), s.to_string())),
+                _ => Err(bad()),
+            })
+            .collect(),
+        Some(Value::List(items)) => items
+            .iter()
+            .map(|pair| match pair {
+                Value::List(p) | Value::Tuple(p) => match &p[..] {
+                    [Value::Str(k), Value::Str(v)] => Ok((k.to_string(), v.to_string())),
+                    _ => Err(bad()),
+                },
+                _ => Err(bad()),
+            })
+            .collect(),
+        Some(_) => Err(bad()),
+    }
+}
+
+fn map_value(pairs: [(&str, Value); 3]) -> Value {
+    let mut m = VMap::with_capacity(3);
+    for (k, v) in pairs {
+        m.insert(Rc::from(k), v);
+    }
+    Value::Map(Rc::new(m))
+}
+
+/// `process.run(cmd, args)` = `spawn`: `Some({stdout, stderr, code})`, `None` if it could not start.
+pub(super) fn run(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
+    args.arity(2, 2)?;
+    let spec = Spec::new(args.str(0)?, str_list(args, 1)?, Streams::Capture);
+    let ctx = ctx(host, &args.name)?;
+    Ok(match capture(ctx, &spec)? {
+        Ok(c) => Value::some(map_value([
+            ("stdout", str_value(c.stdout)),
+            ("stderr", str_value(c.stderr)),
+            ("code", Value::Int(c.code)),
+        ])),
+        Err(_) => Value::none(),
+    })
+}
+
+/// `Ok({exit, stdout, stderr})` whatever the exit status; `Err` if it could not start.
+fn captured_map(result: Result<Captured, String>) -> Value {
+    match result {
+        Ok(c) => Value::ok(map_value([
+            ("exit", Value::Int(c.code)),
+            ("stdout", str_value(c.stdout)),
+            ("stderr", str_value(c.stderr)),
+        ])),
+        Err(msg) => err_str(msg),
+    }
+}
+
+pub(super) fn run_capture(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
+    args.arity(2, 2)?;
+    let spec = Spec::new(args.str(0)?, str_list(args, 1)?, Streams::Capture);
+    let ctx = ctx(host, &args.name)?;
+    Ok(captured_map(capture(ctx, &spec)?))
+}
+
+/// The `(cmd, args, cwd[, env])` form of `run_ex` and `run_capture_ex`.
+fn spec_ex(args: &Args, streams: Streams) -> Res<Spec<'_>> {
+    args.arity(3, 4)?;
+    let mut spec = Spec::new(args.str(0)?, str_list(args, 1)?, streams);
+    spec.cwd = Some(args.str(2)?);
+    spec.env = env_arg(args, 3)?;
+    Ok(spec)
+}
+
+pub(super) fn run_capture_ex(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
+    let spec = spec_ex(args, Streams::Capture)?;
+    let ctx = ctx(host, &args.name)?;
+    Ok(captured_map(capture(ctx, &spec)?))
+}
+
+pub(super) fn run_capture_lines(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
+    args.arity(2, 2)?;
+    let spec = Spec::new(args.str(0)?, str_list(args, 1)?, Streams::Capture);
+    let ctx = ctx(host, &args.name)?;
+    Ok(match capture(ctx, &spec)? {
+        Ok(c) => Value::ok(Value::list(c.stdout.lines().map(str_value).collect())),
+        Err(msg) => err_str(msg),
+    })
+}
+
+pub(super) fn run_capture_json(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
+    args.arity(2, 2)?;
+    let spec = Spec::new(args.str(0)?, str_list(args, 1)?, Streams::Capture);
+    let ctx = ctx(host, &args.name)?;
+    let c = match capture(ctx, &spec)? {
+        Ok(c) => c,
+        Err(msg) => return Ok(err_str(msg)),
+    };
+    host.reserve(c.stdout.len().saturating_mul(4))?;
+    Ok(match data::parse_json_text(&c.stdout) {
+        Ok(v) => Value::ok(v),
+        Err(why) => err_str(why),
+    })
+}
+
+/// Runs a child with inherited streams to the end: `Ok(code)` or `Err(msg)` (as values).
+fn run_inherited(ctx: &mut RunContext, spec: &Spec) -> Res<Result<i64, String>> {
+    let mut child = match spawn(ctx, spec)? {
+        Ok(child) => child,
+        Err(msg) => return Ok(Err(msg)),
+    };
+    Ok(match wait(ctx, &mut child, false)? {
+        Ok(status) => Ok(exit_code(status)),
+        Err(e) => Err(e.to_string()),
+    })
+}
+
+pub(super) fn run_ex(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
+    let spec = spec_ex(args, Streams::Inherit)?;
+    let ctx = ctx(host, &args.name)?;
+    Ok(match run_inherited(ctx, &spec)? {
+        Ok(code) => Value::ok(Value::Int(code)),
+        Err(msg) => err_str(msg),
+    })
+}
+
+/// `Ok(pid)`; the child gets a new session and outlives the run. Denied under `--mesh`
+/// (decision 24): a receiver cannot let a job leave processes behind.
+pub(super) fn spawn_background(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
+    args.arity(2, 2)?;
+    let spec = Spec::new(args.str(0)?, str_list(args, 1)?, Streams::Background);
+    let ctx = ctx(host, &args.name)?;
+    if ctx.mesh {
+        return Err(Exc::Denied {
+            what: args.name.clone(),
+            token: "not available under --mesh (the child would outlive the job)".to_string(),
+            loc: None,
+        });
+    }
+    Ok(match spawn(ctx, &spec)? {
+        // The handle is dropped without waiting: the child is on its own.
+        Ok(child) => Value::ok(Value::Int(i64::from(child.id()))),
+        Err(msg) => err_str(msg),
+    })
+}
+
+/// Replaces the interpreter with the program (returning only on failure, as `Err(msg)`), unless
+/// something must still happen after the child: a deadline, an output budget, an audit log,
+/// exit commands, mesh mode, or a jail (a multi-threaded interpreter cannot enter the child's
+/// namespaces itself). Then the child runs with inherited streams and the run exits with its
+/// code (decision 24).
+pub(super) fn exec(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
+    args.arity(2, 2)?;
+    let spec = Spec::new(args.str(0)?, str_list(args, 1)?, Streams::Inherit);
+    let ctx = ctx(host, &args.name)?;
+    let run_instead = ctx.deadline.is_some()
+        || ctx.limits.timeout_secs.is_some()
+        || ctx.limits.max_output.is_some()
+        || ctx.audit.is_some()
+        || !ctx.exit_commands.is_empty()
+        || ctx.mesh
+        || ctx.receiver_imposed();
+    if run_instead {
+        return match run_inherited(ctx, &spec)? {
+            Ok(code) => Err(Exc::Exit(i32::try_from(code).unwrap_or(255))),
+            Err(msg) => Ok(err_str(msg)),
+        };
+    }
+    ctx.flush_stdout();
+    let mut cmd = match command(ctx, &spec)? {
+        Ok(cmd) => cmd,
+        Err(msg) => return Ok(err_str(msg)),
+    };
+    let e = cmd.exec();
+    Ok(err_str(format!("{}: {e}", spec.program)))
+}
+
+/// Queues a command for the end of the run (exceptions in decision 20). The capability was
+/// checked now, at queue time.
+pub(super) fn register_exit_command(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
+    args.arity(2, 2)?;
+    let program = args.str(0)?.to_string();
+    let argv = str_list(args, 1)?;
+    ctx(host, &args.name)?.exit_commands.push((program, argv));
+    Ok(Value::ok(Value::Null))
+}
+
+/// Never returns: unwinds with [`Exc::Exit`]; the runner flushes, runs the exit commands and
+/// exits. Needs no capability (decision 9).
+pub(super) fn exit(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
+    args.arity(1, 1)?;
+    let code = args.int(0)?;
+    if !(0..=255).contains(&code) {
+        return Err(Exc::error("process.exit: code out of range"));
+    }
+    if let Some(ctx) = host.ctx() {
+        ctx.flush_stdout();
+    }
+    Err(Exc::Exit(code as i32))
+}
+
+pub(super) fn cwd(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
+    args.arity(0, 0)?;
+    Ok(super::fs::cwd_text(ctx(host, &args.name)?))
+}
+
+pub(super) fn which(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
+    args.arity(1, 1)?;
+    let cmd = args.str(0)?;
+    let ctx = ctx(host, &args.name)?;
+    Ok(match find_program(ctx, cmd) {
+        Some(p) => Value::some(str_value(p.to_string_lossy())),
+        None => Value::none(),
+    })
+}
