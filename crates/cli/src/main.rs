@@ -1,6 +1,8 @@
 //! The `vox` command.
 
 mod check;
+mod confine;
+mod doctor;
 mod render;
 mod run;
 
@@ -38,6 +40,8 @@ enum Command {
         #[arg(last = true)]
         args: Vec<String>,
     },
+    /// Report what this host can enforce (the child jail) and where vox and its configuration are.
+    Doctor,
     /// Run the @test functions of a file or of every .vox file under a directory.
     Test {
         #[command(flatten)]
@@ -81,6 +85,7 @@ fn main() -> ExitCode {
         Command::Check { files } => check::run(&files),
         Command::Run { flags, file, args } => run::run(flags, file, args),
         Command::Test { flags, target, only } => run::test(flags, target, only),
+        Command::Doctor => doctor::run(),
     };
     ExitCode::from(code as u8)
 }

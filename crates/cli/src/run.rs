@@ -438,6 +438,14 @@ pub fn run(flags: RunFlags, file: PathBuf, args: Vec<String>) -> i32 {
             return 1;
         }
         let mut ctx = prepared.ctx;
+        match crate::confine::confine_self(&mut ctx) {
+            Ok(crate::confine::SelfConfinement::Applied(how)) if ctx.verbose => eprintln!("vox: self-confinement: {how}"),
+            Ok(_) => {}
+            Err(msg) => {
+                eprintln!("{msg}");
+                return 77;
+            }
+        }
         if let Some(secs) = ctx.limits.timeout_secs {
             ctx.deadline = Some(Instant::now() + Duration::from_secs(secs));
             watchdog(secs);
