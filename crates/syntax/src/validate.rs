@@ -11,7 +11,13 @@ pub(crate) fn validate(root: SyntaxNode<'_>, diags: &mut Vec<Diagnostic>) {
     let file = ast::SourceFile::cast(root).expect("the root is a SourceFile");
     let mut seen: HashMap<String, TextRange> = HashMap::new();
     let bytes = root.tree().bytes();
-    let line_of = |offset: u32| bytes[..offset as usize].iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_of = |offset: u32| {
+        bytes[..offset as usize]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1
+    };
     let mut declare = |name: String, range: TextRange, diags: &mut Vec<Diagnostic>| {
         if let Some(first) = seen.get(&name) {
             diags.push(

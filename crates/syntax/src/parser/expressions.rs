@@ -25,7 +25,15 @@ impl Parser<'_> {
     }
 
     fn expr_bp(&mut self, min: u8) -> bool {
-        stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || {
+        // Probing the stack costs a little; every 32 levels is enough (each level is a few frames).
+        if self.depth % 32 != 31 {
+            return self.expr_bp_inner(min);
+        }
+        stacker::maybe_grow(256 * 1024, 4 * 1024 * 1024, || self.expr_bp_inner(min))
+    }
+
+    fn expr_bp_inner(&mut self, min: u8) -> bool {
+        {
             if !self.enter() {
                 return true;
             }
@@ -56,7 +64,7 @@ impl Parser<'_> {
             }
             self.leave();
             ok
-        })
+        }
     }
 
     fn prefix_expr(&mut self) -> bool {
@@ -67,7 +75,11 @@ impl Parser<'_> {
                 }
                 self.start(PrefixExpr);
                 self.bump();
-                let ok = stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.prefix_expr());
+                let ok = if self.depth % 32 == 0 {
+                    stacker::maybe_grow(256 * 1024, 4 * 1024 * 1024, || self.prefix_expr())
+                } else {
+                    self.prefix_expr()
+                };
                 if !ok {
                     // `-` followed by nothing usable: the operator alone stays in the tree.
                 }

@@ -34,6 +34,8 @@ pub(crate) struct Parser<'s> {
     block_depth: u32,
     /// A missing `}` was reported for the current top-level item.
     unclosed_reported: bool,
+    /// Memo of `nth_index(0)`: (pos, newline mode, index).
+    peek_cache: std::cell::Cell<(usize, bool, usize)>,
 }
 
 impl<'s> Parser<'s> {
@@ -51,6 +53,7 @@ impl<'s> Parser<'s> {
             loop_depth: 0,
             block_depth: 0,
             unclosed_reported: false,
+            peek_cache: std::cell::Cell::new((usize::MAX, false, 0)),
         }
     }
 
@@ -79,6 +82,14 @@ impl<'s> Parser<'s> {
 
     /// Index of the `n`-th significant token from `pos`.
     fn nth_index(&self, mut n: usize) -> usize {
+        if n == 0 {
+            // `current()` is asked many times per token: memoise it for (pos, mode).
+            let (pos, mode, idx) = self.peek_cache.get();
+            if pos == self.pos && mode == self.nl_sensitive {
+                return idx;
+            }
+        }
+        let first = n == 0;
         let toks = self.b.tokens();
         let mut i = self.pos;
         loop {
@@ -88,6 +99,9 @@ impl<'s> Parser<'s> {
             }
             if !self.skippable(k) {
                 if n == 0 {
+                    if first {
+                        self.peek_cache.set((self.pos, self.nl_sensitive, i));
+                    }
                     return i;
                 }
                 n -= 1;

@@ -7,7 +7,7 @@ use crate::Diagnostic;
 impl Parser<'_> {
     /// `{ stmt* }` with newline-sensitive statements inside.
     pub(crate) fn block(&mut self) {
-        stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || {
+        stacker::maybe_grow(256 * 1024, 4 * 1024 * 1024, || {
             if !self.enter() {
                 return;
             }
