@@ -71,6 +71,7 @@ impl Host for MockHost {
                     .ok_or_else(|| Exc::error("no such hook"))?;
                 hook(self, args)
             }
+            Func::JsonCodec { .. } => Err(Exc::error("the test host does not run @json_as codecs")),
         }
     }
 

@@ -19,7 +19,9 @@ pub(super) fn get(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
 pub(super) fn args(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     args.arity(0, 0)?;
     let ctx = ctx(host, &args.name)?;
-    Ok(Value::list(ctx.args.iter().map(|a| str_value(a.as_str())).collect()))
+    Ok(Value::list(
+        ctx.args.iter().map(|a| str_value(a.as_str())).collect(),
+    ))
 }
 
 /// Records the variable for `env.get` and for children (decision 26); the interpreter's own
@@ -29,13 +31,18 @@ pub(super) fn set(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     let name = args.str(0)?;
     let value = args.str(1)?;
     if name.is_empty() || name.contains(['=', '\0']) {
-        return Err(Exc::error(format!("env.set: invalid variable name {name:?}")));
+        return Err(Exc::error(format!(
+            "env.set: invalid variable name {name:?}"
+        )));
     }
     if value.contains('\0') {
-        return Err(Exc::error(format!("env.set: the value of {name} contains a NUL byte")));
+        return Err(Exc::error(format!(
+            "env.set: the value of {name} contains a NUL byte"
+        )));
     }
     let ctx = ctx(host, &args.name)?;
-    ctx.env_overrides.push((name.to_string(), value.to_string()));
+    ctx.env_overrides
+        .push((name.to_string(), value.to_string()));
     Ok(Value::Null)
 }
 

@@ -75,7 +75,11 @@ pub(super) fn open_for_write(path: &Path, mode: u32) -> io::Result<File> {
 /// Writes `bytes` to a checked path: charges `--max-disk` and, for a new file, `--max-files`
 /// first (a quota that trips writes nothing); gives the charge back when the file could not be
 /// opened, since nothing was written then. The outer error is fatal, the inner one a value.
-pub(super) fn write_checked(ctx: &mut RunContext, path: &Path, bytes: &[u8]) -> Res<io::Result<()>> {
+pub(super) fn write_checked(
+    ctx: &mut RunContext,
+    path: &Path,
+    bytes: &[u8],
+) -> Res<io::Result<()>> {
     let new = fs::symlink_metadata(path).is_err();
     let n = bytes.len() as u64;
     ctx.charge_disk(n)?;
@@ -206,7 +210,8 @@ fn entry_path(ctx: &mut RunContext, what: &str, p: &str, access: Access) -> Res<
     let Some(name) = lexical.file_name() else {
         return Ok(resolved);
     };
-    let is_link = fs::symlink_metadata(ctx.cwd.join(lexical)).is_ok_and(|m| m.file_type().is_symlink());
+    let is_link =
+        fs::symlink_metadata(ctx.cwd.join(lexical)).is_ok_and(|m| m.file_type().is_symlink());
     if !is_link {
         return Ok(resolved);
     }
@@ -234,7 +239,11 @@ pub(super) fn remove_dir_all(host: &mut dyn Host, args: &mut Args) -> Res<Value>
     let path = entry_path(ctx(host, &args.name)?, &args.name, p, Access::Write)?;
     let is_link = fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
     // std's remove_dir_all does not follow symlinks inside the tree.
-    let result = if is_link { fs::remove_file(&path) } else { fs::remove_dir_all(&path) };
+    let result = if is_link {
+        fs::remove_file(&path)
+    } else {
+        fs::remove_dir_all(&path)
+    };
     Ok(match result {
         Ok(()) => Value::ok(Value::Null),
         Err(e) => os_err(&e),
@@ -247,7 +256,10 @@ pub(super) fn mkdir(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     let ctx = ctx(host, &args.name)?;
     let path = ctx.fs_path(&args.name, p, Access::Write)?;
     // Each missing component is a directory created (runtime.md §2 `--max-files`).
-    let missing = path.ancestors().take_while(|a| fs::symlink_metadata(a).is_err()).count();
+    let missing = path
+        .ancestors()
+        .take_while(|a| fs::symlink_metadata(a).is_err())
+        .count();
     if missing > 0 {
         ctx.charge_files(missing as u64)?;
     }
@@ -281,7 +293,10 @@ pub(super) fn list_dir(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     let dir = ctx.fs_path(&args.name, p, Access::List)?;
     Ok(match read_entries(ctx, &dir) {
         Ok(entries) => Value::ok(Value::list(
-            entries.iter().map(|e| str_value(e.file_name().to_string_lossy())).collect(),
+            entries
+                .iter()
+                .map(|e| str_value(e.file_name().to_string_lossy()))
+                .collect(),
         )),
         Err(e) => os_err(&e),
     })
@@ -295,17 +310,25 @@ fn stat_map(ctx: &RunContext, name: &str, shown_path: &str, entry: &Path) -> io:
     let is_symlink = lmeta.file_type().is_symlink();
     let meta = if is_symlink {
         match fs::canonicalize(entry) {
-            Ok(target) if ctx.caps.fs_admits(&target, false) => fs::metadata(&target).unwrap_or(lmeta),
+            Ok(target) if ctx.caps.fs_admits(&target, false) => {
+                fs::metadata(&target).unwrap_or(lmeta)
+            }
             _ => lmeta,
         }
     } else {
         lmeta
     };
-    let modified_ms = meta.mtime().saturating_mul(1000).saturating_add(meta.mtime_nsec() / 1_000_000);
+    let modified_ms = meta
+        .mtime()
+        .saturating_mul(1000)
+        .saturating_add(meta.mtime_nsec() / 1_000_000);
     let mut m = VMap::with_capacity(7);
     m.insert(Rc::from("name"), str_value(name));
     m.insert(Rc::from("path"), str_value(shown_path));
-    m.insert(Rc::from("size"), Value::Int(i64::try_from(meta.len()).unwrap_or(i64::MAX)));
+    m.insert(
+        Rc::from("size"),
+        Value::Int(i64::try_from(meta.len()).unwrap_or(i64::MAX)),
+    );
     m.insert(Rc::from("modified_ms"), Value::Int(modified_ms));
     m.insert(Rc::from("is_dir"), Value::Bool(meta.is_dir()));
     m.insert(Rc::from("is_file"), Value::Bool(meta.is_file()));
@@ -356,11 +379,18 @@ pub(super) fn glob(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     };
     let ctx = ctx(host, &args.name)?;
     // A base outside every root is a denial, not an empty result (decision 18).
-    let base_checked = if parsed.base.is_empty() { "." } else { parsed.base.as_str() };
+    let base_checked = if parsed.base.is_empty() {
+        "."
+    } else {
+        parsed.base.as_str()
+    };
     let base = ctx.fs_path(&args.name, base_checked, Access::List)?;
     let caps = &ctx.caps;
     let found = glob::expand(&base, &parsed.segs, &|p: &Path| caps.fs_admits(p, false));
-    let items = found.iter().map(|rel| str_value(join_shown(&parsed.base, rel))).collect();
+    let items = found
+        .iter()
+        .map(|rel| str_value(join_shown(&parsed.base, rel)))
+        .collect();
     Ok(Value::ok(Value::list(items)))
 }
 
@@ -378,10 +408,16 @@ pub(super) fn walk(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     let mut files = Vec::new();
     let mut stack = vec![(root, String::new())];
     while let Some((dir, rel)) = stack.pop() {
-        let Ok(entries) = fs::read_dir(&dir) else { continue };
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            let child = if rel.is_empty() { name } else { format!("{rel}/{name}") };
+            let child = if rel.is_empty() {
+                name
+            } else {
+                format!("{rel}/{name}")
+            };
             let Ok(ft) = entry.file_type() else { continue };
             if ft.is_dir() {
                 stack.push((entry.path(), child));
@@ -397,6 +433,9 @@ pub(super) fn walk(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
         }
     }
     files.sort_unstable();
-    let items = files.iter().map(|rel| str_value(join_shown(p, rel))).collect();
+    let items = files
+        .iter()
+        .map(|rel| str_value(join_shown(p, rel)))
+        .collect();
     Ok(Value::ok(Value::list(items)))
 }

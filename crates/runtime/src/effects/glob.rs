@@ -22,7 +22,10 @@ pub(super) enum Tok {
     /// `*`
     Star,
     /// `[a-z_]` or, negated, `[!…]`.
-    Class { negated: bool, ranges: Vec<(char, char)> },
+    Class {
+        negated: bool,
+        ranges: Vec<(char, char)>,
+    },
 }
 
 impl Tok {
@@ -58,7 +61,10 @@ pub(super) fn parse(pattern: &str) -> Result<Pattern, String> {
         return Err("invalid glob pattern: empty pattern".into());
     }
     let absolute = pattern.starts_with('/');
-    let comps: Vec<&str> = pattern.split('/').filter(|c| !c.is_empty() && *c != ".").collect();
+    let comps: Vec<&str> = pattern
+        .split('/')
+        .filter(|c| !c.is_empty() && *c != ".")
+        .collect();
     // The base never takes the last component, so the base is a directory and at least one
     // component is matched against entries.
     let literal = comps
@@ -67,7 +73,11 @@ pub(super) fn parse(pattern: &str) -> Result<Pattern, String> {
         .take_while(|c| !has_wildcard(c))
         .count();
     let joined = comps[..literal].join("/");
-    let base = if absolute { format!("/{joined}") } else { joined };
+    let base = if absolute {
+        format!("/{joined}")
+    } else {
+        joined
+    };
     let mut segs = Vec::with_capacity(comps.len() - literal);
     for comp in &comps[literal..] {
         if *comp == "**" {
@@ -188,10 +198,16 @@ pub(super) fn expand(root: &Path, segs: &[Seg], admitted: &dyn Fn(&Path) -> bool
             continue;
         };
         let last = i + 1 == segs.len();
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            let child_rel = if rel.is_empty() { name.clone() } else { format!("{rel}/{name}") };
+            let child_rel = if rel.is_empty() {
+                name.clone()
+            } else {
+                format!("{rel}/{name}")
+            };
             let path = entry.path();
             let Ok(ft) = entry.file_type() else { continue };
             match seg {

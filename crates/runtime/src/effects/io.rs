@@ -34,7 +34,11 @@ fn format_of(p: &str) -> Result<Format, String> {
         "csv" => Ok(Format::Csv),
         _ => Err(format!(
             "unsupported file extension {:?}: expected .json, .toml, .yaml, .yml or .csv",
-            if ext.is_empty() { String::new() } else { format!(".{ext}") }
+            if ext.is_empty() {
+                String::new()
+            } else {
+                format!(".{ext}")
+            }
         )),
     }
 }

@@ -56,7 +56,13 @@ static TABLE: &[BuiltinDef] = &[
     row!("fs", "remove_dir_all", fs::remove_dir_all, FsWrite, None),
     row!("fs", "mkdir", fs::mkdir, FsWrite, None),
     row!("fs", "list_dir", fs::list_dir, FsRead, Order),
-    row!("fs", "list_dir_detailed", fs::list_dir_detailed, FsRead, Order),
+    row!(
+        "fs",
+        "list_dir_detailed",
+        fs::list_dir_detailed,
+        FsRead,
+        Order
+    ),
     row!("fs", "stat", fs::stat, FsRead, External),
     row!("fs", "glob", fs::glob, FsRead, External),
     row!("fs", "walk", fs::walk, FsRead, External),
@@ -82,19 +88,67 @@ static TABLE: &[BuiltinDef] = &[
     row!("process", "run", process::run, Process, External),
     row!("process", "spawn", process::run, Process, External),
     row!("process", "run_ex", process::run_ex, Process, External),
-    row!("process", "run_capture", process::run_capture, Process, External),
-    row!("process", "run_capture_ex", process::run_capture_ex, Process, External),
-    row!("process", "run_capture_lines", process::run_capture_lines, Process, External),
-    row!("process", "run_capture_json", process::run_capture_json, Process, External),
-    row!("process", "spawn_background", process::spawn_background, Process, External),
+    row!(
+        "process",
+        "run_capture",
+        process::run_capture,
+        Process,
+        External
+    ),
+    row!(
+        "process",
+        "run_capture_ex",
+        process::run_capture_ex,
+        Process,
+        External
+    ),
+    row!(
+        "process",
+        "run_capture_lines",
+        process::run_capture_lines,
+        Process,
+        External
+    ),
+    row!(
+        "process",
+        "run_capture_json",
+        process::run_capture_json,
+        Process,
+        External
+    ),
+    row!(
+        "process",
+        "spawn_background",
+        process::spawn_background,
+        Process,
+        External
+    ),
     row!("process", "exec", process::exec, Process, External),
-    row!("process", "register_exit_command", process::register_exit_command, Process, External),
+    row!(
+        "process",
+        "register_exit_command",
+        process::register_exit_command,
+        Process,
+        External
+    ),
     row!("process", "exit", process::exit, None, None),
     row!("process", "cwd", process::cwd, Process, Environment),
     row!("process", "which", process::which, Process, Environment),
     // secrets and agentos (§5.9, decision 11).
-    row!("secrets", "resolve", env::secrets_resolve, Secrets, Environment),
-    row!("agentos", "mutation_kind_for_tool", env::mutation_kind_for_tool, Agentos, Environment),
+    row!(
+        "secrets",
+        "resolve",
+        env::secrets_resolve,
+        Secrets,
+        Environment
+    ),
+    row!(
+        "agentos",
+        "mutation_kind_for_tool",
+        env::mutation_kind_for_tool,
+        Agentos,
+        Environment
+    ),
 ];
 
 /// Every row with effects, for the evaluator's catalog.
@@ -104,7 +158,8 @@ pub fn table() -> &'static [BuiltinDef] {
 
 /// The run's context; builtins with effects cannot run in a pure host.
 fn ctx<'a>(host: &'a mut dyn Host, what: &str) -> Res<&'a mut RunContext> {
-    host.ctx().ok_or_else(|| Exc::error(format!("{what} needs a run context")))
+    host.ctx()
+        .ok_or_else(|| Exc::error(format!("{what} needs a run context")))
 }
 
 fn str_value(s: impl Into<String>) -> Value {

@@ -27,12 +27,20 @@ use std::time::{Duration, Instant};
 
 use vox_jail::{ChildPolicy, EnvPolicy, Mode, ProcessGroup, TempDir};
 
-use super::{ctx, err_str, str_list, str_value};
+use super::{err_str, str_list, str_value};
 use crate::builtin::{Args, Host};
 use crate::builtins::data;
 use crate::context::RunContext;
 use crate::exc::{CeilingKind, Exc, Res};
 use crate::value::{VMap, Value};
+
+/// The run's context, with script output flushed: every `process.*` call flushes stdout first,
+/// so the program's lines and a child's inherited output appear in program order (§4.11).
+fn ctx<'a>(host: &'a mut dyn Host, what: &str) -> Res<&'a mut RunContext> {
+    let ctx = super::ctx(host, what)?;
+    ctx.flush_stdout();
+    Ok(ctx)
+}
 
 /// What the child's three streams are connected to.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -59,7 +67,13 @@ struct Spec<'a> {
 
 impl<'a> Spec<'a> {
     fn new(program: &'a str, argv: Vec<String>, streams: Streams) -> Spec<'a> {
-        Spec { program, argv, cwd: None, env: Vec::new(), streams }
+        Spec {
+            program,
+            argv,
+            cwd: None,
+            env: Vec::new(),
+            streams,
+        }
     }
 }
 
@@ -84,9 +98,15 @@ fn find_program(ctx: &RunContext, cmd: &str) -> Option<PathBuf> {
         let p = ctx.cwd.join(cmd);
         return is_executable(&p).then_some(p);
     }
-    let path = ctx.env_var("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".to_string());
+    let path = ctx
+        .env_var("PATH")
+        .unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".to_string());
     path.split(':')
-        .map(|dir| ctx.cwd.join(if dir.is_empty() { "." } else { dir }).join(cmd))
+        .map(|dir| {
+            ctx.cwd
+                .join(if dir.is_empty() { "." } else { dir })
+                .join(cmd)
+        })
         .find(|p| is_executable(p))
 }
 
@@ -111,15 +131,21 @@ fn command(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Command, String>> {
     });
     let group = match spec.streams {
         Streams::Capture => {
-            cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+            cmd.stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
             ProcessGroup::Own
         }
         Streams::Inherit => {
-            cmd.stdin(Stdio::inherit()).stdout(Stdio::inherit()).stderr(Stdio::inherit());
+            cmd.stdin(Stdio::inherit())
+                .stdout(Stdio::inherit())
+                .stderr(Stdio::inherit());
             ProcessGroup::Inherit
         }
         Streams::Background => {
-            cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+            cmd.stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null());
             ProcessGroup::Session
         }
     };
@@ -135,10 +161,17 @@ fn command(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Command, String>> {
 }
 
 /// Confines `cmd` with the policy the capabilities imply (runtime.md §4, decisions 16, 21, 26).
-fn jail(ctx: &mut RunContext, spec: &Spec, program: &Path, group: ProcessGroup, cmd: &mut Command) -> Res<()> {
+fn jail(
+    ctx: &mut RunContext,
+    spec: &Spec,
+    program: &Path,
+    group: ProcessGroup,
+    cmd: &mut Command,
+) -> Res<()> {
     let refuse = |reason: String| Exc::Unconfinable { reason, loc: None };
     if ctx.child_tmp.is_none() {
-        let tmp = TempDir::new().map_err(|e| refuse(format!("cannot create the private temp dir: {e}")))?;
+        let tmp = TempDir::new()
+            .map_err(|e| refuse(format!("cannot create the private temp dir: {e}")))?;
         ctx.child_tmp = Some(tmp);
     }
     let temp_dir = match &ctx.child_tmp {
@@ -152,7 +185,11 @@ fn jail(ctx: &mut RunContext, spec: &Spec, program: &Path, group: ProcessGroup, 
         let roots = caps.fs_roots();
         (
             roots.iter().map(|r| r.dir().to_path_buf()).collect(),
-            roots.iter().filter(|r| r.writable()).map(|r| r.dir().to_path_buf()).collect(),
+            roots
+                .iter()
+                .filter(|r| r.writable())
+                .map(|r| r.dir().to_path_buf())
+                .collect(),
         )
     };
     let mut env = EnvPolicy::new();
@@ -170,7 +207,11 @@ fn jail(ctx: &mut RunContext, spec: &Spec, program: &Path, group: ProcessGroup, 
         .with_rlimit_data(ctx.limits.max_memory)
         .with_rlimit_fsize(ctx.limits.max_disk)
         .with_process_group(group);
-    let mode = if ctx.unconfined_children { Mode::Unconfined } else { Mode::Confined };
+    let mode = if ctx.unconfined_children {
+        Mode::Unconfined
+    } else {
+        Mode::Confined
+    };
     vox_jail::confine_command(cmd, &policy, mode).map_err(|e| refuse(e.reason().to_string()))?;
     Ok(())
 }
@@ -181,8 +222,12 @@ fn unconfined(cmd: &mut Command, group: ProcessGroup, data: Option<u64>, fsize: 
     if group == ProcessGroup::Own {
         cmd.process_group(0);
     }
-    let data = data.filter(|&v| v > 0).map(|v| clamp_limit(libc::RLIMIT_DATA, v));
-    let fsize = fsize.filter(|&v| v > 0).map(|v| clamp_limit(libc::RLIMIT_FSIZE, v));
+    let data = data
+        .filter(|&v| v > 0)
+        .map(|v| clamp_limit(libc::RLIMIT_DATA, v));
+    let fsize = fsize
+        .filter(|&v| v > 0)
+        .map(|v| clamp_limit(libc::RLIMIT_FSIZE, v));
     let session = group == ProcessGroup::Session;
     if !session && data.is_none() && fsize.is_none() {
         return;
@@ -221,12 +266,18 @@ fn clamp_limit(resource: libc::c_int, value: u64) -> libc::rlimit {
 }
 
 fn clamp_with(get: impl FnOnce(*mut libc::rlimit) -> libc::c_int, value: u64) -> libc::rlimit {
-    let mut cur = libc::rlimit { rlim_cur: libc::RLIM_INFINITY, rlim_max: libc::RLIM_INFINITY };
+    let mut cur = libc::rlimit {
+        rlim_cur: libc::RLIM_INFINITY,
+        rlim_max: libc::RLIM_INFINITY,
+    };
     if get(&mut cur) != 0 {
         cur.rlim_max = libc::RLIM_INFINITY;
     }
     let v = (value as libc::rlim_t).min(cur.rlim_max);
-    libc::rlimit { rlim_cur: v, rlim_max: v }
+    libc::rlimit {
+        rlim_cur: v,
+        rlim_max: v,
+    }
 }
 
 /// Starts the child: `Ok(Err(msg))` when it could not start.
@@ -295,18 +346,26 @@ fn capture(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Captured, String>> {
     };
     let (tx, rx) = mpsc::channel::<(usize, Vec<u8>)>();
     let pipes: [Option<Box<dyn Read + Send>>; 2] = [
-        child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>),
-        child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>),
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
     ];
     let mut readers = 0;
     for (i, pipe) in pipes.into_iter().enumerate() {
         let Some(mut pipe) = pipe else { continue };
         let tx = tx.clone();
-        let started = std::thread::Builder::new().name("vox-child-pipe".into()).spawn(move || {
-            let mut buf = Vec::new();
-            let _ = pipe.read_to_end(&mut buf);
-            let _ = tx.send((i, buf));
-        });
+        let started = std::thread::Builder::new()
+            .name("vox-child-pipe".into())
+            .spawn(move || {
+                let mut buf = Vec::new();
+                let _ = pipe.read_to_end(&mut buf);
+                let _ = tx.send((i, buf));
+            });
         if let Err(e) = started {
             kill(&mut child, true);
             return Ok(Err(format!("{}: {e}", spec.program)));
@@ -322,20 +381,22 @@ fn capture(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Captured, String>> {
     for _ in 0..readers {
         let received = match ctx.deadline {
             None => rx.recv().ok(),
-            Some(deadline) => match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-                Ok(msg) => Some(msg),
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    // The child is reaped; its group may live on in a grandchild.
-                    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
-                        // SAFETY: plain syscall on the group the child led.
-                        unsafe {
-                            libc::kill(-pid, libc::SIGKILL);
+            Some(deadline) => {
+                match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                    Ok(msg) => Some(msg),
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        // The child is reaped; its group may live on in a grandchild.
+                        if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+                            // SAFETY: plain syscall on the group the child led.
+                            unsafe {
+                                libc::kill(-pid, libc::SIGKILL);
+                            }
                         }
+                        return Err(timeout_exc(ctx));
                     }
-                    return Err(timeout_exc(ctx));
+                    Err(mpsc::RecvTimeoutError::Disconnected) => None,
                 }
-                Err(mpsc::RecvTimeoutError::Disconnected) => None,
-            },
+            }
         };
         if let Some((i, bytes)) = received {
             out[i] = bytes;
