@@ -474,6 +474,10 @@ impl<'p> Interp<'p> {
                     self.tick()?;
                     let def = Catalog::get().row(*b);
                     let args = self.eval_args(args)?;
+                    if self.ctx.audit.is_some() {
+                        // After the arguments: a nested call must not take this call's place.
+                        self.ctx.call_site = Some(self.prog.loc_text(self.loc(id)));
+                    }
                     if !named.is_empty() {
                         return Err(Exc::error(format!("builtin `{}` takes no named arguments", def.qualified())).into());
                     }
@@ -482,12 +486,18 @@ impl<'p> Interp<'p> {
                 let f = self.eval(*callee)?;
                 let args = self.eval_args(args)?;
                 let named = self.eval_named(named)?;
+                if self.ctx.audit.is_some() {
+                    self.ctx.call_site = Some(self.prog.loc_text(self.loc(id)));
+                }
                 self.call_value(&f, args, named)
             }
             Expr::MethodCall { recv, name, args, named } => {
                 let r = self.eval(*recv)?;
                 let args = self.eval_args(args)?;
                 let named = self.eval_named(named)?;
+                if self.ctx.audit.is_some() {
+                    self.ctx.call_site = Some(self.prog.loc_text(self.loc(id)));
+                }
                 self.method_call(r, name, args, named)
             }
             Expr::PopWriteBack { slot, call } => {
