@@ -147,7 +147,7 @@ impl<'p> Interp<'p> {
         f
     }
 
-    #[inline]
+    #[inline(always)]
     fn tick(&mut self) -> Result<(), Flow> {
         self.steps += 1;
         if self.steps > self.max_steps {

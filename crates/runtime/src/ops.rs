@@ -94,7 +94,11 @@ pub fn binary(op: BinOp, a: &Value, b: &Value) -> Res<Value> {
         _ => {}
     }
     if op == BinOp::Add && (matches!(a, Value::Str(_)) || matches!(b, Value::Str(_))) {
-        let mut s = String::new();
+        let cap = |v: &Value| match v {
+            Value::Str(s) => s.len(),
+            _ => 0,
+        };
+        let mut s = String::with_capacity(cap(a).saturating_add(cap(b)));
         display_into(&mut s, a);
         display_into(&mut s, b);
         return Ok(Value::Str(Rc::from(s)));
@@ -119,7 +123,8 @@ pub fn binary_host(host: &mut dyn Host, op: BinOp, a: &Value, b: &Value) -> Res<
             Value::Str(s) => s.len(),
             _ => 32,
         };
-        host.reserve(size(a).saturating_add(size(b)))?;
+        // The text is built in a `String`, then copied into the `Rc<str>`: both are live at once.
+        host.reserve(size(a).saturating_add(size(b)).saturating_mul(2))?;
     }
     binary(op, a, b)
 }

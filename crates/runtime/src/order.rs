@@ -193,53 +193,67 @@ pub fn dec_from_int(i: i64) -> Decimal {
     Decimal::from_i64(i).unwrap_or_default()
 }
 
-/// Stable merge sort with a fallible comparator. `cmp(a, b) == Less` puts `a` first; an element of the
-/// right run moves ahead of the left run only when strictly less, which keeps equal elements in order.
-/// Any comparator (even an inconsistent one) yields a permutation of the input and never panics.
-pub fn sort_by<T, F>(v: &mut Vec<T>, mut cmp: F) -> Res<()>
+/// Stable merge sort of `0..n` by a fallible comparator on indices: the permutation that sorts.
+/// Runs of 16 are insertion-sorted, then merged bottom-up; only `u32`s move, never the values.
+/// `cmp(a, b) == Less` puts `a` first, and an element of the right run moves ahead of the left run
+/// only when strictly less, which keeps equal elements in order. Any comparator (even an
+/// inconsistent one) yields a permutation and never panics.
+pub fn sort_indices_by<F>(n: usize, mut cmp: F) -> Res<Vec<u32>>
 where
-    T: Clone,
-    F: FnMut(&T, &T) -> Res<Ordering>,
+    F: FnMut(u32, u32) -> Res<Ordering>,
 {
-    let n = v.len();
-    if n < 2 {
-        return Ok(());
+    const RUN: usize = 16;
+    let mut src: Vec<u32> = (0..n as u32).collect();
+    for chunk in src.chunks_mut(RUN) {
+        for i in 1..chunk.len() {
+            let mut j = i;
+            while j > 0 && cmp(chunk[j], chunk[j - 1])? == Ordering::Less {
+                chunk.swap(j, j - 1);
+                j -= 1;
+            }
+        }
     }
-    let mut src: Vec<T> = std::mem::take(v);
-    let mut dst: Vec<T> = Vec::with_capacity(n);
-    let mut width = 1usize;
+    let mut dst: Vec<u32> = vec![0; n];
+    let mut width = RUN;
     while width < n {
-        dst.clear();
         let mut start = 0;
         while start < n {
             let mid = (start + width).min(n);
             let end = (start + 2 * width).min(n);
-            let (mut i, mut j) = (start, mid);
+            let (mut i, mut j, mut k) = (start, mid, start);
             while i < mid && j < end {
-                let take_right = match cmp(&src[j], &src[i]) {
-                    Ok(c) => c == Ordering::Less,
-                    Err(e) => {
-                        // Restore a complete list before unwinding.
-                        *v = src;
-                        return Err(e);
-                    }
-                };
-                if take_right {
-                    dst.push(src[j].clone());
+                if cmp(src[j], src[i])? == Ordering::Less {
+                    dst[k] = src[j];
                     j += 1;
                 } else {
-                    dst.push(src[i].clone());
+                    dst[k] = src[i];
                     i += 1;
                 }
+                k += 1;
             }
-            dst.extend_from_slice(&src[i..mid]);
-            dst.extend_from_slice(&src[j..end]);
+            dst[k..k + (mid - i)].copy_from_slice(&src[i..mid]);
+            k += mid - i;
+            dst[k..k + (end - j)].copy_from_slice(&src[j..end]);
             start = end;
         }
         std::mem::swap(&mut src, &mut dst);
         width = width.saturating_mul(2);
     }
-    *v = src;
+    Ok(src)
+}
+
+/// Stable sort with a fallible comparator (see [`sort_indices_by`]). On error the list is left
+/// complete and unchanged.
+pub fn sort_by<T, F>(v: &mut Vec<T>, mut cmp: F) -> Res<()>
+where
+    F: FnMut(&T, &T) -> Res<Ordering>,
+{
+    if v.len() < 2 {
+        return Ok(());
+    }
+    let order = sort_indices_by(v.len(), |a, b| cmp(&v[a as usize], &v[b as usize]))?;
+    let mut slots: Vec<Option<T>> = std::mem::take(v).into_iter().map(Some).collect();
+    v.extend(order.iter().filter_map(|&i| slots[i as usize].take()));
     Ok(())
 }
 

@@ -187,15 +187,14 @@ pub(super) fn call(
         "sorted_by_key" | "sort_by_key" => {
             args.arity(1, 1)?;
             let f = args.get(0).clone();
-            let mut keyed = alloc_values(host, l.len().saturating_mul(2))?;
+            let mut keys = alloc_values(host, l.len())?;
             for x in l.iter() {
-                keyed.push(Value::Tuple(Rc::new(vec![
-                    host.call(&f, vec![x.clone()])?,
-                    x.clone(),
-                ])));
+                keys.push(host.call(&f, vec![x.clone()])?);
             }
-            sort_by(&mut keyed, |a, b| Ok(total_cmp(&pair(a).0, &pair(b).0)))?;
-            Value::list(keyed.iter().map(|k| pair(k).1).collect())
+            let order = crate::order::sort_indices_by(keys.len(), |a, b| {
+                Ok(total_cmp(&keys[a as usize], &keys[b as usize]))
+            })?;
+            Value::list(order.iter().map(|&i| l[i as usize].clone()).collect())
         }
         "sorted_by" | "sort_by" => {
             args.arity(1, 1)?;
@@ -307,12 +306,6 @@ fn growth(l: &Rc<Vec<Value>>, extra: usize) -> usize {
     VALUE_SIZE.saturating_mul(n)
 }
 
-fn pair(v: &Value) -> (Value, Value) {
-    match v {
-        Value::Tuple(t) if t.len() == 2 => (t[0].clone(), t[1].clone()),
-        other => (Value::Null, other.clone()),
-    }
-}
 
 fn clamp(i: i64, n: usize) -> usize {
     usize::try_from(i.max(0)).unwrap_or(usize::MAX).min(n)
