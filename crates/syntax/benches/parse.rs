@@ -42,7 +42,7 @@ fn main() {
         &tree.diagnostics()[..1]
     );
     let mut best = f64::MAX;
-    for _ in 0..7 {
+    for _ in 0..15 {
         let t = Instant::now();
         let tree = vox_syntax::parse(src.as_bytes());
         let secs = t.elapsed().as_secs_f64();

@@ -31,9 +31,12 @@ pub fn parse(text: &[u8]) -> SyntaxTree {
     diags.extend(parse_diags);
     let mut tree = builder.finish(text.into(), Vec::new());
     let mut extra = Vec::new();
-    validate::validate(tree.root(), &mut extra);
+    let has_not_a_script = diags.iter().any(|d| d.code == "syntax.not-a-script");
+    validate::validate(tree.root(), has_not_a_script, &mut extra);
     diags.extend(extra);
-    drop_after_not_a_script(&tree, &mut diags);
+    if has_not_a_script || extra_has_nas(&diags) {
+        drop_after_not_a_script(&tree, &mut diags);
+    }
     diags.sort_by_key(|d| (d.range.start, d.range.end));
     tree.set_diagnostics(diags);
     tree
@@ -60,4 +63,8 @@ fn drop_after_not_a_script(tree: &SyntaxTree, diags: &mut Vec<Diagnostic>) {
     diags.retain(|d| {
         d.code == "syntax.not-a-script" || !silent.iter().any(|r| r.contains(d.range.start))
     });
+}
+
+fn extra_has_nas(diags: &[Diagnostic]) -> bool {
+    diags.iter().any(|d| d.code == "syntax.not-a-script")
 }

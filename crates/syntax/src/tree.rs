@@ -404,6 +404,8 @@ pub(crate) struct TreeBuilder {
     stack: Vec<Elem>,
     open: Vec<(SyntaxKind, usize)>,
     next_token: usize,
+    /// The node each token belongs to, filled as nodes finish.
+    token_parent: Vec<u32>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -419,6 +421,7 @@ impl TreeBuilder {
             stack: Vec::with_capacity(64),
             open: Vec::with_capacity(64),
             next_token: 0,
+            token_parent: vec![0; n],
         }
     }
 
@@ -460,8 +463,9 @@ impl TreeBuilder {
             }
         };
         for &e in &self.stack[pos..] {
-            if let Some(n) = e.as_node() {
-                self.nodes[n as usize].parent = id as u32;
+            match e.as_node() {
+                Some(n) => self.nodes[n as usize].parent = id as u32,
+                None => self.token_parent[e.0 as usize] = id as u32,
             }
         }
         // Children are in source order, so the first and last give the range.
@@ -502,16 +506,7 @@ impl TreeBuilder {
             self.open.push((SyntaxKind::SourceFile, 0));
             self.finish_node();
         }
-        let mut token_parent = vec![0u32; self.tokens.len()];
-        for (id, node) in self.nodes.iter().enumerate() {
-            for e in &self.children
-                [node.first_child as usize..(node.first_child + node.n_children) as usize]
-            {
-                if let Some(t) = e.as_token() {
-                    token_parent[t as usize] = id as u32;
-                }
-            }
-        }
+        let mut token_parent = std::mem::take(&mut self.token_parent);
         let root = self.nodes.len() - 1;
         if let Some(last) = token_parent.last_mut() {
             *last = root as u32;

@@ -7,7 +7,9 @@ use crate::ast::{self, AstNode};
 use crate::kind::SyntaxKind::{self, *};
 use crate::{Diagnostic, SyntaxNode, TextRange};
 
-pub(crate) fn validate(root: SyntaxNode<'_>, diags: &mut Vec<Diagnostic>) {
+/// `has_not_a_script`: whether parsing reported any `syntax.not-a-script` (only then can the tree
+/// hold `NotAScript` nodes, which silence the rest of their item).
+pub(crate) fn validate(root: SyntaxNode<'_>, has_not_a_script: bool, diags: &mut Vec<Diagnostic>) {
     let file = ast::SourceFile::cast(root).expect("the root is a SourceFile");
     let mut seen: HashMap<String, TextRange> = HashMap::new();
     let bytes = root.tree().bytes();
@@ -94,7 +96,13 @@ pub(crate) fn validate(root: SyntaxNode<'_>, diags: &mut Vec<Diagnostic>) {
     let mut first_id = 0u32;
     for item in root.children() {
         // Post-order ids: the item's subtree is `first_id..=item.id()`.
-        check_item(tree, first_id..=item.id(), &variants, diags);
+        check_item(
+            tree,
+            first_id..=item.id(),
+            has_not_a_script,
+            &variants,
+            diags,
+        );
         first_id = item.id() + 1;
     }
 }
@@ -111,10 +119,11 @@ fn stmt_range(node: SyntaxNode<'_>) -> TextRange {
 fn check_item(
     tree: &crate::SyntaxTree,
     ids: std::ops::RangeInclusive<u32>,
+    has_not_a_script: bool,
     variants: &[String],
     diags: &mut Vec<Diagnostic>,
 ) {
-    if ids.clone().any(|id| tree.node(id).kind() == NotAScript) {
+    if has_not_a_script && ids.clone().any(|id| tree.node(id).kind() == NotAScript) {
         return;
     }
     for node in ids.map(|id| tree.node(id)) {
@@ -158,7 +167,8 @@ fn is_place(node: SyntaxNode<'_>) -> bool {
         match cur.kind() {
             NameRef => {
                 return cur
-                    .first_token()
+                    .tokens()
+                    .next()
                     .is_some_and(|t| t.kind() == SyntaxKind::Ident)
             }
             FieldExpr | IndexExpr => match cur.children().next() {

@@ -215,7 +215,17 @@ fn check(input: &[u8]) {
         );
     }
     let root = tree.root();
-    assert_eq!(root.range().end, len.max(root.range().end.min(len)));
+    assert_eq!(root.range().end, len);
+    // Every token's parent is the node whose children list it.
+    for node in root.descendants() {
+        for child in node.children_with_tokens() {
+            if let Some(tok) = child.as_token() {
+                assert_eq!(tok.parent(), node, "token {tok:?} has the wrong parent");
+            } else if let Some(n) = child.as_node() {
+                assert_eq!(n.parent(), Some(node));
+            }
+        }
+    }
 }
 
 #[test]
