@@ -446,6 +446,26 @@ impl<'p> Interp<'p> {
             Expr::Binary(op, a, b) => {
                 let a = self.eval(*a)?;
                 let b = self.eval(*b)?;
+                if let (Value::Int(x), Value::Int(y)) = (&a, &b) {
+                    // The common case, inline; overflow and division go the general way for
+                    // their exact messages.
+                    let (x, y) = (*x, *y);
+                    let fast = match op {
+                        HBinOp::Add => x.checked_add(y).map(Value::Int),
+                        HBinOp::Sub => x.checked_sub(y).map(Value::Int),
+                        HBinOp::Mul => x.checked_mul(y).map(Value::Int),
+                        HBinOp::Lt => Some(Value::Bool(x < y)),
+                        HBinOp::Le => Some(Value::Bool(x <= y)),
+                        HBinOp::Gt => Some(Value::Bool(x > y)),
+                        HBinOp::Ge => Some(Value::Bool(x >= y)),
+                        HBinOp::Eq => Some(Value::Bool(x == y)),
+                        HBinOp::Ne => Some(Value::Bool(x != y)),
+                        HBinOp::Div | HBinOp::Mod => None,
+                    };
+                    if let Some(v) = fast {
+                        return Ok(v);
+                    }
+                }
                 Ok(ops::binary_host(self, hbin(*op), &a, &b)?)
             }
             Expr::And(a, b) => {
