@@ -14,9 +14,10 @@ pub enum SelfConfinement {
 }
 
 /// Confines the current thread (and what it starts) to the run's policy. A host that cannot do it
-/// fails closed when the script may start children (they would escape the run's authority);
-/// otherwise the interpreter's own checks still hold and the run goes on (reported with
-/// `--verbose`).
+/// fails closed when the script may start children that the child jail would accept (they would
+/// run under an unconfined parent); otherwise the interpreter's own checks still hold and the run
+/// goes on (reported with `--verbose`), and where children cannot be confined either, each spawn
+/// is refused.
 pub fn confine_self(ctx: &mut RunContext) -> Result<SelfConfinement, String> {
     if !(ctx.receiver_imposed() || ctx.mesh) {
         return Ok(SelfConfinement::NotImposed);
@@ -53,6 +54,13 @@ pub fn confine_self(ctx: &mut RunContext) -> Result<SelfConfinement, String> {
     }
     match vox_jail::confine_self(&policy) {
         Ok(applied) => Ok(SelfConfinement::Applied(applied.describe())),
+        // A host that cannot confine children refuses every spawn with `vox: cannot confine
+        // child: …` (exit 77, runtime.md §4): no child can start, so the run goes on under the
+        // interpreter's own checks, as a run without process:allow does, and a script that never
+        // spawns is not refused.
+        Err(e) if ctx.caps.process() && vox_jail::probe().child_gap(ctx.caps.net()).is_some() => {
+            Ok(SelfConfinement::Applied(format!("not applied ({e}); every child will be refused")))
+        }
         Err(e) if ctx.caps.process() => Err(format!("vox: {e}")),
         Err(e) => Ok(SelfConfinement::Applied(format!("not applied ({e}); the interpreter's own checks still apply"))),
     }

@@ -277,11 +277,10 @@ fn report_exc(exc: &Exc, prog: &Program, rep: &Reporter) -> i32 {
 }
 
 /// Runs the queued exit commands (decisions.md 20: after exits 0, 1, 78 and 130).
+/// Exit commands are the script's children: they go through `process.*`'s spawning, and so
+/// through the jail when the capabilities are receiver-imposed.
 fn run_exit_commands(ctx: &mut RunContext) {
-    ctx.flush_stdout();
-    for (cmd, args) in std::mem::take(&mut ctx.exit_commands) {
-        let _ = std::process::Command::new(&cmd).args(&args).status();
-    }
+    vox_runtime::effects::run_exit_commands(ctx);
 }
 
 struct Prepared {

@@ -273,22 +273,90 @@ fn deeply_nested_expressions_evaluate() {
 
 #[test]
 fn values_nested_deeper_than_max_depth() {
-    // FIXME(spec): decisions.md 12 says building a runtime value nested deeper than --max-depth
-    // is exit 78 (with `vox: execution budget exceeded: --max-depth 1024`); the interpreter
-    // builds such values without complaint. Asserting current behaviour. (At ~5,000,000 levels,
-    // with --max-steps 0, `str(v)` then overflows the host stack: see the report.)
-    let literal = format!(
-        "let v = {}1{}\nprint(len(v))\n",
-        "[".repeat(3000),
-        "]".repeat(3000)
-    );
-    assert_run(&literal, &[], 0, "1\n", "");
+    // decisions.md 12: building a runtime value nested deeper than --max-depth is exit 78. A
+    // scalar is depth 0, a container one more than its deepest element: `[1]` is 1, `[]` is 1.
+    const AT_50: &str = "vox: execution budget exceeded: --max-depth 50\n";
+    let literal = |n: usize| {
+        format!(
+            "let v = {}1{}\nprint(len(v))\n",
+            "[".repeat(n),
+            "]".repeat(n)
+        )
+    };
     assert_run(
-        "let mut v = []\nfor i in range(0, 2000) { v = [v] }\nprint(len(str(v)), v == v)\n",
+        &literal(3000),
         &[],
-        0,
-        "4002 true\n",
+        78,
         "",
+        "vox: execution budget exceeded: --max-depth 1024\n",
+    );
+    assert_run(&literal(3000), &["--max-depth", "50"], 78, "", AT_50);
+    assert_run(&literal(51), &["--max-depth", "50"], 78, "", AT_50);
+    assert_run(&literal(50), &["--max-depth", "50"], 0, "1\n", "");
+    assert_run(&literal(1024), &[], 0, "1\n", "");
+    // Built in a loop: 49 wrappings of `[]` reach 50 and fit; the 50th is one too many.
+    let looped = |n: usize| {
+        format!(
+            "let mut v = []\nfor i in range(0, {n}) {{ v = [v] }}\nprint(len(str(v)), v == v)\n"
+        )
+    };
+    assert_run(&looped(49), &["--max-depth", "50"], 0, "100 true\n", "");
+    assert_run(&looped(50), &["--max-depth", "50"], 78, "", AT_50);
+    assert_run(&looped(2000), &["--max-depth", "50"], 78, "", AT_50);
+    // Every way of building a container counts: constructors, maps, tuples, methods, place
+    // assignment, variants and parsing.
+    for build in [
+        "v = Some(v)",
+        "v = Ok(v)",
+        "v = Err(v)",
+        "v = {k: v}",
+        "v = (v, 1)",
+        "v = [].push(v)",
+        "v = {}.insert(\"k\", v)",
+        "let mut w = [0]\n    w[0] = v\n    v = w",
+        "let mut w = {a: [0]}\n    w.a[0] = v\n    v = w",
+        "v = [1, 2].map(fn(x) { v })",
+        "v = Box(v)",
+        "t = \"[\" + t + \"]\"\n    v = json.parse(t).unwrap()",
+    ] {
+        let src = format!("type B = Box(x: int)\nlet mut v = 0\nlet mut t = \"1\"\nprint(\"a\")\nloop {{\n    {build}\n}}\n");
+        assert_run(&src, &["--max-depth", "50"], 78, "a\n", AT_50);
+    }
+    // The same script, a little under the limit, runs.
+    assert_run(
+        "let mut v = 0\nfor i in range(0, 24) { v = {k: Some(v)} }\nprint(len(json.render(v).unwrap()) > 0)\n",
+        &["--max-depth", "50"],
+        0,
+        "true\n",
+        "",
+    );
+}
+
+#[test]
+fn millions_deep_values_never_overflow_the_stack() {
+    // With no depth ceiling nothing recurses once per level of a value on the host stack:
+    // display, `==`, ordering and JSON grow the stack as needed, and dropping is iterative.
+    let n: usize = if cfg!(debug_assertions) {
+        300_000
+    } else {
+        3_000_000
+    };
+    let src = format!(
+        "let mut v = []\nfor i in range(0, {n}) {{ v = [v] }}\nprint(len(str(v)))\nprint(v == v)\n\
+         print([v, v].sorted().len(), len(json.render(v).unwrap()))\nv = 0\n\
+         let mut o = 0\nfor i in range(0, {n}) {{ o = Some({{k: o}}) }}\nprint(len(str(o)) > 0, o == o)\n\
+         o = 0\nprint(\"done\")\n"
+    );
+    let (code, out, err, t) = timed(&src, &["--max-depth", "0", "--max-steps", "0"]);
+    println!("{n}-deep values, --max-depth 0: {t:?}");
+    let len = 2 * n + 2;
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (
+            0,
+            format!("{len}\ntrue\n2 {len}\ntrue true\ndone\n").as_str(),
+            ""
+        )
     );
 }
 

@@ -130,6 +130,10 @@ pub enum RuleKind {
     RlimitFsize(u64),
     /// `RLIMIT_CORE` set to 0 (no core dumps outside the quota) — confined children only.
     RlimitCoreZero,
+    /// Every capability dropped, the bounding set included (confined children only): a child
+    /// of a root interpreter cannot create device nodes, raise its limits, reconfigure the
+    /// network, … (Landlock does not cover what capabilities allow).
+    DropCapabilities,
     /// `PR_SET_NO_NEW_PRIVS` (setuid binaries cannot gain privileges).
     NoNewPrivs,
     /// Landlock filesystem rules (read/exec on read roots, read-write on write roots).
@@ -155,6 +159,7 @@ impl fmt::Display for RuleKind {
             RuleKind::RlimitData(n) => write!(f, "rlimit-data={n}"),
             RuleKind::RlimitFsize(n) => write!(f, "rlimit-fsize={n}"),
             RuleKind::RlimitCoreZero => f.write_str("rlimit-core=0"),
+            RuleKind::DropCapabilities => f.write_str("drop-caps"),
             RuleKind::NoNewPrivs => f.write_str("no-new-privs"),
             RuleKind::LandlockFs => f.write_str("landlock-fs"),
             RuleKind::LandlockTcp => f.write_str("landlock-tcp"),

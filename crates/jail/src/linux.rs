@@ -265,6 +265,73 @@ unsafe fn add_path_rule(ruleset_fd: RawFd, parent_fd: RawFd, access: u64) -> lib
     )
 }
 
+/// `struct __user_cap_header_struct` (kernel UAPI).
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: libc::c_int,
+}
+
+/// `struct __user_cap_data_struct` (kernel UAPI; version 3 takes two of them).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+
+/// Drops every capability of the calling process: the bounding set (so that executing a
+/// program as uid 0 grants none back), the ambient set, then the effective, permitted and
+/// inheritable sets. Landlock does not cover what capabilities allow (creating device nodes in a
+/// writable root with `CAP_MKNOD`, raising the jail's resource limits, reconfiguring the host's
+/// network, …), so a child of a root interpreter must not keep them.
+///
+/// Without `CAP_SETPCAP` the bounding set cannot shrink; that is harmless when the process is
+/// not uid 0 (executing a program then grants nothing, and `no_new_privs` voids setuid bits and
+/// file capabilities) and refused otherwise.
+unsafe fn drop_capabilities() -> io::Result<()> {
+    for cap in 0..64 {
+        if libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 {
+            let e = io::Error::last_os_error();
+            match e.raw_os_error() {
+                // Past the kernel's last capability.
+                Some(libc::EINVAL) => break,
+                Some(libc::EPERM) if libc::geteuid() != 0 => break,
+                _ => return Err(e),
+            }
+        }
+    }
+    let clear = libc::PR_CAP_AMBIENT_CLEAR_ALL;
+    if libc::prctl(libc::PR_CAP_AMBIENT, clear, 0, 0, 0) != 0 {
+        let e = io::Error::last_os_error();
+        // EINVAL: a kernel without ambient capabilities (before 4.3) has none to clear.
+        if e.raw_os_error() != Some(libc::EINVAL) {
+            return Err(e);
+        }
+    }
+    let mut header = CapHeader {
+        version: LINUX_CAPABILITY_VERSION_3,
+        pid: 0,
+    };
+    let data = [CapData {
+        effective: 0,
+        permitted: 0,
+        inheritable: 0,
+    }; 2];
+    if libc::syscall(
+        libc::SYS_capset,
+        std::ptr::from_mut(&mut header),
+        data.as_ptr(),
+    ) != 0
+    {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// Writes `data` to `path`; true if all of it was written.
 unsafe fn write_file(path: &CStr, data: &[u8]) -> bool {
     let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
@@ -325,6 +392,7 @@ impl ChildSetup {
                 }
             }
         }
+        drop_capabilities()?;
         if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
             return Err(io::Error::last_os_error());
         }
@@ -396,6 +464,7 @@ pub(crate) fn confine_command(
             ));
         };
         setup.ruleset = Some(fd);
+        kinds.push(RuleKind::DropCapabilities);
         kinds.push(RuleKind::NoNewPrivs);
         kinds.extend(built.kinds);
         landlock_abi = Some(kernel.min(TESTED_ABI));

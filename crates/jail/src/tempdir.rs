@@ -8,9 +8,16 @@ use std::time::{SystemTime, UNIX_EPOCH};
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// A private directory (mode `0700`) removed recursively when dropped.
+///
+/// On Unix a small guardian process (`/bin/sh`, in its own process group) is started with the
+/// directory and removes it once its end of a pipe closes: when the `TempDir` is dropped, or
+/// when the process ends in any other way. That covers what `Drop` cannot do: a process that
+/// confined itself ([`crate::confine_self`]) may write beneath the directory but not remove it
+/// from its parent, and `_exit` (the `--timeout` watchdog, the hard memory cap) skips drops.
 #[derive(Debug)]
 pub struct TempDir {
     path: PathBuf,
+    guardian: Option<std::process::Child>,
 }
 
 impl TempDir {
@@ -33,7 +40,8 @@ impl TempDir {
                 Ok(()) => {
                     // Canonical, so the jail's rule and TMPDIR name the same place.
                     let path = path.canonicalize().unwrap_or(path);
-                    return Ok(TempDir { path });
+                    let guardian = guardian(&path);
+                    return Ok(TempDir { path, guardian });
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
                 Err(e) => {
@@ -57,12 +65,48 @@ impl TempDir {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// The pid of the guardian process that removes the directory, if one is running.
+    pub fn guardian_pid(&self) -> Option<u32> {
+        self.guardian.as_ref().map(std::process::Child::id)
+    }
 }
 
 impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.path);
+        if let Some(mut g) = self.guardian.take() {
+            // Closing the pipe lets the guardian finish what a confined process could not.
+            drop(g.stdin.take());
+            let _ = g.wait();
+        }
     }
+}
+
+/// Starts the process that removes `dir` once its standard input reaches end of file (best
+/// effort: without it, only `Drop` removes the directory).
+#[cfg(unix)]
+fn guardian(dir: &Path) -> Option<std::process::Child> {
+    use std::os::unix::process::CommandExt as _;
+    use std::process::{Command, Stdio};
+    Command::new("/bin/sh")
+        .args(["-c", "read -r _; rm -rf -- \"$1\"", "vox-tempdir-guardian"])
+        .arg(dir)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .current_dir("/")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        // Not in the terminal's group: ^C must not stop it before it has cleaned up.
+        .process_group(0)
+        .spawn()
+        .ok()
+}
+
+#[cfg(not(unix))]
+fn guardian(_dir: &Path) -> Option<std::process::Child> {
+    None
 }
 
 #[cfg(unix)]

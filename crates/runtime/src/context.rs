@@ -194,9 +194,13 @@ impl RunContext {
     pub fn now_ms(&mut self) -> i64 {
         match self.caps.time() {
             TimeGrant::Frozen(ms) => ms as i64,
-            _ => std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_millis() as i64),
+            _ => {
+                let real = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_millis() as i64);
+                // `--perturb` moves an unpinned clock by up to about eleven days.
+                real + self.perturb.map_or(0, |s| (s % 1_000_000_000) as i64)
+            }
         }
     }
 

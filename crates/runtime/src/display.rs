@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use crate::kind::message_name;
-use crate::value::{Func, Value};
+use crate::value::{depth, with_stack, Func, Value};
 
 /// The display form of `v`: what `print` writes and `str(x)` returns.
 pub fn display(v: &Value) -> String {
@@ -15,6 +15,14 @@ pub fn display(v: &Value) -> String {
 
 /// Appends the display form of `v` to `out` (avoids intermediate strings for containers).
 pub fn display_into(out: &mut String, v: &Value) {
+    if depth(v) == 0 {
+        display_node(out, v)
+    } else {
+        with_stack(|| display_node(out, v))
+    }
+}
+
+fn display_node(out: &mut String, v: &Value) {
     match v {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -126,6 +134,14 @@ pub fn json_render(v: &Value) -> Result<String, String> {
 
 /// Appends the compact JSON text of `v` to `out`.
 pub fn json_into(out: &mut String, v: &Value) -> Result<(), String> {
+    if depth(v) == 0 {
+        json_node(out, v)
+    } else {
+        with_stack(|| json_node(out, v))
+    }
+}
+
+fn json_node(out: &mut String, v: &Value) -> Result<(), String> {
     match v {
         Value::Null | Value::Opt(None) => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -201,7 +217,7 @@ mod tests {
         for (k, v) in pairs {
             m.insert(Rc::from(*k), v.clone());
         }
-        Value::Map(Rc::new(m))
+        Value::map(m)
     }
 
     #[test]
@@ -241,7 +257,7 @@ mod tests {
         let m = map(&[("b", Value::Int(1)), ("a b", Value::str("x"))]);
         assert_eq!(display(&m), "{b: 1, a b: x}");
         assert_eq!(display(&map(&[])), "{}");
-        let t = Value::Tuple(Rc::new(vec![Value::Int(1), Value::str("z")]));
+        let t = Value::tuple(vec![Value::Int(1), Value::str("z")]);
         assert_eq!(display(&t), "(1, z)");
     }
 
@@ -255,13 +271,13 @@ mod tests {
         let c = Tagged {
             variant: Rc::from("Circle"),
             fields,
-            values: vec![Value::Float(2.5)],
+            values: vec![Value::Float(2.5)].into(),
         };
         assert_eq!(display(&Value::Tagged(Rc::new(c))), "Circle(2.5)");
         let e = Tagged {
             variant: Rc::from("Empty"),
             fields: Rc::from(Vec::new()),
-            values: vec![],
+            values: Default::default(),
         };
         assert_eq!(display(&Value::Tagged(Rc::new(e))), "Empty");
     }
@@ -313,7 +329,7 @@ mod tests {
             r#""q\"""#
         );
         assert_eq!(json_render(&Value::none()).unwrap(), "null");
-        let t = Value::Tuple(Rc::new(vec![Value::Int(1), Value::str("z")]));
+        let t = Value::tuple(vec![Value::Int(1), Value::str("z")]);
         assert_eq!(json_render(&t).unwrap(), r#"[1,"z"]"#);
         assert!(json_render(&Value::ok(Value::Int(1))).is_err());
         assert!(json_render(&Value::list(vec![Value::err(Value::Int(1))])).is_err());

@@ -1,10 +1,18 @@
 //! Structural equality (voxscript.md §4.7, decisions.md 5): `==` never fails, kinds must match
 //! (`1 == 1.0` is false), except that `None == null`.
 
-use crate::value::Value;
+use crate::value::{depth, with_stack, Value};
 
 /// `a == b` as the language defines it.
 pub fn equals(a: &Value, b: &Value) -> bool {
+    if depth(a) == 0 {
+        equals_node(a, b)
+    } else {
+        with_stack(|| equals_node(a, b))
+    }
+}
+
+fn equals_node(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Null, Value::Null) => true,
         // `None == null` lets scripts guard Options with `v is null`.
@@ -57,7 +65,7 @@ mod tests {
         for (k, v) in pairs {
             m.insert(Rc::from(*k), Value::Int(*v));
         }
-        Value::Map(Rc::new(m))
+        Value::map(m)
     }
 
     fn dec(s: &str) -> Value {
@@ -95,7 +103,7 @@ mod tests {
             &Value::err(Value::Int(2)),
             &Value::ok(Value::Int(2))
         ));
-        let tuple = Value::Tuple(Rc::new(vec![Value::Int(1), Value::Int(2)]));
+        let tuple = Value::tuple(vec![Value::Int(1), Value::Int(2)]);
         assert!(!equals(&tuple, &l));
     }
 }

@@ -12,7 +12,7 @@ use crate::exc::{CeilingKind, Exc, Loc, Res};
 use crate::kind::message_name;
 use crate::ops::{self, BinOp};
 use crate::program::Program;
-use crate::value::{CodeFn, Func, Namespace, NamespaceKind, Tagged, Value};
+use crate::value::{CodeFn, Func, Namespace, NamespaceKind, Value};
 use crate::{display, equality, methods};
 
 /// Non-local control flow: errors and the three jumps.
@@ -117,6 +117,15 @@ impl<'p> Interp<'p> {
             max_depth,
             next_check: CHECK_PERIOD,
         }
+    }
+
+    /// decisions.md 12: building a value nested deeper than `--max-depth` is exit 78 (the stored
+    /// depth is O(1) to read; see `value::depth`).
+    fn check_depth(&self, v: &Value) -> Result<(), Flow> {
+        if u64::from(crate::value::depth(v)) > self.max_depth {
+            return Err(Exc::Ceiling { kind: CeilingKind::Depth, limit: self.max_depth, loc: None }.into());
+        }
+        Ok(())
     }
 
     fn m(&self) -> &'p Module {
@@ -253,7 +262,9 @@ impl<'p> Interp<'p> {
             self.ctx.gate(&what, need)?;
         }
         let mut args = Args::new(what, args);
-        Ok((def.f)(self, &mut args)?)
+        let v = (def.f)(self, &mut args)?;
+        self.check_depth(&v)?;
+        Ok(v)
     }
 
     pub fn call_value(&mut self, f: &Value, args: Vec<Value>, named: Vec<(Rc<str>, Value)>) -> R {
@@ -280,7 +291,9 @@ impl<'p> Interp<'p> {
                     ))
                     .into());
                 }
-                Ok(Value::Tagged(Rc::new(Tagged { variant: variant.clone(), fields: fields.clone(), values: args })))
+                let v = Value::tagged(variant.clone(), fields.clone(), args);
+                self.check_depth(&v)?;
+                Ok(v)
             }
             Func::Code(code) => self.call_code(code, args, named),
             Func::JsonCodec { module, ty, to_json, name } => {
@@ -289,7 +302,9 @@ impl<'p> Interp<'p> {
                 }
                 let def = &self.prog.files[*module as usize].hir.types[*ty as usize];
                 let arg = args.into_iter().next().unwrap_or(Value::Null);
-                Ok(if *to_json { crate::json_as::to_json(def, &arg)? } else { crate::json_as::from_json(def, &arg) })
+                let v = if *to_json { crate::json_as::to_json(def, &arg)? } else { crate::json_as::from_json(def, &arg) };
+                self.check_depth(&v)?;
+                Ok(v)
             }
         }
     }
@@ -422,11 +437,15 @@ impl<'p> Interp<'p> {
             Expr::Undefined(name) => Err(Exc::error(format!("undefined variable: {name}")).into()),
             Expr::List(items) => {
                 let v = self.eval_args(items)?;
-                Ok(Value::List(Rc::new(v)))
+                let v = Value::list(v);
+                self.check_depth(&v)?;
+                Ok(v)
             }
             Expr::Tuple(items) => {
                 let v = self.eval_args(items)?;
-                Ok(Value::Tuple(Rc::new(v)))
+                let v = Value::tuple(v);
+                self.check_depth(&v)?;
+                Ok(v)
             }
             Expr::Map(entries) => {
                 let mut map = crate::value::VMap::with_capacity(entries.len());
@@ -434,7 +453,9 @@ impl<'p> Interp<'p> {
                     let v = self.eval(*e)?;
                     map.insert(k.clone(), v);
                 }
-                Ok(Value::Map(Rc::new(map)))
+                let v = Value::map(map);
+                self.check_depth(&v)?;
+                Ok(v)
             }
             Expr::Unary(op, e) => {
                 let v = self.eval(*e)?;
@@ -600,7 +621,9 @@ impl<'p> Interp<'p> {
         if !named.is_empty() {
             return Err(Exc::error(format!("method `{name}` takes no named arguments")).into());
         }
-        Ok(methods::call_method_owned(self, r, name, args)?)
+        let v = methods::call_method_owned(self, r, name, args)?;
+        self.check_depth(&v)?;
+        Ok(v)
     }
 
     fn namespace_member(&self, ns: &Namespace, name: &str) -> R {
@@ -667,7 +690,9 @@ impl<'p> Interp<'p> {
             Value::Map(map) => {
                 let mut keys: Vec<usize> = (0..map.len()).collect();
                 if let Some(seed) = self.ctx.perturb {
-                    crate::perturb::shuffle(&mut keys, seed ^ self.steps);
+                    // The same order as `keys()` under the same seed.
+                    let n = keys.len() as u64;
+                    crate::perturb::shuffle(&mut keys, seed ^ n);
                 }
                 for i in keys {
                     let Some((k, v)) = map.get_index(i) else { continue };
@@ -789,6 +814,9 @@ impl<'p> Interp<'p> {
                         let r = methods::call_method_owned(self, taken, name, args);
                         match r {
                             Ok(v) => {
+                                if let Err(e) = self.check_depth(&v) {
+                                    return Err(self.locate(e, self.loc(*expr)));
+                                }
                                 self.stack[i] = v.clone();
                                 v
                             }
@@ -800,7 +828,7 @@ impl<'p> Interp<'p> {
                             Value::Namespace(_) => self.method_call(recv_value.clone(), name, args, Vec::new()),
                             _ => methods::call_method_owned(self, recv_value.clone(), name, args).map_err(Flow::from),
                         };
-                        let v = match r {
+                        let v = match r.and_then(|v| self.check_depth(&v).map(|()| v)) {
                             Ok(v) => v,
                             Err(e) => return Err(self.locate(e, self.loc(*expr))),
                         };
@@ -838,6 +866,7 @@ impl<'p> Interp<'p> {
                     }
                 };
                 write_path(&mut self.stack[i], &steps, v)?;
+                self.check_depth(&self.stack[i])?;
                 Ok(Value::Null)
             }
             Stmt::While { cond, body } => {
@@ -930,47 +959,46 @@ fn read_path(root: &Value, steps: &[Step]) -> Res<Value> {
     Ok(cur)
 }
 
-/// Assigns into a place: `xs[0] = 9`, `m["k"] = v`, `cfg.port = 80`, `rows[2].name = "x"`.
+/// Assigns into a place: `xs[0] = 9`, `m["k"] = v`, `cfg.port = 80`, `rows[2].name = "x"`. Each
+/// container on the path raises its stored depth to cover what it now holds (`List::update`).
 fn write_path(target: &mut Value, steps: &[Step], v: Value) -> Res<()> {
-    let Some((last, init)) = steps.split_last() else {
+    let Some((first, rest)) = steps.split_first() else {
         *target = v;
         return Ok(());
     };
-    let mut cur = target;
-    for s in init {
-        let next: Option<&mut Value> = match (s, cur) {
-            (Step::Field(n), Value::Map(m)) => match Rc::make_mut(m).get_mut(&**n) {
-                Some(x) => Some(x),
-                None => return Err(Exc::error(format!("Field {n} not found on object"))),
-            },
-            (Step::Field(n), Value::Tagged(t)) => {
-                let t = Rc::make_mut(t);
-                match t.fields.iter().position(|f| **f == **n) {
-                    Some(i) => t.values.get_mut(i),
-                    None => return Err(Exc::error(format!("Field {n} not found on object"))),
-                }
-            }
-            (Step::Index(Value::Int(i)), Value::List(l)) => {
-                if *i < 0 {
-                    None
-                } else {
-                    Rc::make_mut(l).get_mut(*i as usize)
-                }
-            }
-            (Step::Index(Value::Str(k)), Value::Map(m)) => Rc::make_mut(m).get_mut(&**k),
-            (Step::Index(_), Value::List(_)) => return Err(Exc::error("type error: expected int, found str")),
-            (_, other) => return Err(Exc::error(format!("cannot assign into {}", message_name(other)))),
+    if rest.is_empty() {
+        return match first {
+            Step::Field(n) => ops::set_field(target, n, v),
+            Step::Index(i) => ops::set_index(target, i, v),
         };
-        match next {
-            Some(n) => cur = n,
-            // An out-of-range index or missing key: a silent no-op, as for `xs[i] = v`.
-            None => return Ok(()),
+    }
+    // One frame per place step; the stack grows if a place is absurdly long.
+    let inner = |x: &mut Value| stacker::maybe_grow(64 * 1024, 1024 * 1024, || write_path(x, rest, v));
+    let done = match (first, target) {
+        (Step::Field(n), Value::Map(m)) => match Rc::make_mut(m).update(n, inner) {
+            Some(r) => Some(r),
+            None => return Err(Exc::error(format!("Field {n} not found on object"))),
+        },
+        (Step::Field(n), Value::Tagged(t)) => {
+            let t = Rc::make_mut(t);
+            match t.fields.iter().position(|f| **f == **n) {
+                Some(i) => t.values.update(i, inner),
+                None => return Err(Exc::error(format!("Field {n} not found on object"))),
+            }
         }
-    }
-    match last {
-        Step::Field(n) => ops::set_field(cur, n, v),
-        Step::Index(i) => ops::set_index(cur, i, v),
-    }
+        (Step::Index(Value::Int(i)), Value::List(l)) => {
+            if *i < 0 {
+                None
+            } else {
+                Rc::make_mut(l).update(*i as usize, inner)
+            }
+        }
+        (Step::Index(Value::Str(k)), Value::Map(m)) => Rc::make_mut(m).update(k, inner),
+        (Step::Index(_), Value::List(_)) => return Err(Exc::error("type error: expected int, found str")),
+        (_, other) => return Err(Exc::error(format!("cannot assign into {}", message_name(other)))),
+    };
+    // An out-of-range index or missing key: a silent no-op, as for `xs[i] = v`.
+    done.unwrap_or(Ok(()))
 }
 
 fn namespace_value(ns: &str) -> Value {

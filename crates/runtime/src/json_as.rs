@@ -55,7 +55,7 @@ fn zero_of(ty: &str) -> Value {
         "bool" => Value::Bool(false),
         t if t.starts_with("list") => Value::list(Vec::new()),
         t if t.starts_with("Option") => Value::none(),
-        _ => Value::Map(Rc::new(VMap::new())),
+        _ => Value::map(VMap::new()),
     }
 }
 
@@ -67,7 +67,7 @@ fn parse_default(text: &str) -> Value {
         "true" => return Value::Bool(true),
         "false" => return Value::Bool(false),
         "[]" => return Value::list(Vec::new()),
-        "{}" => return Value::Map(Rc::new(VMap::new())),
+        "{}" => return Value::map(VMap::new()),
         _ => {}
     }
     if let Ok(i) = t.parse::<i64>() {
@@ -135,7 +135,7 @@ pub fn from_json(def: &TypeDef, v: &Value) -> Value {
     };
     match &def.shape {
         TypeShape::Record(fields) => match decode_fields(def, fields, obj) {
-            Ok(m) => Value::ok(Value::Map(Rc::new(m))),
+            Ok(m) => Value::ok(Value::map(m)),
             Err(e) => err(e),
         },
         TypeShape::Adt(variants) => {
@@ -153,7 +153,7 @@ pub fn from_json(def: &TypeDef, v: &Value) -> Value {
                     let names: Rc<[Rc<str>]> = fields.iter().map(|f| f.name.clone()).collect();
                     let values = m.into_iter().map(|(_, v)| v).collect();
                     if names.is_empty() {
-                        Value::ok(Value::Tagged(Rc::new(Tagged { variant: vname.clone(), fields: names, values: Vec::new() })))
+                        Value::ok(Value::Tagged(Rc::new(Tagged { variant: vname.clone(), fields: names, values: Default::default() })))
                     } else {
                         Value::ok(Value::Tagged(Rc::new(Tagged { variant: vname.clone(), fields: names, values })))
                     }
@@ -194,5 +194,5 @@ pub fn to_json(def: &TypeDef, x: &Value) -> Res<Value> {
             return Err(Exc::error(format!("type error: {}_to_json argument 1: expected {}, found {}", def.name, def.name, type_of(other))))
         }
     }
-    Ok(Value::Map(Rc::new(out)))
+    Ok(Value::map(out))
 }

@@ -385,7 +385,7 @@ pub fn set_index(target: &mut Value, idx: &Value, v: Value) -> Res<()> {
         Value::List(items) => match idx {
             Value::Int(i) => {
                 if let Some(p) = position(*i, items.len()) {
-                    Rc::make_mut(items)[p] = v;
+                    Rc::make_mut(items).set(p, v);
                 }
                 Ok(())
             }
@@ -414,13 +414,10 @@ pub fn set_field(target: &mut Value, name: &str, v: Value) -> Res<()> {
             let Some(p) = t.fields.iter().position(|f| &**f == name) else {
                 return Err(field_missing(name));
             };
-            let t = Rc::make_mut(t);
-            match t.values.get_mut(p) {
-                Some(slot) => {
-                    *slot = v;
-                    Ok(())
-                }
-                None => Err(field_missing(name)),
+            if Rc::make_mut(t).values.set(p, v) {
+                Ok(())
+            } else {
+                Err(field_missing(name))
             }
         }
         other => Err(cannot_assign(other)),
@@ -631,7 +628,7 @@ mod tests {
         assert_eq!(err_of(index(&I(1), &I(0))), "cannot index into Int");
         let mut m = VMap::new();
         m.insert(Rc::from("k"), I(1));
-        let m = Value::Map(Rc::new(m));
+        let m = Value::map(m);
         assert_eq!(ok(index(&m, &Value::str("k"))), "Some(1)");
         assert_eq!(ok(index(&m, &Value::str("z"))), "None");
         assert_eq!(
@@ -650,7 +647,7 @@ mod tests {
         assert_eq!(display(&xs), "[1, 2]");
         set_index(&mut xs, &I(1), I(9)).unwrap();
         assert_eq!(display(&xs), "[1, 9]");
-        let mut o = Value::Map(Rc::new(VMap::new()));
+        let mut o = Value::map(VMap::new());
         set_field(&mut o, "a", I(1)).unwrap();
         set_field(&mut o, "b", I(6)).unwrap();
         set_field(&mut o, "a", I(5)).unwrap();
@@ -666,7 +663,7 @@ mod tests {
         let mut t = Value::Tagged(Rc::new(Tagged {
             variant: Rc::from("Circle"),
             fields,
-            values: vec![F(1.0)],
+            values: vec![F(1.0)].into(),
         }));
         let copy = t.clone();
         set_field(&mut t, "r", F(2.5)).unwrap();

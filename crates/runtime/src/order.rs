@@ -8,7 +8,7 @@ use rust_decimal::Decimal;
 
 use crate::exc::Res;
 use crate::kind::message_name;
-use crate::value::Value;
+use crate::value::{depth, with_stack, Value};
 
 /// Rank of a kind in the total order: numbers, str, bool, null, list, map, tuple, Option, Result, others.
 fn rank(v: &Value) -> u8 {
@@ -37,6 +37,14 @@ fn num_kind(v: &Value) -> u8 {
 
 /// The total order of decisions.md item 6. Never fails.
 pub fn total_cmp(a: &Value, b: &Value) -> Ordering {
+    if depth(a) == 0 {
+        cmp_node(a, b)
+    } else {
+        with_stack(|| cmp_node(a, b))
+    }
+}
+
+fn cmp_node(a: &Value, b: &Value) -> Ordering {
     let (ra, rb) = (rank(a), rank(b));
     if ra != rb {
         return ra.cmp(&rb);
@@ -343,7 +351,7 @@ mod tests {
     #[test]
     fn stable_and_never_panics() {
         let mut v: Vec<Value> = (0..50)
-            .map(|i| Value::Tuple(std::rc::Rc::new(vec![Value::Int(i % 3), Value::Int(i)])))
+            .map(|i| Value::tuple(vec![Value::Int(i % 3), Value::Int(i)]))
             .collect();
         sort_by(&mut v, |a, b| match (a, b) {
             (Value::Tuple(x), Value::Tuple(y)) => Ok(total_cmp(&x[0], &y[0])),

@@ -231,7 +231,7 @@ fn global_by_name(m: &Module, values: &[Value], name: &str) -> Option<Value> {
 
 pub fn variant_value(name: &Rc<str>, fields: &Rc<[Rc<str>]>) -> Value {
     if fields.is_empty() {
-        Value::Tagged(Rc::new(Tagged { variant: name.clone(), fields: fields.clone(), values: Vec::new() }))
+        Value::Tagged(Rc::new(Tagged { variant: name.clone(), fields: fields.clone(), values: Default::default() }))
     } else {
         Value::Func(Rc::new(Func::Ctor { variant: name.clone(), fields: fields.clone() }))
     }

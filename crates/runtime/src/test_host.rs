@@ -61,7 +61,7 @@ impl Host for MockHost {
             Func::Ctor { variant, fields } => Ok(Value::Tagged(Rc::new(Tagged {
                 variant: variant.clone(),
                 fields: fields.clone(),
-                values: args,
+                values: args.into(),
             }))),
             Func::Code(code) => {
                 let hook = self

@@ -22,7 +22,7 @@ fn err_str(why: impl std::fmt::Display) -> Value {
 }
 
 fn map_of(m: VMap) -> Value {
-    Value::Map(Rc::new(m))
+    Value::map(m)
 }
 
 // ---- json ----
@@ -219,6 +219,19 @@ pub(super) fn csv_render(_: &mut dyn Host, args: &mut Args) -> Res<Value> {
     })
 }
 
+/// The TOML and YAML libraries build, serialise and drop their documents recursively; like their
+/// parsers, the renderers stop at 128 levels so no value can overflow the host stack.
+const RENDER_DEPTH: u32 = 128;
+
+fn too_deep(v: &Value, format: &str) -> Result<(), String> {
+    if crate::value::depth(v) > RENDER_DEPTH {
+        return Err(format!(
+            "cannot render as {format}: nested deeper than {RENDER_DEPTH} levels"
+        ));
+    }
+    Ok(())
+}
+
 // ---- toml ----
 
 fn from_toml(v: toml::Value) -> Value {
@@ -280,6 +293,7 @@ pub fn render_toml(v: &Value) -> Result<String, String> {
             message_name(v)
         ));
     };
+    too_deep(v, "TOML")?;
     toml::to_string(&to_toml_table(m)?).map_err(|e| e.to_string())
 }
 
@@ -363,6 +377,7 @@ fn to_yaml(v: &Value) -> Result<serde_yaml::Value, String> {
 
 /// Renders a value as a YAML document.
 pub fn render_yaml(v: &Value) -> Result<String, String> {
+    too_deep(v, "YAML")?;
     serde_yaml::to_string(&to_yaml(v)?).map_err(|e| e.to_string())
 }
 

@@ -47,12 +47,15 @@ pub(super) fn assert(_: &mut dyn Host, args: &mut Args) -> Res<Value> {
 }
 
 /// The `len` of a value (shared with callers that need it without a builtin call).
-pub fn len_of(v: &Value) -> Option<i64> {
+pub fn len_of(mut v: &Value) -> Option<i64> {
+    // A loop, not recursion: `Some(Some(…))` may be nested arbitrarily deep.
+    while let Value::Opt(Some(x)) | Value::Res(Ok(x)) = v {
+        v = x;
+    }
     Some(match v {
         Value::List(l) | Value::Tuple(l) => l.len() as i64,
         Value::Str(s) => s.len() as i64,
         Value::Map(m) => m.len() as i64,
-        Value::Opt(Some(x)) | Value::Res(Ok(x)) => return len_of(x),
         Value::Opt(None) | Value::Res(Err(_)) => 0,
         _ => return None,
     })

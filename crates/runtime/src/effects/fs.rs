@@ -333,7 +333,7 @@ fn stat_map(ctx: &RunContext, name: &str, shown_path: &str, entry: &Path) -> io:
     m.insert(Rc::from("is_dir"), Value::Bool(meta.is_dir()));
     m.insert(Rc::from("is_file"), Value::Bool(meta.is_file()));
     m.insert(Rc::from("is_symlink"), Value::Bool(is_symlink));
-    Ok(Value::Map(Rc::new(m)))
+    Ok(Value::map(m))
 }
 
 pub(super) fn list_dir_detailed(host: &mut dyn Host, args: &mut Args) -> Res<Value> {

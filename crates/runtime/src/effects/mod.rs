@@ -24,6 +24,8 @@ mod http;
 mod io;
 mod process;
 
+pub use process::run_exit_commands;
+
 macro_rules! row {
     ($ns:literal, $name:literal, $f:path, $cap:ident, $nondet:ident) => {
         BuiltinDef {

@@ -15,6 +15,12 @@
 //! what the script prints, so captured output counts once the script prints it; the output of
 //! children with inherited streams (`run_ex`, `exec`) goes straight to the terminal and is not
 //! counted.
+//!
+//! Under `--mesh` no process may outlive the job (decision 24): the interpreter is a child
+//! subreaper, so a grandchild that daemonises (`setsid -f`, a double fork) is re-parented to it,
+//! and after every child (and on `--timeout`) whatever else it finds among its children is killed
+//! with its process group. Exit commands are children like any other: jailed under the same
+//! policy ([`run_exit_commands`]).
 
 use std::io::{self, Read};
 use std::os::unix::fs::PermissionsExt as _;
@@ -212,7 +218,15 @@ fn jail(
     } else {
         Mode::Confined
     };
-    vox_jail::confine_command(cmd, &policy, mode).map_err(|e| refuse(e.reason().to_string()))?;
+    let applied = vox_jail::confine_command(cmd, &policy, mode)
+        .map_err(|e| refuse(e.reason().to_string()))?;
+    if ctx.verbose {
+        // The shape of the child's environment: names and digests, never values.
+        let env = vox_jail::child_env(std::env::vars_os(), &policy.env);
+        let fingerprint = vox_jail::env_fingerprint(&env).replace('\n', ", ");
+        eprintln!("vox: child {}: {}", spec.program, applied.describe());
+        eprintln!("vox: child environment: {fingerprint}");
+    }
     Ok(())
 }
 
@@ -283,6 +297,12 @@ fn clamp_with(get: impl FnOnce(*mut libc::rlimit) -> libc::c_int, value: u64) ->
 /// Starts the child: `Ok(Err(msg))` when it could not start.
 fn spawn(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Child, String>> {
     ctx.flush_stdout();
+    if ctx.mesh {
+        // SAFETY: plain prctl on this process; setting it again is harmless.
+        unsafe {
+            libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+        }
+    }
     let mut cmd = match command(ctx, spec)? {
         Ok(cmd) => cmd,
         Err(msg) => return Ok(Err(msg)),
@@ -329,6 +349,7 @@ fn wait(ctx: &RunContext, child: &mut Child, group: bool) -> Res<io::Result<Exit
         let now = Instant::now();
         if now >= deadline {
             kill(child, group);
+            kill_orphans(ctx);
             return Err(timeout_exc(ctx));
         }
         std::thread::sleep(pause.min(deadline - now));
@@ -377,6 +398,8 @@ fn capture(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Captured, String>> {
         Ok(status) => status,
         Err(e) => return Ok(Err(e.to_string())),
     };
+    // Before draining: a daemonised grandchild may hold the pipes open.
+    kill_orphans(ctx);
     let mut out = [Vec::new(), Vec::new()];
     for _ in 0..readers {
         let received = match ctx.deadline {
@@ -392,6 +415,7 @@ fn capture(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Captured, String>> {
                                 libc::kill(-pid, libc::SIGKILL);
                             }
                         }
+                        kill_orphans(ctx);
                         return Err(timeout_exc(ctx));
                     }
                     Err(mpsc::RecvTimeoutError::Disconnected) => None,
@@ -442,7 +466,7 @@ fn map_value(pairs: [(&str, Value); 3]) -> Value {
     for (k, v) in pairs {
         m.insert(Rc::from(k), v);
     }
-    Value::Map(Rc::new(m))
+    Value::map(m)
 }
 
 /// `process.run(cmd, args)` = `spawn`: `Some({stdout, stderr, code})`, `None` if it could not start.
@@ -525,10 +549,88 @@ fn run_inherited(ctx: &mut RunContext, spec: &Spec) -> Res<Result<i64, String>> 
         Ok(child) => child,
         Err(msg) => return Ok(Err(msg)),
     };
-    Ok(match wait(ctx, &mut child, false)? {
+    let result = match wait(ctx, &mut child, false)? {
         Ok(status) => Ok(exit_code(status)),
         Err(e) => Err(e.to_string()),
-    })
+    };
+    kill_orphans(ctx);
+    Ok(result)
+}
+
+/// Under `--mesh`, kills every process that is still a child of the interpreter once the child
+/// it waited for has ended: those are descendants that escaped their process group (`setsid`)
+/// and were re-parented here (the interpreter is a subreaper, see [`spawn`]). Each is killed with
+/// its process group and reaped; what they leave is re-parented here in turn, so this repeats
+/// until none is left (at most 64 rounds). Outside `--mesh` it does nothing: background children
+/// are allowed to outlive a local run. The run's temp-dir guardian is spared.
+fn kill_orphans(ctx: &RunContext) {
+    if !ctx.mesh {
+        return;
+    }
+    let me = std::process::id();
+    let spared = ctx.child_tmp.as_ref().and_then(TempDir::guardian_pid);
+    for _ in 0..64 {
+        let orphans: Vec<u32> = children_of(me)
+            .into_iter()
+            .filter(|&p| Some(p) != spared)
+            .collect();
+        if orphans.is_empty() {
+            return;
+        }
+        for &pid in &orphans {
+            let Ok(pid) = libc::pid_t::try_from(pid) else {
+                continue;
+            };
+            // SAFETY: plain syscalls on our own children (not reaped yet, so the ids are
+            // still theirs).
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+                libc::kill(pid, libc::SIGKILL);
+                libc::waitpid(pid, std::ptr::null_mut(), 0);
+            }
+        }
+    }
+}
+
+/// The pids whose parent is `parent`, from `/proc/<pid>/stat`.
+fn children_of(parent: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for e in entries.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid …`; comm may contain spaces and parentheses.
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        if ppid == Some(parent) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// Runs the commands queued with `register_exit_command`, in order, with inherited streams.
+/// Each is a child like any other: jailed under the run's policy when the capabilities are
+/// receiver-imposed (so it gets the scrubbed environment, the filesystem and network rules and
+/// the limits), unconfined otherwise. The run's deadline no longer applies (decision 20: exit
+/// commands run after a `--timeout` too; the watchdog still bounds a stuck one). Failures are
+/// ignored: the run is over.
+pub fn run_exit_commands(ctx: &mut RunContext) {
+    ctx.flush_stdout();
+    let deadline = ctx.deadline.take();
+    for (program, argv) in std::mem::take(&mut ctx.exit_commands) {
+        let spec = Spec::new(&program, argv, Streams::Inherit);
+        let _ = run_inherited(ctx, &spec);
+    }
+    ctx.deadline = deadline;
 }
 
 pub(super) fn run_ex(host: &mut dyn Host, args: &mut Args) -> Res<Value> {

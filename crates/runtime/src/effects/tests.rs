@@ -413,7 +413,7 @@ fn copy_remove_mkdir_and_stat() {
     std::os::unix::fs::symlink(root.join("src.txt"), root.join("ln")).unwrap();
     let st = call(&mut h, "fs.stat", vec![s("ln")]).unwrap();
     let keys: Vec<String> = match &st {
-        Value::Res(Ok(m)) => match &**m {
+        Value::Res(Ok(m)) => match &***m {
             Value::Map(m) => m.keys().map(|k| k.to_string()).collect(),
             _ => panic!(),
         },
@@ -459,7 +459,7 @@ fn list_dir_and_detailed_with_perturb() {
     }
     let mut h = host(&[&format!("fs:ro={}", root.display())], root);
     let listed = |h: &mut FxHost| match call(h, "fs.list_dir", vec![]).unwrap() {
-        Value::Res(Ok(v)) => match &*v {
+        Value::Res(Ok(v)) => match &**v {
             Value::List(items) => items.iter().map(display).collect::<Vec<_>>(),
             _ => panic!(),
         },
@@ -573,7 +573,7 @@ fn io_open_and_save_by_extension() {
     let mut m = VMap::new();
     m.insert(Rc::from("b"), Value::Int(1));
     m.insert(Rc::from("a"), strs(&["x", "y"]));
-    let v = Value::Map(Rc::new(m));
+    let v = Value::map(m);
     for ext in ["json", "toml", "yaml", "yml"] {
         let name = format!("d.{ext}");
         assert_eq!(
@@ -1011,7 +1011,7 @@ fn background_children_and_mesh() {
     )
     .unwrap();
     assert!(
-        matches!(&r, Value::Res(Ok(pid)) if matches!(**pid, Value::Int(n) if n > 0)),
+        matches!(&r, Value::Res(Ok(pid)) if matches!(***pid, Value::Int(n) if n > 0)),
         "{r:?}"
     );
     let start = Instant::now();
@@ -1048,7 +1048,7 @@ fn unconfined_children_see_the_environment_and_overrides() {
                 "echo $VOX_FX_SECRET_TOKEN_DEV $VOX_FX_SET $VOX_FX_GIVEN",
             ]),
             s("."),
-            Value::Map(Rc::new(env)),
+            Value::map(env),
         ],
     )
     .unwrap();
@@ -1090,7 +1090,7 @@ fn jailed_child_cannot_write_outside_and_sees_a_scrubbed_environment() {
             s("sh"),
             strs(&["-c", &script]),
             s("."),
-            Value::Map(Rc::new(env)),
+            Value::map(env),
         ],
     );
     if let Some(gap) = jail_gap(false) {

@@ -12,11 +12,11 @@ use crate::exc::{Exc, Res};
 use crate::kind::type_of;
 use crate::ops::{binary, BinOp};
 use crate::order::{sort_by, total_cmp};
-use crate::value::Value;
+use crate::value::{List, Value};
 
 pub(super) fn call(
     host: &mut dyn Host,
-    mut l: Rc<Vec<Value>>,
+    mut l: Rc<List>,
     name: &str,
     mut args: Args,
 ) -> Res<Value> {
@@ -175,12 +175,12 @@ pub(super) fn call(
         }
         "reverse" | "reversed" => {
             zero(&args)?;
-            Rc::make_mut(&mut l).reverse();
+            Rc::make_mut(&mut l).shrink_or_reorder().reverse();
             Value::List(l)
         }
         "sorted" => {
             zero(&args)?;
-            let v = Rc::make_mut(&mut l);
+            let v = Rc::make_mut(&mut l).shrink_or_reorder();
             sort_by(v, |a, b| Ok(total_cmp(a, b)))?;
             Value::List(l)
         }
@@ -199,7 +199,7 @@ pub(super) fn call(
         "sorted_by" | "sort_by" => {
             args.arity(1, 1)?;
             let f = args.get(0).clone();
-            let v = Rc::make_mut(&mut l);
+            let v = Rc::make_mut(&mut l).shrink_or_reorder();
             sort_by(v, |a, b| {
                 let r = host.call(&f, vec![a.clone(), b.clone()])?;
                 match r {
@@ -297,7 +297,7 @@ pub(super) fn call(
 
 /// Bytes a growth method adds: only the new elements when the list is uniquely owned (it grows in
 /// place), else a whole copy.
-fn growth(l: &Rc<Vec<Value>>, extra: usize) -> usize {
+fn growth(l: &Rc<List>, extra: usize) -> usize {
     let n = if Rc::strong_count(l) == 1 {
         extra
     } else {

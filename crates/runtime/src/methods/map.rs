@@ -6,9 +6,9 @@ use super::{alloc_values, not_found, rc_str};
 use crate::builtin::{Args, Host};
 use crate::display::json_render;
 use crate::exc::{Exc, Res};
-use crate::value::{VMap, Value};
+use crate::value::{Map, Value};
 
-pub(super) fn call(host: &mut dyn Host, mut m: Rc<VMap>, name: &str, mut args: Args) -> Res<Value> {
+pub(super) fn call(host: &mut dyn Host, mut m: Rc<Map>, name: &str, mut args: Args) -> Res<Value> {
     let zero = |args: &Args| args.arity(0, 0);
     Ok(match name {
         "get" => {
@@ -39,12 +39,14 @@ pub(super) fn call(host: &mut dyn Host, mut m: Rc<VMap>, name: &str, mut args: A
             zero(&args)?;
             let mut out = alloc_values(host, m.len())?;
             out.extend(m.keys().map(|k| Value::Str(k.clone())));
+            perturb(host, &mut out);
             Value::list(out)
         }
         "values" => {
             zero(&args)?;
             let mut out = alloc_values(host, m.len())?;
             out.extend(m.values().cloned());
+            perturb(host, &mut out);
             Value::list(out)
         }
         "items" | "entries" => {
@@ -54,6 +56,7 @@ pub(super) fn call(host: &mut dyn Host, mut m: Rc<VMap>, name: &str, mut args: A
                 m.iter()
                     .map(|(k, v)| Value::list(vec![Value::Str(k.clone()), v.clone()])),
             );
+            perturb(host, &mut out);
             Value::list(out)
         }
         "insert" | "set" => {
@@ -100,7 +103,7 @@ pub(super) fn call(host: &mut dyn Host, mut m: Rc<VMap>, name: &str, mut args: A
 
 /// Bytes a growth method adds (an entry is a key and a value): only the new entries when the map is
 /// uniquely owned, else a whole copy.
-fn growth(m: &Rc<VMap>, extra: usize) -> usize {
+fn growth(m: &Rc<Map>, extra: usize) -> usize {
     let n = if Rc::strong_count(m) == 1 {
         extra
     } else {
@@ -151,7 +154,7 @@ mod tests {
         for (k, v) in pairs {
             m.insert(Rc::from(*k), v.clone());
         }
-        Value::Map(Rc::new(m))
+        Value::map(m)
     }
 
     #[test]
@@ -199,5 +202,14 @@ mod tests {
         assert_eq!(m(&mut h, &o, "pointer", vec![s("/a/1")]), "None");
         assert_eq!(m(&mut h, &o, "pointer", vec![s("a")]), "None");
         assert!(m(&mut h, &o, "pointer", vec![s("")]).starts_with("Some({a:"));
+    }
+}
+
+/// `--perturb SEED` reorders what the language leaves open: the order of `keys()`, `values()` and
+/// `items()` (decisions.md 27; display, `==` and `json.render` keep insertion order).
+fn perturb(host: &mut dyn Host, out: &mut [Value]) {
+    if let Some(seed) = host.ctx().and_then(|c| c.perturb) {
+        // The same seed and map size give the same order for keys, values and items alike.
+        crate::perturb::shuffle(out, seed ^ out.len() as u64);
     }
 }

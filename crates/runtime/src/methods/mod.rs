@@ -391,7 +391,7 @@ mod tests {
         let samples = [
             s("x"),
             ints(&[1]),
-            Value::Map(Rc::new(crate::value::VMap::new())),
+            Value::map(crate::value::VMap::new()),
             Value::some(Value::Int(1)),
             Value::ok(Value::Int(1)),
             Value::Int(1),

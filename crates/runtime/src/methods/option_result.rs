@@ -6,11 +6,11 @@ use super::{call_pred, not_found};
 use crate::builtin::{Args, Host};
 use crate::display::display;
 use crate::exc::{Exc, Res};
-use crate::value::Value;
+use crate::value::{Value, Wrapped};
 
 pub(super) fn call_option(
     host: &mut dyn Host,
-    o: Option<Rc<Value>>,
+    o: Option<Rc<Wrapped>>,
     name: &str,
     args: Args,
 ) -> Res<Value> {
@@ -73,7 +73,7 @@ pub(super) fn call_option(
 
 pub(super) fn call_result(
     host: &mut dyn Host,
-    r: Result<Rc<Value>, Rc<Value>>,
+    r: Result<Rc<Wrapped>, Rc<Wrapped>>,
     name: &str,
     args: Args,
 ) -> Res<Value> {

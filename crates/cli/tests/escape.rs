@@ -1,0 +1,1495 @@
+//! Sandbox-escape suite for the child jail (runtime.md §4, decisions 16–18, 21, 24–26).
+//!
+//! Every hostile script lives in `tests/escape/NN_name.vox`, its first line saying what it
+//! attempts. Each case runs `vox run` with receiver-imposed capabilities in a fresh directory:
+//!
+//! ```text
+//! <scratch>/NN_name/          the run's working directory (outside every root)
+//!     root/                   fs:rw root (a.txt, keep-link -> ../outside/keep.txt)
+//!     ro/                     fs:ro root (r.txt, secret-link -> ../outside/secret.txt)
+//!     outside/                the sentinel: secret.txt, keep.txt, sub/inner.txt, tool
+//! <scratch>/far/              a second sentinel, shared by every case
+//! ```
+//!
+//! After each case: everything outside `root/` (listing, file contents, symlink targets) is
+//! unchanged, the planted targets do not exist, no secret appears in the output or in a file of
+//! the root, the loopback listeners received nothing, the dummy process is alive, no process is
+//! left behind and the private temp dir is gone. A case that breaks one of these is an
+//! **escape**; a wrong exit code or a missing expected line is a plain failure (the attempt
+//! did not run as designed).
+//!
+//! The hostile cases run one after another (they share the listeners and the dummy); the other
+//! tests each build their own world, so the test harness may run them in parallel.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::{TcpListener, UdpSocket};
+use std::os::linux::net::SocketAddrExt;
+use std::os::unix::fs::{symlink, MetadataExt, PermissionsExt};
+use std::os::unix::net::{SocketAddr, UnixListener};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The `PATH` every run gets: system directories only, so `python3` is the system one.
+const SAFE_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+/// Credentials and loader hijacks planted in the interpreter's environment.
+const TOKEN: &str = "vox-escape-token-5b1f0c";
+const AWS_KEY: &str = "vox-escape-aws-9d27e4";
+const GH_TOKEN: &str = "vox-escape-gh-71c3aa";
+const PRELOAD: &str = "/nonexistent/vox-escape-preload.so";
+
+fn vox_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_vox")
+}
+
+fn escape_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/escape")
+}
+
+fn fresh_dir(p: &Path) {
+    let _ = std::fs::remove_dir_all(p);
+    std::fs::create_dir_all(p).unwrap();
+}
+
+/// A 64-bit FNV-1a digest, enough to notice a changed file.
+fn digest(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// Path (relative to `dir`) → kind, size and digest (files) or target (symlinks); `skip` names
+/// top-level entries left out. With `metadata`, mode, owner and modification time are included.
+fn snapshot(dir: &Path, skip: &[&str], metadata: bool) -> BTreeMap<String, String> {
+    fn walk(
+        base: &Path,
+        dir: &Path,
+        skip: &[&str],
+        metadata: bool,
+        out: &mut BTreeMap<String, String>,
+    ) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let rel = p.strip_prefix(base).unwrap().to_string_lossy().into_owned();
+            if dir == base && skip.contains(&rel.as_str()) {
+                continue;
+            }
+            let Ok(m) = std::fs::symlink_metadata(&p) else {
+                continue;
+            };
+            let ft = m.file_type();
+            let mut desc = if ft.is_symlink() {
+                format!("link -> {}", std::fs::read_link(&p).unwrap().display())
+            } else if ft.is_dir() {
+                "dir".to_string()
+            } else if ft.is_file() {
+                let bytes = std::fs::read(&p).unwrap_or_default();
+                format!("file {} bytes {:016x}", bytes.len(), digest(&bytes))
+            } else {
+                format!("special {:o}", m.mode())
+            };
+            if metadata && !ft.is_symlink() {
+                desc.push_str(&format!(
+                    " mode {:o} owner {}:{} mtime {}.{:09}",
+                    m.permissions().mode(),
+                    m.uid(),
+                    m.gid(),
+                    m.mtime(),
+                    m.mtime_nsec()
+                ));
+            }
+            out.insert(rel, desc);
+            if ft.is_dir() {
+                walk(base, &p, skip, metadata, out);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, skip, metadata, &mut out);
+    out
+}
+
+fn diff(before: &BTreeMap<String, String>, after: &BTreeMap<String, String>) -> Vec<String> {
+    let mut out = Vec::new();
+    for (k, v) in before {
+        match after.get(k) {
+            None => out.push(format!("removed {k} ({v})")),
+            Some(w) if w != v => out.push(format!("changed {k}: {v} => {w}")),
+            _ => {}
+        }
+    }
+    for (k, v) in after {
+        if !before.contains_key(k) {
+            out.push(format!("created {k} ({v})"));
+        }
+    }
+    out
+}
+
+/// Files under `dir` (symlinks not followed) whose contents include `needle`.
+fn files_containing(dir: &Path, needle: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let Ok(m) = std::fs::symlink_metadata(&p) else {
+                continue;
+            };
+            if m.is_dir() {
+                stack.push(p);
+            } else if m.is_file() && m.len() < 64 << 20 {
+                let bytes = std::fs::read(&p).unwrap_or_default();
+                if String::from_utf8_lossy(&bytes).contains(needle) {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Pids whose command line matches `pattern` (`pgrep -f`).
+fn pgrep(pattern: &str) -> Vec<i32> {
+    let out = Command::new("pgrep")
+        .args(["-f", pattern])
+        .output()
+        .expect("pgrep");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect()
+}
+
+/// Kills leftover processes that a failed case left behind (by pid: they are ours).
+fn kill_pids(pids: &[i32]) {
+    for pid in pids {
+        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+    }
+}
+
+/// `(major, minor)` of the device holding `/`.
+fn root_device() -> (u64, u64) {
+    let dev = std::fs::metadata("/").unwrap().dev();
+    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
+    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
+    (major, minor)
+}
+
+/// Runs `cmd` to the end with a generous guard (a hung case must not hang the suite).
+fn run_guarded(cmd: &mut Command, guard: Duration) -> (Output, Duration) {
+    let start = Instant::now();
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start vox");
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let t_out = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = out.read_to_end(&mut b);
+        b
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = err.read_to_end(&mut b);
+        b
+    });
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > guard {
+            let _ = child.kill();
+            break child.wait().unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let elapsed = start.elapsed();
+    let stdout = t_out.join().unwrap();
+    let stderr = t_err.join().unwrap();
+    (
+        Output {
+            status,
+            stdout,
+            stderr,
+        },
+        elapsed,
+    )
+}
+
+/// What the receiver prepares once: scratch space, listeners, a dummy process.
+struct World {
+    scratch: PathBuf,
+    tmp: PathBuf,
+    far: PathBuf,
+    secret: String,
+    dummy_secret: String,
+    tcp: TcpListener,
+    udp: UdpSocket,
+    unix: UnixListener,
+    abstract_name: String,
+    dummy: Child,
+    marker: String,
+}
+
+impl World {
+    fn new(tag: &str) -> World {
+        let pid = std::process::id();
+        let scratch = std::env::temp_dir().join(format!("vox-escape-{tag}-{pid}"));
+        fresh_dir(&scratch);
+        let tmp = scratch.join("tmp");
+        fresh_dir(&tmp);
+        let far = scratch.join("far");
+        fresh_dir(&far);
+        std::fs::write(far.join("far.txt"), "far away\n").unwrap();
+        let secret = format!("VOX-ESCAPE-SECRET-{pid}-{:x}", digest(tag.as_bytes()));
+        let dummy_secret = format!("VOX-ESCAPE-DUMMY-{pid}");
+        let tcp = TcpListener::bind("127.0.0.1:0").unwrap();
+        tcp.set_nonblocking(true).unwrap();
+        let udp = UdpSocket::bind("127.0.0.1:0").unwrap();
+        udp.set_nonblocking(true).unwrap();
+        let abstract_name = format!("vox-escape-{tag}-{pid}");
+        let addr = SocketAddr::from_abstract_name(abstract_name.as_bytes()).unwrap();
+        let unix = UnixListener::bind_addr(&addr).unwrap();
+        unix.set_nonblocking(true).unwrap();
+        let dummy = Command::new("sleep")
+            .arg("600")
+            .env("VOX_DUMMY_SECRET", &dummy_secret)
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap();
+        World {
+            scratch,
+            tmp,
+            far,
+            secret,
+            dummy_secret,
+            tcp,
+            udp,
+            unix,
+            abstract_name,
+            dummy,
+            marker: format!("{pid}"),
+        }
+    }
+
+    /// A fresh case directory with the roots and the sentinel.
+    fn case_dir(&self, name: &str) -> PathBuf {
+        let dir = self.scratch.join(name);
+        fresh_dir(&dir);
+        for d in ["root", "ro", "outside/sub"] {
+            std::fs::create_dir_all(dir.join(d)).unwrap();
+        }
+        std::fs::write(dir.join("root/a.txt"), "data in the rw root\n").unwrap();
+        std::fs::write(dir.join("ro/r.txt"), "data in the ro root\n").unwrap();
+        std::fs::write(dir.join("outside/secret.txt"), format!("{}\n", self.secret)).unwrap();
+        std::fs::write(dir.join("outside/keep.txt"), "keep\n").unwrap();
+        std::fs::write(dir.join("outside/sub/inner.txt"), "inner\n").unwrap();
+        let tool = dir.join("outside/tool");
+        std::fs::write(&tool, "#!/bin/sh\nexec \"$@\"\n").unwrap();
+        std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        symlink("../outside/keep.txt", dir.join("root/keep-link")).unwrap();
+        symlink("../outside/secret.txt", dir.join("ro/secret-link")).unwrap();
+        dir
+    }
+
+    /// Whatever reached the listeners since the last call.
+    fn drain_listeners(&self) -> Vec<String> {
+        let mut got = Vec::new();
+        while let Ok((mut s, peer)) = self.tcp.accept() {
+            let _ = s.set_read_timeout(Some(Duration::from_millis(200)));
+            let mut b = Vec::new();
+            let _ = s.read_to_end(&mut b);
+            got.push(format!(
+                "tcp connection from {peer}: {:?}",
+                String::from_utf8_lossy(&b)
+            ));
+        }
+        let mut buf = [0u8; 2048];
+        while let Ok((n, peer)) = self.udp.recv_from(&mut buf) {
+            got.push(format!(
+                "udp datagram from {peer}: {:?}",
+                String::from_utf8_lossy(&buf[..n])
+            ));
+        }
+        while let Ok((mut s, _)) = self.unix.accept() {
+            let _ = s.set_read_timeout(Some(Duration::from_millis(200)));
+            let mut b = Vec::new();
+            let _ = s.read_to_end(&mut b);
+            got.push(format!(
+                "abstract unix connection: {:?}",
+                String::from_utf8_lossy(&b)
+            ));
+        }
+        got
+    }
+
+    fn dummy_alive(&mut self) -> bool {
+        matches!(self.dummy.try_wait(), Ok(None))
+    }
+
+    fn substitute(&self, s: &str, dir: &Path) -> String {
+        let (major, minor) = root_device();
+        s.replace("{root}", &dir.join("root").to_string_lossy())
+            .replace("{ro}", &dir.join("ro").to_string_lossy())
+            .replace("{tcp}", &self.tcp.local_addr().unwrap().port().to_string())
+            .replace("{udp}", &self.udp.local_addr().unwrap().port().to_string())
+            .replace("{abstract}", &self.abstract_name)
+            .replace("{pid}", &self.dummy.id().to_string())
+            .replace("{fork_marker}", &format!("1000.{}", self.marker))
+            .replace("{daemon_marker}", &format!("2000.{}", self.marker))
+            .replace("{daemon_marker2}", &format!("2001.{}", self.marker))
+            .replace("{major}", &major.to_string())
+            .replace("{minor}", &minor.to_string())
+    }
+
+    /// `vox run` in `dir` with a clean environment plus planted credentials and hijacks.
+    fn vox(&self, dir: &Path, flags: &[String], script: &Path, args: &[String]) -> Command {
+        let mut cmd = Command::new(vox_bin());
+        cmd.env_clear()
+            .env("PATH", SAFE_PATH)
+            .env(
+                "HOME",
+                std::env::var_os("HOME").unwrap_or_else(|| "/root".into()),
+            )
+            .env("TMPDIR", &self.tmp)
+            .env("LANG", "C.UTF-8")
+            .env("SECRET_TOKEN", TOKEN)
+            .env("AWS_SECRET_ACCESS_KEY", AWS_KEY)
+            .env("GITHUB_TOKEN", GH_TOKEN)
+            .env("LD_PRELOAD", PRELOAD)
+            .current_dir(dir)
+            .arg("run")
+            .args(flags)
+            .arg(script);
+        if !args.is_empty() {
+            cmd.arg("--").args(args);
+        }
+        cmd
+    }
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        let _ = self.dummy.kill();
+        let _ = self.dummy.wait();
+        let _ = std::fs::remove_dir_all(&self.scratch);
+    }
+}
+
+/// What to wait for after the run, before comparing.
+#[derive(Clone, Copy)]
+enum After {
+    Nothing,
+    /// A background child is still working: wait until this file (relative to the case dir)
+    /// appears, at most 5 s, then a little more.
+    File(&'static str),
+    /// No process whose command line matches `sleep <marker>` may remain.
+    NoProcess(&'static str),
+}
+
+/// A check specific to one case: `Err` lines are escapes.
+type Extra = fn(&Path, &Output) -> Result<(), String>;
+
+struct Case {
+    script: &'static str,
+    flags: &'static [&'static str],
+    args: &'static [&'static str],
+    /// Acceptable exit codes (one, except where a race decides which of two safe outcomes).
+    exit: &'static [i32],
+    stdout_has: &'static [&'static str],
+    stderr_has: &'static [&'static str],
+    /// Must not exist after the run: relative to the case dir, or absolute.
+    planted: &'static [&'static str],
+    /// The run must end within this many seconds.
+    max_secs: Option<u64>,
+    after: After,
+    extra: Option<Extra>,
+}
+
+const CASE: Case = Case {
+    script: "",
+    flags: &[],
+    args: &[],
+    exit: &[0],
+    stdout_has: &[],
+    stderr_has: &[],
+    planted: &[],
+    max_secs: None,
+    after: After::Nothing,
+    extra: None,
+};
+
+/// The capabilities most cases run with.
+const JAIL: &[&str] = &[
+    "--caps",
+    "fs:rw={root}",
+    "--caps",
+    "fs:ro={ro}",
+    "--caps",
+    "process:allow",
+];
+const JAIL_ARGS: &[&str] = &[
+    "--caps",
+    "fs:rw={root}",
+    "--caps",
+    "fs:ro={ro}",
+    "--caps",
+    "process:allow",
+    "--caps",
+    "env:ro",
+];
+const JAIL_NET: &[&str] = &[
+    "--caps",
+    "fs:rw={root}",
+    "--caps",
+    "fs:ro={ro}",
+    "--caps",
+    "process:allow",
+    "--caps",
+    "env:ro",
+    "--caps",
+    "net:allow",
+];
+
+/// Targets every writing case plants; none may exist afterwards.
+const COMMON_PLANTED: &[&str] = &[
+    "pwned.txt",
+    "outside/pwned.txt",
+    "../far/pwned.txt",
+    "/tmp/vox-escape-pwned.txt",
+    "/dev/shm/vox-escape-pwned.txt",
+];
+
+fn no_file_bigger_than_limit(dir: &Path, _: &Output) -> Result<(), String> {
+    let mut bad = Vec::new();
+    for name in ["big-head.bin", "big-dd.bin", "big-ulimit.bin", "big-py.bin"] {
+        if let Ok(m) = std::fs::metadata(dir.join("root").join(name)) {
+            if m.len() > 1 << 20 {
+                bad.push(format!("root/{name} is {} bytes (> 1 MiB)", m.len()));
+            }
+        }
+    }
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(bad.join("; "))
+    }
+}
+
+fn cases() -> Vec<Case> {
+    vec![
+        Case {
+            script: "01_sh_redirect_outside.vox",
+            flags: JAIL,
+            stdout_has: &[
+                "sibling: exit=2",
+                "append: exit=2",
+                "parent: exit=2",
+                "cwd: exit=2",
+                "tmp: exit=2",
+                "Permission denied",
+            ],
+            planted: &["/tmp/vox-escape-pwned.txt", "/dev/shm/vox-escape-pwned.txt"],
+            ..CASE
+        },
+        Case {
+            script: "02_python_write_outside.vox",
+            flags: JAIL,
+            stdout_has: &[
+                "open blocked: Permission denied",
+                "open-append blocked: Permission denied",
+                "copy blocked: Permission denied",
+                "rename blocked",
+                "remove blocked: Permission denied",
+                "mkdir blocked: Permission denied",
+                "symlink blocked: Permission denied",
+                "truncate blocked: Permission denied",
+            ],
+            planted: &["root/stolen.txt", "outside/pwned-copy.txt"],
+            ..CASE
+        },
+        Case {
+            script: "03_cp_outside.vox",
+            flags: JAIL,
+            stdout_has: &[
+                "new: exit=1",
+                "overwrite: exit=1",
+                "into-dir: exit=1",
+                "parent: exit=1",
+                "Permission denied",
+            ],
+            ..CASE
+        },
+        Case {
+            script: "04_tee_outside.vox",
+            flags: JAIL,
+            stdout_has: &[
+                "direct: exit=1",
+                "append: exit=1",
+                "pipe: exit=1",
+                "Permission denied",
+            ],
+            planted: &["outside/pwned2.txt"],
+            ..CASE
+        },
+        Case {
+            script: "05_mv_outside.vox",
+            flags: JAIL,
+            stdout_has: &[
+                "out: exit=1",
+                "in: exit=1",
+                "dir: exit=1",
+                "rename-outside: exit=1",
+            ],
+            planted: &[
+                "outside/moved.txt",
+                "root/stolen.txt",
+                "root/outside-stolen",
+                "outside/renamed.txt",
+            ],
+            ..CASE
+        },
+        Case {
+            script: "06_rm_truncate_outside.vox",
+            flags: JAIL,
+            stdout_has: &[
+                "rm: exit=1",
+                "truncate: exit=1",
+                "mkdir: exit=1",
+                "mkfifo: exit=1",
+                "ln-s: exit=1",
+                "touch-new: exit=1",
+            ],
+            planted: &[
+                "outside/pwned-dir",
+                "outside/pwned-fifo",
+                "outside/pwned-link",
+                "outside/pwned-touch.txt",
+            ],
+            ..CASE
+        },
+        Case {
+            script: "07_read_secret_child.vox",
+            flags: JAIL,
+            stdout_has: &[
+                "cat: exit=1",
+                "head: exit=1",
+                "dd: exit=1",
+                "python: exit=1",
+                "sh-read: exit=0 out=[] err=[sh: 1: cannot open outside/secret.txt: Permission denied]",
+                "grep: exit=2",
+                "ls: exit=2",
+                "Permission denied",
+            ],
+            ..CASE
+        },
+        Case {
+            script: "08_read_secret_script.vox",
+            flags: JAIL,
+            exit: &[77],
+            stderr_has: &["vox: capability denied: fs.read"],
+            ..CASE
+        },
+        Case {
+            script: "09_symlink_dir_script_write.vox",
+            flags: JAIL,
+            exit: &[77],
+            stdout_has: &["planted, ln exit 0"],
+            stderr_has: &["vox: capability denied: fs.write"],
+            ..CASE
+        },
+        Case {
+            script: "10_symlink_file_script_write.vox",
+            flags: JAIL,
+            exit: &[77],
+            stderr_has: &["vox: capability denied: fs.write"],
+            ..CASE
+        },
+        Case {
+            script: "11_symlink_child_write.vox",
+            flags: JAIL,
+            stdout_has: &[
+                "plant: exit=0",
+                "write-dir: exit=2",
+                "write-file: exit=2",
+                "read: exit=1",
+                "python: exit=1",
+            ],
+            planted: &["outside/pwned2.txt"],
+            ..CASE
+        },
+        Case {
+            script: "12_symlink_script_read.vox",
+            flags: JAIL,
+            exit: &[77],
+            stderr_has: &["vox: capability denied: fs.read"],
+            ..CASE
+        },
+        Case {
+            script: "13_hardlink_child.vox",
+            flags: JAIL,
+            stdout_has: &["ln: exit=1", "ln-secret: exit=1", "python: exit=1"],
+            // `root/hl` itself may appear: the last step writes a new file of that name.
+            planted: &["root/hl-secret", "root/hl2"],
+            ..CASE
+        },
+        Case {
+            script: "14_dotdot_script_write.vox",
+            flags: JAIL,
+            exit: &[77],
+            stderr_has: &["vox: capability denied: fs.write"],
+            ..CASE
+        },
+        Case {
+            script: "15_dotdot_missing_tail.vox",
+            flags: JAIL,
+            exit: &[77],
+            stderr_has: &["vox: capability denied: fs.write"],
+            planted: &["root/pwned.txt"],
+            ..CASE
+        },
+        Case {
+            script: "16_proc_self_root_script.vox",
+            flags: JAIL,
+            exit: &[77],
+            stderr_has: &["vox: capability denied: fs.write"],
+            ..CASE
+        },
+        Case {
+            script: "17_proc_self_root_child.vox",
+            flags: JAIL,
+            stdout_has: &[
+                "read: exit=1",
+                "write: exit=2",
+                "cwd: exit=1",
+                "pid1: exit=2",
+                "python: exit=1",
+            ],
+            planted: &["outside/pwned2.txt"],
+            ..CASE
+        },
+        Case {
+            script: "18_fd_tricks_child.vox",
+            flags: JAIL,
+            stdout_has: &[
+                "openat blocked: Permission denied",
+                "proc-fd blocked",
+                "dev-fd blocked",
+                "cwd-fd blocked",
+                "read-secret blocked: Permission denied",
+                "fd-keep blocked",
+                "sh-exec: exit=2",
+                "bash-devfd: exit=1",
+            ],
+            planted: &[
+                "outside/pwned2.txt",
+                "outside/pwned3.txt",
+                "pwned4.txt",
+                "outside/pwned5.txt",
+                "outside/pwned6.txt",
+            ],
+            ..CASE
+        },
+        Case {
+            script: "19_script_proc_fd.vox",
+            flags: JAIL,
+            exit: &[77],
+            stderr_has: &["vox: capability denied: fs.write"],
+            ..CASE
+        },
+        Case {
+            script: "20_toctou_symlink_race.vox",
+            flags: &[
+                "--verbose",
+                "--caps",
+                "fs:rw={root}",
+                "--caps",
+                "fs:ro={ro}",
+                "--caps",
+                "process:allow",
+            ],
+            // Denied at the check (77) or written/refused at the use (0): both keep the
+            // write inside the root.
+            exit: &[0, 77],
+            stderr_has: &["vox: self-confinement: landlock ABI"],
+            planted: &["outside/f.txt"],
+            after: After::File("root/swapper-done"),
+            ..CASE
+        },
+        Case {
+            script: "21_tcp_python.vox",
+            flags: JAIL_ARGS,
+            args: &["{tcp}"],
+            stdout_has: &[
+                "127.0.0.1 blocked",
+                "localhost blocked",
+                "::1 blocked",
+                "bind blocked",
+            ],
+            ..CASE
+        },
+        Case {
+            script: "22_tcp_bash_devtcp.vox",
+            flags: JAIL_ARGS,
+            args: &["{tcp}"],
+            stdout_has: &["bash: exit=1", "bash-read: exit=1"],
+            ..CASE
+        },
+        Case {
+            script: "23_udp.vox",
+            flags: JAIL_ARGS,
+            args: &["{udp}"],
+            stdout_has: &["udp blocked", "raw blocked", "bash: exit=1"],
+            ..CASE
+        },
+        Case {
+            script: "24_abstract_unix.vox",
+            flags: JAIL_ARGS,
+            args: &["{abstract}"],
+            stdout_has: &["abstract blocked"],
+            ..CASE
+        },
+        Case {
+            script: "25_abstract_unix_net_allow.vox",
+            flags: JAIL_NET,
+            args: &["{abstract}"],
+            stdout_has: &["abstract blocked"],
+            ..CASE
+        },
+        Case {
+            script: "26_env_secret_token.vox",
+            flags: JAIL,
+            stdout_has: &[
+                "env: exit=0",
+                "token=unset aws=unset gh=unset preload=unset",
+                "environ: exit=0",
+                "parent-environ: exit=1",
+            ],
+            ..CASE
+        },
+        Case {
+            script: "27_env_set_hijack.vox",
+            flags: &[
+                "--caps",
+                "fs:rw={root}",
+                "--caps",
+                "fs:ro={ro}",
+                "--caps",
+                "process:allow",
+                "--caps",
+                "env:rw",
+            ],
+            stdout_has: &[
+                "set: exit=0 out=[preload=unset libpath=unset bash_env=unset env=unset \
+                 startup=unset gitcfg=unset node=unset]",
+                "passed: exit=0 out=[preload=unset libpath=unset bash_env=unset env=unset \
+                 startup=unset gitcfg=unset node=unset]",
+            ],
+            planted: &["root/hijacked.txt"],
+            ..CASE
+        },
+        Case {
+            script: "28_fork_bomb.vox",
+            flags: &[
+                "--timeout",
+                "2",
+                "--caps",
+                "fs:rw={root}",
+                "--caps",
+                "process:allow",
+                "--caps",
+                "env:ro",
+            ],
+            args: &["{fork_marker}"],
+            exit: &[78],
+            stderr_has: &["vox: execution budget exceeded: --timeout 2"],
+            max_secs: Some(8),
+            after: After::NoProcess("sleep {fork_marker}"),
+            ..CASE
+        },
+        Case {
+            script: "29_setsid_daemon_mesh.vox",
+            flags: &[
+                "--mesh",
+                "--timeout",
+                "5",
+                "--caps",
+                "fs:rw={root}",
+                "--caps",
+                "process:allow",
+                "--caps",
+                "env:ro",
+            ],
+            args: &["{daemon_marker}"],
+            max_secs: Some(10),
+            after: After::NoProcess("sleep {daemon_marker}"),
+            ..CASE
+        },
+        Case {
+            script: "30_disk_quota_script.vox",
+            flags: &["--max-disk", "256K", "--caps", "fs:rw={root}"],
+            exit: &[77],
+            stderr_has: &["vox: capability denied: fs.quota — raise --max-disk"],
+            ..CASE
+        },
+        Case {
+            script: "31_disk_child_fsize.vox",
+            flags: &[
+                "--max-disk",
+                "1M",
+                "--caps",
+                "fs:rw={root}",
+                "--caps",
+                "process:allow",
+            ],
+            stdout_has: &[
+                "head: exit=153",
+                "dd: exit=153",
+                "ulimit: exit=2",
+                "python: exit=1",
+            ],
+            extra: Some(no_file_bigger_than_limit),
+            ..CASE
+        },
+        Case {
+            script: "32_max_files.vox",
+            flags: &["--max-files", "10", "--caps", "fs:rw={root}"],
+            exit: &[77],
+            stderr_has: &["vox: capability denied: fs.quota — raise --max-files"],
+            ..CASE
+        },
+        Case {
+            script: "33_exec_escape.vox",
+            flags: JAIL,
+            exit: &[42],
+            ..CASE
+        },
+        Case {
+            script: "34_spawn_background.vox",
+            flags: JAIL,
+            stdout_has: &["started"],
+            after: After::File("root/background-done"),
+            ..CASE
+        },
+        Case {
+            script: "35_spawn_background_mesh.vox",
+            flags: &[
+                "--mesh",
+                "--caps",
+                "fs:rw={root}",
+                "--caps",
+                "process:allow",
+            ],
+            exit: &[77],
+            stderr_has: &["vox: capability denied: process.spawn_background"],
+            ..CASE
+        },
+        Case {
+            script: "36_kill_outside.vox",
+            flags: JAIL_ARGS,
+            args: &["{pid}"],
+            stdout_has: &["kill: exit=1", "sh-kill: exit=", "python: exit=1"],
+            ..CASE
+        },
+        Case {
+            script: "37_kill_outside_net_allow.vox",
+            flags: JAIL_NET,
+            args: &["{pid}"],
+            stdout_has: &["kill: exit=1", "sh-kill: exit=", "python: exit=1"],
+            ..CASE
+        },
+        Case {
+            script: "38_proc_other_environ.vox",
+            flags: JAIL_ARGS,
+            args: &["{pid}"],
+            stdout_has: &["environ: exit=1", "cmdline: exit=1", "maps: exit=1"],
+            ..CASE
+        },
+        Case {
+            script: "39_mknod_device.vox",
+            flags: JAIL_NET,
+            args: &["{major}", "{minor}"],
+            stdout_has: &["disk: exit=1", "null: exit=1", "python: exit=1"],
+            planted: &["root/disk", "root/null", "root/mem"],
+            ..CASE
+        },
+        Case {
+            script: "40_program_outside_roots.vox",
+            flags: JAIL,
+            planted: &["outside/pwned.txt"],
+            ..CASE
+        },
+        Case {
+            script: "41_cwd_argument_outside.vox",
+            flags: JAIL,
+            stdout_has: &["write: exit=2", "read: exit=1", "run_ex exit 2"],
+            planted: &["outside/pwned-ex.txt"],
+            ..CASE
+        },
+        Case {
+            script: "42_script_copy_outside.vox",
+            flags: JAIL,
+            exit: &[77],
+            stderr_has: &["vox: capability denied: fs.copy"],
+            planted: &["root/stolen.txt"],
+            ..CASE
+        },
+        Case {
+            script: "43_script_glob_outside.vox",
+            flags: JAIL,
+            exit: &[77],
+            stderr_has: &["vox: capability denied: fs.glob"],
+            ..CASE
+        },
+        Case {
+            script: "44_ro_root_child_write.vox",
+            flags: JAIL,
+            stdout_has: &[
+                "write: exit=2",
+                "overwrite: exit=2",
+                "rm: exit=1",
+                "mv: exit=1",
+                "read: exit=0 out=[data in the ro root]",
+            ],
+            planted: &["ro/pwned.txt", "root/r.txt"],
+            ..CASE
+        },
+        Case {
+            script: "45_ro_root_script_write.vox",
+            flags: JAIL,
+            exit: &[77],
+            stderr_has: &["vox: capability denied: fs.write"],
+            planted: &["ro/pwned.txt"],
+            ..CASE
+        },
+        Case {
+            script: "46_system_paths_write.vox",
+            flags: JAIL,
+            stdout_has: &[
+                "etc: exit=2",
+                "usr: exit=2",
+                "proc-sys: exit=2",
+                "sys: exit=2",
+                "home: exit=2",
+            ],
+            planted: &["/etc/vox-escape-pwned", "/usr/local/bin/vox-escape-pwned"],
+            ..CASE
+        },
+        Case {
+            script: "47_tmp_and_tmpdir.vox",
+            flags: JAIL,
+            stdout_has: &["tmp: exit=2", "tmpdir: exit=2 out=[ok]", "mktemp: exit=1"],
+            ..CASE
+        },
+        Case {
+            script: "48_unconfined_flag_mesh.vox",
+            flags: &[
+                "--mesh",
+                "--unconfined-children",
+                "--caps",
+                "fs:rw={root}",
+                "--caps",
+                "process:allow",
+            ],
+            exit: &[1],
+            stderr_has: &["vox: --unconfined-children is refused under --mesh"],
+            ..CASE
+        },
+        Case {
+            script: "49_exit_command.vox",
+            flags: JAIL_ARGS,
+            args: &["{udp}", "{pid}"],
+            stdout_has: &["queued", "exit-command token=unset preload=unset"],
+            ..CASE
+        },
+        Case {
+            script: "50_setsid_daemon_mesh_timeout.vox",
+            flags: &[
+                "--mesh",
+                "--timeout",
+                "2",
+                "--caps",
+                "fs:rw={root}",
+                "--caps",
+                "process:allow",
+                "--caps",
+                "env:ro",
+            ],
+            args: &["{daemon_marker2}"],
+            exit: &[78],
+            stderr_has: &["vox: execution budget exceeded: --timeout 2"],
+            max_secs: Some(8),
+            after: After::NoProcess("sleep {daemon_marker2}"),
+            ..CASE
+        },
+    ]
+}
+
+/// Runs one case; returns (escapes, other failures).
+fn run_case(world: &mut World, case: &Case) -> (Vec<String>, Vec<String>) {
+    let name = case.script.trim_end_matches(".vox");
+    let dir = world.case_dir(name);
+    let skip = ["root"];
+    let before = snapshot(&dir, &skip, false);
+    let far_before = snapshot(&world.far, &[], false);
+    let passwd_before = std::fs::read("/etc/passwd").unwrap_or_default();
+    let mut planted: Vec<PathBuf> = case
+        .planted
+        .iter()
+        .chain(COMMON_PLANTED)
+        .map(|p| dir.join(p))
+        .collect();
+    planted.sort();
+    planted.dedup();
+    for p in &planted {
+        if p.is_absolute() && !p.starts_with(&world.scratch) {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+    let _ = world.drain_listeners();
+    let flags: Vec<String> = case
+        .flags
+        .iter()
+        .map(|f| world.substitute(f, &dir))
+        .collect();
+    let args: Vec<String> = case
+        .args
+        .iter()
+        .map(|a| world.substitute(a, &dir))
+        .collect();
+    let script = escape_dir().join(case.script);
+    let mut cmd = world.vox(&dir, &flags, &script, &args);
+    let (out, elapsed) = run_guarded(&mut cmd, Duration::from_secs(60));
+    let code = out.status.code().unwrap_or(-1);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+
+    let mut escapes = Vec::new();
+    let mut failures = Vec::new();
+    match case.after {
+        After::Nothing => {}
+        After::File(f) => {
+            let start = Instant::now();
+            while !dir.join(f).exists() && start.elapsed() < Duration::from_secs(5) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            if !dir.join(f).exists() {
+                failures.push(format!(
+                    "{f} never appeared (the background child did not run)"
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        After::NoProcess(pattern) => {
+            let pattern = world.substitute(pattern, &dir);
+            let start = Instant::now();
+            let mut left = pgrep(&pattern);
+            while !left.is_empty() && start.elapsed() < Duration::from_secs(3) {
+                std::thread::sleep(Duration::from_millis(50));
+                left = pgrep(&pattern);
+            }
+            if !left.is_empty() {
+                escapes.push(format!(
+                    "{} process(es) matching `{pattern}` outlived the run: {left:?}",
+                    left.len()
+                ));
+                kill_pids(&left);
+            }
+        }
+    }
+
+    if !case.exit.contains(&code) {
+        failures.push(format!("exit {code}, expected one of {:?}", case.exit));
+    }
+    for want in case.stdout_has {
+        if !stdout.contains(want) {
+            failures.push(format!("stdout lacks {want:?}"));
+        }
+    }
+    for want in case.stderr_has {
+        if !stderr.contains(want) {
+            failures.push(format!("stderr lacks {want:?}"));
+        }
+    }
+    if let Some(max) = case.max_secs {
+        if elapsed > Duration::from_secs(max) {
+            failures.push(format!("took {elapsed:?}, more than {max} s"));
+        }
+    }
+    for secret in [
+        world.secret.as_str(),
+        world.dummy_secret.as_str(),
+        TOKEN,
+        AWS_KEY,
+        GH_TOKEN,
+    ] {
+        if stdout.contains(secret) {
+            escapes.push(format!("stdout shows the secret {secret:?}"));
+        }
+    }
+    if stdout.contains(PRELOAD) {
+        escapes.push("stdout shows the planted LD_PRELOAD value".to_string());
+    }
+    for change in diff(&before, &snapshot(&dir, &skip, false)) {
+        escapes.push(format!("outside the roots: {change}"));
+    }
+    for change in diff(&far_before, &snapshot(&world.far, &[], false)) {
+        escapes.push(format!("far sentinel: {change}"));
+    }
+    if std::fs::read("/etc/passwd").unwrap_or_default() != passwd_before {
+        escapes.push("/etc/passwd changed".to_string());
+    }
+    for p in &planted {
+        if std::fs::symlink_metadata(p).is_ok() {
+            escapes.push(format!("planted target exists: {}", p.display()));
+            if p.is_absolute() && !p.starts_with(&world.scratch) {
+                let _ = std::fs::remove_file(p);
+            }
+        }
+    }
+    for f in files_containing(&dir.join("root"), &world.secret) {
+        escapes.push(format!("the secret was copied into {}", f.display()));
+    }
+    for got in world.drain_listeners() {
+        escapes.push(format!("listener received: {got}"));
+    }
+    if !world.dummy_alive() {
+        escapes.push("the dummy process outside the sandbox was killed".to_string());
+    }
+    if let Some(check) = case.extra {
+        if let Err(e) = check(&dir, &out) {
+            escapes.push(e);
+        }
+    }
+    let leftover: Vec<_> = std::fs::read_dir(&world.tmp)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    if !leftover.is_empty() {
+        failures.push(format!("private temp dir(s) left behind: {leftover:?}"));
+        for l in leftover {
+            let _ = std::fs::remove_dir_all(world.tmp.join(l));
+        }
+    }
+    if !escapes.is_empty() || !failures.is_empty() {
+        eprintln!(
+            "---- {name}: exit {code} in {elapsed:?}\n---- stdout:\n{stdout}\n---- stderr:\n{stderr}"
+        );
+    }
+    (escapes, failures)
+}
+
+#[test]
+fn hostile_scripts_do_not_escape() {
+    let mut world = World::new("hostile");
+    let cases = cases();
+    let mut escapes = 0;
+    let mut report = Vec::new();
+    for case in &cases {
+        let (esc, fail) = run_case(&mut world, case);
+        if !esc.is_empty() {
+            escapes += 1;
+        }
+        for e in esc {
+            report.push(format!("{}: ESCAPE: {e}", case.script));
+        }
+        for f in fail {
+            report.push(format!("{}: {f}", case.script));
+        }
+    }
+    for line in &report {
+        eprintln!("{line}");
+    }
+    println!("{} hostile scripts, {escapes} escapes", cases.len());
+    assert_eq!(escapes, 0, "escapes:\n{}", report.join("\n"));
+    assert!(report.is_empty(), "failures:\n{}", report.join("\n"));
+    assert!(cases.len() >= 30);
+}
+
+/// Every script file is used by a case, starts with an `// Attempt:` line, and vice versa.
+#[test]
+fn every_escape_script_is_a_case() {
+    let mut files: Vec<String> = std::fs::read_dir(escape_dir())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".vox"))
+        .collect();
+    files.sort();
+    let mut used: Vec<String> = cases().iter().map(|c| c.script.to_string()).collect();
+    used.extend(OTHER_SCRIPTS.iter().map(|s| s.to_string()));
+    used.sort();
+    used.dedup();
+    assert_eq!(files, used);
+    for f in files {
+        let text = std::fs::read_to_string(escape_dir().join(&f)).unwrap();
+        assert!(
+            text.starts_with("// Attempt: "),
+            "{f} must start with an `// Attempt:` comment"
+        );
+    }
+}
+
+/// Scripts of tests other than the hostile suite.
+const OTHER_SCRIPTS: &[&str] = &[];
+
+
+/// Writes a one-off script into `dir` and runs it with `flags`, extra environment `env`.
+fn run_script(
+    world: &World,
+    dir: &Path,
+    text: &str,
+    flags: &[&str],
+    env: &[(&str, &str)],
+) -> (i32, String, String) {
+    let script = dir.join("script.vox");
+    std::fs::write(&script, text).unwrap();
+    let flags: Vec<String> = flags.iter().map(|f| world.substitute(f, dir)).collect();
+    let mut cmd = world.vox(dir, &flags, &script, &[]);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let (out, _) = run_guarded(&mut cmd, Duration::from_secs(60));
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const SHOW: &str = r#"fn show(label: str, r) {
+    match r {
+        Ok(x) => {
+            let code = x.exit
+            let out = x.stdout.trim()
+            let err = x.stderr.trim()
+            print("{label}: exit={code} out=[{out}] err=[{err}]")
+        }
+        Err(e) => print("{label}: not started: " + e)
+    }
+}
+"#;
+
+// ---- The jail is not a blanket denial ----
+
+#[test]
+fn child_may_write_in_rw_root_and_read_in_ro_root() {
+    let world = World::new("pos-fs");
+    let dir = world.case_dir("fs");
+    let text = format!(
+        "{SHOW}show(\"write\", process.run_capture(\"sh\", [\"-c\", \"echo made > root/made.txt && mkdir -p root/sub/deep && cp ro/r.txt root/sub/deep/copy.txt && rm root/a.txt && echo done\"]))\n\
+         show(\"read\", process.run_capture(\"cat\", [\"ro/r.txt\", \"root/made.txt\"]))\n"
+    );
+    let (code, out, err) = run_script(&world, &dir, &text, JAIL, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("write: exit=0 out=[done]"), "{out}");
+    assert!(
+        out.contains("read: exit=0 out=[data in the ro root\nmade]"),
+        "{out}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("root/made.txt")).unwrap(),
+        "made\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("root/sub/deep/copy.txt")).unwrap(),
+        "data in the ro root\n"
+    );
+    assert!(!dir.join("root/a.txt").exists());
+}
+
+#[test]
+fn child_may_connect_to_loopback_with_net_allow() {
+    let world = World::new("pos-net");
+    let dir = world.case_dir("net");
+    let port = world.tcp.local_addr().unwrap().port();
+    let text = format!(
+        "{SHOW}show(\"connect\", process.run_capture(\"python3\", [\"-c\", \"import socket; s = socket.create_connection(('127.0.0.1', {port}), timeout=5); s.sendall(b'hello from the jail'); s.close(); print('sent')\"]))\n\
+         show(\"bash\", process.run_capture(\"bash\", [\"-c\", \"echo hello via dev-tcp > /dev/tcp/127.0.0.1/{port}\"]))\n"
+    );
+    let flags = [
+        "--caps",
+        "fs:rw={root}",
+        "--caps",
+        "process:allow",
+        "--caps",
+        "net:allow",
+    ];
+    let (code, out, err) = run_script(&world, &dir, &text, &flags, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("connect: exit=0 out=[sent]"), "{out}");
+    assert!(out.contains("bash: exit=0"), "{out}");
+    let got = world.drain_listeners().join("\n");
+    assert!(got.contains("hello from the jail"), "{got}");
+    assert!(got.contains("hello via dev-tcp"), "{got}");
+}
+
+#[test]
+fn child_sees_variables_passed_by_name_or_set_with_env_set() {
+    let world = World::new("pos-env");
+    let dir = world.case_dir("env");
+    let text = format!(
+        "{SHOW}env.set(\"MY_SETTING\", \"from-env-set\")\n\
+         let token = env.get(\"SECRET_TOKEN\").unwrap()\n\
+         let probe = 'echo \"setting=$MY_SETTING api=$API_TOKEN secret=$SECRET_TOKEN\"'\n\
+         show(\"capture_ex\", process.run_capture_ex(\"sh\", [\"-c\", probe], \"\", {{API_TOKEN: \"passed-by-name\", SECRET_TOKEN: token}}))\n\
+         show(\"plain\", process.run_capture(\"sh\", [\"-c\", probe]))\n\
+         match process.run_ex(\"sh\", [\"-c\", 'echo \"run_ex api=$API_TOKEN\"'], \"\", {{API_TOKEN: \"passed-to-run-ex\"}}) {{\n\
+             Ok(c) => print(\"run_ex exit\", c)\n\
+             Err(e) => print(\"run_ex failed: \" + e)\n\
+         }}\n"
+    );
+    let flags = [
+        "--caps",
+        "fs:rw={root}",
+        "--caps",
+        "process:allow",
+        "--caps",
+        "env:rw",
+    ];
+    let (code, out, err) = run_script(&world, &dir, &text, &flags, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            "capture_ex: exit=0 out=[setting=from-env-set api=passed-by-name secret={TOKEN}]"
+        )),
+        "{out}"
+    );
+    // Not passed: the credential stays behind, the env.set variable still reaches the child.
+    assert!(
+        out.contains("plain: exit=0 out=[setting=from-env-set api= secret=]"),
+        "{out}"
+    );
+    assert!(out.contains("run_ex api=passed-to-run-ex"), "{out}");
+    assert!(out.contains("run_ex exit 0"), "{out}");
+}
+
+#[test]
+fn child_tmpdir_is_private_and_removed_after_the_run() {
+    let world = World::new("pos-tmp");
+    let dir = world.case_dir("private-tmp");
+    let text = format!(
+        "{SHOW}show(\"tmp\", process.run_capture(\"sh\", [\"-c\", 'echo \"$TMPDIR\"; stat -c %a \"$TMPDIR\"; echo x > \"$TMPDIR/f\" && mkdir \"$TMPDIR/d\" && echo wrote']))\n"
+    );
+    let (code, out, err) = run_script(&world, &dir, &text, JAIL, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    let line = out.lines().find(|l| l.starts_with("tmp: exit=0")).unwrap();
+    let path = line
+        .trim_start_matches("tmp: exit=0 out=[")
+        .split('\n')
+        .next()
+        .unwrap()
+        .to_string();
+    let path = PathBuf::from(path);
+    assert!(
+        path.starts_with(world.tmp.canonicalize().unwrap()),
+        "TMPDIR {} is not under the run's temp dir",
+        path.display()
+    );
+    assert!(
+        path.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("vox-run-"),
+        "{out}"
+    );
+    assert!(out.contains("\n700\nwrote"), "{out}");
+    assert!(!path.exists(), "{} survived the run", path.display());
+    let left: Vec<_> = std::fs::read_dir(&world.tmp)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(left.is_empty(), "left in the temp dir: {left:?}");
+}
+
+#[test]
+fn verbose_shows_the_jail_and_the_environment_fingerprint() {
+    let world = World::new("pos-verbose");
+    let dir = world.case_dir("verbose");
+    let text = "process.run(\"true\", [])\n";
+    let mut flags = vec!["--verbose"];
+    flags.extend_from_slice(JAIL);
+    let (code, out, err) = run_script(&world, &dir, text, &flags, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("vox: self-confinement: landlock ABI"), "{err}");
+    assert!(err.contains("vox: child true: landlock ABI"), "{err}");
+    for kind in [
+        "env-scrub",
+        "drop-caps",
+        "landlock-fs",
+        "landlock-tcp",
+        "netns",
+    ] {
+        assert!(err.contains(kind), "{kind} missing: {err}");
+    }
+    let fp = err
+        .lines()
+        .find(|l| l.starts_with("vox: child environment: "))
+        .unwrap();
+    assert!(fp.contains("PATH ") && fp.contains("TMPDIR "), "{fp}");
+    for hidden in ["SECRET_TOKEN", "AWS_", "GITHUB_TOKEN", "LD_PRELOAD", TOKEN] {
+        assert!(!fp.contains(hidden), "{hidden} in {fp}");
+    }
+}
+
+// ---- Fail closed ----
+
+#[test]
+fn unsupported_host_refuses_children_unless_opted_out() {
+    let world = World::new("failclosed");
+    let dir = world.case_dir("failclosed");
+    let text = "print(\"before\")\nprocess.run(\"true\", [])\nprint(\"AFTER THE CHILD\")\n";
+    let flags = ["--caps", "process:allow"];
+    let sim = [("VOX_JAIL_SIMULATE_UNSUPPORTED", "1")];
+    let (code, out, err) = run_script(&world, &dir, text, &flags, &sim);
+    assert_eq!(code, 77, "{out}{err}");
+    assert!(err.contains("vox: cannot confine child: "), "{err}");
+    assert!(out.contains("before") && !out.contains("AFTER"), "{out}");
+
+    let flags = ["--caps", "process:allow", "--unconfined-children"];
+    let (code, out, err) = run_script(&world, &dir, text, &flags, &sim);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("AFTER THE CHILD"), "{out}");
+    assert!(
+        err.contains("vox: warning: --unconfined-children: child processes run without the jail"),
+        "{err}"
+    );
+
+    // The network rules or the namespaces alone missing is enough to refuse a net:none child.
+    for what in ["net", "userns"] {
+        let (code, _, err) = run_script(
+            &world,
+            &dir,
+            text,
+            &["--caps", "process:allow"],
+            &[("VOX_JAIL_SIMULATE_UNSUPPORTED", what)],
+        );
+        assert_eq!(code, 77, "{what}: {err}");
+        assert!(err.contains("vox: cannot confine child: "), "{what}: {err}");
+    }
+
+    let flags = ["--mesh", "--unconfined-children", "--caps", "process:allow"];
+    let (code, out, err) = run_script(&world, &dir, text, &flags, &[]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains("vox: --unconfined-children is refused under --mesh"),
+        "{err}"
+    );
+    assert!(!out.contains("before"), "{out}");
+}
