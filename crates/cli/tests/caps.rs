@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 struct Out {
     code: i32,
     stdout: String,
@@ -291,4 +293,11 @@ fn caps_audit_lines() {
     assert_eq!((lines[0]["ns"].as_str(), lines[0]["method"].as_str(), lines[0]["allowed"].as_bool()), (Some("env"), Some("get"), Some(true)));
     assert_eq!((lines[1]["ns"].as_str(), lines[1]["allowed"].as_bool()), (Some("time"), Some(false)));
     assert_eq!(lines[1]["line"], 2);
+    // Every line validates against the documented schema (decisions.md 37).
+    let schema_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schemas/caps-audit.schema.json");
+    let schema: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
+    for l in &lines {
+        common::validate(&schema, l).unwrap_or_else(|e| panic!("audit line {l}: {e}"));
+    }
+    assert!(common::validate(&schema, &serde_json::json!({"ns": "fs"})).is_err());
 }

@@ -6,6 +6,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
+mod common;
+use common::validate;
+
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("vox-errfmt-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -16,51 +19,6 @@ fn scratch(name: &str) -> PathBuf {
 fn schema() -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schemas/error-event.schema.json");
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-/// A small validator for the subset of JSON Schema the document uses: `type` (string or list),
-/// `required`, `enum`, `minimum`, `properties`, `additionalProperties: false`.
-fn validate(schema: &Value, v: &Value) -> Result<(), String> {
-    let Value::Object(obj) = v else { return Err(format!("not an object: {v}")) };
-    for r in schema["required"].as_array().unwrap() {
-        let key = r.as_str().unwrap();
-        if !obj.contains_key(key) {
-            return Err(format!("missing required key `{key}` in {v}"));
-        }
-    }
-    let props = schema["properties"].as_object().unwrap();
-    for (k, val) in obj {
-        let Some(p) = props.get(k) else {
-            return Err(format!("key `{k}` is not allowed (additionalProperties is false)"));
-        };
-        if let Some(choices) = p.get("enum") {
-            if !choices.as_array().unwrap().contains(val) {
-                return Err(format!("`{k}` = {val} is not one of {choices}"));
-            }
-        }
-        if let Some(t) = p.get("type") {
-            let types: Vec<&str> = match t {
-                Value::String(s) => vec![s.as_str()],
-                Value::Array(a) => a.iter().map(|x| x.as_str().unwrap()).collect(),
-                _ => vec![],
-            };
-            let ok = types.iter().any(|t| match *t {
-                "string" => val.is_string(),
-                "integer" => val.is_i64() || val.is_u64(),
-                "null" => val.is_null(),
-                _ => false,
-            });
-            if !ok {
-                return Err(format!("`{k}` = {val} is not of type {t}"));
-            }
-        }
-        if let (Some(min), Some(n)) = (p.get("minimum").and_then(Value::as_i64), val.as_i64()) {
-            if n < min {
-                return Err(format!("`{k}` = {n} is below {min}"));
-            }
-        }
-    }
-    Ok(())
 }
 
 fn events(dir: &Path, src: &str, flags: &[&str]) -> (i32, Vec<Value>) {

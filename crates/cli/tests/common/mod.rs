@@ -1,0 +1,50 @@
+//! Helpers shared by the CLI tests.
+
+use serde_json::Value;
+
+/// A small validator for the subset of JSON Schema the document uses: `type` (string or list),
+/// `required`, `enum`, `minimum`, `properties`, `additionalProperties: false`.
+pub fn validate(schema: &Value, v: &Value) -> Result<(), String> {
+    let Value::Object(obj) = v else { return Err(format!("not an object: {v}")) };
+    for r in schema["required"].as_array().unwrap() {
+        let key = r.as_str().unwrap();
+        if !obj.contains_key(key) {
+            return Err(format!("missing required key `{key}` in {v}"));
+        }
+    }
+    let props = schema["properties"].as_object().unwrap();
+    for (k, val) in obj {
+        let Some(p) = props.get(k) else {
+            return Err(format!("key `{k}` is not allowed (additionalProperties is false)"));
+        };
+        if let Some(choices) = p.get("enum") {
+            if !choices.as_array().unwrap().contains(val) {
+                return Err(format!("`{k}` = {val} is not one of {choices}"));
+            }
+        }
+        if let Some(t) = p.get("type") {
+            let types: Vec<&str> = match t {
+                Value::String(s) => vec![s.as_str()],
+                Value::Array(a) => a.iter().map(|x| x.as_str().unwrap()).collect(),
+                _ => vec![],
+            };
+            let ok = types.iter().any(|t| match *t {
+                "string" => val.is_string(),
+                "integer" => val.is_i64() || val.is_u64(),
+                "null" => val.is_null(),
+                "boolean" => val.is_boolean(),
+                _ => false,
+            });
+            if !ok {
+                return Err(format!("`{k}` = {val} is not of type {t}"));
+            }
+        }
+        if let (Some(min), Some(n)) = (p.get("minimum").and_then(Value::as_i64), val.as_i64()) {
+            if n < min {
+                return Err(format!("`{k}` = {n} is below {min}"));
+            }
+        }
+    }
+    Ok(())
+}
+
