@@ -459,10 +459,11 @@ pub fn run(flags: RunFlags, file: PathBuf, args: Vec<String>) -> i32 {
             Ok(()) => 0,
             Err(e) => report_exc(e, &prog, &rep),
         };
-        if matches!(code, 0 | 1 | 78 | 130) || matches!(result, Err(Exc::Exit(_))) {
-            if !matches!(code, 77 | 79 | 101) {
-                run_exit_commands(&mut interp.ctx);
-            }
+        // Exit commands run after exits 0, 1, 78, 130 and `process.exit`; never after 77, 79 or
+        // 101 (decisions.md 20).
+        let exit_commands = matches!(code, 0 | 1 | 78 | 130) || matches!(result, Err(Exc::Exit(_)));
+        if exit_commands && !matches!(code, 77 | 79 | 101) {
+            run_exit_commands(&mut interp.ctx);
         }
         code
     });

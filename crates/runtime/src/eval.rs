@@ -145,11 +145,10 @@ impl<'p> Interp<'p> {
                 | Exc::Denied { loc: l, .. }
                 | Exc::Quota { loc: l, .. }
                 | Exc::Ceiling { loc: l, .. }
-                | Exc::Unconfinable { loc: l, .. } => {
-                    if l.is_none() {
+                | Exc::Unconfinable { loc: l, .. }
+                    if l.is_none() => {
                         *l = Some(loc);
                     }
-                }
                 _ => {}
             }
         }

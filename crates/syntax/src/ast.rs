@@ -217,14 +217,14 @@ impl<'t> TypeDecl<'t> {
         self.0
             .child_of(AdtBody)
             .into_iter()
-            .flat_map(|b| children::<Variant>(b))
+            .flat_map(children::<Variant>)
     }
     /// The fields of a record (empty for ADTs and aliases).
     pub fn record_fields(&self) -> impl Iterator<Item = FieldDecl<'t>> + 't {
         self.0
             .child_of(RecordBody)
             .into_iter()
-            .flat_map(|b| children::<FieldDecl>(b))
+            .flat_map(children::<FieldDecl>)
     }
     pub fn is_adt(&self) -> bool {
         self.0.child_of(AdtBody).is_some()
@@ -242,7 +242,7 @@ impl<'t> Variant<'t> {
         self.0
             .child_of(VariantFields)
             .into_iter()
-            .flat_map(|b| children::<FieldDecl>(b))
+            .flat_map(children::<FieldDecl>)
     }
 }
 

@@ -192,7 +192,7 @@ fn view_call(call: SyntaxNode<'_>, variants: &[String]) -> Option<String> {
     }
     let name = tok.text().into_owned();
     if matches!(name.as_str(), "Some" | "Ok" | "Err" | "Error")
-        || variants.iter().any(|v| *v == name)
+        || variants.contains(&name)
     {
         return None;
     }

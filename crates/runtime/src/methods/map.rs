@@ -140,6 +140,15 @@ pub(crate) fn pointer(root: &Value, ptr: &str) -> Option<Value> {
     Some(cur)
 }
 
+/// `--perturb SEED` reorders what the language leaves open: the order of `keys()`, `values()` and
+/// `items()` (decisions.md 27; display, `==` and `json.render` keep insertion order).
+fn perturb(host: &mut dyn Host, out: &mut [Value]) {
+    if let Some(seed) = host.ctx().and_then(|c| c.perturb) {
+        // The same seed and map size give the same order for keys, values and items alike.
+        crate::perturb::shuffle(out, seed ^ out.len() as u64);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::rc::Rc;
@@ -202,14 +211,5 @@ mod tests {
         assert_eq!(m(&mut h, &o, "pointer", vec![s("/a/1")]), "None");
         assert_eq!(m(&mut h, &o, "pointer", vec![s("a")]), "None");
         assert!(m(&mut h, &o, "pointer", vec![s("")]).starts_with("Some({a:"));
-    }
-}
-
-/// `--perturb SEED` reorders what the language leaves open: the order of `keys()`, `values()` and
-/// `items()` (decisions.md 27; display, `==` and `json.render` keep insertion order).
-fn perturb(host: &mut dyn Host, out: &mut [Value]) {
-    if let Some(seed) = host.ctx().and_then(|c| c.perturb) {
-        // The same seed and map size give the same order for keys, values and items alike.
-        crate::perturb::shuffle(out, seed ^ out.len() as u64);
     }
 }

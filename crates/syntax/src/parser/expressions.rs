@@ -75,7 +75,7 @@ impl Parser<'_> {
                 }
                 self.start(PrefixExpr);
                 self.bump();
-                let ok = if self.depth % 32 == 0 {
+                let ok = if self.depth.is_multiple_of(32) {
                     stacker::maybe_grow(256 * 1024, 4 * 1024 * 1024, || self.prefix_expr())
                 } else {
                     self.prefix_expr()
