@@ -474,6 +474,41 @@ const COMMON_PLANTED: &[&str] = &[
     "/dev/shm/vox-escape-pwned.txt",
 ];
 
+/// A root is its own mount (the rest is read-only), so `mv` across its boundary gets `EXDEV` and
+/// falls back to copy-then-remove: it may leave in the root what the child could have made there
+/// anyway, a copy of a readable file (`root/r.txt` from the ro root) or an empty directory
+/// (`root/outside-stolen`, whose contents it cannot read). Nothing may have been *moved*: the
+/// sources are unchanged (the snapshot checks that) and nothing from outside got in.
+fn nothing_moved_into_the_root(dir: &Path, _: &Output) -> Result<(), String> {
+    let mut bad = Vec::new();
+    let stolen = dir.join("root/outside-stolen");
+    if let Ok(entries) = std::fs::read_dir(&stolen) {
+        let names: Vec<String> = entries
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        if !names.is_empty() {
+            bad.push(format!("root/outside-stolen holds {names:?}"));
+        }
+    } else if stolen.symlink_metadata().is_ok() {
+        bad.push("root/outside-stolen is not a directory".to_string());
+    }
+    let copy = dir.join("root/r.txt");
+    if copy.symlink_metadata().is_ok() {
+        let original = std::fs::read(dir.join("ro/r.txt"));
+        match (std::fs::read(&copy), original) {
+            (Ok(c), Ok(o)) if c == o => {}
+            (_, Err(e)) => bad.push(format!("ro/r.txt is gone ({e}): it was moved")),
+            _ => bad.push("root/r.txt is not a copy of ro/r.txt".to_string()),
+        }
+    }
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(bad.join("; "))
+    }
+}
+
 fn no_file_bigger_than_limit(dir: &Path, _: &Output) -> Result<(), String> {
     let mut bad = Vec::new();
     for name in ["big-head.bin", "big-dd.bin", "big-ulimit.bin", "big-py.bin"] {
@@ -501,7 +536,8 @@ fn cases() -> Vec<Case> {
                 "parent: exit=2",
                 "cwd: exit=2",
                 "tmp: exit=2",
-                "Permission denied",
+                // Outside the writable places every mount is read-only (checked before Landlock).
+                "Read-only file system",
             ],
             planted: &["/tmp/vox-escape-pwned.txt", "/dev/shm/vox-escape-pwned.txt"],
             ..CASE
@@ -510,14 +546,14 @@ fn cases() -> Vec<Case> {
             script: "02_python_write_outside.vox",
             flags: JAIL,
             stdout_has: &[
-                "open blocked: Permission denied",
-                "open-append blocked: Permission denied",
-                "copy blocked: Permission denied",
+                "open blocked: Read-only file system",
+                "open-append blocked: Read-only file system",
+                "copy blocked: Read-only file system",
                 "rename blocked",
-                "remove blocked: Permission denied",
-                "mkdir blocked: Permission denied",
-                "symlink blocked: Permission denied",
-                "truncate blocked: Permission denied",
+                "remove blocked: Read-only file system",
+                "mkdir blocked: Read-only file system",
+                "symlink blocked: Read-only file system",
+                "truncate blocked: Read-only file system",
             ],
             planted: &["root/stolen.txt", "outside/pwned-copy.txt"],
             ..CASE
@@ -530,7 +566,7 @@ fn cases() -> Vec<Case> {
                 "overwrite: exit=1",
                 "into-dir: exit=1",
                 "parent: exit=1",
-                "Permission denied",
+                "Read-only file system",
             ],
             ..CASE
         },
@@ -541,7 +577,7 @@ fn cases() -> Vec<Case> {
                 "direct: exit=1",
                 "append: exit=1",
                 "pipe: exit=1",
-                "Permission denied",
+                "Read-only file system",
             ],
             planted: &["outside/pwned2.txt"],
             ..CASE
@@ -558,9 +594,9 @@ fn cases() -> Vec<Case> {
             planted: &[
                 "outside/moved.txt",
                 "root/stolen.txt",
-                "root/outside-stolen",
                 "outside/renamed.txt",
             ],
+            extra: Some(nothing_moved_into_the_root),
             ..CASE
         },
         Case {
@@ -686,7 +722,7 @@ fn cases() -> Vec<Case> {
             script: "18_fd_tricks_child.vox",
             flags: JAIL,
             stdout_has: &[
-                "openat blocked: Permission denied",
+                "openat blocked: Read-only file system",
                 "proc-fd blocked",
                 "dev-fd blocked",
                 "cwd-fd blocked",
@@ -965,7 +1001,8 @@ fn cases() -> Vec<Case> {
                 "mv: exit=1",
                 "read: exit=0 out=[data in the ro root]",
             ],
-            planted: &["ro/pwned.txt", "root/r.txt"],
+            planted: &["ro/pwned.txt"],
+            extra: Some(nothing_moved_into_the_root),
             ..CASE
         },
         Case {
@@ -1246,8 +1283,32 @@ fn every_escape_script_is_a_case() {
 }
 
 /// Scripts of tests other than the hostile suite.
-const OTHER_SCRIPTS: &[&str] = &[];
+const OTHER_SCRIPTS: &[&str] = &["51_chmod_touch_outside.vox"];
 
+/// Landlock (ABI ≤ 7) does not restrict `chmod`, `utimensat`, `setxattr` or `chown`, so without
+/// more a child could change the metadata of files outside the roots that its uid owns (for a
+/// root interpreter: every root-owned file it can name). The child's mount namespace, read-only
+/// outside the `fs:rw` roots and the temp dir, refuses them (`EROFS`). The suite above compares
+/// listings and contents; this test compares modes, owners and times too.
+#[test]
+fn children_cannot_change_metadata_outside_the_roots() {
+    let world = World::new("metadata");
+    let dir = world.case_dir("51_chmod_touch_outside");
+    let before = snapshot(&dir, &["root"], true);
+    let flags: Vec<String> = JAIL.iter().map(|f| world.substitute(f, &dir)).collect();
+    let script = escape_dir().join("51_chmod_touch_outside.vox");
+    let (out, _) = run_guarded(
+        &mut world.vox(&dir, &flags, &script, &[]),
+        Duration::from_secs(60),
+    );
+    let changes = diff(&before, &snapshot(&dir, &["root"], true));
+    assert!(
+        changes.is_empty(),
+        "metadata outside the roots changed:\n{}\n---- stdout:\n{}",
+        changes.join("\n"),
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
 
 /// Writes a one-off script into `dir` and runs it with `flags`, extra environment `env`.
 fn run_script(
@@ -1431,6 +1492,7 @@ fn verbose_shows_the_jail_and_the_environment_fingerprint() {
     assert!(err.contains("vox: child true: landlock ABI"), "{err}");
     for kind in [
         "env-scrub",
+        "ro-mounts",
         "drop-caps",
         "landlock-fs",
         "landlock-tcp",

@@ -127,12 +127,23 @@ pub fn doctor_lines_for(s: &HostSupport) -> Vec<DoctorLine> {
             Fail,
             "user namespaces",
             format!(
-                "{}: children with net:none are refused",
+                "{}: every confined child is refused (it needs its read-only mount namespace, \
+                 and with net:none its network namespace)",
                 s.user_namespaces_detail
             ),
             "allow unprivileged user namespaces (sysctl user.max_user_namespaces > 0; \
              kernel.unprivileged_userns_clone=1 or kernel.apparmor_restrict_unprivileged_userns=0 \
              where those exist)",
+        ));
+    }
+    if s.user_namespaces {
+        out.push(line(
+            Ok,
+            "read-only mounts",
+            "children see every mount read-only outside their fs:rw roots and private temp dir \
+             (no chmod, touch or extended attributes there)"
+                .to_string(),
+            "",
         ));
     }
     if s.tcp_rules && s.user_namespaces {

@@ -10,8 +10,10 @@
 //!   (names and digests, never values).
 //! - [`TempDir`] is the private per-run temp dir (0700, removed on drop).
 //! - [`confine_command`] makes a [`std::process::Command`] spawn its child confined: Landlock
-//!   filesystem rules, Landlock TCP denial plus a fresh network namespace when the network is
-//!   off, Landlock scoping (abstract unix sockets, signals), `RLIMIT_DATA`/`RLIMIT_FSIZE`, its own
+//!   filesystem rules, a user and mount namespace in which every mount is read-only except the
+//!   write roots and the temp dir (so `chmod`, `touch`, extended attributes, which Landlock does
+//!   not cover, fail with `EROFS` elsewhere), Landlock TCP denial plus a fresh network namespace
+//!   when the network is off, Landlock scoping (abstract unix sockets, signals), `RLIMIT_DATA`/`RLIMIT_FSIZE`, its own
 //!   process group, a scrubbed environment. It **fails closed** with
 //!   [`JailError::CannotConfine`] when the host cannot enforce the policy.
 //! - [`confine_self`] confines the calling process (the interpreter) with a [`SelfPolicy`].
@@ -25,11 +27,14 @@
 //! - `/proc/self` is the spawned child's own `/proc/<pid>`, resolved in the child; processes it
 //!   starts in turn cannot read their own `/proc/self` (a path rule names one process). `/dev/fd`
 //!   on pipes keeps working. `/sys` and `$HOME` are not readable unless granted.
-//! - With the network off the child gets a user namespace mapping only its own uid/gid (all a
-//!   process may map for itself): a root interpreter's child keeps root's file access to
-//!   root-owned files but loses it over files owned by other users. Under a confined
-//!   interpreter ([`confine_self`]) the id maps cannot be written and the child runs with the
-//!   overflow ids (file access by kernel id is unchanged).
+//! - Every confined child joins a user namespace mapping only the interpreter's own uid/gid (all
+//!   a process may map for itself), so a root interpreter's child is uid 0 there and its files
+//!   are owned by root as before. The namespaces are built once per set of writable places by a
+//!   helper process (Landlock forbids mounting to a confined process): [`confine_self`] builds
+//!   them for its own write roots and temp dir before confining itself; a confined interpreter
+//!   cannot build new ones, so its children must write only where it may (as they do anyway).
+//!   The mount namespace is a snapshot: mounts made on the host afterwards are not seen.
+//!   When `/` itself is writable no mount namespace is made (nothing could be read-only).
 //! - [`confine_self`] cannot enter a network namespace (the interpreter is multi-threaded): its
 //!   network-off rule is Landlock TCP only; it grants read-only `/proc` so that children can
 //!   read their own `/proc/self`.
@@ -50,6 +55,8 @@ mod tempdir;
 
 #[cfg(target_os = "linux")]
 mod linux;
+#[cfg(target_os = "linux")]
+mod mounts;
 #[cfg(target_os = "linux")]
 use linux as platform;
 
@@ -138,6 +145,9 @@ pub enum RuleKind {
     NoNewPrivs,
     /// Landlock filesystem rules (read/exec on read roots, read-write on write roots).
     LandlockFs,
+    /// A user and mount namespace in which every mount is read-only except the write roots and
+    /// the temp dir: no `chmod`, `touch`, `setxattr` elsewhere (Landlock does not cover them).
+    ReadOnlyMounts,
     /// Landlock denies TCP bind and connect (ABI ≥ 4).
     LandlockTcp,
     /// A fresh, empty network namespace (covers every socket family: UDP, raw, netlink, …).
@@ -162,6 +172,7 @@ impl fmt::Display for RuleKind {
             RuleKind::DropCapabilities => f.write_str("drop-caps"),
             RuleKind::NoNewPrivs => f.write_str("no-new-privs"),
             RuleKind::LandlockFs => f.write_str("landlock-fs"),
+            RuleKind::ReadOnlyMounts => f.write_str("ro-mounts"),
             RuleKind::LandlockTcp => f.write_str("landlock-tcp"),
             RuleKind::NetworkNamespace => f.write_str("netns"),
             RuleKind::ScopeAbstractUnix => f.write_str("scope-abstract-unix"),
@@ -214,7 +225,8 @@ pub struct HostSupport {
     pub tcp_rules: bool,
     /// Scoping of abstract unix sockets and signals is available (ABI ≥ 6).
     pub scoping: bool,
-    /// A child can create a user + network namespace.
+    /// A child can create user, mount and network namespaces (every confined child needs the
+    /// first two for its read-only mounts, a child with the network off the third).
     pub user_namespaces: bool,
     /// The outcome of the namespace probe, in words.
     pub user_namespaces_detail: String,
@@ -251,6 +263,13 @@ impl HostSupport {
                 self.user_namespaces_detail
             ));
         }
+        if !self.user_namespaces {
+            return Some(format!(
+                "the read-only mount namespace of a child cannot be created ({}); allow user \
+                 namespaces on this host",
+                self.user_namespaces_detail
+            ));
+        }
         None
     }
 }
@@ -266,13 +285,13 @@ pub fn probe() -> HostSupport {
 ///
 /// Replaces the command's environment with [`child_env`] of this process's environment (so set
 /// variables through `policy.env`, not on the command), and installs a `pre_exec` hook (prepared before the fork, async-signal-safe in the child) that
-/// applies resource limits and, in [`Mode::Confined`], `RLIMIT_CORE` 0, the network namespace
-/// and the Landlock domain. Put the program's directory in the policy's exec paths
+/// applies resource limits and, in [`Mode::Confined`], `RLIMIT_CORE` 0, the read-only mount
+/// namespace, the network namespace and the Landlock domain. Put the program's directory in the policy's exec paths
 /// ([`ChildPolicy::with_exec_path`]) so the child may run it. Use the command for one spawn.
 ///
 /// Errors: [`JailError::CannotConfine`] when the host cannot enforce the policy (Landlock
-/// missing, no network rules or namespaces while the network is off, a rule that cannot be
-/// added). A failure inside the child after the fork makes `spawn()` return that step's OS error.
+/// missing, no user namespaces, no network rules while the network is off, a rule that cannot be
+/// added, a read-only mount namespace that cannot be built). A failure inside the child after the fork makes `spawn()` return that step's OS error.
 pub fn confine_command(
     cmd: &mut Command,
     policy: &ChildPolicy,
@@ -285,6 +304,10 @@ pub fn confine_command(
 ///
 /// On Landlock ABI < 8 only the calling thread (and threads and children it starts afterwards)
 /// is confined: call this before starting other threads, or from the thread that runs the script.
+///
+/// Before confining, it builds the read-only mount namespace for children whose writable places
+/// are the policy's write roots and temp dir (a confined process cannot mount): give the policy
+/// the temp dir its children will use.
 pub fn confine_self(policy: &SelfPolicy) -> Result<Applied, JailError> {
     platform::confine_self(policy)
 }

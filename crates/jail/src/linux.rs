@@ -1,14 +1,17 @@
-//! Linux enforcement: Landlock, a network namespace, resource limits.
+//! Linux enforcement: Landlock, a read-only mount namespace, a network namespace, resource
+//! limits.
 //!
-//! Everything that allocates happens in the parent before the fork: the Landlock ruleset fd is
-//! built there and moved into the `pre_exec` hook, which only makes syscalls.
+//! Everything that allocates happens in the parent before the fork: the Landlock ruleset fd and
+//! the namespaces to join ([`crate::mounts`]) are prepared there and moved into the `pre_exec`
+//! hook, which only makes syscalls.
 
 use std::ffi::CStr;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt as _;
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock};
 
 use landlock::{
     Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd,
@@ -17,6 +20,7 @@ use landlock::{
 };
 
 use crate::limits::Limits;
+use crate::mounts::{self, Template, SELF_CONFINED};
 use crate::policy::{FsAccess, Grant, ProcessGroup};
 use crate::{
     child_env, Applied, ChildPolicy, HostSupport, JailError, Mode, RuleKind, SelfPolicy,
@@ -61,7 +65,9 @@ fn kernel_abi() -> Result<u32, String> {
     })
 }
 
-/// Whether a forked child can create a user + network namespace (cached: a host property).
+/// Whether a forked child can create user, mount and network namespaces and make its mounts
+/// private (cached: a host property). Once this process confined itself, Landlock refuses it
+/// every mount, so the mount step is then left out.
 fn userns_probe() -> Result<(), String> {
     static CACHE: OnceLock<Result<(), String>> = OnceLock::new();
     CACHE
@@ -74,12 +80,25 @@ fn userns_probe() -> Result<(), String> {
                     io::Error::last_os_error()
                 ));
             }
+            let try_mount = !SELF_CONFINED.load(Ordering::Relaxed);
             if pid == 0 {
                 unsafe {
-                    let code = if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET) == 0 {
-                        0
+                    let flags = libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWNET;
+                    let errno = || (*libc::__errno_location()).clamp(1, 127);
+                    let code = if libc::unshare(flags) != 0 {
+                        errno()
+                    } else if try_mount
+                        && libc::mount(
+                            std::ptr::null(),
+                            c"/".as_ptr(),
+                            std::ptr::null(),
+                            libc::MS_REC | libc::MS_PRIVATE,
+                            std::ptr::null(),
+                        ) != 0
+                    {
+                        128 + errno()
                     } else {
-                        (*libc::__errno_location()).clamp(1, 255)
+                        0
                     };
                     libc::_exit(code);
                 }
@@ -95,12 +114,18 @@ fn userns_probe() -> Result<(), String> {
                     return Err("cannot wait for the namespace probe".to_string());
                 }
             }
-            if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 {
+            let code = libc::WEXITSTATUS(status);
+            if libc::WIFEXITED(status) && code == 0 {
                 Ok(())
+            } else if libc::WIFEXITED(status) && code > 128 {
+                Err(format!(
+                    "a new mount namespace cannot be made private: {}",
+                    io::Error::from_raw_os_error(code - 128)
+                ))
             } else if libc::WIFEXITED(status) {
                 Err(format!(
-                    "unshare(CLONE_NEWUSER | CLONE_NEWNET) failed: {}",
-                    io::Error::from_raw_os_error(libc::WEXITSTATUS(status))
+                    "unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET) failed: {}",
+                    io::Error::from_raw_os_error(code)
                 ))
             } else {
                 Err("the namespace probe died".to_string())
@@ -139,7 +164,7 @@ pub(crate) fn probe() -> HostSupport {
         scoping: a >= 6,
         user_namespaces: userns.is_ok(),
         user_namespaces_detail: match userns {
-            Ok(()) => "a child can create a user and network namespace".to_string(),
+            Ok(()) => "a child can create user, mount and network namespaces".to_string(),
             Err(e) => e,
         },
         simulated,
@@ -243,6 +268,10 @@ struct ChildSetup {
     netns: bool,
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
+    /// The user and mount namespaces to join (the read-only mounts).
+    mounts: Option<Arc<Template>>,
+    /// Room for the working directory's path, read before joining the mount namespace.
+    cwd: Vec<u8>,
     ruleset: Option<OwnedFd>,
     /// Access for the child's own `/proc/<pid>` (0: none).
     own_proc_access: u64,
@@ -343,14 +372,55 @@ unsafe fn write_file(path: &CStr, data: &[u8]) -> bool {
     n == data.len() as isize
 }
 
+/// Joins the template's user and mount namespaces, then returns to the working directory (by
+/// path, so that it resolves in the new namespace: `setns` moves the root and the working
+/// directory to the namespace's root). `cwd` is scratch room for the path.
+unsafe fn join_mounts(t: &Template, cwd: &mut [u8]) -> io::Result<()> {
+    let err = io::Error::last_os_error;
+    // The raw syscall: the working directory std::process set up (`current_dir`) comes first.
+    let n = libc::syscall(libc::SYS_getcwd, cwd.as_mut_ptr(), cwd.len());
+    if n <= 0 {
+        return Err(err());
+    }
+    // "(unreachable)/…": a working directory outside this process's root.
+    if cwd[0] != b'/' {
+        return Err(io::Error::from_raw_os_error(libc::ENOENT));
+    }
+    if libc::setns(t.user.as_raw_fd(), libc::CLONE_NEWUSER) != 0 {
+        return Err(err());
+    }
+    if libc::setns(t.mnt.as_raw_fd(), libc::CLONE_NEWNS) != 0 {
+        return Err(err());
+    }
+    // Joining moved the root to the namespace's: it must be the one the template was built
+    // under (a chrooted parent would otherwise hand its child the whole filesystem).
+    let mut st: libc::stat = std::mem::zeroed();
+    if libc::stat(c"/".as_ptr(), &mut st) != 0 {
+        return Err(err());
+    }
+    if (st.st_dev as u64, st.st_ino as u64) != t.root {
+        return Err(io::Error::from_raw_os_error(libc::EPERM));
+    }
+    if libc::chdir(cwd.as_ptr().cast()) != 0 {
+        return Err(err());
+    }
+    Ok(())
+}
+
 impl ChildSetup {
     /// Runs in the forked child: syscalls only, no allocation, no panics.
-    unsafe fn apply(&self) -> io::Result<()> {
+    unsafe fn apply(&mut self) -> io::Result<()> {
         if self.new_session && libc::setsid() < 0 {
             return Err(io::Error::last_os_error());
         }
         self.limits.apply()?;
-        if self.netns {
+        if let Some(t) = &self.mounts {
+            join_mounts(t, &mut self.cwd)?;
+            // Full capabilities in the joined user namespace (dropped below) allow this.
+            if self.netns && libc::unshare(libc::CLONE_NEWNET) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+        } else if self.netns {
             if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET) != 0 {
                 return Err(io::Error::last_os_error());
             }
@@ -425,6 +495,8 @@ pub(crate) fn confine_command(
         netns: false,
         uid_map: Vec::new(),
         gid_map: Vec::new(),
+        mounts: None,
+        cwd: Vec::new(),
         ruleset: None,
         own_proc_access: 0,
         tty_access: 0,
@@ -445,6 +517,22 @@ pub(crate) fn confine_command(
         let kernel = support.landlock_abi.unwrap_or(0);
         let abi = abi_enum(kernel);
         let built = build_ruleset(&policy.grants(), abi, !policy.net_allowed).map_err(cannot)?;
+        let places = mounts::writable_places(
+            policy
+                .write_roots
+                .iter()
+                .map(|p| p.as_path())
+                .chain([policy.temp_dir.as_path()]),
+        );
+        // With `/` writable there is nothing to make read-only.
+        if places.iter().all(|p| p.as_os_str() != "/") {
+            let template = mounts::template(&places).map_err(|e| {
+                cannot(format!("cannot prepare the read-only mount namespace: {e}"))
+            })?;
+            setup.mounts = Some(template);
+            setup.cwd = vec![0; libc::PATH_MAX as usize + 1];
+            kinds.push(RuleKind::ReadOnlyMounts);
+        }
         if !policy.net_allowed {
             setup.netns = true;
             // SAFETY: plain id getters.
@@ -503,6 +591,20 @@ pub(crate) fn confine_self(policy: &SelfPolicy) -> Result<Applied, JailError> {
     }
     let abi = abi_enum(kernel);
     let built = build_ruleset(&policy.grants(), abi, !policy.net_allowed).map_err(cannot)?;
+    // Children's read-only mount namespace: Landlock forbids mounting once confined, so it is
+    // built now, for the places children may write (a failure is reported at their spawn).
+    if support.user_namespaces {
+        let places = mounts::writable_places(
+            policy
+                .write_roots
+                .iter()
+                .chain(policy.temp_dir.as_ref())
+                .map(|p| p.as_path()),
+        );
+        if places.iter().all(|p| p.as_os_str() != "/") {
+            mounts::prepare(&places);
+        }
+    }
     let mut kinds = vec![RuleKind::NoNewPrivs];
     kinds.extend(built.kinds);
     let mut ruleset = built.ruleset;
@@ -515,6 +617,7 @@ pub(crate) fn confine_self(policy: &SelfPolicy) -> Result<Applied, JailError> {
     let status = ruleset
         .restrict_self()
         .map_err(|e| cannot(format!("landlock_restrict_self failed: {e}")))?;
+    SELF_CONFINED.store(true, Ordering::Relaxed);
     if status.ruleset != RulesetStatus::FullyEnforced {
         return Err(cannot(format!(
             "the Landlock ruleset was not fully enforced ({:?})",

@@ -107,10 +107,7 @@ fn read_outside_roots_fails() {
     let o = run(&d.policy(true), "/bin/cat", &[&s(&d.ro.path().join("r"))]);
     assert_ok(&o, "cat ro");
     assert_eq!(stdout(&o), "readable\n");
-    assert_ok(
-        &run(&d.policy(true), "/bin/cat", &["/etc/passwd"]),
-        "/etc",
-    );
+    assert_ok(&run(&d.policy(true), "/bin/cat", &["/etc/passwd"]), "/etc");
 }
 
 #[test]
@@ -477,4 +474,122 @@ fn shell_plumbing_works_inside() {
     assert_ok(&o, "bash plumbing");
     assert_eq!(stdout(&o), "sub\n4\n");
     assert_eq!(stderr(&o), "err\n");
+}
+
+/// Landlock (ABI ≤ 7) does not cover `chmod`, `utimensat` or extended attributes: the
+/// read-only mount namespace does. Outside the writable places every mount is read-only, so
+/// the metadata of a file the child's uid owns cannot change there; inside, it can, and files
+/// the child creates belong to the interpreter's uid and gid as before.
+#[test]
+fn metadata_outside_the_writable_places_is_read_only() {
+    use std::os::unix::fs::MetadataExt as _;
+    let d = Dirs::new();
+    let secret = d.outside_file("secret");
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let before = std::fs::metadata(&secret).unwrap();
+    let host_mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+    for net in [false, true] {
+        let mut cmd = Command::new("/bin/true");
+        let applied = confine_command(&mut cmd, &d.policy(net), Mode::Confined).unwrap();
+        assert!(
+            applied.has(&RuleKind::ReadOnlyMounts),
+            "{}",
+            applied.describe()
+        );
+        assert!(applied.describe().contains("ro-mounts"));
+        let target = s(&secret);
+        for (what, script) in [
+            ("chmod", format!("chmod 666 {target}")),
+            ("setuid", format!("chmod u+s {target}")),
+            ("touch", format!("touch -d 2001-01-01 {target}")),
+            (
+                "xattr",
+                format!(
+                    "/usr/bin/python3 -c \"import os; os.setxattr('{target}', 'user.x', b'1')\""
+                ),
+            ),
+            // A system file: the same mode again, so that a failure of the jail changes nothing.
+            (
+                "system file",
+                "chmod --reference=/bin/true /bin/true".to_string(),
+            ),
+        ] {
+            let o = sh(&d.policy(net), &script);
+            assert_failed(&o, what);
+            assert!(
+                stderr(&o).contains("Read-only file system"),
+                "{what}: {}",
+                stderr(&o)
+            );
+        }
+        let after = std::fs::metadata(&secret).unwrap();
+        assert_eq!(after.mode(), before.mode());
+        assert_eq!(after.mtime(), before.mtime());
+        assert_eq!(after.mtime_nsec(), before.mtime_nsec());
+        assert!(
+            xattr_names(&secret).is_empty(),
+            "{:?}",
+            xattr_names(&secret)
+        );
+        // Inside the write root and the temp dir metadata may change.
+        let root = s(d.rw.path());
+        let f = format!("{root}/m{net}");
+        let o = sh(
+            &d.policy(net),
+            &format!(
+                "set -e; echo x > {f}; chmod 640 {f}; touch -d 2001-01-01 {f}; \
+                 echo t > \"$TMPDIR/t{net}\"; chmod 600 \"$TMPDIR/t{net}\"; id -u; id -g"
+            ),
+        );
+        assert_ok(&o, "metadata inside");
+        // SAFETY: plain getters.
+        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        assert_eq!(stdout(&o), format!("{uid}\n{gid}\n"));
+        let m = std::fs::metadata(&f).unwrap();
+        assert_eq!((m.uid(), m.gid()), (uid, gid));
+        assert_eq!(m.mode() & 0o777, 0o640);
+        assert_eq!(m.mtime(), 978_307_200);
+    }
+    // Nothing propagated back to the host.
+    assert_eq!(
+        std::fs::read_to_string("/proc/self/mountinfo").unwrap(),
+        host_mounts
+    );
+}
+
+fn xattr_names(p: &std::path::Path) -> Vec<u8> {
+    let c = std::ffi::CString::new(s(p)).unwrap();
+    let mut buf = vec![0u8; 4096];
+    // SAFETY: a buffer of the given size.
+    let n = unsafe { libc::listxattr(c.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+    buf.truncate(n.max(0) as usize);
+    buf
+}
+
+/// The child joins its mount namespace after `current_dir` was applied and returns there by
+/// path: relative paths resolve in the new namespace (writable in the root, read-only outside).
+#[test]
+fn working_directory_is_kept_in_the_mount_namespace() {
+    let d = Dirs::new();
+    let mut cmd = Command::new("/bin/sh");
+    cmd.args(["-c", "pwd; echo x > rel"])
+        .current_dir(d.rw.path());
+    confine_command(&mut cmd, &d.policy(false), Mode::Confined).unwrap();
+    let o = cmd.output().unwrap();
+    assert_ok(&o, "relative write in the root");
+    assert_eq!(stdout(&o).trim(), s(d.rw.path()));
+    assert!(d.rw.path().join("rel").exists());
+
+    let mut cmd = Command::new("/bin/sh");
+    cmd.args(["-c", "pwd; chmod 777 ."])
+        .current_dir(d.outside.path());
+    confine_command(&mut cmd, &d.policy(false), Mode::Confined).unwrap();
+    let o = cmd.output().unwrap();
+    assert_failed(&o, "chmod of the working directory outside");
+    assert_eq!(stdout(&o).trim(), s(d.outside.path()));
+    assert!(
+        stderr(&o).contains("Read-only file system"),
+        "{}",
+        stderr(&o)
+    );
 }

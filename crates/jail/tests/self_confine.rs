@@ -30,6 +30,14 @@ fn interpreter_confines_itself() {
         .unwrap();
     assert_ok(&o, "inner test");
     assert!(stdout(&o).contains("1 passed"), "{}", stdout(&o));
+    // The child's chmod outside its roots was refused by its read-only mounts.
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode = std::fs::metadata(&secret).unwrap().permissions().mode();
+    assert_ne!(
+        mode & 0o777,
+        0o666,
+        "the child changed the mode of the secret"
+    );
     assert!(d.rw.path().join("x").exists());
     assert!(d.rw.path().join("from-child").exists());
     listener.set_nonblocking(true).unwrap();
@@ -71,9 +79,45 @@ fn inner_confined_process() {
         rw.display(),
         secret.display()
     ));
-    confine_command(&mut cmd, &child, Mode::Confined).unwrap();
+    let applied = confine_command(&mut cmd, &child, Mode::Confined).unwrap();
+    assert!(
+        applied.has(&RuleKind::ReadOnlyMounts),
+        "{}",
+        applied.describe()
+    );
     let o = cmd.output().unwrap();
     assert_ok(&o, "child of the confined interpreter");
+    // Its read-only mount namespace was prepared before the interpreter confined itself (it
+    // cannot mount any more): metadata outside the roots stays out of reach, the ids are kept.
+    let mut cmd = Command::new("/bin/sh");
+    cmd.arg("-c").arg(format!(
+        "! chmod 666 {0} 2>{1}/err && grep -q 'Read-only file system' {1}/err && \
+         chmod 600 {1}/err && id -u",
+        secret.display(),
+        rw.display()
+    ));
+    confine_command(&mut cmd, &child, Mode::Confined).unwrap();
+    let o = cmd.output().unwrap();
+    assert_ok(&o, "chmod outside under both domains");
+    // SAFETY: a plain getter.
+    let uid = unsafe { libc::geteuid() };
+    assert_eq!(stdout(&o).trim(), uid.to_string());
+    // A child that would write elsewhere than the interpreter's own places needs a namespace
+    // that can no longer be built: refused, not run with writable mounts.
+    let other = ChildPolicy::new(
+        vec![],
+        vec![],
+        false,
+        secret.parent().unwrap(),
+        EnvPolicy::new(),
+    );
+    let mut cmd = Command::new("/bin/true");
+    let err = confine_command(&mut cmd, &other, Mode::Confined).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("cannot confine child: cannot prepare the read-only mount namespace"),
+        "{err}"
+    );
     // The child's own /proc entry is readable through both domains.
     let mut cmd = Command::new("/bin/cat");
     cmd.arg("/proc/self/status");

@@ -58,10 +58,17 @@ fn simulated_unsupported_host_fails_closed() {
         "w",
     );
 
-    // No user namespaces: net-off children are refused.
+    // No user namespaces: every child is refused (net-on ones need their read-only mounts).
     std::env::set_var(SIMULATE_ENV, "userns");
     let msg = refusal(&d.policy(false));
     assert!(msg.contains("network namespace cannot be created"), "{msg}");
+    let msg = refusal(&d.policy(true));
+    assert!(
+        msg.starts_with(
+            "cannot confine child: the read-only mount namespace of a child cannot be created"
+        ),
+        "{msg}"
+    );
     assert!(doctor_lines()
         .iter()
         .any(|l| l.status == DoctorStatus::Fail && l.check == "user namespaces"));

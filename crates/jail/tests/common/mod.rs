@@ -99,12 +99,15 @@ pub fn assert_ok(o: &Output, what: &str) {
     );
 }
 
-/// Asserts the child failed with a permission error (the jail's EACCES/EPERM).
+/// Asserts the child failed with a permission error (the jail's EACCES/EPERM, or EROFS: outside
+/// the writable places every mount is read-only, which the kernel checks before Landlock).
 pub fn assert_denied(o: &Output, what: &str) {
     assert_failed(o, what);
     let err = stderr(o);
     assert!(
-        err.contains("Permission denied") || err.contains("Operation not permitted"),
+        err.contains("Permission denied")
+            || err.contains("Operation not permitted")
+            || err.contains("Read-only file system"),
         "{what}: failed for another reason: {err}"
     );
 }
