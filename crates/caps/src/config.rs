@@ -31,11 +31,26 @@ pub struct ConfigError {
 
 impl std::fmt::Display for ConfigError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}:{}: invalid run configuration: {}", self.file.display(), self.line, self.column, self.message)
+        write!(
+            f,
+            "{}:{}:{}: invalid run configuration: {}",
+            self.file.display(),
+            self.line,
+            self.column,
+            self.message
+        )
     }
 }
 
-const CEILINGS: &[&str] = &["max-steps", "max-depth", "max-memory", "max-disk", "max-files", "max-output", "timeout"];
+const CEILINGS: &[&str] = &[
+    "max-steps",
+    "max-depth",
+    "max-memory",
+    "max-disk",
+    "max-files",
+    "max-output",
+    "timeout",
+];
 
 /// The nearest `Vox.toml` walking up from `start` (a directory).
 pub fn find_vox_toml(start: &Path) -> Option<PathBuf> {
@@ -59,22 +74,36 @@ fn line_col(text: &str, offset: usize) -> (u32, u32) {
 
 /// Parses the `[run.*]` entries of a `Vox.toml` file.
 pub fn load_vox_toml(path: &Path) -> Result<Vec<RunConfig>, ConfigError> {
-    let err = |line, column, message: String| ConfigError { file: path.to_path_buf(), line, column, message };
-    let text = std::fs::read_to_string(path).map_err(|e| err(1, 1, format!("cannot read it: {e}")))?;
+    let err = |line, column, message: String| ConfigError {
+        file: path.to_path_buf(),
+        line,
+        column,
+        message,
+    };
+    let text =
+        std::fs::read_to_string(path).map_err(|e| err(1, 1, format!("cannot read it: {e}")))?;
     let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| {
         let (line, col) = e.span().map_or((1, 1), |s| line_col(&text, s.start));
         err(line, col, e.message().to_string())
     })?;
     let base = path.parent().unwrap_or(Path::new("."));
     let mut out = Vec::new();
-    let Some(run) = doc.get("run") else { return Ok(out) };
+    let Some(run) = doc.get("run") else {
+        return Ok(out);
+    };
     let Some(run) = run.as_table() else {
-        return Err(err(1, 1, "`run` must be a table of named entries: [run.NAME]".into()));
+        return Err(err(
+            1,
+            1,
+            "`run` must be a table of named entries: [run.NAME]".into(),
+        ));
     };
     for (name, entry) in run {
         let at = |key: &str| {
             let needle = format!("[run.{name}]");
-            let off = text.find(&needle).map_or(0, |o| text[o..].find(key).map_or(o, |k| o + k));
+            let off = text
+                .find(&needle)
+                .map_or(0, |o| text[o..].find(key).map_or(o, |k| o + k));
             line_col(&text, off)
         };
         let Some(entry) = entry.as_table() else {
@@ -83,7 +112,11 @@ pub fn load_vox_toml(path: &Path) -> Result<Vec<RunConfig>, ConfigError> {
         };
         let Some(script) = entry.get("script").and_then(|s| s.as_str()) else {
             let (l, c) = at("");
-            return Err(err(l, c, format!("`run.{name}` needs `script = \"path/to/script.vox\"`")));
+            return Err(err(
+                l,
+                c,
+                format!("`run.{name}` needs `script = \"path/to/script.vox\"`"),
+            ));
         };
         let cwd = match entry.get("cwd") {
             None => base.to_path_buf(),
@@ -105,7 +138,11 @@ pub fn load_vox_toml(path: &Path) -> Result<Vec<RunConfig>, ConfigError> {
                             Some(s) => caps.push(s.to_string()),
                             None => {
                                 let (l, c) = at("caps");
-                                return Err(err(l, c, format!("`run.{name}.caps` must be a list of token strings")));
+                                return Err(err(
+                                    l,
+                                    c,
+                                    format!("`run.{name}.caps` must be a list of token strings"),
+                                ));
                             }
                         }
                     }
@@ -113,7 +150,11 @@ pub fn load_vox_toml(path: &Path) -> Result<Vec<RunConfig>, ConfigError> {
                 }
                 None => {
                     let (l, c) = at("caps");
-                    return Err(err(l, c, format!("`run.{name}.caps` must be a list such as [\"fs:ro=data\"]")));
+                    return Err(err(
+                        l,
+                        c,
+                        format!("`run.{name}.caps` must be a list such as [\"fs:ro=data\"]"),
+                    ));
                 }
             },
         };
@@ -138,26 +179,58 @@ pub fn load_vox_toml(path: &Path) -> Result<Vec<RunConfig>, ConfigError> {
         let args = match entry.get("args") {
             None => Vec::new(),
             Some(v) => match v.as_array() {
-                Some(items) => items.iter().map(|i| i.as_str().map(str::to_string).unwrap_or_else(|| i.to_string())).collect(),
+                Some(items) => items
+                    .iter()
+                    .map(|i| {
+                        i.as_str()
+                            .map(str::to_string)
+                            .unwrap_or_else(|| i.to_string())
+                    })
+                    .collect(),
                 None => {
                     let (l, c) = at("args");
-                    return Err(err(l, c, format!("`run.{name}.args` must be a list of strings")));
+                    return Err(err(
+                        l,
+                        c,
+                        format!("`run.{name}.args` must be a list of strings"),
+                    ));
                 }
             },
         };
         for key in entry.keys() {
-            if !matches!(key.as_str(), "script" | "cwd" | "caps" | "args") && !CEILINGS.contains(&key.as_str()) {
+            if !matches!(key.as_str(), "script" | "cwd" | "caps" | "args")
+                && !CEILINGS.contains(&key.as_str())
+            {
                 let (l, c) = at(key);
-                return Err(err(l, c, format!("unknown key `{key}` in `run.{name}` (known: script, cwd, caps, args, {})", CEILINGS.join(", "))));
+                return Err(err(
+                    l,
+                    c,
+                    format!(
+                        "unknown key `{key}` in `run.{name}` (known: script, cwd, caps, args, {})",
+                        CEILINGS.join(", ")
+                    ),
+                ));
             }
         }
-        out.push(RunConfig { name: name.clone(), script: base.join(script), cwd, caps, ceilings, args });
+        out.push(RunConfig {
+            name: name.clone(),
+            script: base.join(script),
+            cwd,
+            caps,
+            ceilings,
+            args,
+        });
     }
     Ok(out)
 }
 
 /// Entries whose script is `script` (compared as canonical paths).
 pub fn entries_for<'c>(configs: &'c [RunConfig], script: &Path) -> Vec<&'c RunConfig> {
-    let want = script.canonicalize().unwrap_or_else(|_| script.to_path_buf());
-    configs.iter().filter(|c| c.script.canonicalize().unwrap_or_else(|_| c.script.clone()) == want).collect()
+    let want = script
+        .canonicalize()
+        .unwrap_or_else(|_| script.to_path_buf());
+    configs
+        .iter()
+        .filter(|c| c.script.canonicalize().unwrap_or_else(|_| c.script.clone()) == want)
+        .collect()
 }

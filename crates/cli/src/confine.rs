@@ -34,7 +34,10 @@ pub fn confine_self(ctx: &mut RunContext) -> Result<SelfConfinement, String> {
     if ctx.caps.process() {
         // Children run programs from PATH and get a private temp dir: both must exist inside
         // the interpreter's own domain, which is created now, before confinement.
-        for dir in std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect::<Vec<PathBuf>>()).unwrap_or_default() {
+        for dir in std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).collect::<Vec<PathBuf>>())
+            .unwrap_or_default()
+        {
             if dir.is_dir() {
                 policy = policy.with_exec_path(dir);
             }
@@ -42,7 +45,11 @@ pub fn confine_self(ctx: &mut RunContext) -> Result<SelfConfinement, String> {
         if ctx.child_tmp.is_none() {
             match vox_jail::TempDir::new() {
                 Ok(t) => ctx.child_tmp = Some(t),
-                Err(e) => return Err(format!("vox: cannot confine child: cannot create the run's private temp dir: {e}")),
+                Err(e) => {
+                    return Err(format!(
+                        "vox: cannot confine child: cannot create the run's private temp dir: {e}"
+                    ))
+                }
             }
         }
         if let Some(t) = &ctx.child_tmp {
@@ -50,7 +57,9 @@ pub fn confine_self(ctx: &mut RunContext) -> Result<SelfConfinement, String> {
         }
     }
     if ctx.unconfined_children {
-        return Ok(SelfConfinement::Applied("skipped: --unconfined-children".into()));
+        return Ok(SelfConfinement::Applied(
+            "skipped: --unconfined-children".into(),
+        ));
     }
     match vox_jail::confine_self(&policy) {
         Ok(applied) => Ok(SelfConfinement::Applied(applied.describe())),
@@ -59,9 +68,13 @@ pub fn confine_self(ctx: &mut RunContext) -> Result<SelfConfinement, String> {
         // interpreter's own checks, as a run without process:allow does, and a script that never
         // spawns is not refused.
         Err(e) if ctx.caps.process() && vox_jail::probe().child_gap(ctx.caps.net()).is_some() => {
-            Ok(SelfConfinement::Applied(format!("not applied ({e}); every child will be refused")))
+            Ok(SelfConfinement::Applied(format!(
+                "not applied ({e}); every child will be refused"
+            )))
         }
         Err(e) if ctx.caps.process() => Err(format!("vox: {e}")),
-        Err(e) => Ok(SelfConfinement::Applied(format!("not applied ({e}); the interpreter's own checks still apply"))),
+        Err(e) => Ok(SelfConfinement::Applied(format!(
+            "not applied ({e}); the interpreter's own checks still apply"
+        ))),
     }
 }

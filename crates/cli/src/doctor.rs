@@ -5,8 +5,14 @@ use vox_jail::DoctorStatus;
 pub fn run() -> i32 {
     let mut failed = false;
     match std::env::current_exe() {
-        Ok(p) => println!("ok   vox binary: {} (version {})", p.display(), env!("CARGO_PKG_VERSION")),
-        Err(e) => println!("warn vox binary: cannot tell where it is ({e}) — reinstall vox or put it on PATH"),
+        Ok(p) => println!(
+            "ok   vox binary: {} (version {})",
+            p.display(),
+            env!("CARGO_PKG_VERSION")
+        ),
+        Err(e) => println!(
+            "warn vox binary: cannot tell where it is ({e}) — reinstall vox or put it on PATH"
+        ),
     }
     match std::env::current_dir() {
         Ok(cwd) => match vox_caps::config::find_vox_toml(&cwd) {

@@ -84,7 +84,11 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Check { files } => check::run(&files),
         Command::Run { flags, file, args } => run::run(flags, file, args),
-        Command::Test { flags, target, only } => run::test(flags, target, only),
+        Command::Test {
+            flags,
+            target,
+            only,
+        } => run::test(flags, target, only),
         Command::Doctor => doctor::run(),
     };
     ExitCode::from(code as u8)

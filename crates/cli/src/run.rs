@@ -72,7 +72,13 @@ struct Reporter {
 }
 
 impl Reporter {
-    fn event(&self, kind: &str, message: &str, place: Option<(String, u32, u32)>, extra: &[(&str, String)]) {
+    fn event(
+        &self,
+        kind: &str,
+        message: &str,
+        place: Option<(String, u32, u32)>,
+        extra: &[(&str, String)],
+    ) {
         let mut err = std::io::stderr().lock();
         if self.json {
             let mut obj = serde_json::Map::new();
@@ -108,24 +114,56 @@ impl Reporter {
 fn parse_limit(flag: &str, value: Option<&str>) -> Result<Option<u64>, String> {
     match value {
         None => Ok(None),
-        Some(v) => vox_caps::parse_limit(v).map_err(|e| format!("vox: invalid {flag} value \"{v}\": {e}")),
+        Some(v) => {
+            vox_caps::parse_limit(v).map_err(|e| format!("vox: invalid {flag} value \"{v}\": {e}"))
+        }
     }
 }
 
 /// Ceilings: command-line flags, else the run configuration's, else the defaults.
 fn limits(flags: &RunFlags, config: Option<&RunConfig>) -> Result<Limits, String> {
-    let from_config = |key: &str| config.and_then(|c| c.ceilings.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone()));
+    let from_config = |key: &str| {
+        config.and_then(|c| {
+            c.ceilings
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.clone())
+        })
+    };
     let pick = |flag: &Option<String>, key: &str, default: Option<&str>| -> Option<String> {
-        flag.clone().or_else(|| from_config(key)).or_else(|| default.map(str::to_string))
+        flag.clone()
+            .or_else(|| from_config(key))
+            .or_else(|| default.map(str::to_string))
     };
     let mut l = Limits {
-        max_steps: parse_limit("--max-steps", pick(&flags.max_steps, "max-steps", Some("10000000")).as_deref())?,
-        max_depth: parse_limit("--max-depth", pick(&flags.max_depth, "max-depth", Some("1024")).as_deref())?,
-        max_memory: parse_limit("--max-memory", pick(&flags.max_memory, "max-memory", None).as_deref())?,
-        max_disk: parse_limit("--max-disk", pick(&flags.max_disk, "max-disk", None).as_deref())?,
-        max_files: parse_limit("--max-files", pick(&flags.max_files, "max-files", None).as_deref())?,
-        max_output: parse_limit("--max-output", pick(&flags.max_output, "max-output", None).as_deref())?,
-        timeout_secs: parse_limit("--timeout", pick(&flags.timeout, "timeout", None).as_deref())?,
+        max_steps: parse_limit(
+            "--max-steps",
+            pick(&flags.max_steps, "max-steps", Some("10000000")).as_deref(),
+        )?,
+        max_depth: parse_limit(
+            "--max-depth",
+            pick(&flags.max_depth, "max-depth", Some("1024")).as_deref(),
+        )?,
+        max_memory: parse_limit(
+            "--max-memory",
+            pick(&flags.max_memory, "max-memory", None).as_deref(),
+        )?,
+        max_disk: parse_limit(
+            "--max-disk",
+            pick(&flags.max_disk, "max-disk", None).as_deref(),
+        )?,
+        max_files: parse_limit(
+            "--max-files",
+            pick(&flags.max_files, "max-files", None).as_deref(),
+        )?,
+        max_output: parse_limit(
+            "--max-output",
+            pick(&flags.max_output, "max-output", None).as_deref(),
+        )?,
+        timeout_secs: parse_limit(
+            "--timeout",
+            pick(&flags.timeout, "timeout", None).as_deref(),
+        )?,
     };
     if flags.mesh {
         if flags.max_disk.is_none() {
@@ -143,10 +181,17 @@ fn choose_config(flags: &RunFlags, script: &Path) -> Result<Option<RunConfig>, S
     if !flags.caps.is_empty() {
         return Ok(None);
     }
-    let dir = script.canonicalize().ok().and_then(|p| p.parent().map(Path::to_path_buf)).unwrap_or_else(|| PathBuf::from("."));
+    let dir = script
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| PathBuf::from("."));
     let Some(toml_path) = vox_caps::config::find_vox_toml(&dir) else {
         return match &flags.config {
-            Some(name) => Err(format!("vox: --config {name}: no Vox.toml found in {} or its parents", dir.display())),
+            Some(name) => Err(format!(
+                "vox: --config {name}: no Vox.toml found in {} or its parents",
+                dir.display()
+            )),
             None => Ok(None),
         };
     };
@@ -159,7 +204,11 @@ fn choose_config(flags: &RunFlags, script: &Path) -> Result<Option<RunConfig>, S
                 Err(format!(
                     "vox: no run configuration named `{name}` in {} (it has: {})",
                     toml_path.display(),
-                    if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
                 ))
             }
         };
@@ -182,19 +231,32 @@ fn choose_config(flags: &RunFlags, script: &Path) -> Result<Option<RunConfig>, S
 }
 
 /// The capability set and how it was chosen (runtime.md §1); errors are printed lines, exit 1.
-fn choose_caps(flags: &RunFlags, config: Option<&RunConfig>, source_text: &str, cwd: &Path) -> Result<(CapSet, CapsSource), String> {
+fn choose_caps(
+    flags: &RunFlags,
+    config: Option<&RunConfig>,
+    source_text: &str,
+    cwd: &Path,
+) -> Result<(CapSet, CapsSource), String> {
     if let Some(c) = config {
         let mut tokens = Vec::new();
         for t in c.caps.iter().flatten() {
             match vox_caps::parse_token(t, &c.cwd) {
                 Ok(tok) => tokens.push(tok),
-                Err(e) => return Err(format!("{} (in run configuration `{}`)", e.render(), c.name)),
+                Err(e) => {
+                    return Err(format!(
+                        "{} (in run configuration `{}`)",
+                        e.render(),
+                        c.name
+                    ))
+                }
             }
         }
         if flags.mesh {
             return Err("vox: --mesh requires explicit --caps tokens; a run configuration does not satisfy it".into());
         }
-        return CapSet::from_tokens(&tokens).map(|s| (s, CapsSource::Config(c.name.clone()))).map_err(|e| e.render());
+        return CapSet::from_tokens(&tokens)
+            .map(|s| (s, CapsSource::Config(c.name.clone())))
+            .map_err(|e| e.render());
     }
     if !flags.caps.is_empty() {
         let mut tokens = Vec::new();
@@ -204,10 +266,15 @@ fn choose_caps(flags: &RunFlags, config: Option<&RunConfig>, source_text: &str, 
                 Err(e) => return Err(e.render()),
             }
         }
-        return CapSet::from_tokens(&tokens).map(|s| (s, CapsSource::Flags)).map_err(|e| e.render());
+        return CapSet::from_tokens(&tokens)
+            .map(|s| (s, CapsSource::Flags))
+            .map_err(|e| e.render());
     }
     if flags.mesh {
-        return Err("vox: --mesh requires explicit --caps tokens (the receiver decides what a job may do)".into());
+        return Err(
+            "vox: --mesh requires explicit --caps tokens (the receiver decides what a job may do)"
+                .into(),
+        );
     }
     if flags.require_caps {
         return Err("vox: --require-caps is set but no --caps tokens were given; add --caps TOKEN (or --caps none)".into());
@@ -222,7 +289,10 @@ fn choose_caps(flags: &RunFlags, config: Option<&RunConfig>, source_text: &str, 
 }
 
 fn denial_token(remedy: &str) -> String {
-    remedy.strip_prefix("grant with --caps ").unwrap_or(remedy).to_string()
+    remedy
+        .strip_prefix("grant with --caps ")
+        .unwrap_or(remedy)
+        .to_string()
 }
 
 /// Maps a terminal `Exc` to its exit code, printing its lines.
@@ -230,7 +300,12 @@ fn report_exc(exc: &Exc, prog: &Program, rep: &Reporter) -> i32 {
     let place = |loc: &Option<Loc>| loc.map(|l| prog.loc_text(l));
     match exc {
         Exc::Error { message, loc } => {
-            rep.event("runtime.error", &format!("vox: error: {message}"), place(loc), &[]);
+            rep.event(
+                "runtime.error",
+                &format!("vox: error: {message}"),
+                place(loc),
+                &[],
+            );
             1
         }
         Exc::Panic { message, loc } => {
@@ -243,13 +318,26 @@ fn report_exc(exc: &Exc, prog: &Program, rep: &Reporter) -> i32 {
                 "caps.denied",
                 &format!("vox: capability denied: {what} \u{2014} {token}"),
                 place(loc),
-                &[("ns", ns.into()), ("method", method.into()), ("token", denial_token(token))],
+                &[
+                    ("ns", ns.into()),
+                    ("method", method.into()),
+                    ("token", denial_token(token)),
+                ],
             );
             77
         }
         Exc::Quota { kind, hint, loc } => {
-            let k = if *kind == QuotaKind::Disk { "quota.disk" } else { "quota.files" };
-            rep.event(k, &format!("vox: capability denied: fs.quota \u{2014} {hint}"), place(loc), &[]);
+            let k = if *kind == QuotaKind::Disk {
+                "quota.disk"
+            } else {
+                "quota.files"
+            };
+            rep.event(
+                k,
+                &format!("vox: capability denied: fs.quota \u{2014} {hint}"),
+                place(loc),
+                &[],
+            );
             77
         }
         Exc::Ceiling { kind, limit, loc } => {
@@ -269,7 +357,12 @@ fn report_exc(exc: &Exc, prog: &Program, rep: &Reporter) -> i32 {
             code
         }
         Exc::Unconfinable { reason, loc } => {
-            rep.event("caps.denied", &format!("vox: cannot confine child: {reason}"), place(loc), &[]);
+            rep.event(
+                "caps.denied",
+                &format!("vox: cannot confine child: {reason}"),
+                place(loc),
+                &[],
+            );
             77
         }
         Exc::Exit(n) => *n,
@@ -291,22 +384,46 @@ struct Prepared {
 
 use vox_caps::config::RunConfig;
 
-fn prepare(flags: &RunFlags, file: &Path, user_args: &[String], capture: bool) -> Result<Prepared, (i32, String)> {
+fn prepare(
+    flags: &RunFlags,
+    file: &Path,
+    user_args: &[String],
+    capture: bool,
+) -> Result<Prepared, (i32, String)> {
     let shown = file.display().to_string();
     let text = match std::fs::read(file) {
         Ok(b) => String::from_utf8_lossy(&b).into_owned(),
         Err(e) => return Err((1, format!("vox: cannot read {shown}: {e}"))),
     };
-    let cwd = std::env::current_dir().map_err(|e| (1, format!("vox: cannot read the working directory: {e}")))?;
+    let cwd = std::env::current_dir()
+        .map_err(|e| (1, format!("vox: cannot read the working directory: {e}")))?;
     if flags.mesh && flags.unconfined_children {
-        return Err((1, "vox: --unconfined-children is refused under --mesh".into()));
+        return Err((
+            1,
+            "vox: --unconfined-children is refused under --mesh".into(),
+        ));
     }
     if flags.error_format != "human" && flags.error_format != "json" {
-        return Err((2, format!("vox: invalid --error-format \"{}\": use human or json", flags.error_format)));
+        return Err((
+            2,
+            format!(
+                "vox: invalid --error-format \"{}\": use human or json",
+                flags.error_format
+            ),
+        ));
     }
     let config = choose_config(flags, file).map_err(|m| (1, m))?;
     let cwd = match &config {
-        Some(c) => c.cwd.canonicalize().map_err(|e| (1, format!("vox: run configuration `{}`: cwd {}: {e}", c.name, c.cwd.display())))?,
+        Some(c) => c.cwd.canonicalize().map_err(|e| {
+            (
+                1,
+                format!(
+                    "vox: run configuration `{}`: cwd {}: {e}",
+                    c.name,
+                    c.cwd.display()
+                ),
+            )
+        })?,
         None => cwd,
     };
     let (caps, source) = choose_caps(flags, config.as_ref(), &text, &cwd).map_err(|m| (1, m))?;
@@ -331,9 +448,18 @@ fn prepare(flags: &RunFlags, file: &Path, user_args: &[String], capture: bool) -
         }
     }
     if let Some(path) = &flags.caps_audit {
-        match std::fs::OpenOptions::new().create(true).append(true).open(path) {
+        match std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+        {
             Ok(f) => ctx.audit = Some(f),
-            Err(e) => return Err((1, format!("vox: cannot open --caps-audit file {}: {e}", path.display()))),
+            Err(e) => {
+                return Err((
+                    1,
+                    format!("vox: cannot open --caps-audit file {}: {e}", path.display()),
+                ))
+            }
         }
     }
     if capture {
@@ -344,7 +470,11 @@ fn prepare(flags: &RunFlags, file: &Path, user_args: &[String], capture: bool) -
         eprintln!("vox: warning: --unconfined-children: child processes run without the jail");
     }
     if flags.verbose {
-        eprintln!("vox: capabilities ({:?}): {}", ctx.source, ctx.caps.tokens().join(" "));
+        eprintln!(
+            "vox: capabilities ({:?}): {}",
+            ctx.source,
+            ctx.caps.tokens().join(" ")
+        );
     }
     // Relative paths in the script resolve against the run's working directory.
     let path = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
@@ -370,10 +500,18 @@ fn load_program(p: &mut Prepared, rep: &Reporter) -> Result<Program, i32> {
         }
         Err(LoadError::Syntax { files, file }) => {
             let f = &files[file];
-            let errors: Vec<_> = f.tree.diagnostics().iter().filter(|d| d.is_error()).cloned().collect();
+            let errors: Vec<_> = f
+                .tree
+                .diagnostics()
+                .iter()
+                .filter(|d| d.is_error())
+                .cloned()
+                .collect();
             if rep.json {
                 for d in &errors {
-                    let lc = f.lines.line_col(d.range.start, vox_syntax::ColumnUnit::Char);
+                    let lc = f
+                        .lines
+                        .line_col(d.range.start, vox_syntax::ColumnUnit::Char);
                     rep.event(
                         "syntax.error",
                         &d.message,
@@ -387,10 +525,21 @@ fn load_program(p: &mut Prepared, rep: &Reporter) -> Result<Program, i32> {
             }
             Err(1)
         }
-        Err(LoadError::Import { files, file, code, message, range }) => {
+        Err(LoadError::Import {
+            files,
+            file,
+            code,
+            message,
+            range,
+        }) => {
             let f = &files[file];
             let lc = f.lines.line_col(range.start, vox_syntax::ColumnUnit::Char);
-            rep.event("runtime.error", &format!("vox: error: {message}"), Some((f.shown.clone(), lc.line + 1, lc.col + 1)), &[("code", code.into())]);
+            rep.event(
+                "runtime.error",
+                &format!("vox: error: {message}"),
+                Some((f.shown.clone(), lc.line + 1, lc.col + 1)),
+                &[("code", code.into())],
+            );
             Err(1)
         }
         Err(LoadError::Denied(exc)) => {
@@ -403,21 +552,25 @@ fn load_program(p: &mut Prepared, rep: &Reporter) -> Result<Program, i32> {
 /// Starts a watchdog that ends the process if a `--timeout` run is stuck outside the evaluator's
 /// own checks (a blocked read, a child that ignores signals).
 fn watchdog(secs: u64) {
-    let _ = std::thread::Builder::new().name("vox-watchdog".into()).spawn(move || {
-        std::thread::sleep(Duration::from_secs(secs) + Duration::from_millis(1500));
-        let _ = std::io::stdout().flush();
-        eprintln!("vox: execution budget exceeded: --timeout {secs}");
-        // SAFETY: ends the process group's leader; children were started in their own groups and
-        // are killed by the interpreter's timeout handling.
-        unsafe { libc::_exit(78) };
-    });
+    let _ = std::thread::Builder::new()
+        .name("vox-watchdog".into())
+        .spawn(move || {
+            std::thread::sleep(Duration::from_secs(secs) + Duration::from_millis(1500));
+            let _ = std::io::stdout().flush();
+            eprintln!("vox: execution budget exceeded: --timeout {secs}");
+            // SAFETY: ends the process group's leader; children were started in their own groups and
+            // are killed by the interpreter's timeout handling.
+            unsafe { libc::_exit(78) };
+        });
 }
 
 const STACK_SIZE: usize = 1 << 30;
 
 /// `vox run FILE [-- ARGS]`.
 pub fn run(flags: RunFlags, file: PathBuf, args: Vec<String>) -> i32 {
-    let rep = Reporter { json: flags.error_format == "json" };
+    let rep = Reporter {
+        json: flags.error_format == "json",
+    };
     let mut prepared = match prepare(&flags, &file, &args, false) {
         Ok(p) => p,
         Err((code, msg)) => {
@@ -425,48 +578,60 @@ pub fn run(flags: RunFlags, file: PathBuf, args: Vec<String>) -> i32 {
             return code;
         }
     };
-    let handle = std::thread::Builder::new().stack_size(STACK_SIZE).name("vox-interp".into()).spawn(move || {
-        let prog = match load_program(&mut prepared, &rep) {
-            Ok(p) => p,
-            Err(code) => return code,
-        };
-        if prog.files.last().is_some_and(|f| f.hir.main.is_none()) {
-            let has_tests = prog.files.last().is_some_and(|f| !f.hir.tests.is_empty());
-            let extra = if has_tests { format!("; to run its tests use vox test {}", prepared.shown) } else { String::new() };
-            eprintln!("vox: error: nothing to run: add fn main() or top-level statements{extra}");
-            return 1;
-        }
-        let mut ctx = prepared.ctx;
-        match crate::confine::confine_self(&mut ctx) {
-            Ok(crate::confine::SelfConfinement::Applied(how)) if ctx.verbose => eprintln!("vox: self-confinement: {how}"),
-            Ok(_) => {}
-            Err(msg) => {
-                eprintln!("{msg}");
-                return 77;
+    let handle = std::thread::Builder::new()
+        .stack_size(STACK_SIZE)
+        .name("vox-interp".into())
+        .spawn(move || {
+            let prog = match load_program(&mut prepared, &rep) {
+                Ok(p) => p,
+                Err(code) => return code,
+            };
+            if prog.files.last().is_some_and(|f| f.hir.main.is_none()) {
+                let has_tests = prog.files.last().is_some_and(|f| !f.hir.tests.is_empty());
+                let extra = if has_tests {
+                    format!("; to run its tests use vox test {}", prepared.shown)
+                } else {
+                    String::new()
+                };
+                eprintln!(
+                    "vox: error: nothing to run: add fn main() or top-level statements{extra}"
+                );
+                return 1;
             }
-        }
-        if let Some(secs) = ctx.limits.timeout_secs {
-            ctx.deadline = Some(Instant::now() + Duration::from_secs(secs));
-            watchdog(secs);
-        }
-        if let Some(limit) = ctx.limits.max_memory {
-            vox_runtime::alloc::arm(limit);
-        }
-        let mut interp = Interp::new(&prog, ctx);
-        let result = interp.run_main();
-        interp.ctx.flush_stdout();
-        let code = match &result {
-            Ok(()) => 0,
-            Err(e) => report_exc(e, &prog, &rep),
-        };
-        // Exit commands run after exits 0, 1, 78, 130 and `process.exit`; never after 77, 79 or
-        // 101 (decisions.md 20).
-        let exit_commands = matches!(code, 0 | 1 | 78 | 130) || matches!(result, Err(Exc::Exit(_)));
-        if exit_commands && !matches!(code, 77 | 79 | 101) {
-            run_exit_commands(&mut interp.ctx);
-        }
-        code
-    });
+            let mut ctx = prepared.ctx;
+            match crate::confine::confine_self(&mut ctx) {
+                Ok(crate::confine::SelfConfinement::Applied(how)) if ctx.verbose => {
+                    eprintln!("vox: self-confinement: {how}")
+                }
+                Ok(_) => {}
+                Err(msg) => {
+                    eprintln!("{msg}");
+                    return 77;
+                }
+            }
+            if let Some(secs) = ctx.limits.timeout_secs {
+                ctx.deadline = Some(Instant::now() + Duration::from_secs(secs));
+                watchdog(secs);
+            }
+            if let Some(limit) = ctx.limits.max_memory {
+                vox_runtime::alloc::arm(limit);
+            }
+            let mut interp = Interp::new(&prog, ctx);
+            let result = interp.run_main();
+            interp.ctx.flush_stdout();
+            let code = match &result {
+                Ok(()) => 0,
+                Err(e) => report_exc(e, &prog, &rep),
+            };
+            // Exit commands run after exits 0, 1, 78, 130 and `process.exit`; never after 77, 79 or
+            // 101 (decisions.md 20).
+            let exit_commands =
+                matches!(code, 0 | 1 | 78 | 130) || matches!(result, Err(Exc::Exit(_)));
+            if exit_commands && !matches!(code, 77 | 79 | 101) {
+                run_exit_commands(&mut interp.ctx);
+            }
+            code
+        });
     match handle {
         Ok(h) => h.join().unwrap_or(101),
         Err(e) => {
@@ -485,7 +650,11 @@ struct TestResult {
 
 fn vox_files(path: &Path, out: &mut Vec<PathBuf>) {
     if path.is_dir() {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(path).into_iter().flatten().filter_map(|e| e.ok().map(|e| e.path())).collect();
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
         entries.sort();
         for e in entries {
             vox_files(&e, out);
@@ -499,87 +668,105 @@ fn vox_files(path: &Path, out: &mut Vec<PathBuf>) {
 pub fn test(flags: RunFlags, target: PathBuf, only: Option<String>) -> i32 {
     let mut files = Vec::new();
     if !target.exists() {
-        eprintln!("vox: cannot read {}: no such file or directory", target.display());
+        eprintln!(
+            "vox: cannot read {}: no such file or directory",
+            target.display()
+        );
         return 2;
     }
     vox_files(&target, &mut files);
-    let handle = std::thread::Builder::new().stack_size(STACK_SIZE).name("vox-test".into()).spawn(move || {
-        let mut passed = 0usize;
-        let mut failed = 0usize;
-        let silent = Reporter { json: false };
-        for file in files {
-            let mut prepared = match prepare(&flags, &file, &[], true) {
-                Ok(p) => p,
-                Err((_, msg)) => {
-                    println!("test {} ... FAILED: {msg}", file.display());
-                    failed += 1;
-                    continue;
-                }
-            };
-            let prog = match load_program(&mut prepared, &silent) {
-                Ok(p) => p,
-                Err(_) => {
-                    println!("test {} ... FAILED: the file could not be loaded (see above)", file.display());
-                    failed += 1;
-                    continue;
-                }
-            };
-            let entry = prog.files.last().expect("loaded");
-            let names: Vec<String> = entry
-                .hir
-                .tests
-                .iter()
-                .filter_map(|&id| entry.hir.functions[id as usize].name.as_deref().map(str::to_string))
-                .filter(|n| only.as_deref().is_none_or(|o| o == n))
-                .collect();
-            for name in names {
-                let fresh = match prepare(&flags, &file, &[], true) {
+    let handle = std::thread::Builder::new()
+        .stack_size(STACK_SIZE)
+        .name("vox-test".into())
+        .spawn(move || {
+            let mut passed = 0usize;
+            let mut failed = 0usize;
+            let silent = Reporter { json: false };
+            for file in files {
+                let mut prepared = match prepare(&flags, &file, &[], true) {
                     Ok(p) => p,
                     Err((_, msg)) => {
-                        println!("test {name} ... FAILED: {msg}");
+                        println!("test {} ... FAILED: {msg}", file.display());
                         failed += 1;
                         continue;
                     }
                 };
-                let mut ctx = fresh.ctx;
-                if let Some(secs) = ctx.limits.timeout_secs {
-                    ctx.deadline = Some(Instant::now() + Duration::from_secs(secs));
-                }
-                let mut interp = Interp::new(&prog, ctx);
-                let r = interp.run_test(&name);
-                let output = interp.ctx.captured();
-                let failure = match r {
-                    Ok(()) => None,
-                    Err(Exc::Exit(0)) => None,
-                    Err(e) => Some(describe_failure(&e, &prog)),
-                };
-                let result = TestResult { name, failure, output };
-                match &result.failure {
-                    None => {
-                        passed += 1;
-                        println!("test {} ... ok", result.name);
-                    }
-                    Some(why) => {
+                let prog = match load_program(&mut prepared, &silent) {
+                    Ok(p) => p,
+                    Err(_) => {
+                        println!(
+                            "test {} ... FAILED: the file could not be loaded (see above)",
+                            file.display()
+                        );
                         failed += 1;
-                        println!("test {} ... FAILED: {why}", result.name);
-                        let (out, err) = &result.output;
-                        if !out.is_empty() {
-                            println!("---- {} stdout ----\n{}", result.name, out.trim_end());
+                        continue;
+                    }
+                };
+                let entry = prog.files.last().expect("loaded");
+                let names: Vec<String> = entry
+                    .hir
+                    .tests
+                    .iter()
+                    .filter_map(|&id| {
+                        entry.hir.functions[id as usize]
+                            .name
+                            .as_deref()
+                            .map(str::to_string)
+                    })
+                    .filter(|n| only.as_deref().is_none_or(|o| o == n))
+                    .collect();
+                for name in names {
+                    let fresh = match prepare(&flags, &file, &[], true) {
+                        Ok(p) => p,
+                        Err((_, msg)) => {
+                            println!("test {name} ... FAILED: {msg}");
+                            failed += 1;
+                            continue;
                         }
-                        if !err.is_empty() {
-                            println!("---- {} stderr ----\n{}", result.name, err.trim_end());
+                    };
+                    let mut ctx = fresh.ctx;
+                    if let Some(secs) = ctx.limits.timeout_secs {
+                        ctx.deadline = Some(Instant::now() + Duration::from_secs(secs));
+                    }
+                    let mut interp = Interp::new(&prog, ctx);
+                    let r = interp.run_test(&name);
+                    let output = interp.ctx.captured();
+                    let failure = match r {
+                        Ok(()) => None,
+                        Err(Exc::Exit(0)) => None,
+                        Err(e) => Some(describe_failure(&e, &prog)),
+                    };
+                    let result = TestResult {
+                        name,
+                        failure,
+                        output,
+                    };
+                    match &result.failure {
+                        None => {
+                            passed += 1;
+                            println!("test {} ... ok", result.name);
+                        }
+                        Some(why) => {
+                            failed += 1;
+                            println!("test {} ... FAILED: {why}", result.name);
+                            let (out, err) = &result.output;
+                            if !out.is_empty() {
+                                println!("---- {} stdout ----\n{}", result.name, out.trim_end());
+                            }
+                            if !err.is_empty() {
+                                println!("---- {} stderr ----\n{}", result.name, err.trim_end());
+                            }
                         }
                     }
                 }
             }
-        }
-        println!("{passed} passed, {failed} failed");
-        if failed > 0 {
-            1
-        } else {
-            0
-        }
-    });
+            println!("{passed} passed, {failed} failed");
+            if failed > 0 {
+                1
+            } else {
+                0
+            }
+        });
     match handle {
         Ok(h) => h.join().unwrap_or(101),
         Err(_) => 101,
@@ -595,9 +782,15 @@ fn describe_failure(e: &Exc, prog: &Program) -> String {
         .unwrap_or_default()
     };
     match e {
-        Exc::Error { message, loc } | Exc::Panic { message, loc } => format!("{message}{}", at(loc)),
-        Exc::Denied { what, token, loc } => format!("capability denied: {what} \u{2014} {token}{}", at(loc)),
-        Exc::Quota { hint, loc, .. } => format!("capability denied: fs.quota \u{2014} {hint}{}", at(loc)),
+        Exc::Error { message, loc } | Exc::Panic { message, loc } => {
+            format!("{message}{}", at(loc))
+        }
+        Exc::Denied { what, token, loc } => {
+            format!("capability denied: {what} \u{2014} {token}{}", at(loc))
+        }
+        Exc::Quota { hint, loc, .. } => {
+            format!("capability denied: fs.quota \u{2014} {hint}{}", at(loc))
+        }
         Exc::Ceiling { kind, limit, .. } => format!("ceiling {kind:?} exceeded ({limit})"),
         Exc::Unconfinable { reason, .. } => format!("cannot confine child: {reason}"),
         Exc::Exit(n) => format!("process.exit({n})"),

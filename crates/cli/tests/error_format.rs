@@ -17,7 +17,8 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn schema() -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schemas/error-event.schema.json");
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schemas/error-event.schema.json");
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
@@ -36,7 +37,9 @@ fn events(dir: &Path, src: &str, flags: &[&str]) -> (i32, Vec<Value>) {
     let lines: Vec<Value> = stderr
         .lines()
         .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("stderr line is not JSON ({e}): {l}")))
+        .map(|l| {
+            serde_json::from_str(l).unwrap_or_else(|e| panic!("stderr line is not JSON ({e}): {l}"))
+        })
         .collect();
     (out.status.code().unwrap_or(-1), lines)
 }
@@ -48,10 +51,25 @@ fn every_terminal_event_validates_against_the_schema() {
     let cases: &[(&str, &[&str], &str, i32)] = &[
         ("let x = 1\nprint(x + true)\n", &[], "runtime.error", 1),
         ("panic(\"boom\")\n", &[], "panic", 1),
-        ("print(env.get(\"HOME\"))\n", &["--caps", "none"], "caps.denied", 77),
+        (
+            "print(env.get(\"HOME\"))\n",
+            &["--caps", "none"],
+            "caps.denied",
+            77,
+        ),
         ("loop { }\n", &["--max-steps", "500"], "ceiling.steps", 78),
-        ("fn f(n) { f(n + 1) }\nf(0)\n", &["--max-depth", "20"], "ceiling.depth", 78),
-        ("loop { print(\"xxxxxxxx\") }\n", &["--max-output", "100"], "ceiling.output", 78),
+        (
+            "fn f(n) { f(n + 1) }\nf(0)\n",
+            &["--max-depth", "20"],
+            "ceiling.depth",
+            78,
+        ),
+        (
+            "loop { print(\"xxxxxxxx\") }\n",
+            &["--max-output", "100"],
+            "ceiling.output",
+            78,
+        ),
         ("let x = 1 $ 2\n", &[], "syntax.error", 1),
     ];
     for (src, flags, kind, code) in cases {
@@ -61,14 +79,21 @@ fn every_terminal_event_validates_against_the_schema() {
         let ev = &lines[0];
         validate(&schema, ev).unwrap_or_else(|e| panic!("{src:?}: {e}"));
         assert_eq!(ev["kind"], *kind, "{src:?}: {ev}");
-        assert!(ev["message"].as_str().unwrap().starts_with("vox: ") || *kind == "syntax.error", "{ev}");
+        assert!(
+            ev["message"].as_str().unwrap().starts_with("vox: ") || *kind == "syntax.error",
+            "{ev}"
+        );
     }
 }
 
 #[test]
 fn denial_events_name_namespace_method_and_token() {
     let d = scratch("denied");
-    let (code, lines) = events(&d, "let a = 1\nlet h = env.get(\"HOME\")\n", &["--caps", "none"]);
+    let (code, lines) = events(
+        &d,
+        "let a = 1\nlet h = env.get(\"HOME\")\n",
+        &["--caps", "none"],
+    );
     assert_eq!(code, 77);
     let ev = &lines[0];
     assert_eq!(ev["ns"], "env");

@@ -8,8 +8,18 @@ fn run(src: &str, flags: &[&str]) -> String {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join(format!("p{}.vox", src.len()));
     std::fs::write(&file, src).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_vox")).arg("run").args(flags).arg(&file).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(env!("CARGO_BIN_EXE_vox"))
+        .arg("run")
+        .args(flags)
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -24,14 +34,22 @@ fn map_iteration_order_changes_but_display_and_equality_do_not() {
     let one = run(MAP, &["--perturb", "1"]);
     let two = run(MAP, &["--perturb", "2"]);
     assert_ne!(one, two, "different seeds must reorder an 8-key map");
-    assert_eq!(one, run(MAP, &["--perturb", "1"]), "the same seed gives the same run");
+    assert_eq!(
+        one,
+        run(MAP, &["--perturb", "1"]),
+        "the same seed gives the same run"
+    );
     for out in [&one, &two] {
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines[0], lines[1], "for-in and keys() agree under one seed");
         let mut letters: Vec<char> = lines[0].chars().collect();
         letters.sort();
         assert_eq!(letters.iter().collect::<String>(), "abcdefgh");
-        assert_eq!(&lines[2..], &plain.lines().collect::<Vec<_>>()[2..], "display, json.render and == keep insertion order");
+        assert_eq!(
+            &lines[2..],
+            &plain.lines().collect::<Vec<_>>()[2..],
+            "display, json.render and == keep insertion order"
+        );
     }
 }
 

@@ -34,7 +34,9 @@ pub fn file_imports(tree: &SyntaxTree) -> Vec<FileImport> {
     for item in tree.root().children() {
         if let Some(imp) = ast::Import::cast(item) {
             if let Some(path) = imp.path() {
-                let value = strings::decode(path.bytes(), path.range().start, None).as_plain().unwrap_or_default();
+                let value = strings::decode(path.bytes(), path.range().start, None)
+                    .as_plain()
+                    .unwrap_or_default();
                 out.push(FileImport {
                     path: value,
                     alias: imp.alias().map(|a| Rc::from(a.text().as_ref())),
@@ -47,7 +49,11 @@ pub fn file_imports(tree: &SyntaxTree) -> Vec<FileImport> {
 }
 
 /// Lowers a parsed file. `imported[i]` lists the public names of `file_imports(tree)[i]`.
-pub fn lower(tree: &SyntaxTree, catalog: &dyn BuiltinCatalog, imported: &[ImportedNames]) -> Module {
+pub fn lower(
+    tree: &SyntaxTree,
+    catalog: &dyn BuiltinCatalog,
+    imported: &[ImportedNames],
+) -> Module {
     let mut l = Lowerer {
         m: Module::default(),
         catalog,
@@ -87,7 +93,13 @@ struct FnCtx {
 
 impl FnCtx {
     fn new(is_closure: bool) -> FnCtx {
-        FnCtx { bindings: Vec::new(), marks: Vec::new(), n_slots: 0, is_closure, captures: Vec::new() }
+        FnCtx {
+            bindings: Vec::new(),
+            marks: Vec::new(),
+            n_slots: 0,
+            is_closure,
+            captures: Vec::new(),
+        }
     }
 }
 
@@ -129,7 +141,8 @@ impl Lowerer<'_> {
                 self.declare_type(t);
             }
         }
-        let aliases: Vec<Option<Rc<str>>> = self.m.imports.iter().map(|i| i.alias.clone()).collect();
+        let aliases: Vec<Option<Rc<str>>> =
+            self.m.imports.iter().map(|i| i.alias.clone()).collect();
         for (i, alias) in aliases.into_iter().enumerate() {
             let names = imported.get(i).cloned().unwrap_or_default();
             match &alias {
@@ -139,7 +152,13 @@ impl Lowerer<'_> {
                 }
                 None => {
                     for n in names.functions.iter().chain(names.variants.iter()) {
-                        self.add_global_later(n.clone(), Global::Imported { import: i as u32, name: n.clone() });
+                        self.add_global_later(
+                            n.clone(),
+                            Global::Imported {
+                                import: i as u32,
+                                name: n.clone(),
+                            },
+                        );
                     }
                     for v in &names.variants {
                         self.variants.entry(v.clone()).or_insert(usize::MAX);
@@ -171,7 +190,9 @@ impl Lowerer<'_> {
                 .map(|f| {
                     let mut def = FieldDef {
                         name: f.name().map_or_else(|| rc(""), |n| rc(&n.text())),
-                        ty: f.ty().map_or(String::new(), |t| t.text().trim().to_string()),
+                        ty: f
+                            .ty()
+                            .map_or(String::new(), |t| t.text().trim().to_string()),
                         json_key: None,
                         default: None,
                         skip_if_none: false,
@@ -179,10 +200,17 @@ impl Lowerer<'_> {
                     for d in f.decorators() {
                         let arg = d.args().map(|a| {
                             let t = a.text();
-                            t.trim().trim_start_matches('(').trim_end_matches(')').trim().to_string()
+                            t.trim()
+                                .trim_start_matches('(')
+                                .trim_end_matches(')')
+                                .trim()
+                                .to_string()
                         });
                         match d.name().as_str() {
-                            "field_name" => def.json_key = arg.map(|a| a.trim_matches('"').trim_matches('\'').to_string()),
+                            "field_name" => {
+                                def.json_key =
+                                    arg.map(|a| a.trim_matches('"').trim_matches('\'').to_string())
+                            }
                             "default" => def.default = arg,
                             "skip_if_none" => def.skip_if_none = true,
                             _ => {}
@@ -200,7 +228,14 @@ impl Lowerer<'_> {
                 let fields = field_defs(&mut v.fields());
                 let names: Rc<[Rc<str>]> = fields.iter().map(|f| f.name.clone()).collect();
                 self.variants.insert(vname.clone(), fields.len());
-                self.add_global(vname.clone(), Global::Variant { name: vname.clone(), fields: names, is_pub: t.is_pub() });
+                self.add_global(
+                    vname.clone(),
+                    Global::Variant {
+                        name: vname.clone(),
+                        fields: names,
+                        is_pub: t.is_pub(),
+                    },
+                );
                 variants.push((vname, fields));
             }
             TypeShape::Adt(variants)
@@ -211,7 +246,12 @@ impl Lowerer<'_> {
         };
         let ty = self.m.types.len() as u32;
         let has_json = json.is_some();
-        self.m.types.push(TypeDef { name: name.clone(), is_pub: t.is_pub(), json, shape });
+        self.m.types.push(TypeDef {
+            name: name.clone(),
+            is_pub: t.is_pub(),
+            json,
+            shape,
+        });
         if has_json {
             self.add_global(rc(&format!("{name}_from_json")), Global::JsonFrom { ty });
             self.add_global(rc(&format!("{name}_to_json")), Global::JsonTo { ty });
@@ -238,7 +278,10 @@ impl Lowerer<'_> {
                 if f.name().is_some_and(|n| n.text() == "main") {
                     explicit_main = Some(id);
                 }
-            } else if matches!(item.kind(), K::ExprStmt | K::LetStmt | K::AssignStmt | K::WhileStmt | K::LoopStmt) {
+            } else if matches!(
+                item.kind(),
+                K::ExprStmt | K::LetStmt | K::AssignStmt | K::WhileStmt | K::LoopStmt
+            ) {
                 top_stmts.push(item);
             }
         }
@@ -431,7 +474,10 @@ impl Lowerer<'_> {
                 };
                 let place = match s.target() {
                     Some(t) => self.place(t),
-                    None => Place { root: PlaceRoot::Invalid(rc("?")), steps: Vec::new() },
+                    None => Place {
+                        root: PlaceRoot::Invalid(rc("?")),
+                        steps: Vec::new(),
+                    },
                 };
                 Stmt::Assign { place, op, value }
             }
@@ -474,7 +520,13 @@ impl Lowerer<'_> {
     /// An expression in a W2 position: `v.pop()` with a bare local `v` removes the element.
     fn expr_w2(&mut self, e: SyntaxNode<'_>) -> ExprId {
         let id = self.expr(e);
-        if let Expr::MethodCall { recv, name, args, named } = &self.m.exprs[id as usize] {
+        if let Expr::MethodCall {
+            recv,
+            name,
+            args,
+            named,
+        } = &self.m.exprs[id as usize]
+        {
             if &**name == "pop" && args.is_empty() && named.is_empty() {
                 if let Expr::Local(slot) = self.m.exprs[*recv as usize] {
                     let range = self.m.expr_ranges[id as usize];
@@ -492,7 +544,9 @@ impl Lowerer<'_> {
             match cur.kind() {
                 K::FieldExpr => {
                     let f = ast::FieldExpr::cast(cur).expect("kind checked");
-                    steps.push(PlaceStep::Field(f.name().map_or_else(|| rc(""), |n| rc(&n.text()))));
+                    steps.push(PlaceStep::Field(
+                        f.name().map_or_else(|| rc(""), |n| rc(&n.text())),
+                    ));
                     match f.receiver() {
                         Some(r) => cur = r,
                         None => break,
@@ -539,7 +593,9 @@ impl Lowerer<'_> {
                 Pat::Bind(self.bind(name))
             }
             K::LiteralPat => match ast::pattern_token(p) {
-                Some(t) => Pat::Lit(literal(t.kind(), t.bytes(), t.range()).unwrap_or(Literal::Null)),
+                Some(t) => {
+                    Pat::Lit(literal(t.kind(), t.bytes(), t.range()).unwrap_or(Literal::Null))
+                }
                 None => Pat::Wild,
             },
             K::TuplePat => {
@@ -553,8 +609,12 @@ impl Lowerer<'_> {
                 let known_variant = self.variants.contains_key(name.as_str());
                 match name.as_str() {
                     _ if known_variant => {
-                        let fields = has_parens.then(|| subs.into_iter().map(|s| self.pattern(s)).collect());
-                        Pat::Variant { name: rc(&name), fields }
+                        let fields =
+                            has_parens.then(|| subs.into_iter().map(|s| self.pattern(s)).collect());
+                        Pat::Variant {
+                            name: rc(&name),
+                            fields,
+                        }
                     }
                     "Some" | "Ok" | "Err" | "Error" => {
                         let ctor = match name.as_str() {
@@ -563,7 +623,11 @@ impl Lowerer<'_> {
                             _ => Ctor::Err,
                         };
                         // `Some(a, b)` never matches; keep the first sub-pattern's bindings.
-                        let sub = if subs.len() == 1 { Some(self.pattern(subs[0])) } else { None };
+                        let sub = if subs.len() == 1 {
+                            Some(self.pattern(subs[0]))
+                        } else {
+                            None
+                        };
                         if subs.len() > 1 {
                             for s in subs {
                                 self.pattern(s);
@@ -627,7 +691,9 @@ impl Lowerer<'_> {
                         }
                     }
                 } else {
-                    Expr::Lit(literal(tok.kind(), tok.bytes(), tok.range()).unwrap_or(Literal::Null))
+                    Expr::Lit(
+                        literal(tok.kind(), tok.bytes(), tok.range()).unwrap_or(Literal::Null),
+                    )
                 }
             }
             K::NameRef => {
@@ -641,19 +707,28 @@ impl Lowerer<'_> {
                 return self.opt_expr(inner, range);
             }
             K::TupleExpr => {
-                let elems: Vec<SyntaxNode<'_>> = ast::TupleExpr::cast(node).map(|t| t.elements().collect()).unwrap_or_default();
+                let elems: Vec<SyntaxNode<'_>> = ast::TupleExpr::cast(node)
+                    .map(|t| t.elements().collect())
+                    .unwrap_or_default();
                 Expr::Tuple(elems.into_iter().map(|e| self.expr(e)).collect())
             }
             K::ListExpr => {
-                let elems: Vec<SyntaxNode<'_>> = ast::ListExpr::cast(node).map(|t| t.elements().collect()).unwrap_or_default();
+                let elems: Vec<SyntaxNode<'_>> = ast::ListExpr::cast(node)
+                    .map(|t| t.elements().collect())
+                    .unwrap_or_default();
                 Expr::List(elems.into_iter().map(|e| self.expr(e)).collect())
             }
             K::MapExpr => {
                 let mut entries = Vec::new();
-                for entry in ast::MapExpr::cast(node).into_iter().flat_map(|m| m.entries()) {
+                for entry in ast::MapExpr::cast(node)
+                    .into_iter()
+                    .flat_map(|m| m.entries())
+                {
                     let Some(key) = entry.key() else { continue };
                     let key = if key.kind() == K::Str {
-                        strings::decode(key.bytes(), key.range().start, None).as_plain().unwrap_or_default()
+                        strings::decode(key.bytes(), key.range().start, None)
+                            .as_plain()
+                            .unwrap_or_default()
                     } else {
                         key.text().into_owned()
                     };
@@ -727,7 +802,8 @@ impl Lowerer<'_> {
                 let bindings: Vec<SyntaxNode<'_>> = f.bindings().collect();
                 let mut slots = bindings.iter().map(|b| match b.kind() {
                     K::IdentPat => {
-                        let name = ast::pattern_token(*b).map_or_else(|| rc("_"), |t| rc(&t.text()));
+                        let name =
+                            ast::pattern_token(*b).map_or_else(|| rc("_"), |t| rc(&t.text()));
                         Some(self.bind(name))
                     }
                     _ => None,
@@ -740,13 +816,22 @@ impl Lowerer<'_> {
                     None => self.alloc(Expr::Missing, range),
                 };
                 self.pop_scope();
-                Expr::For { iter, value, index, body }
+                Expr::For {
+                    iter,
+                    value,
+                    index,
+                    body,
+                }
             }
             K::Lambda => {
                 let l = ast::Lambda::cast(node).expect("kind checked");
                 let params: Vec<Rc<str>> = l
                     .param_list()
-                    .map(|pl| pl.params().map(|p| p.name().map_or_else(|| rc("_"), |n| rc(&n.text()))).collect())
+                    .map(|pl| {
+                        pl.params()
+                            .map(|p| p.name().map_or_else(|| rc("_"), |n| rc(&n.text())))
+                            .collect()
+                    })
                     .unwrap_or_default();
                 return self.closure(params, l.body(), range);
             }
@@ -802,7 +887,8 @@ impl Lowerer<'_> {
         let args_of = |this: &mut Self| -> (Vec<ExprId>, Vec<(Rc<str>, ExprId)>) {
             let mut args = Vec::new();
             let mut named = Vec::new();
-            let list: Vec<CallArg<'_>> = c.arg_list().map(|a| a.args().collect()).unwrap_or_default();
+            let list: Vec<CallArg<'_>> =
+                c.arg_list().map(|a| a.args().collect()).unwrap_or_default();
             for a in list {
                 match a {
                     CallArg::Positional(e) => args.push(this.expr(e)),
@@ -824,7 +910,15 @@ impl Lowerer<'_> {
                     || matches!(&self.m.exprs[recv as usize], Expr::Global(g) if matches!(self.m.globals[*g as usize], Global::ImportAlias { .. }));
                 if !is_ns {
                     let (args, named) = args_of(self);
-                    return self.alloc(Expr::MethodCall { recv, name, args, named }, range);
+                    return self.alloc(
+                        Expr::MethodCall {
+                            recv,
+                            name,
+                            args,
+                            named,
+                        },
+                        range,
+                    );
                 }
                 let callee_expr = match &self.m.exprs[recv as usize] {
                     Expr::Namespace(ns) => {
@@ -839,12 +933,26 @@ impl Lowerer<'_> {
                 };
                 let callee_id = self.alloc(callee_expr, callee.range());
                 let (args, named) = args_of(self);
-                return self.alloc(Expr::Call { callee: callee_id, args, named }, range);
+                return self.alloc(
+                    Expr::Call {
+                        callee: callee_id,
+                        args,
+                        named,
+                    },
+                    range,
+                );
             }
         }
         let callee = self.opt_expr(c.callee(), range);
         let (args, named) = args_of(self);
-        self.alloc(Expr::Call { callee, args, named }, range)
+        self.alloc(
+            Expr::Call {
+                callee,
+                args,
+                named,
+            },
+            range,
+        )
     }
 
     fn if_expr(&mut self, i: ast::IfExpr<'_>) -> ExprId {
@@ -862,7 +970,12 @@ impl Lowerer<'_> {
         self.alloc(Expr::If { cond, then, els }, range)
     }
 
-    fn closure(&mut self, params: Vec<Rc<str>>, body: Option<SyntaxNode<'_>>, range: TextRange) -> ExprId {
+    fn closure(
+        &mut self,
+        params: Vec<Rc<str>>,
+        body: Option<SyntaxNode<'_>>,
+        range: TextRange,
+    ) -> ExprId {
         self.fns.push(FnCtx::new(true));
         self.push_scope();
         for p in &params {
@@ -884,7 +997,13 @@ impl Lowerer<'_> {
             is_pub: false,
             is_closure: true,
         });
-        self.alloc(Expr::Closure { func: func_id, captures }, range)
+        self.alloc(
+            Expr::Closure {
+                func: func_id,
+                captures,
+            },
+            range,
+        )
     }
 }
 
@@ -905,7 +1024,9 @@ pub fn literal(kind: K, bytes: &[u8], range: TextRange) -> Option<Literal> {
         K::Decimal => Literal::Dec(text.trim_end_matches("dec").parse().ok()?),
         K::TrueKw => Literal::Bool(true),
         K::FalseKw => Literal::Bool(false),
-        K::Str => Literal::Str(rc(&strings::decode(bytes, range.start, None).as_plain().unwrap_or_default())),
+        K::Str => Literal::Str(rc(&strings::decode(bytes, range.start, None)
+            .as_plain()
+            .unwrap_or_default())),
         _ => return None,
     })
 }
@@ -916,7 +1037,9 @@ fn json_options(d: &ast::Decorator<'_>) -> JsonOptions {
         let text = args.text();
         let inner = text.trim().trim_start_matches('(').trim_end_matches(')');
         for part in inner.split(',').skip(1) {
-            let Some((k, v)) = part.split_once(':') else { continue };
+            let Some((k, v)) = part.split_once(':') else {
+                continue;
+            };
             let v = v.trim().trim_matches('"').to_string();
             match k.trim() {
                 "naming" => o.naming = Some(v),

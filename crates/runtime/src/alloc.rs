@@ -36,7 +36,9 @@ fn after_grow(now: usize) {
 
 #[cold]
 fn hard_stop() -> ! {
-    let msg: &[u8] = HARD_MESSAGE.get().map_or(b"vox: memory limit exceeded\n", |m| m.as_slice());
+    let msg: &[u8] = HARD_MESSAGE
+        .get()
+        .map_or(b"vox: memory limit exceeded\n", |m| m.as_slice());
     // SAFETY: write(2) and _exit(2) are async-signal-safe and allocate nothing.
     unsafe {
         libc::write(2, msg.as_ptr().cast(), msg.len());
@@ -86,7 +88,8 @@ unsafe impl GlobalAlloc for CountingAlloc {
 
 /// Starts counting: bytes live from now on count against `limit` (0 disarms).
 pub fn arm(limit: u64) {
-    let _ = HARD_MESSAGE.set(format!("vox: memory limit exceeded: --max-memory {limit}\n").into_bytes());
+    let _ = HARD_MESSAGE
+        .set(format!("vox: memory limit exceeded: --max-memory {limit}\n").into_bytes());
     let limit = usize::try_from(limit).unwrap_or(usize::MAX);
     BASE.store(LIVE.load(Relaxed), Relaxed);
     HARD.store(limit.saturating_add(limit / 4), Relaxed);
@@ -112,7 +115,11 @@ pub fn reserve(bytes: usize) -> Res<()> {
     let limit = LIMIT.load(Relaxed);
     if limit != 0 && used().saturating_add(bytes) > limit {
         OVER.store(true, Relaxed);
-        return Err(Exc::Ceiling { kind: CeilingKind::Memory, limit: limit as u64, loc: None });
+        return Err(Exc::Ceiling {
+            kind: CeilingKind::Memory,
+            limit: limit as u64,
+            loc: None,
+        });
     }
     Ok(())
 }

@@ -85,7 +85,10 @@ pub struct Args {
 
 impl Args {
     pub fn new(name: impl Into<String>, values: Vec<Value>) -> Args {
-        Args { name: name.into(), values }
+        Args {
+            name: name.into(),
+            values,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -103,13 +106,24 @@ impl Args {
             return Ok(());
         }
         let expected = if n < min { min } else { max };
-        let noun = if expected == 1 { "argument" } else { "arguments" };
-        Err(Exc::error(format!("function `{}` expects {expected} {noun}, got {n}", self.name)))
+        let noun = if expected == 1 {
+            "argument"
+        } else {
+            "arguments"
+        };
+        Err(Exc::error(format!(
+            "function `{}` expects {expected} {noun}, got {n}",
+            self.name
+        )))
     }
 
     /// `type error: <builtin> argument <n>: expected <what>, found <type_of>` (n is 1-based).
     pub fn type_error(&self, index: usize, expected: &str) -> Exc {
-        let found = self.values.get(index).map(crate::kind::type_of).unwrap_or("null");
+        let found = self
+            .values
+            .get(index)
+            .map(crate::kind::type_of)
+            .unwrap_or("null");
         Exc::error(format!(
             "type error: {} argument {}: expected {expected}, found {found}",
             self.name,

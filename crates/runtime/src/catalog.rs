@@ -28,9 +28,27 @@ fn ctor_err(_: &mut dyn Host, a: &mut Args) -> Res<Value> {
 
 /// `Some`, `Ok`, `Err` used as function values (`xs.map(Some)`).
 pub static CTOR_ROWS: [BuiltinDef; 3] = [
-    BuiltinDef { ns: "", name: "Some", cap: Cap::None, nondet: Nondet::None, f: ctor_some },
-    BuiltinDef { ns: "", name: "Ok", cap: Cap::None, nondet: Nondet::None, f: ctor_ok },
-    BuiltinDef { ns: "", name: "Err", cap: Cap::None, nondet: Nondet::None, f: ctor_err },
+    BuiltinDef {
+        ns: "",
+        name: "Some",
+        cap: Cap::None,
+        nondet: Nondet::None,
+        f: ctor_some,
+    },
+    BuiltinDef {
+        ns: "",
+        name: "Ok",
+        cap: Cap::None,
+        nondet: Nondet::None,
+        f: ctor_ok,
+    },
+    BuiltinDef {
+        ns: "",
+        name: "Err",
+        cap: Cap::None,
+        nondet: Nondet::None,
+        f: ctor_err,
+    },
 ];
 
 impl Catalog {

@@ -109,7 +109,12 @@ impl RunContext {
 
     /// A context for unit tests: developer default caps, buffered output, seed 0.
     pub fn for_tests() -> RunContext {
-        let mut c = RunContext::new(CapSet::developer_default(), CapsSource::DeveloperDefault, PathBuf::from("."), vec![]);
+        let mut c = RunContext::new(
+            CapSet::developer_default(),
+            CapsSource::DeveloperDefault,
+            PathBuf::from("."),
+            vec![],
+        );
         c.stdout = Sink::Buffer(Vec::new());
         c.stderr = Sink::Buffer(Vec::new());
         c.rng_state = 0;
@@ -139,7 +144,11 @@ impl RunContext {
         self.audit_line(what, None, result.is_ok());
         match result {
             Ok(()) => Ok(()),
-            Err(d) => Err(Exc::Denied { what: what.to_string(), token: d.remedy(), loc: None }),
+            Err(d) => Err(Exc::Denied {
+                what: what.to_string(),
+                token: d.remedy(),
+                loc: None,
+            }),
         }
     }
 
@@ -154,9 +163,16 @@ impl RunContext {
                 Ok(p)
             }
             Err(d) => {
-                let shown = d.resource().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from(path));
+                let shown = d
+                    .resource()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_else(|| PathBuf::from(path));
                 self.audit_line(what, Some(&shown), false);
-                Err(Exc::Denied { what: what.to_string(), token: d.remedy(), loc: None })
+                Err(Exc::Denied {
+                    what: what.to_string(),
+                    token: d.remedy(),
+                    loc: None,
+                })
             }
         }
     }
@@ -169,17 +185,26 @@ impl RunContext {
             Ok(())
         } else {
             let dir = self.cwd.display().to_string();
-            Err(Exc::Denied { what: what.to_string(), token: format!("grant with --caps fs:ro={dir}"), loc: None })
+            Err(Exc::Denied {
+                what: what.to_string(),
+                token: format!("grant with --caps fs:ro={dir}"),
+                loc: None,
+            })
         }
     }
 
     fn audit_line(&mut self, what: &str, resource: Option<&Path>, allowed: bool) {
-        let Some(file) = self.audit.as_mut() else { return };
+        let Some(file) = self.audit.as_mut() else {
+            return;
+        };
         let (ns, method) = what.split_once('.').unwrap_or(("", what));
         let mut obj = serde_json::Map::new();
         obj.insert("ns".into(), ns.into());
         obj.insert("method".into(), method.into());
-        obj.insert("resource".into(), resource.map_or(serde_json::Value::Null, |p| p.display().to_string().into()));
+        obj.insert(
+            "resource".into(),
+            resource.map_or(serde_json::Value::Null, |p| p.display().to_string().into()),
+        );
         obj.insert("allowed".into(), allowed.into());
         if let Some((f, l, c)) = &self.call_site {
             obj.insert("file".into(), f.clone().into());
@@ -217,7 +242,11 @@ impl RunContext {
     pub fn charge_disk(&mut self, bytes: u64) -> Res<()> {
         if let Some(max) = self.limits.max_disk {
             if self.disk_used.saturating_add(bytes) > max {
-                return Err(Exc::Quota { kind: QuotaKind::Disk, hint: "raise --max-disk".into(), loc: None });
+                return Err(Exc::Quota {
+                    kind: QuotaKind::Disk,
+                    hint: "raise --max-disk".into(),
+                    loc: None,
+                });
             }
         }
         self.disk_used += bytes;
@@ -228,7 +257,11 @@ impl RunContext {
     pub fn charge_files(&mut self, n: u64) -> Res<()> {
         if let Some(max) = self.limits.max_files {
             if self.files_created.saturating_add(n) > max {
-                return Err(Exc::Quota { kind: QuotaKind::Files, hint: "raise --max-files".into(), loc: None });
+                return Err(Exc::Quota {
+                    kind: QuotaKind::Files,
+                    hint: "raise --max-files".into(),
+                    loc: None,
+                });
             }
         }
         self.files_created += n;
@@ -239,7 +272,11 @@ impl RunContext {
         if let Some(max) = self.limits.max_output {
             if self.output_used.saturating_add(n as u64) > max {
                 // The write that crosses the limit is dropped whole (decisions.md 23).
-                return Err(Exc::Ceiling { kind: CeilingKind::Output, limit: max, loc: None });
+                return Err(Exc::Ceiling {
+                    kind: CeilingKind::Output,
+                    limit: max,
+                    loc: None,
+                });
             }
         }
         self.output_used += n as u64;
@@ -309,7 +346,9 @@ fn entropy_seed() -> u64 {
             return u64::from_le_bytes(buf);
         }
     }
-    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
     t ^ (std::process::id() as u64).rotate_left(32)
 }
 

@@ -3,7 +3,10 @@
 
 use std::rc::Rc;
 
-use vox_hir::{BinOp as HBinOp, Ctor, Expr, ExprId, Literal, Main, Module, Pat, PatId, PlaceRoot, PlaceStep, Stmt, StmtId, TemplatePart, UnOp};
+use vox_hir::{
+    BinOp as HBinOp, Ctor, Expr, ExprId, Literal, Main, Module, Pat, PatId, PlaceRoot, PlaceStep,
+    Stmt, StmtId, TemplatePart, UnOp,
+};
 
 use crate::builtin::{Args, BuiltinDef, Cap, Host};
 use crate::catalog::{Catalog, CTOR_ROWS};
@@ -83,20 +86,44 @@ fn same_kind_method(recv: &Value, name: &str) -> bool {
     match recv {
         Value::List(_) => matches!(
             name,
-            "push" | "extend" | "remove" | "remove_at" | "reverse" | "reversed" | "sorted" | "sort_by_key"
-                | "sorted_by_key" | "sort_by" | "sorted_by" | "map" | "filter" | "slice_list"
+            "push"
+                | "extend"
+                | "remove"
+                | "remove_at"
+                | "reverse"
+                | "reversed"
+                | "sorted"
+                | "sort_by_key"
+                | "sorted_by_key"
+                | "sort_by"
+                | "sorted_by"
+                | "map"
+                | "filter"
+                | "slice_list"
         ),
         Value::Map(_) => matches!(name, "insert" | "set" | "remove" | "delete" | "update"),
         Value::Str(_) => matches!(
             name,
-            "trim" | "trim_start" | "trim_end" | "to_upper" | "to_uppercase" | "to_lower" | "to_lowercase" | "replace"
+            "trim"
+                | "trim_start"
+                | "trim_end"
+                | "to_upper"
+                | "to_uppercase"
+                | "to_lower"
+                | "to_lowercase"
+                | "replace"
         ),
         _ => false,
     }
 }
 
 fn same_kind(a: &Value, b: &Value) -> bool {
-    matches!((a, b), (Value::List(_), Value::List(_)) | (Value::Map(_), Value::Map(_)) | (Value::Str(_), Value::Str(_)))
+    matches!(
+        (a, b),
+        (Value::List(_), Value::List(_))
+            | (Value::Map(_), Value::Map(_))
+            | (Value::Str(_), Value::Str(_))
+    )
 }
 
 impl<'p> Interp<'p> {
@@ -123,7 +150,12 @@ impl<'p> Interp<'p> {
     /// depth is O(1) to read; see `value::depth`).
     fn check_depth(&self, v: &Value) -> Result<(), Flow> {
         if u64::from(crate::value::depth(v)) > self.max_depth {
-            return Err(Exc::Ceiling { kind: CeilingKind::Depth, limit: self.max_depth, loc: None }.into());
+            return Err(Exc::Ceiling {
+                kind: CeilingKind::Depth,
+                limit: self.max_depth,
+                loc: None,
+            }
+            .into());
         }
         Ok(())
     }
@@ -133,7 +165,10 @@ impl<'p> Interp<'p> {
     }
 
     fn loc(&self, e: ExprId) -> Loc {
-        Loc { file: self.module, range: self.m().expr_ranges[e as usize] }
+        Loc {
+            file: self.module,
+            range: self.m().expr_ranges[e as usize],
+        }
     }
 
     /// Fills in the location of an error that has none yet.
@@ -146,9 +181,10 @@ impl<'p> Interp<'p> {
                 | Exc::Quota { loc: l, .. }
                 | Exc::Ceiling { loc: l, .. }
                 | Exc::Unconfinable { loc: l, .. }
-                    if l.is_none() => {
-                        *l = Some(loc);
-                    }
+                    if l.is_none() =>
+                {
+                    *l = Some(loc);
+                }
                 _ => {}
             }
         }
@@ -159,7 +195,12 @@ impl<'p> Interp<'p> {
     fn tick(&mut self) -> Result<(), Flow> {
         self.steps += 1;
         if self.steps > self.max_steps {
-            return Err(Exc::Ceiling { kind: CeilingKind::Steps, limit: self.max_steps, loc: None }.into());
+            return Err(Exc::Ceiling {
+                kind: CeilingKind::Steps,
+                limit: self.max_steps,
+                loc: None,
+            }
+            .into());
         }
         if self.steps >= self.next_check {
             self.next_check = self.steps + CHECK_PERIOD;
@@ -171,12 +212,22 @@ impl<'p> Interp<'p> {
     fn periodic_checks(&mut self) -> Result<(), Flow> {
         if crate::alloc::over_limit() {
             let limit = crate::alloc::limit();
-            return Err(Exc::Ceiling { kind: CeilingKind::Memory, limit, loc: None }.into());
+            return Err(Exc::Ceiling {
+                kind: CeilingKind::Memory,
+                limit,
+                loc: None,
+            }
+            .into());
         }
         if let Some(deadline) = self.ctx.deadline {
             if std::time::Instant::now() >= deadline {
                 let limit = self.ctx.limits.timeout_secs.unwrap_or(0);
-                return Err(Exc::Ceiling { kind: CeilingKind::Timeout, limit, loc: None }.into());
+                return Err(Exc::Ceiling {
+                    kind: CeilingKind::Timeout,
+                    limit,
+                    loc: None,
+                }
+                .into());
             }
         }
         Ok(())
@@ -187,7 +238,11 @@ impl<'p> Interp<'p> {
     /// Runs `main` (explicit or synthetic) and prints its result as voxscript.md §4.12 says.
     pub fn run_main(&mut self) -> Result<(), Exc> {
         let flow = match self.m().main {
-            None => return Err(Exc::error("nothing to run: add fn main() or top-level statements")),
+            None => {
+                return Err(Exc::error(
+                    "nothing to run: add fn main() or top-level statements",
+                ))
+            }
             Some(Main::Explicit(id)) => {
                 let f = self.globals_fn(self.module, id);
                 match self.call_value(&f, Vec::new(), Vec::new()) {
@@ -216,7 +271,11 @@ impl<'p> Interp<'p> {
     /// Calls one `@test` function of the entry file by name.
     pub fn run_test(&mut self, name: &str) -> Result<(), Exc> {
         let m = self.m();
-        let Some(&id) = m.tests.iter().find(|&&id| m.functions[id as usize].name.as_deref() == Some(name)) else {
+        let Some(&id) = m
+            .tests
+            .iter()
+            .find(|&&id| m.functions[id as usize].name.as_deref() == Some(name))
+        else {
             return Err(Exc::error(format!("no test named `{name}`")));
         };
         let f = self.globals_fn(self.module, id);
@@ -228,7 +287,12 @@ impl<'p> Interp<'p> {
 
     fn globals_fn(&self, module: u32, id: u32) -> Value {
         let f = &self.prog.files[module as usize].hir.functions[id as usize];
-        Value::Func(Rc::new(Func::Code(Rc::new(CodeFn { name: f.name.clone(), module, func: id, captures: Vec::new() }))))
+        Value::Func(Rc::new(Func::Code(Rc::new(CodeFn {
+            name: f.name.clone(),
+            module,
+            func: id,
+            captures: Vec::new(),
+        }))))
     }
 
     fn print_result(&mut self, v: &Value) -> Result<(), Flow> {
@@ -268,21 +332,34 @@ impl<'p> Interp<'p> {
 
     pub fn call_value(&mut self, f: &Value, args: Vec<Value>, named: Vec<(Rc<str>, Value)>) -> R {
         let Value::Func(func) = f else {
-            return Err(Exc::error(format!("cannot call a value of type {}", message_name(f))).into());
+            return Err(
+                Exc::error(format!("cannot call a value of type {}", message_name(f))).into(),
+            );
         };
         match &**func {
             Func::Builtin(def) => {
                 if !named.is_empty() {
-                    return Err(Exc::error(format!("builtin `{}` takes no named arguments", def.qualified())).into());
+                    return Err(Exc::error(format!(
+                        "builtin `{}` takes no named arguments",
+                        def.qualified()
+                    ))
+                    .into());
                 }
                 self.call_builtin(def, args)
             }
             Func::Ctor { variant, fields } => {
                 if !named.is_empty() {
-                    return Err(Exc::error(format!("constructor `{variant}` takes no named arguments")).into());
+                    return Err(Exc::error(format!(
+                        "constructor `{variant}` takes no named arguments"
+                    ))
+                    .into());
                 }
                 if args.len() != fields.len() {
-                    let noun = if fields.len() == 1 { "argument" } else { "arguments" };
+                    let noun = if fields.len() == 1 {
+                        "argument"
+                    } else {
+                        "arguments"
+                    };
                     return Err(Exc::error(format!(
                         "constructor `{variant}` expects {} {noun}, got {}",
                         fields.len(),
@@ -295,13 +372,26 @@ impl<'p> Interp<'p> {
                 Ok(v)
             }
             Func::Code(code) => self.call_code(code, args, named),
-            Func::JsonCodec { module, ty, to_json, name } => {
+            Func::JsonCodec {
+                module,
+                ty,
+                to_json,
+                name,
+            } => {
                 if args.len() != 1 || !named.is_empty() {
-                    return Err(Exc::error(format!("function `{name}` expects 1 argument, got {}", args.len())).into());
+                    return Err(Exc::error(format!(
+                        "function `{name}` expects 1 argument, got {}",
+                        args.len()
+                    ))
+                    .into());
                 }
                 let def = &self.prog.files[*module as usize].hir.types[*ty as usize];
                 let arg = args.into_iter().next().unwrap_or(Value::Null);
-                let v = if *to_json { crate::json_as::to_json(def, &arg)? } else { crate::json_as::from_json(def, &arg) };
+                let v = if *to_json {
+                    crate::json_as::to_json(def, &arg)?
+                } else {
+                    crate::json_as::from_json(def, &arg)
+                };
                 self.check_depth(&v)?;
                 Ok(v)
             }
@@ -317,8 +407,15 @@ impl<'p> Interp<'p> {
             None => "`<closure>`".to_string(),
         };
         let arity_error = |given: usize| {
-            let noun = if n_params == 1 { "argument" } else { "arguments" };
-            Flow::from(Exc::error(format!("function {} expects {n_params} {noun}, got {given}", fname())))
+            let noun = if n_params == 1 {
+                "argument"
+            } else {
+                "arguments"
+            };
+            Flow::from(Exc::error(format!(
+                "function {} expects {n_params} {noun}, got {given}",
+                fname()
+            )))
         };
         let mut slots: Vec<Option<Value>> = Vec::new();
         let positional = args.len();
@@ -333,7 +430,11 @@ impl<'p> Interp<'p> {
             slots.resize(n_params, None);
             for (name, v) in named {
                 let Some(i) = func.params.iter().position(|p| *p == name) else {
-                    return Err(Exc::error(format!("function {} has no parameter `{name}`", fname())).into());
+                    return Err(Exc::error(format!(
+                        "function {} has no parameter `{name}`",
+                        fname()
+                    ))
+                    .into());
                 };
                 if i < positional || slots[i].is_some() {
                     return Err(Exc::error(format!("parameter `{name}` given twice")).into());
@@ -346,10 +447,21 @@ impl<'p> Interp<'p> {
             }
         }
         self.depth += 1;
-        if self.depth > self.max_depth || stacker::remaining_stack().is_some_and(|r| r < STACK_RESERVE) {
+        if self.depth > self.max_depth
+            || stacker::remaining_stack().is_some_and(|r| r < STACK_RESERVE)
+        {
             self.depth -= 1;
-            let limit = if self.max_depth == u64::MAX { self.depth } else { self.max_depth };
-            return Err(Exc::Ceiling { kind: CeilingKind::Depth, limit, loc: None }.into());
+            let limit = if self.max_depth == u64::MAX {
+                self.depth
+            } else {
+                self.max_depth
+            };
+            return Err(Exc::Ceiling {
+                kind: CeilingKind::Depth,
+                limit,
+                loc: None,
+            }
+            .into());
         }
         let base = self.stack.len();
         self.stack.resize(base + func.n_slots as usize, Value::Null);
@@ -430,7 +542,10 @@ impl<'p> Interp<'p> {
                 Some(v) => Ok(v),
                 None => Err(methods::not_found(name).into()),
             },
-            Expr::Std => Ok(Value::Namespace(Rc::new(Namespace { name: Rc::from("std"), kind: NamespaceKind::Std }))),
+            Expr::Std => Ok(Value::Namespace(Rc::new(Namespace {
+                name: Rc::from("std"),
+                kind: NamespaceKind::Std,
+            }))),
             Expr::Ctor(c) => Ok(Value::Func(Rc::new(Func::Builtin(&CTOR_ROWS[*c as usize])))),
             Expr::NoneValue => Ok(Value::none()),
             Expr::Undefined(name) => Err(Exc::error(format!("undefined variable: {name}")).into()),
@@ -509,7 +624,11 @@ impl<'p> Interp<'p> {
                 let f = self.eval(*f)?;
                 self.call_value(&f, vec![x], Vec::new())
             }
-            Expr::Call { callee, args, named } => {
+            Expr::Call {
+                callee,
+                args,
+                named,
+            } => {
                 if let Expr::Builtin(b) = &m.exprs[*callee as usize] {
                     self.tick()?;
                     let def = Catalog::get().row(*b);
@@ -519,7 +638,11 @@ impl<'p> Interp<'p> {
                         self.ctx.call_site = Some(self.prog.loc_text(self.loc(id)));
                     }
                     if !named.is_empty() {
-                        return Err(Exc::error(format!("builtin `{}` takes no named arguments", def.qualified())).into());
+                        return Err(Exc::error(format!(
+                            "builtin `{}` takes no named arguments",
+                            def.qualified()
+                        ))
+                        .into());
                     }
                     return self.call_builtin(def, args);
                 }
@@ -531,7 +654,12 @@ impl<'p> Interp<'p> {
                 }
                 self.call_value(&f, args, named)
             }
-            Expr::MethodCall { recv, name, args, named } => {
+            Expr::MethodCall {
+                recv,
+                name,
+                args,
+                named,
+            } => {
                 let r = self.eval(*recv)?;
                 let args = self.eval_args(args)?;
                 let named = self.eval_named(named)?;
@@ -591,13 +719,26 @@ impl<'p> Interp<'p> {
                 }
                 Err(Exc::error("No match arm found").into())
             }
-            Expr::For { iter, value, index, body } => {
+            Expr::For {
+                iter,
+                value,
+                index,
+                body,
+            } => {
                 let it = self.eval(*iter)?;
                 self.for_loop(it, *value, *index, *body)
             }
             Expr::Closure { func, captures } => {
-                let caps = captures.iter().map(|s| self.stack[self.base + *s as usize].clone()).collect();
-                Ok(Value::Func(Rc::new(Func::Code(Rc::new(CodeFn { name: None, module: self.module, func: *func, captures: caps })))))
+                let caps = captures
+                    .iter()
+                    .map(|s| self.stack[self.base + *s as usize].clone())
+                    .collect();
+                Ok(Value::Func(Rc::new(Func::Code(Rc::new(CodeFn {
+                    name: None,
+                    module: self.module,
+                    func: *func,
+                    captures: caps,
+                })))))
             }
             Expr::Return(e) => {
                 let v = match e {
@@ -612,7 +753,13 @@ impl<'p> Interp<'p> {
         }
     }
 
-    fn method_call(&mut self, r: Value, name: &str, args: Vec<Value>, named: Vec<(Rc<str>, Value)>) -> R {
+    fn method_call(
+        &mut self,
+        r: Value,
+        name: &str,
+        args: Vec<Value>,
+        named: Vec<(Rc<str>, Value)>,
+    ) -> R {
         if let Value::Namespace(ns) = &r {
             let f = self.namespace_member(ns, name)?;
             return self.call_value(&f, args, named);
@@ -652,11 +799,15 @@ impl<'p> Interp<'p> {
         match v {
             Value::Namespace(ns) => self.namespace_member(ns, name),
             Value::Func(f) => match &**f {
-                Func::Builtin(def) if def.ns.is_empty() && methods::is_method_of(def.name, name) => Err(Exc::error(format!(
-                    "{}.{name} is not a function; use the method form `x.{name}()`",
-                    def.name
-                ))
-                .into()),
+                Func::Builtin(def)
+                    if def.ns.is_empty() && methods::is_method_of(def.name, name) =>
+                {
+                    Err(Exc::error(format!(
+                        "{}.{name} is not a function; use the method form `x.{name}()`",
+                        def.name
+                    ))
+                    .into())
+                }
                 _ => Ok(ops::field(v, name)?),
             },
             _ => Ok(ops::field(v, name)?),
@@ -694,17 +845,26 @@ impl<'p> Interp<'p> {
                     crate::perturb::shuffle(&mut keys, seed ^ n);
                 }
                 for i in keys {
-                    let Some((k, v)) = map.get_index(i) else { continue };
+                    let Some((k, v)) = map.get_index(i) else {
+                        continue;
+                    };
                     run_body!(Value::Str(k.clone()), v.clone());
                 }
             }
             Value::Str(s) => {
                 for (i, c) in s.chars().enumerate() {
                     let mut buf = [0u8; 4];
-                    run_body!(Value::Str(Rc::from(&*c.encode_utf8(&mut buf))), Value::Int(i as i64));
+                    run_body!(
+                        Value::Str(Rc::from(&*c.encode_utf8(&mut buf))),
+                        Value::Int(i as i64)
+                    );
                 }
             }
-            other => return Err(Exc::error(format!("cannot iterate over {}", message_name(&other))).into()),
+            other => {
+                return Err(
+                    Exc::error(format!("cannot iterate over {}", message_name(&other))).into(),
+                )
+            }
         }
         Ok(Value::Null)
     }
@@ -748,7 +908,9 @@ impl<'p> Interp<'p> {
             }
             Pat::NoneCtor => matches!(v, Value::Opt(None) | Value::Null),
             Pat::Variant { name, fields } => {
-                let Value::Tagged(t) = v else { return Ok(false) };
+                let Value::Tagged(t) = v else {
+                    return Ok(false);
+                };
                 if t.variant != *name {
                     return Ok(false);
                 }
@@ -764,7 +926,9 @@ impl<'p> Interp<'p> {
                 }
                 true
             }
-            Pat::UnknownCtor(name) => return Err(Exc::error(format!("unknown constructor `{name}` in pattern")).into()),
+            Pat::UnknownCtor(name) => {
+                return Err(Exc::error(format!("unknown constructor `{name}` in pattern")).into())
+            }
         })
     }
 
@@ -782,7 +946,10 @@ impl<'p> Interp<'p> {
         match self.stmt_inner(id) {
             Ok(v) => Ok(v),
             Err(f) => {
-                let loc = Loc { file: self.module, range: self.m().stmt_ranges[id as usize] };
+                let loc = Loc {
+                    file: self.module,
+                    range: self.m().stmt_ranges[id as usize],
+                };
                 Err(self.locate(f, loc))
             }
         }
@@ -798,7 +965,15 @@ impl<'p> Interp<'p> {
                 Ok(Value::Null)
             }
             Stmt::Expr { expr, writeback } => match (writeback, &m.exprs[*expr as usize]) {
-                (Some(slot), Expr::MethodCall { recv, name, args, named }) if named.is_empty() => {
+                (
+                    Some(slot),
+                    Expr::MethodCall {
+                        recv,
+                        name,
+                        args,
+                        named,
+                    },
+                ) if named.is_empty() => {
                     self.tick()?;
                     let _ = recv;
                     let args = match self.eval_args(args) {
@@ -824,8 +999,11 @@ impl<'p> Interp<'p> {
                     } else {
                         let recv_value = current.clone();
                         let r = match &recv_value {
-                            Value::Namespace(_) => self.method_call(recv_value.clone(), name, args, Vec::new()),
-                            _ => methods::call_method_owned(self, recv_value.clone(), name, args).map_err(Flow::from),
+                            Value::Namespace(_) => {
+                                self.method_call(recv_value.clone(), name, args, Vec::new())
+                            }
+                            _ => methods::call_method_owned(self, recv_value.clone(), name, args)
+                                .map_err(Flow::from),
                         };
                         let v = match r.and_then(|v| self.check_depth(&v).map(|()| v)) {
                             Ok(v) => v,
@@ -972,7 +1150,8 @@ fn write_path(target: &mut Value, steps: &[Step], v: Value) -> Res<()> {
         };
     }
     // One frame per place step; the stack grows if a place is absurdly long.
-    let inner = |x: &mut Value| stacker::maybe_grow(64 * 1024, 1024 * 1024, || write_path(x, rest, v));
+    let inner =
+        |x: &mut Value| stacker::maybe_grow(64 * 1024, 1024 * 1024, || write_path(x, rest, v));
     let done = match (first, target) {
         (Step::Field(n), Value::Map(m)) => match Rc::make_mut(m).update(n, inner) {
             Some(r) => Some(r),
@@ -993,15 +1172,25 @@ fn write_path(target: &mut Value, steps: &[Step], v: Value) -> Res<()> {
             }
         }
         (Step::Index(Value::Str(k)), Value::Map(m)) => Rc::make_mut(m).update(k, inner),
-        (Step::Index(_), Value::List(_)) => return Err(Exc::error("type error: expected int, found str")),
-        (_, other) => return Err(Exc::error(format!("cannot assign into {}", message_name(other)))),
+        (Step::Index(_), Value::List(_)) => {
+            return Err(Exc::error("type error: expected int, found str"))
+        }
+        (_, other) => {
+            return Err(Exc::error(format!(
+                "cannot assign into {}",
+                message_name(other)
+            )))
+        }
     };
     // An out-of-range index or missing key: a silent no-op, as for `xs[i] = v`.
     done.unwrap_or(Ok(()))
 }
 
 fn namespace_value(ns: &str) -> Value {
-    Value::Namespace(Rc::new(Namespace { name: Rc::from(ns), kind: NamespaceKind::Builtin }))
+    Value::Namespace(Rc::new(Namespace {
+        name: Rc::from(ns),
+        kind: NamespaceKind::Builtin,
+    }))
 }
 
 impl Host for Interp<'_> {

@@ -17,11 +17,23 @@ pub enum Exc {
     /// `panic(msg)` (exit 1, kind `panic` in JSON).
     Panic { message: String, loc: Option<Loc> },
     /// A capability denial (exit 77): `what` is `ns.method`, `token` the narrowest token or hint.
-    Denied { what: String, token: String, loc: Option<Loc> },
+    Denied {
+        what: String,
+        token: String,
+        loc: Option<Loc>,
+    },
     /// A disk or file quota (exit 77, `fs.quota`); `hint` is `raise --max-disk` / `raise --max-files`.
-    Quota { kind: QuotaKind, hint: String, loc: Option<Loc> },
+    Quota {
+        kind: QuotaKind,
+        hint: String,
+        loc: Option<Loc>,
+    },
     /// A ceiling (exit 78 or 79).
-    Ceiling { kind: CeilingKind, limit: u64, loc: Option<Loc> },
+    Ceiling {
+        kind: CeilingKind,
+        limit: u64,
+        loc: Option<Loc>,
+    },
     /// `process.exit(n)`.
     Exit(i32),
     /// A child could not be jailed as the policy requires (runtime.md §4 "Fail closed"): the CLI
@@ -47,7 +59,10 @@ pub enum CeilingKind {
 impl Exc {
     /// A runtime error without a location yet.
     pub fn error(message: impl Into<String>) -> Exc {
-        Exc::Error { message: message.into(), loc: None }
+        Exc::Error {
+            message: message.into(),
+            loc: None,
+        }
     }
 }
 

@@ -91,7 +91,9 @@ fn check(ty: &str, key: &str, v: &Value) -> Result<Value, String> {
         };
     }
     if let Some(inner) = ty.strip_prefix("list[").and_then(|r| r.strip_suffix(']')) {
-        let Value::List(items) = v else { return Err(wrong("list")) };
+        let Value::List(items) = v else {
+            return Err(wrong("list"));
+        };
         let mut out = Vec::with_capacity(items.len());
         for x in items.iter() {
             out.push(check(inner, key, x)?);
@@ -99,12 +101,18 @@ fn check(ty: &str, key: &str, v: &Value) -> Result<Value, String> {
         return Ok(Value::list(out));
     }
     match (ty, v) {
-        ("int", Value::Int(_)) | ("str", Value::Str(_)) | ("bool", Value::Bool(_)) | ("float", Value::Float(_)) => Ok(v.clone()),
+        ("int", Value::Int(_))
+        | ("str", Value::Str(_))
+        | ("bool", Value::Bool(_))
+        | ("float", Value::Float(_)) => Ok(v.clone()),
         ("float", Value::Int(i)) => Ok(Value::Float(*i as f64)),
         ("dec", Value::Dec(_)) => Ok(v.clone()),
         ("dec", Value::Int(i)) => Ok(Value::Dec((*i).into())),
         ("dec", Value::Str(s)) => s.parse().map(Value::Dec).map_err(|_| wrong("dec")),
-        ("dec", Value::Float(f)) => format!("{f}").parse().map(Value::Dec).map_err(|_| wrong("dec")),
+        ("dec", Value::Float(f)) => format!("{f}")
+            .parse()
+            .map(Value::Dec)
+            .map_err(|_| wrong("dec")),
         ("int" | "str" | "bool" | "float" | "dec", _) => Err(wrong(ty)),
         _ => Ok(v.clone()),
     }
@@ -153,9 +161,17 @@ pub fn from_json(def: &TypeDef, v: &Value) -> Value {
                     let names: Rc<[Rc<str>]> = fields.iter().map(|f| f.name.clone()).collect();
                     let values = m.into_iter().map(|(_, v)| v).collect();
                     if names.is_empty() {
-                        Value::ok(Value::Tagged(Rc::new(Tagged { variant: vname.clone(), fields: names, values: Default::default() })))
+                        Value::ok(Value::Tagged(Rc::new(Tagged {
+                            variant: vname.clone(),
+                            fields: names,
+                            values: Default::default(),
+                        })))
                     } else {
-                        Value::ok(Value::Tagged(Rc::new(Tagged { variant: vname.clone(), fields: names, values })))
+                        Value::ok(Value::Tagged(Rc::new(Tagged {
+                            variant: vname.clone(),
+                            fields: names,
+                            values,
+                        })))
                     }
                 }
                 Err(e) => err(e),
@@ -165,7 +181,12 @@ pub fn from_json(def: &TypeDef, v: &Value) -> Value {
     }
 }
 
-fn encode_fields(def: &TypeDef, fields: &[FieldDef], get: &dyn Fn(&str) -> Option<Value>, out: &mut VMap) {
+fn encode_fields(
+    def: &TypeDef,
+    fields: &[FieldDef],
+    get: &dyn Fn(&str) -> Option<Value>,
+    out: &mut VMap,
+) {
     for f in fields {
         let v = get(&f.name).unwrap_or(Value::Null);
         if f.skip_if_none && matches!(v, Value::Opt(None) | Value::Null) {
@@ -182,16 +203,30 @@ pub fn to_json(def: &TypeDef, x: &Value) -> Res<Value> {
             encode_fields(def, fields, &|n| m.get(n).cloned(), &mut out);
         }
         (TypeShape::Adt(variants), Value::Tagged(t)) => {
-            let tag = def.json.as_ref().and_then(|j| j.tag.clone()).unwrap_or_else(|| "type".into());
+            let tag = def
+                .json
+                .as_ref()
+                .and_then(|j| j.tag.clone())
+                .unwrap_or_else(|| "type".into());
             out.insert(Rc::from(tag), Value::Str(t.variant.clone()));
             if let Some((_, fields)) = variants.iter().find(|(n, _)| **n == *t.variant) {
-                let get = |n: &str| t.fields.iter().position(|f| &**f == n).and_then(|i| t.values.get(i).cloned());
+                let get = |n: &str| {
+                    t.fields
+                        .iter()
+                        .position(|f| &**f == n)
+                        .and_then(|i| t.values.get(i).cloned())
+                };
                 encode_fields(def, fields, &get, &mut out);
             }
         }
         (TypeShape::Alias, v) => return Ok(v.clone()),
         (_, other) => {
-            return Err(Exc::error(format!("type error: {}_to_json argument 1: expected {}, found {}", def.name, def.name, type_of(other))))
+            return Err(Exc::error(format!(
+                "type error: {}_to_json argument 1: expected {}, found {}",
+                def.name,
+                def.name,
+                type_of(other)
+            )))
         }
     }
     Ok(Value::map(out))

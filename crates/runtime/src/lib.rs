@@ -2,23 +2,23 @@
 
 pub mod alloc;
 pub mod builtin;
-pub mod catalog;
-pub mod effects;
-pub mod eval;
-pub mod json_as;
-pub mod perturb;
-pub mod program;
-pub mod context;
 pub mod builtins;
+pub mod catalog;
+pub mod context;
 pub mod display;
+pub mod effects;
 pub mod equality;
+pub mod eval;
 pub mod exc;
+pub mod json_as;
 pub mod kind;
 pub mod methods;
 pub mod ops;
 pub mod order;
+pub mod perturb;
+pub mod program;
+#[cfg(test)]
+mod robustness_tests;
 #[cfg(test)]
 mod test_host;
 pub mod value;
-#[cfg(test)]
-mod robustness_tests;

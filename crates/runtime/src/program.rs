@@ -35,7 +35,13 @@ pub enum LoadError {
     Syntax { files: Vec<LoadedFile>, file: usize },
     /// An import failed (missing target, cycle, target with errors): a runtime-style error at the
     /// import, in `files[file]`.
-    Import { files: Vec<LoadedFile>, file: usize, code: &'static str, message: String, range: TextRange },
+    Import {
+        files: Vec<LoadedFile>,
+        file: usize,
+        code: &'static str,
+        message: String,
+        range: TextRange,
+    },
     /// Reading an import was denied (`fs.import`).
     Denied(Exc),
 }
@@ -47,7 +53,9 @@ impl Program {
 
     pub fn loc_text(&self, loc: Loc) -> (String, u32, u32) {
         let f = &self.files[loc.file as usize];
-        let lc = f.lines.line_col(loc.range.start, vox_syntax::ColumnUnit::Char);
+        let lc = f
+            .lines
+            .line_col(loc.range.start, vox_syntax::ColumnUnit::Char);
         (f.shown.clone(), lc.line + 1, lc.col + 1)
     }
 }
@@ -60,16 +68,34 @@ struct Loader<'g> {
 }
 
 /// Parses on the current thread; callers run this on a large stack.
-pub fn load(entry: &Path, shown: &str, gate: &mut dyn FnMut(&Path) -> Result<PathBuf, Exc>) -> Result<Program, LoadError> {
-    let bytes = std::fs::read(entry).map_err(|error| LoadError::Read { path: shown.to_string(), error })?;
+pub fn load(
+    entry: &Path,
+    shown: &str,
+    gate: &mut dyn FnMut(&Path) -> Result<PathBuf, Exc>,
+) -> Result<Program, LoadError> {
+    let bytes = std::fs::read(entry).map_err(|error| LoadError::Read {
+        path: shown.to_string(),
+        error,
+    })?;
     let canonical = entry.canonicalize().unwrap_or_else(|_| entry.to_path_buf());
-    let mut loader = Loader { files: Vec::new(), stack: Vec::new(), gate };
+    let mut loader = Loader {
+        files: Vec::new(),
+        stack: Vec::new(),
+        gate,
+    };
     loader.load_file(canonical, shown.to_string(), bytes)?;
-    Ok(Program { files: loader.files })
+    Ok(Program {
+        files: loader.files,
+    })
 }
 
 impl Loader<'_> {
-    fn load_file(&mut self, path: PathBuf, shown: String, bytes: Vec<u8>) -> Result<u32, LoadError> {
+    fn load_file(
+        &mut self,
+        path: PathBuf,
+        shown: String,
+        bytes: Vec<u8>,
+    ) -> Result<u32, LoadError> {
         let tree = vox_syntax::parse(&bytes);
         let lines = LineIndex::new(&bytes);
         let imports = vox_hir::file_imports(&tree);
@@ -81,21 +107,28 @@ impl Loader<'_> {
             let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
             for imp in &imports {
                 let target = dir.join(&imp.path);
-                let import_err = |this: &mut Self, code, message: String, files_tail: Option<()>| {
-                    let _ = files_tail;
-                    let file = LoadedFile {
-                        shown: shown.clone(),
-                        path: path.clone(),
-                        bytes: bytes.clone(),
-                        lines: LineIndex::new(&bytes),
-                        tree: vox_syntax::parse(&bytes),
-                        hir: Module::default(),
-                        import_targets: Vec::new(),
+                let import_err =
+                    |this: &mut Self, code, message: String, files_tail: Option<()>| {
+                        let _ = files_tail;
+                        let file = LoadedFile {
+                            shown: shown.clone(),
+                            path: path.clone(),
+                            bytes: bytes.clone(),
+                            lines: LineIndex::new(&bytes),
+                            tree: vox_syntax::parse(&bytes),
+                            hir: Module::default(),
+                            import_targets: Vec::new(),
+                        };
+                        this.files.push(file);
+                        let idx = this.files.len() - 1;
+                        LoadError::Import {
+                            files: std::mem::take(&mut this.files),
+                            file: idx,
+                            code,
+                            message,
+                            range: imp.range,
+                        }
                     };
-                    this.files.push(file);
-                    let idx = this.files.len() - 1;
-                    LoadError::Import { files: std::mem::take(&mut this.files), file: idx, code, message, range: imp.range }
-                };
                 let resolved = match (self.gate)(&target) {
                     Ok(p) => p,
                     Err(e) => return Err(LoadError::Denied(e)),
@@ -112,16 +145,29 @@ impl Loader<'_> {
                     }
                 };
                 if let Some(pos) = self.stack.iter().position(|(p, _)| *p == canonical) {
-                    let mut chain: Vec<String> = self.stack[pos..].iter().map(|(p, _)| file_name(p)).collect();
+                    let mut chain: Vec<String> = self.stack[pos..]
+                        .iter()
+                        .map(|(p, _)| file_name(p))
+                        .collect();
                     chain.push(file_name(&canonical));
-                    return Err(import_err(self, "check.import-cycle", format!("import cycle: {}", chain.join(" -> ")), None));
+                    return Err(import_err(
+                        self,
+                        "check.import-cycle",
+                        format!("import cycle: {}", chain.join(" -> ")),
+                        None,
+                    ));
                 }
                 let existing = self.files.iter().position(|f| f.path == canonical);
                 let idx = match existing {
                     Some(i) => i as u32,
                     None => {
                         let Ok(tbytes) = std::fs::read(&canonical) else {
-                            return Err(import_err(self, "check.import-missing", format!("cannot read import {}", imp.path), None));
+                            return Err(import_err(
+                                self,
+                                "check.import-missing",
+                                format!("cannot read import {}", imp.path),
+                                None,
+                            ));
                         };
                         let tshown = canonical.display().to_string();
                         match self.load_file(canonical.clone(), tshown, tbytes) {
@@ -144,18 +190,36 @@ impl Loader<'_> {
             }
         }
         self.stack.pop();
-        let hir = if has_errors { Module::default() } else { vox_hir::lower(&tree, Catalog::get(), &names) };
-        self.files.push(LoadedFile { shown, path, bytes, lines, tree, hir, import_targets: targets });
+        let hir = if has_errors {
+            Module::default()
+        } else {
+            vox_hir::lower(&tree, Catalog::get(), &names)
+        };
+        self.files.push(LoadedFile {
+            shown,
+            path,
+            bytes,
+            lines,
+            tree,
+            hir,
+            import_targets: targets,
+        });
         let idx = self.files.len() - 1;
         if has_errors {
-            return Err(LoadError::Syntax { files: std::mem::take(&mut self.files), file: idx });
+            return Err(LoadError::Syntax {
+                files: std::mem::take(&mut self.files),
+                file: idx,
+            });
         }
         Ok(idx as u32)
     }
 }
 
 fn file_name(p: &Path) -> String {
-    p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
+    p.file_name().map_or_else(
+        || p.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 /// Public functions and public ADT variants of a module.
@@ -171,7 +235,9 @@ fn exported_names(m: &Module) -> ImportedNames {
                     }
                 }
             }
-            Global::Variant { name, is_pub: true, .. } => out.variants.push(name.clone()),
+            Global::Variant {
+                name, is_pub: true, ..
+            } => out.variants.push(name.clone()),
             _ => {}
         }
     }
@@ -194,7 +260,10 @@ pub fn link(prog: &Program) -> Vec<Vec<Value>> {
                 Global::Variant { name, fields, .. } => variant_value(name, fields),
                 Global::ImportAlias { import } => {
                     let target = file.import_targets[*import as usize] as usize;
-                    let alias = file.hir.imports[*import as usize].alias.clone().unwrap_or_else(|| Rc::from(""));
+                    let alias = file.hir.imports[*import as usize]
+                        .alias
+                        .clone()
+                        .unwrap_or_else(|| Rc::from(""));
                     let mut members = VMap::new();
                     let names = exported_names(&prog.files[target].hir);
                     for n in names.functions.iter().chain(names.variants.iter()) {
@@ -202,11 +271,15 @@ pub fn link(prog: &Program) -> Vec<Vec<Value>> {
                             members.insert(n.clone(), v);
                         }
                     }
-                    Value::Namespace(Rc::new(Namespace { name: alias, kind: NamespaceKind::Module(members) }))
+                    Value::Namespace(Rc::new(Namespace {
+                        name: alias,
+                        kind: NamespaceKind::Module(members),
+                    }))
                 }
                 Global::Imported { import, name } => {
                     let target = file.import_targets[*import as usize] as usize;
-                    global_by_name(&prog.files[target].hir, &all[target], name).unwrap_or(Value::Null)
+                    global_by_name(&prog.files[target].hir, &all[target], name)
+                        .unwrap_or(Value::Null)
                 }
                 Global::JsonFrom { ty } | Global::JsonTo { ty } => {
                     let to = matches!(g, Global::JsonTo { .. });
@@ -221,18 +294,27 @@ pub fn link(prog: &Program) -> Vec<Vec<Value>> {
 }
 
 fn global_by_name(m: &Module, values: &[Value], name: &str) -> Option<Value> {
-    m.globals.iter().position(|g| match g {
-        Global::Fn(id) => m.functions[*id as usize].name.as_deref() == Some(name),
-        Global::Variant { name: n, .. } => &**n == name,
-        _ => false,
-    })
-    .and_then(|i| values.get(i).cloned())
+    m.globals
+        .iter()
+        .position(|g| match g {
+            Global::Fn(id) => m.functions[*id as usize].name.as_deref() == Some(name),
+            Global::Variant { name: n, .. } => &**n == name,
+            _ => false,
+        })
+        .and_then(|i| values.get(i).cloned())
 }
 
 pub fn variant_value(name: &Rc<str>, fields: &Rc<[Rc<str>]>) -> Value {
     if fields.is_empty() {
-        Value::Tagged(Rc::new(Tagged { variant: name.clone(), fields: fields.clone(), values: Default::default() }))
+        Value::Tagged(Rc::new(Tagged {
+            variant: name.clone(),
+            fields: fields.clone(),
+            values: Default::default(),
+        }))
     } else {
-        Value::Func(Rc::new(Func::Ctor { variant: name.clone(), fields: fields.clone() }))
+        Value::Func(Rc::new(Func::Ctor {
+            variant: name.clone(),
+            fields: fields.clone(),
+        }))
     }
 }

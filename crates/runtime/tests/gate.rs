@@ -62,7 +62,9 @@ const GATED: &[(&str, Cap)] = &[
 ];
 
 /// Namespaces whose every member is gated (voxscript.md §5.1), with the documented exceptions.
-const GATED_NAMESPACES: &[&str] = &["fs", "env", "time", "http", "process", "random", "secrets", "agentos"];
+const GATED_NAMESPACES: &[&str] = &[
+    "fs", "env", "time", "http", "process", "random", "secrets", "agentos",
+];
 const UNGATED_EXCEPTIONS: &[&str] = &["process.exit", "io.stdin", "io.read_line"];
 
 #[test]
@@ -70,31 +72,65 @@ fn every_builtin_has_its_documented_capability() {
     let mut problems = Vec::new();
     for row in Catalog::get().rows() {
         let name = row.qualified();
-        let expected = GATED.iter().find(|(n, _)| *n == name).map_or(Cap::None, |(_, c)| *c);
+        let expected = GATED
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(Cap::None, |(_, c)| *c);
         if row.cap != expected {
-            problems.push(format!("{name}: table says {:?}, expected {expected:?}", row.cap));
+            problems.push(format!(
+                "{name}: table says {:?}, expected {expected:?}",
+                row.cap
+            ));
         }
-        if GATED_NAMESPACES.contains(&row.ns) && row.cap == Cap::None && !UNGATED_EXCEPTIONS.contains(&name.as_str()) {
-            problems.push(format!("{name}: every member of `{}` must be gated", row.ns));
+        if GATED_NAMESPACES.contains(&row.ns)
+            && row.cap == Cap::None
+            && !UNGATED_EXCEPTIONS.contains(&name.as_str())
+        {
+            problems.push(format!(
+                "{name}: every member of `{}` must be gated",
+                row.ns
+            ));
         }
     }
     for (name, _) in GATED {
         let (ns, n) = name.split_once('.').unwrap();
         if Catalog::get().lookup(ns, n).is_none() {
-            problems.push(format!("{name}: listed here but missing from the catalogue"));
+            problems.push(format!(
+                "{name}: listed here but missing from the catalogue"
+            ));
         }
     }
-    assert!(problems.is_empty(), "capability table drift:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "capability table drift:\n{}",
+        problems.join("\n")
+    );
 }
 
 #[test]
 fn pure_namespaces_are_never_gated() {
     for row in Catalog::get().rows() {
-        if ["path", "json", "csv", "toml", "yaml", "regex", "log", "math", ""].contains(&row.ns) && row.qualified() != "path.resolve" {
-            assert_eq!(row.cap, Cap::None, "{} must not need a capability", row.qualified());
+        if [
+            "path", "json", "csv", "toml", "yaml", "regex", "log", "math", "",
+        ]
+        .contains(&row.ns)
+            && row.qualified() != "path.resolve"
+        {
+            assert_eq!(
+                row.cap,
+                Cap::None,
+                "{} must not need a capability",
+                row.qualified()
+            );
         }
     }
     // crypto hashes are deterministic and free (decisions.md 8).
-    assert_eq!(Catalog::get().lookup("crypto", "hash_fast").unwrap().cap, Cap::None);
-    assert_eq!(Catalog::get().lookup("crypto", "hash_secure").unwrap().cap, Cap::None);
+    assert_eq!(
+        Catalog::get().lookup("crypto", "hash_fast").unwrap().cap,
+        Cap::None
+    );
+    assert_eq!(
+        Catalog::get().lookup("crypto", "hash_secure").unwrap().cap,
+        Cap::None
+    );
 }

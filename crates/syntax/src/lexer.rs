@@ -255,13 +255,12 @@ impl Lexer<'_> {
         let text = &self.src[start..self.pos];
         let r = Self::range(start, self.pos);
         match kind {
-            SyntaxKind::Int
-                if parse_int(text).is_none() => {
-                    self.diags.push(
+            SyntaxKind::Int if parse_int(text).is_none() => {
+                self.diags.push(
                         Diagnostic::error("syntax.int-too-large", r, "integer literal too large for int")
                             .with_help("the largest int is 9223372036854775807; write i64::MIN as `-9223372036854775807 - 1`"),
                     );
-                }
+            }
             SyntaxKind::Decimal => {
                 let digits = &text[..text.len() - 3];
                 let significant = digits

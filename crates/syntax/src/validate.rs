@@ -191,9 +191,7 @@ fn view_call(call: SyntaxNode<'_>, variants: &[String]) -> Option<String> {
         return None;
     }
     let name = tok.text().into_owned();
-    if matches!(name.as_str(), "Some" | "Ok" | "Err" | "Error")
-        || variants.contains(&name)
-    {
+    if matches!(name.as_str(), "Some" | "Ok" | "Err" | "Error") || variants.contains(&name) {
         return None;
     }
     let args = call.child_of(ArgList)?;

@@ -5,7 +5,9 @@ use serde_json::Value;
 /// A small validator for the subset of JSON Schema the document uses: `type` (string or list),
 /// `required`, `enum`, `minimum`, `properties`, `additionalProperties: false`.
 pub fn validate(schema: &Value, v: &Value) -> Result<(), String> {
-    let Value::Object(obj) = v else { return Err(format!("not an object: {v}")) };
+    let Value::Object(obj) = v else {
+        return Err(format!("not an object: {v}"));
+    };
     for r in schema["required"].as_array().unwrap() {
         let key = r.as_str().unwrap();
         if !obj.contains_key(key) {
@@ -15,7 +17,9 @@ pub fn validate(schema: &Value, v: &Value) -> Result<(), String> {
     let props = schema["properties"].as_object().unwrap();
     for (k, val) in obj {
         let Some(p) = props.get(k) else {
-            return Err(format!("key `{k}` is not allowed (additionalProperties is false)"));
+            return Err(format!(
+                "key `{k}` is not allowed (additionalProperties is false)"
+            ));
         };
         if let Some(choices) = p.get("enum") {
             if !choices.as_array().unwrap().contains(val) {
@@ -47,4 +51,3 @@ pub fn validate(schema: &Value, v: &Value) -> Result<(), String> {
     }
     Ok(())
 }
-

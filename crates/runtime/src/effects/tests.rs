@@ -1086,12 +1086,7 @@ fn jailed_child_cannot_write_outside_and_sees_a_scrubbed_environment() {
     let r = call(
         &mut h,
         "process.run_capture_ex",
-        vec![
-            s("sh"),
-            strs(&["-c", &script]),
-            s("."),
-            Value::map(env),
-        ],
+        vec![s("sh"), strs(&["-c", &script]), s("."), Value::map(env)],
     );
     if let Some(gap) = jail_gap(false) {
         match r {

@@ -14,12 +14,7 @@ use crate::ops::{binary, BinOp};
 use crate::order::{sort_by, total_cmp};
 use crate::value::{List, Value};
 
-pub(super) fn call(
-    host: &mut dyn Host,
-    mut l: Rc<List>,
-    name: &str,
-    mut args: Args,
-) -> Res<Value> {
+pub(super) fn call(host: &mut dyn Host, mut l: Rc<List>, name: &str, mut args: Args) -> Res<Value> {
     let zero = |args: &Args| args.arity(0, 0);
     Ok(match name {
         "len" => {
@@ -305,7 +300,6 @@ fn growth(l: &Rc<List>, extra: usize) -> usize {
     };
     VALUE_SIZE.saturating_mul(n)
 }
-
 
 fn clamp(i: i64, n: usize) -> usize {
     usize::try_from(i.max(0)).unwrap_or(usize::MAX).min(n)
