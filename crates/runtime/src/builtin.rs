@@ -60,6 +60,14 @@ impl BuiltinDef {
 pub trait Host {
     /// Calls any function value with positional arguments (closures passed to `map`, `sorted_by`, …).
     fn call(&mut self, f: &Value, args: Vec<Value>) -> Res<Value>;
+    /// `call` with one argument; hosts may avoid building a `Vec` (closures in `map`, `filter`).
+    fn call1(&mut self, f: &Value, a: Value) -> Res<Value> {
+        self.call(f, vec![a])
+    }
+    /// `call` with two arguments (`fold`, `sorted_by`).
+    fn call2(&mut self, f: &Value, a: Value, b: Value) -> Res<Value> {
+        self.call(f, vec![a, b])
+    }
     /// The next value of the run's SplitMix64 stream (voxscript.md §5.7). The capability was checked
     /// already, through the builtin's `Cap::Random`.
     fn next_random(&mut self) -> u64;

@@ -35,7 +35,7 @@ impl From<Exc> for Flow {
 type R = Result<Value, Flow>;
 
 /// Below this much host stack, a call is refused as a depth ceiling rather than risking overflow.
-const STACK_RESERVE: usize = 256 * 1024;
+const STACK_RESERVE: usize = 4 * 1024 * 1024;
 /// How often (in steps) the memory flag and the wall clock are checked.
 const CHECK_PERIOD: u64 = 1024;
 
@@ -398,58 +398,66 @@ impl<'p> Interp<'p> {
         }
     }
 
-    fn call_code(&mut self, code: &CodeFn, args: Vec<Value>, named: Vec<(Rc<str>, Value)>) -> R {
-        let file = &self.prog.files[code.module as usize];
-        let func = &file.hir.functions[code.func as usize];
-        let n_params = func.params.len();
-        let fname = || match &func.name {
-            Some(n) => format!("`{n}`"),
+    fn arity_error(&self, code: &CodeFn, given: usize) -> Flow {
+        let func = &self.prog.files[code.module as usize].hir.functions[code.func as usize];
+        let n = func.params.len();
+        let noun = if n == 1 { "argument" } else { "arguments" };
+        let name = match &func.name {
+            Some(f) => format!("`{f}`"),
             None => "`<closure>`".to_string(),
         };
-        let arity_error = |given: usize| {
-            let noun = if n_params == 1 {
-                "argument"
-            } else {
-                "arguments"
-            };
-            Flow::from(Exc::error(format!(
-                "function {} expects {n_params} {noun}, got {given}",
-                fname()
-            )))
-        };
-        let mut slots: Vec<Option<Value>> = Vec::new();
-        let positional = args.len();
+        Flow::from(Exc::error(format!(
+            "function {name} expects {n} {noun}, got {given}"
+        )))
+    }
+
+    fn call_code(&mut self, code: &CodeFn, args: Vec<Value>, named: Vec<(Rc<str>, Value)>) -> R {
         if named.is_empty() {
-            if positional != n_params {
-                return Err(arity_error(positional));
+            return self.call_code_positional(code, args.into_iter());
+        }
+        let func = &self.prog.files[code.module as usize].hir.functions[code.func as usize];
+        let n_params = func.params.len();
+        let positional = args.len();
+        if positional > n_params {
+            return Err(self.arity_error(code, positional + named.len()));
+        }
+        let mut slots: Vec<Option<Value>> = args.into_iter().map(Some).collect();
+        slots.resize(n_params, None);
+        for (name, v) in named {
+            let Some(i) = func.params.iter().position(|p| *p == name) else {
+                let fname = func.name.as_deref().unwrap_or("<closure>");
+                return Err(
+                    Exc::error(format!("function `{fname}` has no parameter `{name}`")).into(),
+                );
+            };
+            if i < positional || slots[i].is_some() {
+                return Err(Exc::error(format!("parameter `{name}` given twice")).into());
             }
-        } else {
-            if positional > n_params {
-                return Err(arity_error(positional + named.len()));
-            }
-            slots.resize(n_params, None);
-            for (name, v) in named {
-                let Some(i) = func.params.iter().position(|p| *p == name) else {
-                    return Err(Exc::error(format!(
-                        "function {} has no parameter `{name}`",
-                        fname()
-                    ))
-                    .into());
-                };
-                if i < positional || slots[i].is_some() {
-                    return Err(Exc::error(format!("parameter `{name}` given twice")).into());
-                }
-                slots[i] = Some(v);
-            }
-            if slots[positional..].iter().any(Option::is_none) {
-                let given = positional + slots.iter().filter(|s| s.is_some()).count();
-                return Err(arity_error(given));
-            }
+            slots[i] = Some(v);
+        }
+        if slots.iter().any(Option::is_none) {
+            let given = slots.iter().filter(|s| s.is_some()).count();
+            return Err(self.arity_error(code, given));
+        }
+        let args: Vec<Value> = slots.into_iter().flatten().collect();
+        self.call_code_positional(code, args.into_iter())
+    }
+
+    /// Calls a user function or closure with positional arguments (no allocation for them).
+    fn call_code_positional(
+        &mut self,
+        code: &CodeFn,
+        args: impl ExactSizeIterator<Item = Value>,
+    ) -> R {
+        let func = &self.prog.files[code.module as usize].hir.functions[code.func as usize];
+        if args.len() != func.params.len() {
+            return Err(self.arity_error(code, args.len()));
         }
         self.depth += 1;
-        if self.depth > self.max_depth
-            || stacker::remaining_stack().is_some_and(|r| r < STACK_RESERVE)
-        {
+        // The host stack is probed every 16 levels; the reserve covers the frames in between.
+        let stack_low =
+            self.depth % 16 == 0 && stacker::remaining_stack().is_some_and(|r| r < STACK_RESERVE);
+        if self.depth > self.max_depth || stack_low {
             self.depth -= 1;
             let limit = if self.max_depth == u64::MAX {
                 self.depth
@@ -464,15 +472,8 @@ impl<'p> Interp<'p> {
             .into());
         }
         let base = self.stack.len();
+        self.stack.extend(args);
         self.stack.resize(base + func.n_slots as usize, Value::Null);
-        for (i, v) in args.into_iter().enumerate() {
-            self.stack[base + i] = v;
-        }
-        for (i, v) in slots.into_iter().enumerate() {
-            if let Some(v) = v {
-                self.stack[base + i] = v;
-            }
-        }
         for (slot, v) in func.capture_slots.iter().zip(code.captures.iter()) {
             self.stack[base + *slot as usize] = v.clone();
         }
@@ -1193,13 +1194,33 @@ fn namespace_value(ns: &str) -> Value {
     }))
 }
 
+fn flow_to_res(r: R) -> Res<Value> {
+    match r {
+        Ok(v) | Err(Flow::Return(v)) => Ok(v),
+        Err(Flow::Exc(e)) => Err(*e),
+        Err(_) => Ok(Value::Null),
+    }
+}
+
 impl Host for Interp<'_> {
     fn call(&mut self, f: &Value, args: Vec<Value>) -> Res<Value> {
-        match self.call_value(f, args, Vec::new()) {
-            Ok(v) | Err(Flow::Return(v)) => Ok(v),
-            Err(Flow::Exc(e)) => Err(*e),
-            Err(_) => Ok(Value::Null),
+        flow_to_res(self.call_value(f, args, Vec::new()))
+    }
+    fn call1(&mut self, f: &Value, a: Value) -> Res<Value> {
+        if let Value::Func(func) = f {
+            if let Func::Code(code) = &**func {
+                return flow_to_res(self.call_code_positional(code, std::iter::once(a)));
+            }
         }
+        self.call(f, vec![a])
+    }
+    fn call2(&mut self, f: &Value, a: Value, b: Value) -> Res<Value> {
+        if let Value::Func(func) = f {
+            if let Func::Code(code) = &**func {
+                return flow_to_res(self.call_code_positional(code, [a, b].into_iter()));
+            }
+        }
+        self.call(f, vec![a, b])
     }
     fn next_random(&mut self) -> u64 {
         self.ctx.next_random()

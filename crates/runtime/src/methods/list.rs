@@ -184,7 +184,7 @@ pub(super) fn call(host: &mut dyn Host, mut l: Rc<List>, name: &str, mut args: A
             let f = args.get(0).clone();
             let mut keys = alloc_values(host, l.len())?;
             for x in l.iter() {
-                keys.push(host.call(&f, vec![x.clone()])?);
+                keys.push(host.call1(&f, x.clone())?);
             }
             let order = crate::order::sort_indices_by(keys.len(), |a, b| {
                 Ok(total_cmp(&keys[a as usize], &keys[b as usize]))
@@ -196,7 +196,7 @@ pub(super) fn call(host: &mut dyn Host, mut l: Rc<List>, name: &str, mut args: A
             let f = args.get(0).clone();
             let v = Rc::make_mut(&mut l).shrink_or_reorder();
             sort_by(v, |a, b| {
-                let r = host.call(&f, vec![a.clone(), b.clone()])?;
+                let r = host.call2(&f, a.clone(), b.clone())?;
                 match r {
                     Value::Int(i) => Ok(i.cmp(&0)),
                     other => Err(Exc::error(format!(
@@ -224,7 +224,7 @@ pub(super) fn call(host: &mut dyn Host, mut l: Rc<List>, name: &str, mut args: A
             let f = args.get(0).clone();
             let mut out = alloc_values(host, l.len())?;
             for x in l.iter() {
-                out.push(host.call(&f, vec![x.clone()])?);
+                out.push(host.call1(&f, x.clone())?);
             }
             Value::list(out)
         }
@@ -243,7 +243,7 @@ pub(super) fn call(host: &mut dyn Host, mut l: Rc<List>, name: &str, mut args: A
             args.arity(1, 1)?;
             let f = args.get(0).clone();
             for x in l.iter() {
-                host.call(&f, vec![x.clone()])?;
+                host.call1(&f, x.clone())?;
             }
             Value::Null
         }
@@ -276,7 +276,7 @@ pub(super) fn call(host: &mut dyn Host, mut l: Rc<List>, name: &str, mut args: A
             let f = args.get(1).clone();
             let mut acc = args.get(0).clone();
             for x in l.iter() {
-                acc = host.call(&f, vec![acc, x.clone()])?;
+                acc = host.call2(&f, acc, x.clone())?;
             }
             acc
         }

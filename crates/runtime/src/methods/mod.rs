@@ -309,7 +309,7 @@ fn json_helper(recv: &Value, name: &str, args: &Args) -> Res<Option<Value>> {
 
 /// A function argument called with one value, requiring a Bool result (`filter`, `any`, `all`).
 pub(crate) fn call_pred(host: &mut dyn Host, f: &Value, x: Value) -> Res<bool> {
-    crate::ops::truthy_bool(&host.call(f, vec![x])?)
+    crate::ops::truthy_bool(&host.call1(f, x)?)
 }
 
 /// A vector with room for `n` values, reserved with the host first and without aborting on failure.

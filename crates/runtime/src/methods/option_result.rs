@@ -49,14 +49,14 @@ pub(super) fn call_option(
         "map" => {
             args.arity(1, 1)?;
             match o {
-                Some(v) => Value::some(host.call(args.get(0), vec![(*v).clone()])?),
+                Some(v) => Value::some(host.call1(args.get(0), (*v).clone())?),
                 None => Value::none(),
             }
         }
         "and_then" => {
             args.arity(1, 1)?;
             match o {
-                Some(v) => host.call(args.get(0), vec![(*v).clone()])?,
+                Some(v) => host.call1(args.get(0), (*v).clone())?,
                 None => Value::none(),
             }
         }
@@ -143,21 +143,21 @@ pub(super) fn call_result(
         "map" => {
             args.arity(1, 1)?;
             match r {
-                Ok(v) => Value::ok(host.call(args.get(0), vec![(*v).clone()])?),
+                Ok(v) => Value::ok(host.call1(args.get(0), (*v).clone())?),
                 Err(e) => Value::Res(Err(e)),
             }
         }
         "map_err" => {
             args.arity(1, 1)?;
             match r {
-                Err(e) => Value::err(host.call(args.get(0), vec![(*e).clone()])?),
+                Err(e) => Value::err(host.call1(args.get(0), (*e).clone())?),
                 Ok(v) => Value::Res(Ok(v)),
             }
         }
         "and_then" => {
             args.arity(1, 1)?;
             match r {
-                Ok(v) => host.call(args.get(0), vec![(*v).clone()])?,
+                Ok(v) => host.call1(args.get(0), (*v).clone())?,
                 Err(e) => Value::Res(Err(e)),
             }
         }
