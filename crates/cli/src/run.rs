@@ -111,13 +111,24 @@ impl Reporter {
     }
 }
 
+/// A ceiling value: sizes accept suffixes (`64MiB`); counts and seconds are whole numbers. `0` is
+/// unlimited (`None`).
 fn parse_limit(flag: &str, value: Option<&str>) -> Result<Option<u64>, String> {
-    match value {
-        None => Ok(None),
-        Some(v) => {
-            vox_caps::parse_limit(v).map_err(|e| format!("vox: invalid {flag} value \"{v}\": {e}"))
-        }
+    let Some(v) = value else { return Ok(None) };
+    let is_size = matches!(flag, "--max-memory" | "--max-disk" | "--max-output");
+    if is_size {
+        return vox_caps::parse_limit(v)
+            .map_err(|e| format!("vox: invalid {flag} value \"{v}\": {e}"));
     }
+    let unit = if flag == "--timeout" {
+        "a whole number of seconds"
+    } else {
+        "a whole number"
+    };
+    // Counts also accept the size suffixes (`1K`), as run configurations may write them.
+    vox_caps::parse_limit(v).map_err(|_| {
+        format!("vox: invalid {flag} value \"{v}\": expected {unit} (0 means unlimited)")
+    })
 }
 
 /// Ceilings: command-line flags, else the run configuration's, else the defaults.
