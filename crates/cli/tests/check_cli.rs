@@ -72,3 +72,44 @@ fn columns_count_unicode_scalars() {
     let (_, out, _) = vox(&["check", "u.vox"], &d);
     assert!(out.contains("u.vox:1:17"), "{out}");
 }
+
+#[test]
+fn import_problems_are_check_findings() {
+    let d = scratch("imports");
+    std::fs::write(d.join("a.vox"), "import \"./missing.vox\"\nprint(1)\n").unwrap();
+    std::fs::write(d.join("b.vox"), "import \"./c.vox\"\npub fn b() { 1 }\n").unwrap();
+    std::fs::write(d.join("c.vox"), "import \"./b.vox\"\npub fn c() { 2 }\n").unwrap();
+    std::fs::write(d.join("d.vox"), "import \"./b.vox\"\nprint(b())\n").unwrap();
+    std::fs::write(d.join("e.vox"), "pub fn e() {\n").unwrap();
+    std::fs::write(d.join("f.vox"), "import \"./e.vox\"\nprint(1)\n").unwrap();
+    std::fs::write(d.join("ok.vox"), "import \"./lib.vox\"\nprint(twice(2))\n").unwrap();
+    std::fs::write(d.join("lib.vox"), "pub fn twice(x) { x * 2 }\n").unwrap();
+    let (code, out, _) = vox(&["check", "a.vox"], &d);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("error[check.import-missing]: cannot import ./missing.vox: no such file"),
+        "{out}"
+    );
+    assert!(out.contains("a.vox:1:1"), "{out}");
+    let (code, out, _) = vox(&["check", "d.vox"], &d);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("error[check.import-cycle]: import cycle: b.vox -> c.vox -> b.vox"),
+        "{out}"
+    );
+    let (code, out, _) = vox(&["check", "f.vox"], &d);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("error[check.import-errors]: imported file ./e.vox has errors"),
+        "{out}"
+    );
+    let (code, out, _) = vox(&["check", "ok.vox"], &d);
+    assert_eq!((code, out.as_str()), (0, ""));
+    // `vox run` refuses the same programs with the same message (decisions.md 34).
+    let (code, _, err) = vox(&["run", "a.vox"], &d);
+    assert_eq!(code, 1);
+    assert!(
+        err.starts_with("vox: error: cannot import ./missing.vox: no such file\n  --> a.vox:1:1"),
+        "{err}"
+    );
+}
