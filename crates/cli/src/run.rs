@@ -377,6 +377,10 @@ fn report_exc(exc: &Exc, prog: &Program, rep: &Reporter) -> i32 {
             77
         }
         Exc::Exit(n) => *n,
+        Exc::Interrupted => {
+            rep.event("runtime.error", "vox: interrupted", None, &[]);
+            130
+        }
     }
 }
 
@@ -627,6 +631,7 @@ pub fn run(flags: RunFlags, file: PathBuf, args: Vec<String>) -> i32 {
             if let Some(limit) = ctx.limits.max_memory {
                 vox_runtime::alloc::arm(limit);
             }
+            vox_runtime::context::install_interrupt_handlers();
             let mut interp = Interp::new(&prog, ctx);
             let result = interp.run_main();
             interp.ctx.flush_stdout();
@@ -805,5 +810,6 @@ fn describe_failure(e: &Exc, prog: &Program) -> String {
         Exc::Ceiling { kind, limit, .. } => format!("ceiling {kind:?} exceeded ({limit})"),
         Exc::Unconfinable { reason, .. } => format!("cannot confine child: {reason}"),
         Exc::Exit(n) => format!("process.exit({n})"),
+        Exc::Interrupted => "interrupted".to_string(),
     }
 }

@@ -58,6 +58,7 @@ pub struct RunContext {
     pub stdout: Sink,
     pub stderr: Sink,
     stdout_buf: Vec<u8>,
+    last_flush: Instant,
     /// Commands queued by `process.register_exit_command`.
     pub exit_commands: Vec<(String, Vec<String>)>,
     /// `--caps-audit FILE`: one JSON line per capability check.
@@ -96,6 +97,7 @@ impl RunContext {
             stdout: Sink::Std,
             stderr: Sink::Std,
             stdout_buf: Vec::with_capacity(8192),
+            last_flush: Instant::now(),
             exit_commands: Vec::new(),
             audit: None,
             perturb: None,
@@ -290,6 +292,8 @@ impl RunContext {
                 self.stdout_buf.extend_from_slice(text.as_bytes());
                 if self.stdout_buf.len() >= 8192 {
                     self.flush_stdout();
+                } else {
+                    self.flush_if_stale();
                 }
             }
             Sink::Buffer(b) => b.extend_from_slice(text.as_bytes()),
@@ -310,8 +314,19 @@ impl RunContext {
         Ok(())
     }
 
+    /// Flushes buffered output that has waited 50 ms or more, so a long run (or an editor
+    /// streaming it) shows progress without a write per line.
+    pub fn flush_if_stale(&mut self) {
+        if !self.stdout_buf.is_empty()
+            && self.last_flush.elapsed() >= std::time::Duration::from_millis(50)
+        {
+            self.flush_stdout();
+        }
+    }
+
     /// Flushes script output (before `process.*` calls and at exit, voxscript.md §4.11).
     pub fn flush_stdout(&mut self) {
+        self.last_flush = Instant::now();
         if !self.stdout_buf.is_empty() {
             let mut out = std::io::stdout().lock();
             let _ = out.write_all(&self.stdout_buf);
@@ -356,4 +371,26 @@ impl Drop for RunContext {
     fn drop(&mut self) {
         self.flush_stdout();
     }
+}
+
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    // Only an atomic store: async-signal-safe.
+    INTERRUPTED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Installs SIGINT/SIGTERM handlers that ask the evaluator to stop (it checks every 1024 steps
+/// and then exits 130, after the exit commands).
+pub fn install_interrupt_handlers() {
+    // SAFETY: the handler only stores to an atomic.
+    unsafe {
+        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+    }
+}
+
+/// Whether SIGINT or SIGTERM arrived.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed)
 }

@@ -210,6 +210,10 @@ impl<'p> Interp<'p> {
     }
 
     fn periodic_checks(&mut self) -> Result<(), Flow> {
+        if crate::context::interrupted() {
+            return Err(Exc::Interrupted.into());
+        }
+        self.ctx.flush_if_stale();
         if crate::alloc::over_limit() {
             let limit = crate::alloc::limit();
             return Err(Exc::Ceiling {

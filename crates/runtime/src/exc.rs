@@ -36,6 +36,8 @@ pub enum Exc {
     },
     /// `process.exit(n)`.
     Exit(i32),
+    /// SIGINT or SIGTERM reached the interpreter: exit 130 after the exit commands.
+    Interrupted,
     /// A child could not be jailed as the policy requires (runtime.md §4 "Fail closed"): the CLI
     /// prints `vox: cannot confine child: <reason>` and exits 77. `reason` has no prefix.
     Unconfinable { reason: String, loc: Option<Loc> },
