@@ -138,6 +138,42 @@ pub enum BinOp {
     Ge,
 }
 
+impl BinOp {
+    /// The name used in ``unsupported binary op `…` `` messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            BinOp::Add => "Add",
+            BinOp::Sub => "Sub",
+            BinOp::Mul => "Mul",
+            BinOp::Div => "Div",
+            BinOp::Mod => "Mod",
+            BinOp::Eq => "Eq",
+            BinOp::Ne => "Ne",
+            BinOp::Lt => "Lt",
+            BinOp::Gt => "Gt",
+            BinOp::Le => "Le",
+            BinOp::Ge => "Ge",
+        }
+    }
+
+    /// The operator as written.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Mod => "%",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Gt => ">",
+            BinOp::Le => "<=",
+            BinOp::Ge => ">=",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UnOp {
     Neg,

@@ -4,8 +4,8 @@
 use std::rc::Rc;
 
 use vox_hir::{
-    BinOp as HBinOp, Ctor, Expr, ExprId, Literal, Main, Module, Pat, PatId, PlaceRoot, PlaceStep,
-    Stmt, StmtId, TemplatePart, UnOp,
+    Ctor, Expr, ExprId, Literal, Main, Module, Pat, PatId, PlaceRoot, PlaceStep, Stmt, StmtId,
+    TemplatePart, UnOp,
 };
 
 use crate::builtin::{Args, BuiltinDef, Cap, Host};
@@ -51,22 +51,6 @@ pub struct Interp<'p> {
     depth: u64,
     max_depth: u64,
     next_check: u64,
-}
-
-fn hbin(op: HBinOp) -> BinOp {
-    match op {
-        HBinOp::Add => BinOp::Add,
-        HBinOp::Sub => BinOp::Sub,
-        HBinOp::Mul => BinOp::Mul,
-        HBinOp::Div => BinOp::Div,
-        HBinOp::Mod => BinOp::Mod,
-        HBinOp::Eq => BinOp::Eq,
-        HBinOp::Ne => BinOp::Ne,
-        HBinOp::Lt => BinOp::Lt,
-        HBinOp::Gt => BinOp::Gt,
-        HBinOp::Le => BinOp::Le,
-        HBinOp::Ge => BinOp::Ge,
-    }
 }
 
 fn lit_value(l: &Literal) -> Value {
@@ -591,22 +575,22 @@ impl<'p> Interp<'p> {
                     // their exact messages.
                     let (x, y) = (*x, *y);
                     let fast = match op {
-                        HBinOp::Add => x.checked_add(y).map(Value::Int),
-                        HBinOp::Sub => x.checked_sub(y).map(Value::Int),
-                        HBinOp::Mul => x.checked_mul(y).map(Value::Int),
-                        HBinOp::Lt => Some(Value::Bool(x < y)),
-                        HBinOp::Le => Some(Value::Bool(x <= y)),
-                        HBinOp::Gt => Some(Value::Bool(x > y)),
-                        HBinOp::Ge => Some(Value::Bool(x >= y)),
-                        HBinOp::Eq => Some(Value::Bool(x == y)),
-                        HBinOp::Ne => Some(Value::Bool(x != y)),
-                        HBinOp::Div | HBinOp::Mod => None,
+                        BinOp::Add => x.checked_add(y).map(Value::Int),
+                        BinOp::Sub => x.checked_sub(y).map(Value::Int),
+                        BinOp::Mul => x.checked_mul(y).map(Value::Int),
+                        BinOp::Lt => Some(Value::Bool(x < y)),
+                        BinOp::Le => Some(Value::Bool(x <= y)),
+                        BinOp::Gt => Some(Value::Bool(x > y)),
+                        BinOp::Ge => Some(Value::Bool(x >= y)),
+                        BinOp::Eq => Some(Value::Bool(x == y)),
+                        BinOp::Ne => Some(Value::Bool(x != y)),
+                        BinOp::Div | BinOp::Mod => None,
                     };
                     if let Some(v) = fast {
                         return Ok(v);
                     }
                 }
-                Ok(ops::binary_host(self, hbin(*op), &a, &b)?)
+                Ok(ops::binary_host(self, *op, &a, &b)?)
             }
             Expr::And(a, b) => {
                 let l = self.eval(*a)?;
@@ -1044,7 +1028,7 @@ impl<'p> Interp<'p> {
                     None => v,
                     Some(op) => {
                         let old = read_path(&self.stack[i], &steps)?;
-                        ops::binary_host(self, hbin(*op), &old, &v)?
+                        ops::binary_host(self, *op, &old, &v)?
                     }
                 };
                 write_path(&mut self.stack[i], &steps, v)?;

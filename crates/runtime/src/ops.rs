@@ -14,56 +14,9 @@ use crate::kind::{message_name, type_of};
 use crate::order::dec_from_int;
 use crate::value::{Namespace, NamespaceKind, Tagged, Value};
 
-/// Binary operators the runtime evaluates (the names appear in messages: ``unsupported binary op `Add` …``).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BinOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Mod,
-    Eq,
-    Ne,
-    Lt,
-    Gt,
-    Le,
-    Ge,
-}
-
-impl BinOp {
-    /// The name used in ``unsupported binary op `…` `` messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            BinOp::Add => "Add",
-            BinOp::Sub => "Sub",
-            BinOp::Mul => "Mul",
-            BinOp::Div => "Div",
-            BinOp::Mod => "Mod",
-            BinOp::Eq => "Eq",
-            BinOp::Ne => "Ne",
-            BinOp::Lt => "Lt",
-            BinOp::Gt => "Gt",
-            BinOp::Le => "Le",
-            BinOp::Ge => "Ge",
-        }
-    }
-
-    fn symbol(self) -> &'static str {
-        match self {
-            BinOp::Add => "+",
-            BinOp::Sub => "-",
-            BinOp::Mul => "*",
-            BinOp::Div => "/",
-            BinOp::Mod => "%",
-            BinOp::Eq => "==",
-            BinOp::Ne => "!=",
-            BinOp::Lt => "<",
-            BinOp::Gt => ">",
-            BinOp::Le => "<=",
-            BinOp::Ge => ">=",
-        }
-    }
-}
+/// The operators are the resolved form's own (one enum for the analysis and the runtime); the
+/// names appear in messages: ``unsupported binary op `Add` …``.
+pub use vox_hir::BinOp;
 
 /// Tagged values are copied on write (`tagged.f = v`), which needs `Clone`.
 impl Clone for Tagged {
