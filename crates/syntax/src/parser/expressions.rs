@@ -423,11 +423,7 @@ impl Parser<'_> {
         self.block_depth += 1;
         self.with_nl(true, |p| {
             loop {
-                p.skip_newlines();
-                if p.at(RBrace) || p.at(Eof) {
-                    break;
-                }
-                if p.at_item_start() {
+                if p.at_braces_end() {
                     break;
                 }
                 let before = p.pos;

@@ -16,11 +16,7 @@ impl Parser<'_> {
             self.block_depth += 1;
             self.with_nl(true, |p| {
                 loop {
-                    p.skip_newlines();
-                    if p.at(RBrace) || p.at(Eof) {
-                        break;
-                    }
-                    if p.at_item_start() {
+                    if p.at_braces_end() {
                         break;
                     }
                     p.stmt();
@@ -31,6 +27,13 @@ impl Parser<'_> {
             self.finish();
             self.leave();
         })
+    }
+
+    /// Skips blank lines, then tells whether the braces being parsed end here: at `}`, the end of
+    /// the file, or an unindented top-level item (a `}` was left out).
+    pub(crate) fn at_braces_end(&mut self) -> bool {
+        self.skip_newlines();
+        self.at(RBrace) || self.at(Eof) || self.at_item_start()
     }
 
     /// Expects the `}` of a block. A missing one is reported once per top-level item, so one
