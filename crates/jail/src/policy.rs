@@ -136,21 +136,11 @@ impl ChildPolicy {
     /// Every filesystem grant of this policy: system, read roots, exec paths, write roots and
     /// the temp dir.
     pub fn grants(&self) -> Vec<Grant> {
-        let mut out = self.system.clone();
-        out.extend(
-            self.read_roots
-                .iter()
-                .map(|p| Grant::new(p, FsAccess::ReadExec)),
-        );
-        out.extend(
-            self.exec_paths
-                .iter()
-                .map(|p| Grant::new(p, FsAccess::ReadExec)),
-        );
-        out.extend(
-            self.write_roots
-                .iter()
-                .map(|p| Grant::new(p, FsAccess::ReadWrite)),
+        let mut out = root_grants(
+            &self.system,
+            &self.read_roots,
+            &self.exec_paths,
+            &self.write_roots,
         );
         out.push(Grant::new(&self.temp_dir, FsAccess::ReadWrite));
         out
@@ -215,27 +205,35 @@ impl SelfPolicy {
 
     /// Every filesystem grant of this policy.
     pub fn grants(&self) -> Vec<Grant> {
-        let mut out = self.system.clone();
-        out.extend(
-            self.read_roots
-                .iter()
-                .map(|p| Grant::new(p, FsAccess::ReadExec)),
-        );
-        out.extend(
-            self.exec_paths
-                .iter()
-                .map(|p| Grant::new(p, FsAccess::ReadExec)),
-        );
-        out.extend(
-            self.write_roots
-                .iter()
-                .map(|p| Grant::new(p, FsAccess::ReadWrite)),
+        let mut out = root_grants(
+            &self.system,
+            &self.read_roots,
+            &self.exec_paths,
+            &self.write_roots,
         );
         if let Some(t) = &self.temp_dir {
             out.push(Grant::new(t, FsAccess::ReadWrite));
         }
         out
     }
+}
+
+/// The grants both policies share: system grants, then read roots and exec paths (read and
+/// execute), then write roots (read and write).
+fn root_grants(
+    system: &[Grant],
+    read: &[PathBuf],
+    exec: &[PathBuf],
+    write: &[PathBuf],
+) -> Vec<Grant> {
+    let mut out = system.to_vec();
+    out.extend(
+        read.iter()
+            .chain(exec)
+            .map(|p| Grant::new(p, FsAccess::ReadExec)),
+    );
+    out.extend(write.iter().map(|p| Grant::new(p, FsAccess::ReadWrite)));
+    out
 }
 
 fn exists(p: &Path) -> bool {
