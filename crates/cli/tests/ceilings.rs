@@ -3,9 +3,11 @@
 //! failure is flushed, `0` means unlimited, sizes take suffixes, and invalid values exit 1.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+
+mod common;
+use common::vox_in;
 
 /// A fresh, empty directory unique to this call.
 fn scratch() -> PathBuf {
@@ -22,16 +24,7 @@ fn run_in(dir: &Path, src: &str, flags: &[&str]) -> (i32, String, String) {
     let mut args = vec!["run"];
     args.extend_from_slice(flags);
     args.push("f.vox");
-    let out = Command::new(env!("CARGO_BIN_EXE_vox"))
-        .args(&args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    vox_in(dir, &args)
 }
 
 /// Runs `src` as `f.vox` in a fresh directory (the cwd) with `flags`: (exit code, stdout, stderr).

@@ -1,18 +1,9 @@
 //! `vox check` exit codes and messages.
 
-use std::process::Command;
+mod common;
 
 fn vox(args: &[&str], dir: &std::path::Path) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_vox"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::vox_in(dir, args)
 }
 
 fn scratch(name: &str) -> std::path::PathBuf {

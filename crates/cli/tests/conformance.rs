@@ -5,8 +5,10 @@
 //! `vox: error: <message>` and `  --> <file>:<line>:<col>`.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+mod common;
+use common::vox_in;
 
 /// A fresh, empty directory unique to this call.
 fn scratch() -> PathBuf {
@@ -16,19 +18,6 @@ fn scratch() -> PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-fn vox_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_vox"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// Writes `src` to `f.vox` in a fresh directory and runs `vox run FLAGS f.vox` there (cwd = that

@@ -1,6 +1,24 @@
-//! Helpers shared by the CLI tests.
+//! Helpers shared by the CLI tests (each test file uses only some of them).
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::Command;
 
 use serde_json::Value;
+
+/// Runs the built `vox` with `args` in `dir`: (exit code, stdout, stderr).
+pub fn vox_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_vox"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
 
 /// A small validator for the subset of JSON Schema the document uses: `type` (string or list),
 /// `required`, `enum`, `minimum`, `properties`, `additionalProperties: false`.
