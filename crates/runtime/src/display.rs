@@ -210,15 +210,9 @@ mod tests {
     use rust_decimal::Decimal;
 
     use super::*;
-    use crate::value::{CodeFn, Namespace, NamespaceKind, Tagged, VMap};
+    use crate::value::{CodeFn, Namespace, NamespaceKind, Tagged};
 
-    fn map(pairs: &[(&str, Value)]) -> Value {
-        let mut m = VMap::new();
-        for (k, v) in pairs {
-            m.insert(Rc::from(*k), v.clone());
-        }
-        Value::map(m)
-    }
+    use crate::test_host::map_of as map;
 
     #[test]
     fn scalars() {

@@ -104,3 +104,12 @@ impl Host for MockHost {
         }
     }
 }
+
+/// A map value from `(key, value)` pairs, in order.
+pub fn map_of(pairs: &[(&str, Value)]) -> Value {
+    let mut m = crate::value::VMap::new();
+    for (k, v) in pairs {
+        m.insert(Rc::from(*k), v.clone());
+    }
+    Value::map(m)
+}

@@ -151,20 +151,12 @@ fn perturb(host: &mut dyn Host, out: &mut [Value]) {
 
 #[cfg(test)]
 mod tests {
-    use std::rc::Rc;
-
     use super::super::testutil::*;
     use crate::test_host::MockHost;
-    use crate::value::{VMap, Value};
+    use crate::value::Value;
     use Value::Int as I;
 
-    fn map(pairs: &[(&str, Value)]) -> Value {
-        let mut m = VMap::new();
-        for (k, v) in pairs {
-            m.insert(Rc::from(*k), v.clone());
-        }
-        Value::map(m)
-    }
+    use crate::test_host::map_of as map;
 
     #[test]
     fn methods() {
