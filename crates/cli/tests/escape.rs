@@ -22,7 +22,7 @@
 //! tests each build their own world, so the test harness may run them in parallel.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::net::{TcpListener, UdpSocket};
 use std::os::linux::net::SocketAddrExt;
 use std::os::unix::fs::{symlink, MetadataExt, PermissionsExt};
