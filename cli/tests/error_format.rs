@@ -18,7 +18,7 @@ fn scratch(name: &str) -> PathBuf {
 
 fn schema() -> Value {
     let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schemas/error-event.schema.json");
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/schemas/error-event.schema.json");
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 

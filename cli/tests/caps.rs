@@ -559,7 +559,7 @@ fn caps_audit_lines() {
     assert_eq!(lines[1]["line"], 2);
     // Every line validates against the documented schema (decisions.md 37).
     let schema_path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schemas/caps-audit.schema.json");
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/schemas/caps-audit.schema.json");
     let schema: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
     for l in &lines {

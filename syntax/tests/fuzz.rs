@@ -124,7 +124,7 @@ const PIECES: &[&str] = &[
 ];
 
 fn corpus_files() -> Vec<Vec<u8>> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");
     let mut out = Vec::new();
     for sub in ["valid", "valid/lib", "malformed"] {
         if let Ok(entries) = std::fs::read_dir(root.join(sub)) {

@@ -724,7 +724,7 @@ fn item_60_type_of() {
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/corpus/valid")
+        .join("../tests/corpus/valid")
         .canonicalize()
         .unwrap()
 }
