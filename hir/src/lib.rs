@@ -2,7 +2,11 @@
 //! the linter sees is what runs.
 
 pub mod ir;
+pub mod items;
 mod lower;
 
 pub use ir::*;
-pub use lower::{file_imports, literal, lower, BuiltinCatalog, ImportedNames};
+pub use items::{item_tree, ItemTree};
+pub use lower::{
+    file_imports, literal, lower, lower_function, lower_top_level, BuiltinCatalog, ImportedNames,
+};

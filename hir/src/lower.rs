@@ -9,6 +9,7 @@ use vox_syntax::strings::{self, StrPart};
 use vox_syntax::{SyntaxKind as K, SyntaxNode, SyntaxTree, TextRange};
 
 use crate::ir::*;
+use crate::items::{is_top_level_stmt, item_tree, Decl, ItemTree};
 
 /// What the lowering needs to know about builtins (the runtime's table provides it).
 pub trait BuiltinCatalog {
@@ -54,18 +55,58 @@ pub fn lower(
     catalog: &dyn BuiltinCatalog,
     imported: &[ImportedNames],
 ) -> Module {
-    let mut l = Lowerer {
-        m: Module::default(),
-        catalog,
-        globals: HashMap::new(),
-        variants: HashMap::new(),
-        fns: Vec::new(),
-        pending: Vec::new(),
-    };
+    let mut l = Lowerer::new(catalog);
     l.m.imports = file_imports(tree);
-    l.declare_globals(tree, imported);
+    let (items, _) = item_tree(tree);
+    l.declare_globals(&items, imported);
+    l.declare_definitions(tree);
     l.lower_items(tree);
     l.m
+}
+
+/// Lowers one top-level function from its extracted subtree (`SyntaxTree::extract`), so every
+/// range is relative to the function's first byte (decision 47). `functions[0]` is the function
+/// and its closures follow; `Global::Fn(k)` names the file's `k`-th function item.
+pub fn lower_function(
+    fn_tree: &SyntaxTree,
+    items: &ItemTree,
+    catalog: &dyn BuiltinCatalog,
+    imported: &[ImportedNames],
+) -> Module {
+    let mut l = Lowerer::new(catalog);
+    l.declare_globals(items, imported);
+    let root = fn_tree.root();
+    if let Some(f) = ast::FnDecl::cast(root) {
+        l.m.functions.push(Function {
+            name: f.name().map(|n| rc(&n.text())),
+            params: Vec::new(),
+            n_slots: 0,
+            capture_slots: Vec::new(),
+            body: 0,
+            range: root.range(),
+            is_pub: f.is_pub(),
+            is_closure: false,
+        });
+        l.lower_fn_decl(0, f);
+    }
+    l.m
+}
+
+/// Lowers only a file's top-level statements (the synthetic main, named by `main`), with ranges
+/// as in the file. `None` when the file has none.
+pub fn lower_top_level(
+    tree: &SyntaxTree,
+    items: &ItemTree,
+    catalog: &dyn BuiltinCatalog,
+    imported: &[ImportedNames],
+) -> Option<Module> {
+    if !items.has_top_level_stmts {
+        return None;
+    }
+    let mut l = Lowerer::new(catalog);
+    l.declare_globals(items, imported);
+    l.lower_synthetic_main(tree);
+    Some(l.m)
 }
 
 struct Lowerer<'c> {
@@ -107,7 +148,18 @@ fn rc(s: &str) -> Rc<str> {
     Rc::from(s)
 }
 
-impl Lowerer<'_> {
+impl<'c> Lowerer<'c> {
+    fn new(catalog: &'c dyn BuiltinCatalog) -> Lowerer<'c> {
+        Lowerer {
+            m: Module::default(),
+            catalog,
+            globals: HashMap::new(),
+            variants: HashMap::new(),
+            fns: Vec::new(),
+            pending: Vec::new(),
+        }
+    }
+
     // ---- globals ------------------------------------------------------------------------------
 
     fn add_global(&mut self, name: Rc<str>, g: Global) {
@@ -120,35 +172,43 @@ impl Lowerer<'_> {
         self.globals.insert(name, id);
     }
 
-    fn declare_globals(&mut self, tree: &SyntaxTree, imported: &[ImportedNames]) {
-        // Functions get their ids up front so calls can refer to later declarations.
-        for item in tree.root().children() {
-            if let Some(f) = ast::FnDecl::cast(item) {
-                let Some(name) = f.name() else { continue };
-                let id = self.m.functions.len() as FnId;
-                self.m.functions.push(Function {
-                    name: Some(rc(&name.text())),
-                    params: Vec::new(),
-                    n_slots: 0,
-                    capture_slots: Vec::new(),
-                    body: 0,
-                    range: item.range(),
-                    is_pub: f.is_pub(),
-                    is_closure: false,
-                });
-                self.add_global(rc(&name.text()), Global::Fn(id));
-            } else if let Some(t) = ast::TypeDecl::cast(item) {
-                self.declare_type(t);
+    /// Declares the file's globals from its item tree: functions and types in source order, then
+    /// imports. The single-function lowering uses the same table, so ids agree.
+    fn declare_globals(&mut self, items: &ItemTree, imported: &[ImportedNames]) {
+        for decl in &items.decls {
+            match *decl {
+                Decl::Fn(i) => {
+                    let name = rc(&items.fns[i as usize].name);
+                    self.add_global(name, Global::Fn(i));
+                }
+                Decl::Type(ty) => {
+                    let t = &items.types[ty as usize];
+                    for (vname, fields) in &t.variants {
+                        let vname = rc(vname);
+                        let names: Rc<[Rc<str>]> = fields.iter().map(|f| rc(f)).collect();
+                        self.variants.insert(vname.clone(), fields.len());
+                        self.add_global(
+                            vname.clone(),
+                            Global::Variant {
+                                name: vname,
+                                fields: names,
+                                is_pub: t.is_pub,
+                            },
+                        );
+                    }
+                    if t.json_as {
+                        let name = &t.name;
+                        self.add_global(rc(&format!("{name}_from_json")), Global::JsonFrom { ty });
+                        self.add_global(rc(&format!("{name}_to_json")), Global::JsonTo { ty });
+                    }
+                }
             }
         }
-        let aliases: Vec<Option<Rc<str>>> =
-            self.m.imports.iter().map(|i| i.alias.clone()).collect();
-        for (i, alias) in aliases.into_iter().enumerate() {
+        for (i, imp) in items.imports.iter().enumerate() {
             let names = imported.get(i).cloned().unwrap_or_default();
-            match &alias {
+            match &imp.alias {
                 Some(alias) => {
-                    let alias = alias.clone();
-                    self.add_global_later(alias, Global::ImportAlias { import: i as u32 });
+                    self.add_global_later(rc(alias), Global::ImportAlias { import: i as u32 });
                 }
                 None => {
                     for n in names.functions.iter().chain(names.variants.iter()) {
@@ -167,6 +227,28 @@ impl Lowerer<'_> {
             }
         }
         self.flush_later();
+    }
+
+    /// Placeholder entries for the file's functions (filled as they are lowered) and the type
+    /// definitions the runtime's `@json_as` codecs read.
+    fn declare_definitions(&mut self, tree: &SyntaxTree) {
+        for item in tree.root().children() {
+            if let Some(f) = ast::FnDecl::cast(item) {
+                let Some(name) = f.name() else { continue };
+                self.m.functions.push(Function {
+                    name: Some(rc(&name.text())),
+                    params: Vec::new(),
+                    n_slots: 0,
+                    capture_slots: Vec::new(),
+                    body: 0,
+                    range: item.range(),
+                    is_pub: f.is_pub(),
+                    is_closure: false,
+                });
+            } else if let Some(t) = ast::TypeDecl::cast(item) {
+                self.declare_type(t);
+            }
+        }
     }
 
     fn add_global_later(&mut self, name: Rc<str>, g: Global) {
@@ -226,16 +308,6 @@ impl Lowerer<'_> {
                 let Some(vname) = v.name() else { continue };
                 let vname = rc(&vname.text());
                 let fields = field_defs(&mut v.fields());
-                let names: Rc<[Rc<str>]> = fields.iter().map(|f| f.name.clone()).collect();
-                self.variants.insert(vname.clone(), fields.len());
-                self.add_global(
-                    vname.clone(),
-                    Global::Variant {
-                        name: vname.clone(),
-                        fields: names,
-                        is_pub: t.is_pub(),
-                    },
-                );
                 variants.push((vname, fields));
             }
             TypeShape::Adt(variants)
@@ -244,24 +316,18 @@ impl Lowerer<'_> {
         } else {
             TypeShape::Alias
         };
-        let ty = self.m.types.len() as u32;
-        let has_json = json.is_some();
         self.m.types.push(TypeDef {
-            name: name.clone(),
+            name,
             is_pub: t.is_pub(),
             json,
             shape,
         });
-        if has_json {
-            self.add_global(rc(&format!("{name}_from_json")), Global::JsonFrom { ty });
-            self.add_global(rc(&format!("{name}_to_json")), Global::JsonTo { ty });
-        }
     }
 
     // ---- items --------------------------------------------------------------------------------
 
     fn lower_items(&mut self, tree: &SyntaxTree) {
-        let mut top_stmts: Vec<SyntaxNode<'_>> = Vec::new();
+        let mut has_top_stmts = false;
         let mut explicit_main = None;
         let mut fn_index = 0u32;
         for item in tree.root().children() {
@@ -278,16 +344,25 @@ impl Lowerer<'_> {
                 if f.name().is_some_and(|n| n.text() == "main") {
                     explicit_main = Some(id);
                 }
-            } else if matches!(
-                item.kind(),
-                K::ExprStmt | K::LetStmt | K::AssignStmt | K::WhileStmt | K::LoopStmt
-            ) {
-                top_stmts.push(item);
+            } else if is_top_level_stmt(item.kind()) {
+                has_top_stmts = true;
             }
         }
         if let Some(id) = explicit_main {
             self.m.main = Some(Main::Explicit(id));
-        } else if !top_stmts.is_empty() {
+        } else if has_top_stmts {
+            self.lower_synthetic_main(tree);
+        }
+    }
+
+    /// The top-level statements, in source order, as the body of a synthetic main.
+    fn lower_synthetic_main(&mut self, tree: &SyntaxTree) {
+        let top_stmts: Vec<SyntaxNode<'_>> = tree
+            .root()
+            .children()
+            .filter(|item| is_top_level_stmt(item.kind()))
+            .collect();
+        {
             let range = tree.root().range();
             self.fns.push(FnCtx::new(false));
             self.push_scope();

@@ -56,6 +56,29 @@ impl std::fmt::Debug for SyntaxTree {
 
 const NO_PARENT: u32 = u32::MAX;
 
+/// Two trees are equal when they hold the same bytes with the same tokens and nodes; diagnostics
+/// follow from those.
+impl PartialEq for SyntaxTree {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+            && self.tokens.len() == other.tokens.len()
+            && self
+                .tokens
+                .iter()
+                .zip(&other.tokens)
+                .all(|(a, b)| a.kind == b.kind && a.start == b.start)
+            && self.children == other.children
+            && self.nodes.len() == other.nodes.len()
+            && self.nodes.iter().zip(&other.nodes).all(|(a, b)| {
+                a.kind == b.kind
+                    && a.first_child == b.first_child
+                    && a.n_children == b.n_children
+                    && a.range == b.range
+            })
+    }
+}
+impl Eq for SyntaxTree {}
+
 impl SyntaxTree {
     pub fn root(&self) -> SyntaxNode<'_> {
         SyntaxNode {
@@ -122,6 +145,83 @@ impl SyntaxTree {
 
     fn token_range(&self, i: usize) -> TextRange {
         TextRange::new(self.tokens[i].start, self.tokens[i + 1].start)
+    }
+
+    /// A standalone copy of `node`'s subtree, with offsets relative to the node's first byte and no
+    /// diagnostics. The analysis lowers one function from such a copy, so its result does not depend
+    /// on where the function sits in the file (decision 47).
+    pub fn extract(&self, node: SyntaxNode<'_>) -> SyntaxTree {
+        debug_assert!(std::ptr::eq(node.tree, self));
+        let root = node.id as usize;
+        // Post-order: the subtree is `lo..=root`, where `lo` is reached by always taking the first
+        // child node.
+        let mut lo = root;
+        while let Some(first) = self.children_of(lo).iter().find_map(|e| e.as_node()) {
+            lo = first as usize;
+        }
+        let c0 = self.nodes[lo].first_child as usize;
+        let c1 = (self.nodes[root].first_child + self.nodes[root].n_children) as usize;
+        let toks: Vec<u32> = self.children[c0..c1]
+            .iter()
+            .filter_map(|e| e.as_token())
+            .collect();
+        let (t0, t1) = match (toks.iter().min(), toks.iter().max()) {
+            (Some(&a), Some(&b)) => (a as usize, b as usize + 1),
+            _ => (0, 0),
+        };
+        let base = self.nodes[root].range.start;
+        let end = self.nodes[root].range.end;
+        let shift = |r: TextRange| TextRange::new(r.start - base, r.end - base);
+        let mut tokens: Vec<Token> = self.tokens[t0..t1]
+            .iter()
+            .map(|t| Token {
+                kind: t.kind,
+                start: t.start - base,
+            })
+            .collect();
+        tokens.push(Token {
+            kind: SyntaxKind::Eof,
+            start: end - base,
+        });
+        let mut token_parent: Vec<u32> = self.token_parent[t0..t1]
+            .iter()
+            .map(|&p| p - lo as u32)
+            .collect();
+        token_parent.push(NO_PARENT);
+        let nodes = self.nodes[lo..=root]
+            .iter()
+            .map(|d| NodeData {
+                kind: d.kind,
+                parent: if d.parent == NO_PARENT || d.parent as usize > root {
+                    NO_PARENT
+                } else {
+                    d.parent - lo as u32
+                },
+                first_child: d.first_child - c0 as u32,
+                n_children: d.n_children,
+                range: shift(d.range),
+            })
+            .collect();
+        let children = self.children[c0..c1]
+            .iter()
+            .map(|&e| match e.as_node() {
+                Some(n) => Elem::node(n as usize - lo),
+                None => Elem::token(e.0 as usize - t0),
+            })
+            .collect();
+        SyntaxTree {
+            text: self.text[base as usize..end as usize].into(),
+            tokens,
+            token_parent,
+            nodes,
+            children,
+            diagnostics: Vec::new(),
+        }
+    }
+
+    fn children_of(&self, id: usize) -> &[Elem] {
+        let d = &self.nodes[id];
+        &self.children[d.first_child as usize..(d.first_child + d.n_children) as usize]
     }
 
     /// Writes the tree back out by walking it: every token's bytes in tree order.

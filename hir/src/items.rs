@@ -1,0 +1,147 @@
+//! The item tree of a file (decision 47): its functions, types and imports with their names and
+//! signatures, and no offsets and no bodies. Typing inside a body leaves it equal, so whatever
+//! depends on it (the scope every body is lowered in, the call graph) is reused. Plain `Send`
+//! data, so the analysis database can keep it.
+
+use std::sync::Arc;
+
+use vox_syntax::ast::{self, AstNode};
+use vox_syntax::{strings, SyntaxKind as K, SyntaxNode, SyntaxTree};
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ItemTree {
+    /// Functions and types in source order: the order globals are declared in.
+    pub decls: Vec<Decl>,
+    pub fns: Vec<FnItem>,
+    pub types: Vec<TypeItem>,
+    pub imports: Vec<ImportItem>,
+    /// Whether the file has top-level statements (a synthetic main).
+    pub has_top_level_stmts: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decl {
+    Fn(u32),
+    Type(u32),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FnItem {
+    pub name: Arc<str>,
+    pub is_pub: bool,
+    /// Parameter names with their annotations as written (`map[str, int]`), if any.
+    pub params: Vec<(Arc<str>, Option<Arc<str>>)>,
+    /// The return annotation as written.
+    pub ret: Option<Arc<str>>,
+    /// Decorator names without `@`.
+    pub decorators: Vec<Arc<str>>,
+}
+
+impl FnItem {
+    pub fn is_test(&self) -> bool {
+        self.decorators
+            .iter()
+            .any(|d| &**d == "test" || &**d == "example")
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TypeItem {
+    pub name: Arc<str>,
+    pub is_pub: bool,
+    pub json_as: bool,
+    /// ADT variants with their field names (empty for records and aliases).
+    pub variants: Vec<(Arc<str>, Vec<Arc<str>>)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportItem {
+    /// The path as written (`./lib/util.vox`).
+    pub path: String,
+    pub alias: Option<Arc<str>>,
+}
+
+fn arc(s: &str) -> Arc<str> {
+    Arc::from(s)
+}
+
+fn type_text(node: Option<SyntaxNode<'_>>) -> Option<Arc<str>> {
+    node.map(|n| arc(n.text().trim()))
+}
+
+/// The item tree of a parsed file, plus each top-level function's node (in `fns` order), so a
+/// caller can extract and lower bodies one by one.
+pub fn item_tree(tree: &SyntaxTree) -> (ItemTree, Vec<SyntaxNode<'_>>) {
+    let mut items = ItemTree::default();
+    let mut fn_nodes = Vec::new();
+    for item in tree.root().children() {
+        if let Some(f) = ast::FnDecl::cast(item) {
+            let Some(name) = f.name() else { continue };
+            let params = f
+                .param_list()
+                .map(|pl| {
+                    pl.params()
+                        .map(|p| {
+                            let n = p.name().map_or_else(|| arc("_"), |n| arc(&n.text()));
+                            (n, type_text(p.ty()))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let ret = f
+                .ret_type()
+                .and_then(|r| r.syntax().children().next())
+                .map(|n| arc(n.text().trim()));
+            items.decls.push(Decl::Fn(items.fns.len() as u32));
+            items.fns.push(FnItem {
+                name: arc(&name.text()),
+                is_pub: f.is_pub(),
+                params,
+                ret,
+                decorators: f.decorators().map(|d| arc(&d.name())).collect(),
+            });
+            fn_nodes.push(item);
+        } else if let Some(t) = ast::TypeDecl::cast(item) {
+            let Some(name) = t.name() else { continue };
+            let variants = t
+                .variants()
+                .filter_map(|v| {
+                    let vname = v.name()?;
+                    let fields = v
+                        .fields()
+                        .map(|f| f.name().map_or_else(|| arc(""), |n| arc(&n.text())))
+                        .collect();
+                    Some((arc(&vname.text()), fields))
+                })
+                .collect();
+            items.decls.push(Decl::Type(items.types.len() as u32));
+            items.types.push(TypeItem {
+                name: arc(&name.text()),
+                is_pub: t.is_pub(),
+                json_as: t.json_as().is_some(),
+                variants,
+            });
+        } else if let Some(imp) = ast::Import::cast(item) {
+            if let Some(path) = imp.path() {
+                let value = strings::decode(path.bytes(), path.range().start, None)
+                    .as_plain()
+                    .unwrap_or_default();
+                items.imports.push(ImportItem {
+                    path: value,
+                    alias: imp.alias().map(|a| arc(&a.text())),
+                });
+            }
+        } else if is_top_level_stmt(item.kind()) {
+            items.has_top_level_stmts = true;
+        }
+    }
+    (items, fn_nodes)
+}
+
+/// Statements that form the synthetic main when they stand at top level.
+pub fn is_top_level_stmt(kind: K) -> bool {
+    matches!(
+        kind,
+        K::ExprStmt | K::LetStmt | K::AssignStmt | K::WhileStmt | K::LoopStmt
+    )
+}
