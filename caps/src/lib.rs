@@ -20,6 +20,7 @@ mod size;
 mod token;
 
 pub mod config;
+pub mod lexical;
 pub use check::{check, check_path, Access, Denial, Need, Resolved};
 pub use legacy::{parse_legacy_directive, LegacyDirective, LEGACY_WORDS};
 pub use set::{CapSet, FsRoot};

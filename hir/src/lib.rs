@@ -1,10 +1,12 @@
 //! The resolved intermediate form of VoxScript, shared by the interpreter and the analysis: what
 //! the linter sees is what runs.
 
+pub mod catalog;
 pub mod ir;
 pub mod items;
 mod lower;
 
+pub use catalog::{BuiltinInfo, Cap, Nondet};
 pub use ir::*;
 pub use items::{item_tree, ItemTree};
 pub use lower::{

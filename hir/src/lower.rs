@@ -8,18 +8,9 @@ use vox_syntax::ast::{self, AstNode, CallArg};
 use vox_syntax::strings::{self, StrPart};
 use vox_syntax::{SyntaxKind as K, SyntaxNode, SyntaxTree, TextRange};
 
+pub use crate::catalog::BuiltinCatalog;
 use crate::ir::*;
 use crate::items::{is_top_level_stmt, item_tree, Decl, ItemTree};
-
-/// What the lowering needs to know about builtins (the runtime's table provides it).
-pub trait BuiltinCatalog {
-    /// A global builtin function (`print`, `len`).
-    fn global_fn(&self, name: &str) -> Option<u32>;
-    /// Whether `name` is a builtin namespace (`fs`, `math`).
-    fn is_namespace(&self, name: &str) -> bool;
-    /// A member function of a namespace.
-    fn member(&self, ns: &str, name: &str) -> Option<u32>;
-}
 
 /// The public names an imported file exports, known before the importer is lowered.
 #[derive(Clone, Debug, Default)]

@@ -5,33 +5,7 @@
 use crate::exc::{Exc, Res};
 use crate::value::Value;
 
-/// The capability a builtin needs (voxscript.md §5.1 "Capability column").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Cap {
-    None,
-    FsRead,
-    FsWrite,
-    Net,
-    Process,
-    EnvRo,
-    EnvRw,
-    Secrets,
-    Time,
-    Random,
-    Agentos,
-}
-
-/// The source of variation a builtin has (voxscript.md §5.1 "Nondeterministic column").
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Nondet {
-    None,
-    Clock,
-    Entropy,
-    Order,
-    Environment,
-    HostMath,
-    External,
-}
+pub use vox_hir::{Cap, Nondet};
 
 pub type BuiltinFn = fn(&mut dyn Host, &mut Args) -> Res<Value>;
 

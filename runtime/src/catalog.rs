@@ -89,4 +89,13 @@ impl vox_hir::BuiltinCatalog for Catalog {
     fn member(&self, ns: &str, name: &str) -> Option<u32> {
         self.index.get(&(ns, name)).copied()
     }
+    fn info(&self, id: u32) -> vox_hir::BuiltinInfo {
+        let r = self.rows[id as usize];
+        vox_hir::BuiltinInfo {
+            ns: r.ns,
+            name: r.name,
+            cap: r.cap,
+            nondet: r.nondet,
+        }
+    }
 }

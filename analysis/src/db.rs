@@ -1,0 +1,85 @@
+//! The database type and what queries need from it beside salsa: the builtin table and the
+//! workspace.
+
+use std::sync::{Arc, Mutex};
+
+use vox_hir::BuiltinCatalog;
+
+use crate::Workspace;
+
+/// What every query of the analysis can ask of the database.
+#[salsa::db]
+pub trait Db: salsa::Database {
+    /// The builtin table (the runtime's, handed in by the binary: one definition of every name).
+    fn catalog(&self) -> &'static (dyn BuiltinCatalog + Sync);
+    /// The workspace input.
+    fn workspace(&self) -> Workspace;
+}
+
+/// Names of the queries that executed, in order, when logging is on (tests read it to check
+/// what an edit re-ran).
+#[derive(Clone, Default)]
+pub struct EventLog(Arc<Mutex<Vec<String>>>);
+
+impl EventLog {
+    pub fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+#[salsa::db]
+#[derive(Clone)]
+pub struct AnalysisDb {
+    storage: salsa::Storage<Self>,
+    catalog: &'static (dyn BuiltinCatalog + Sync),
+    workspace: Option<Workspace>,
+}
+
+impl AnalysisDb {
+    pub fn new(catalog: &'static (dyn BuiltinCatalog + Sync)) -> AnalysisDb {
+        AnalysisDb {
+            storage: salsa::Storage::new(None),
+            catalog,
+            workspace: None,
+        }
+    }
+
+    /// A database that records each query execution (`WillExecute`) in the returned log.
+    pub fn with_log(catalog: &'static (dyn BuiltinCatalog + Sync)) -> (AnalysisDb, EventLog) {
+        let log = EventLog::default();
+        let sink = log.clone();
+        let storage = salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
+            if let salsa::EventKind::WillExecute { database_key } = event.kind {
+                let line = format!("{database_key:?}");
+                sink.0.lock().unwrap_or_else(|e| e.into_inner()).push(line);
+            }
+        })));
+        (
+            AnalysisDb {
+                storage,
+                catalog,
+                workspace: None,
+            },
+            log,
+        )
+    }
+
+    /// Sets the workspace this database answers for (once, before the first query).
+    pub fn set_workspace(&mut self, ws: Workspace) {
+        self.workspace = Some(ws);
+    }
+}
+
+#[salsa::db]
+impl salsa::Database for AnalysisDb {}
+
+#[salsa::db]
+impl Db for AnalysisDb {
+    fn catalog(&self) -> &'static (dyn BuiltinCatalog + Sync) {
+        self.catalog
+    }
+    fn workspace(&self) -> Workspace {
+        self.workspace
+            .expect("AnalysisDb::set_workspace is called before any query")
+    }
+}

@@ -1,0 +1,106 @@
+//! `check.*` diagnostics (analysis.md §1.4): mistakes the body shows statically. Errors only where
+//! the code would certainly fail when it runs; otherwise warnings.
+
+use vox_hir::{Expr, Global, Stmt};
+
+use super::walk::Body;
+use super::{CheckFact, FnFacts};
+use crate::kinds::{Kind, Kinds};
+
+fn kind_name(k: Kind) -> &'static str {
+    match k {
+        Kind::Int => "an int",
+        Kind::Float => "a float",
+        Kind::Dec => "a dec",
+        Kind::Str => "a str",
+        Kind::Bool => "a bool",
+        Kind::Null => "null",
+        Kind::List => "a list",
+        Kind::Map => "a map",
+        Kind::Tuple => "a tuple",
+        Kind::Option => "an Option",
+        Kind::Result => "a Result",
+        Kind::Func => "a function",
+        Kind::Namespace => "a namespace",
+        Kind::Unknown => "a value",
+    }
+}
+
+pub(super) fn checks(body: &Body<'_>, kinds: &Kinds, is_main: bool, facts: &mut FnFacts) {
+    let m = body.m;
+    let r = |e: u32| m.expr_ranges[e as usize];
+    let cond = |facts: &mut FnFacts, c: u32, what: &str| {
+        let k = kinds.expr(c);
+        if !matches!(k, Kind::Bool | Kind::Unknown) {
+            facts.checks.push(CheckFact {
+                code: "check.not-bool-condition",
+                range: r(c),
+                message: format!(
+                    "the condition of `{what}` is {}, not a bool: VoxScript has no truthiness; compare explicitly (`!= 0`, `.is_empty()`, `.is_some()`)",
+                    kind_name(k)
+                ),
+                error: true,
+            });
+        }
+    };
+    for (i, e) in m.exprs.iter().enumerate() {
+        let id = i as u32;
+        match e {
+            Expr::Undefined(name) => facts.checks.push(CheckFact {
+                code: "check.undefined-name",
+                range: r(id),
+                message: format!(
+                    "undefined name `{name}`: no local, function, import or builtin has this name"
+                ),
+                error: true,
+            }),
+            Expr::If { cond: c, .. } => cond(facts, *c, "if"),
+            Expr::Call {
+                callee,
+                args,
+                named,
+            } if named.is_empty() => {
+                if let Expr::Global(g) = m.exprs[*callee as usize] {
+                    if let Some(Global::Fn(k)) = m.globals.get(g as usize) {
+                        if let Some(item) = body.items.fns.get(*k as usize) {
+                            let want = item.params.len();
+                            if args.len() != want {
+                                facts.checks.push(CheckFact {
+                                    code: "check.arity",
+                                    range: r(id),
+                                    message: format!(
+                                        "`{}` takes {want} argument{}, but {} {} given",
+                                        item.name,
+                                        if want == 1 { "" } else { "s" },
+                                        args.len(),
+                                        if args.len() == 1 { "was" } else { "were" }
+                                    ),
+                                    error: true,
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    for s in &m.stmts {
+        if let Stmt::While { cond: c, .. } = s {
+            cond(facts, *c, "while");
+        }
+    }
+    if is_main {
+        if let Some(item) = body.items.fns.iter().find(|f| &*f.name == "main") {
+            if item.ret.as_deref() == Some("int") {
+                let root = &m.functions[body.root as usize];
+                facts.checks.push(CheckFact {
+                    code: "check.main-return-code",
+                    range: vox_syntax::TextRange::new(root.range.start, root.range.start),
+                    message: "`fn main() to int`: the value main returns is printed, never used as the exit status; use `process.exit(n)`".into(),
+                    error: false,
+                });
+            }
+        }
+    }
+}

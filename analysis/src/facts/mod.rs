@@ -1,0 +1,327 @@
+//! Facts of one function body: what it calls, which effects it uses with which arguments, and
+//! the local findings the rules turn into diagnostics. Computed from the body alone (plus the
+//! file's item tree and its imports' exported names), with ranges relative to the function, so an
+//! edit elsewhere leaves them equal.
+
+mod checks;
+mod intervals;
+mod order;
+mod paths;
+mod walk;
+
+use std::sync::Arc;
+
+use vox_hir::{Cap, Expr, Global, ImportedNames, Module, Nondet};
+use vox_syntax::TextRange;
+
+pub use order::{OrderKind, OrderLeak};
+pub use paths::{path_params, Access, PathArg, PathFact, PathShape};
+pub use walk::{builtin_name, for_each_child, for_each_stmt_child, Body, Node};
+
+use crate::imports::{resolve_imports, ImportTarget};
+use crate::items::{file_items, FnDef};
+use crate::kinds::{self, Kind};
+use crate::Db;
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FnFacts {
+    /// User functions this body calls or passes as values.
+    pub calls: Vec<CallFact>,
+    /// Builtin calls that need a capability or vary between runs, in source order.
+    pub effects: Vec<EffectSite>,
+    /// Host-math method calls (D001).
+    pub host_math: Vec<HostMath>,
+    /// Reads of `modified_ms` (D003).
+    pub mtime_reads: Vec<TextRange>,
+    /// Integer operations whose result may leave i64 (D004).
+    pub overflows: Vec<Overflow>,
+    /// Path arguments of fs, io and process calls (D005, C004, capability inference).
+    pub paths: Vec<PathArg>,
+    /// Map iterations and directory listings whose order reaches output (D002, D007).
+    pub order_leaks: Vec<OrderLeak>,
+    /// Order-carrying values passed to user functions: resolved against the callee's
+    /// `param_order_sensitive` by the rules.
+    pub order_args: Vec<OrderArg>,
+    /// Whether the body prints, logs or writes anything itself.
+    pub writes_output: bool,
+    /// Per parameter of the function: whether the body uses its order.
+    pub param_order_sensitive: Vec<bool>,
+    /// `check.*` findings.
+    pub checks: Vec<CheckFact>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallTarget {
+    /// The file's own function, by item index.
+    Local(u32),
+    /// A public function of the file's `import`-th import.
+    Imported { import: u32, name: Arc<str> },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallFact {
+    pub target: CallTarget,
+    pub range: TextRange,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EffectSite {
+    pub ns: &'static str,
+    pub name: &'static str,
+    pub cap: Cap,
+    pub nondet: Nondet,
+    /// The call.
+    pub range: TextRange,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostMath {
+    pub range: TextRange,
+    pub method: Arc<str>,
+    pub recv: TextRange,
+    pub args: Vec<TextRange>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Overflow {
+    /// The operation (for `x += 1`, the statement).
+    pub range: TextRange,
+    /// `+`, `-`, `*`, `neg`, `abs`.
+    pub op: &'static str,
+    pub operands: Vec<TextRange>,
+    /// `+=` and friends.
+    pub compound: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OrderArg {
+    pub kind: OrderKind,
+    /// The iteration or listing the value comes from.
+    pub source: TextRange,
+    pub call: CallTarget,
+    pub arg: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckFact {
+    pub code: &'static str,
+    pub range: TextRange,
+    pub message: String,
+    pub error: bool,
+}
+
+/// The public names of each import target, as lowering needs them.
+pub(crate) fn imported_names(db: &dyn Db, file: crate::SourceFile) -> Vec<ImportedNames> {
+    resolve_imports(db, file)
+        .targets
+        .iter()
+        .map(|t| match t {
+            ImportTarget::File(target) => {
+                let items = &file_items(db, *target).items;
+                let functions = items
+                    .fns
+                    .iter()
+                    .filter(|f| f.is_pub)
+                    .map(|f| std::rc::Rc::from(&*f.name))
+                    .collect();
+                let variants = items
+                    .types
+                    .iter()
+                    .filter(|t| t.is_pub)
+                    .flat_map(|t| t.variants.iter().map(|(v, _)| std::rc::Rc::from(&**v)))
+                    .collect();
+                ImportedNames {
+                    functions,
+                    variants,
+                }
+            }
+            ImportTarget::Missing(_) => ImportedNames::default(),
+        })
+        .collect()
+}
+
+/// Lowers one function and computes its facts.
+#[salsa::tracked(returns(ref))]
+pub fn fn_facts<'db>(db: &'db dyn Db, f: FnDef<'db>) -> FnFacts {
+    let file = f.file(db);
+    let items = file_items(db, file).items.clone();
+    let imported = imported_names(db, file);
+    let catalog = db.catalog();
+    let syntax = f.syntax(db);
+    let index = f.index(db);
+    if index == u32::MAX {
+        let Some(m) = vox_hir::lower_top_level(syntax, &items, catalog, &imported) else {
+            return FnFacts::default();
+        };
+        let root = match m.main {
+            Some(vox_hir::ir::Main::Synthetic(id)) | Some(vox_hir::ir::Main::Explicit(id)) => id,
+            None => return FnFacts::default(),
+        };
+        compute(&m, catalog, &items, root, Vec::new(), false)
+    } else {
+        let m = vox_hir::lower_function(syntax, &items, catalog, &imported);
+        let item = &items.fns[index as usize];
+        let params = item
+            .params
+            .iter()
+            .map(|(_, ty)| ty.as_deref().map_or(Kind::Unknown, Kind::from_annotation))
+            .collect();
+        let is_main = &*item.name == "main";
+        compute(&m, catalog, &items, 0, params, is_main)
+    }
+}
+
+fn compute(
+    m: &Module,
+    catalog: &dyn vox_hir::BuiltinCatalog,
+    items: &vox_hir::ItemTree,
+    root: u32,
+    params: Vec<Kind>,
+    is_main: bool,
+) -> FnFacts {
+    let body = Body::new(m, catalog, items, root, params);
+    let kinds = kinds::infer(&body);
+    let mut facts = FnFacts::default();
+    scan(&body, &kinds, &mut facts);
+    intervals::overflows(&body, &kinds, &mut facts);
+    paths::path_args(&body, &kinds, &mut facts);
+    order::order_facts(&body, &kinds, &mut facts);
+    checks::checks(&body, &kinds, is_main, &mut facts);
+    facts
+}
+
+/// Host-math method names (voxscript.md §5.11): results may differ between machines.
+pub const HOST_MATH: &[&str] = &[
+    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+    "exp", "exp2", "exp_m1", "ln", "log2", "log10", "ln_1p", "cbrt", "log", "powf", "powi",
+    "hypot", "atan2",
+];
+
+/// Output-producing builtins: what makes a loop body's order visible.
+pub fn is_output(ns: &str, name: &str) -> bool {
+    matches!(
+        (ns, name),
+        ("", "print") | ("log", _) | ("io", "save") | ("process", _) | ("http", _)
+    ) || (ns == "fs"
+        && matches!(
+            name,
+            "write"
+                | "write_file"
+                | "write_to_file"
+                | "copy"
+                | "remove"
+                | "remove_dir_all"
+                | "mkdir"
+        ))
+}
+
+/// One pass over every expression: calls, effects, host math, `modified_ms`.
+fn scan(body: &Body<'_>, kinds: &kinds::Kinds, facts: &mut FnFacts) {
+    let m = body.m;
+    let r = |e: u32| m.expr_ranges[e as usize];
+    for (i, e) in m.exprs.iter().enumerate() {
+        let id = i as u32;
+        match e {
+            Expr::Call { callee, .. } => match &m.exprs[*callee as usize] {
+                Expr::Builtin(b) => {
+                    let info = body.catalog.info(*b);
+                    if is_output(info.ns, info.name) {
+                        facts.writes_output = true;
+                    }
+                    if info.cap != Cap::None || info.nondet != Nondet::None {
+                        facts.effects.push(EffectSite {
+                            ns: info.ns,
+                            name: info.name,
+                            cap: info.cap,
+                            nondet: info.nondet,
+                            range: r(id),
+                        });
+                    }
+                }
+                Expr::Field(recv, name) => {
+                    if let Expr::Global(g) = m.exprs[*recv as usize] {
+                        if let Some(Global::ImportAlias { import }) = m.globals.get(g as usize) {
+                            facts.calls.push(CallFact {
+                                target: CallTarget::Imported {
+                                    import: *import,
+                                    name: Arc::from(&**name),
+                                },
+                                range: r(id),
+                            });
+                        }
+                    }
+                }
+                _ => {}
+            },
+            // A function named anywhere (called or passed as a value) may run.
+            Expr::Global(g) => match m.globals.get(*g as usize) {
+                Some(Global::Fn(k)) => facts.calls.push(CallFact {
+                    target: CallTarget::Local(*k),
+                    range: call_range(body, id),
+                }),
+                Some(Global::Imported { import, name }) => facts.calls.push(CallFact {
+                    target: CallTarget::Imported {
+                        import: *import,
+                        name: Arc::from(&**name),
+                    },
+                    range: call_range(body, id),
+                }),
+                _ => {}
+            },
+            Expr::Builtin(b) if parent_call(body, id).is_none() => {
+                // A builtin passed as a value (`xs.map(fs.read)`) may run with any argument.
+                let info = body.catalog.info(*b);
+                if info.cap != Cap::None || info.nondet != Nondet::None {
+                    facts.effects.push(EffectSite {
+                        ns: info.ns,
+                        name: info.name,
+                        cap: info.cap,
+                        nondet: info.nondet,
+                        range: r(id),
+                    });
+                }
+            }
+            Expr::MethodCall {
+                recv, name, args, ..
+            } => {
+                let rk = kinds.expr(*recv);
+                let recv_is_value =
+                    !matches!(m.exprs[*recv as usize], Expr::Namespace(_) | Expr::Std);
+                if HOST_MATH.contains(&&**name)
+                    && recv_is_value
+                    && matches!(rk, Kind::Float | Kind::Unknown)
+                {
+                    facts.host_math.push(HostMath {
+                        range: r(id),
+                        method: Arc::from(&**name),
+                        recv: r(*recv),
+                        args: args.iter().map(|a| r(*a)).collect(),
+                    });
+                }
+                if &**name == "get" && args.len() == 1 && is_str_lit(m, args[0], "modified_ms") {
+                    facts.mtime_reads.push(r(id));
+                }
+            }
+            Expr::Field(_, name) if &**name == "modified_ms" => facts.mtime_reads.push(r(id)),
+            Expr::Index(_, ix) if is_str_lit(m, *ix, "modified_ms") => {
+                facts.mtime_reads.push(r(id))
+            }
+            _ => {}
+        }
+    }
+}
+
+fn is_str_lit(m: &Module, e: u32, s: &str) -> bool {
+    matches!(&m.exprs[e as usize], Expr::Lit(vox_hir::Literal::Str(x)) if &**x == s)
+}
+
+/// The call whose callee is `e`, if any.
+fn parent_call(body: &Body<'_>, e: u32) -> Option<u32> {
+    let c = body.call_of[e as usize];
+    (c != u32::MAX).then_some(c)
+}
+
+fn call_range(body: &Body<'_>, e: u32) -> TextRange {
+    let m = body.m;
+    parent_call(body, e).map_or(m.expr_ranges[e as usize], |c| m.expr_ranges[c as usize])
+}

@@ -1,0 +1,485 @@
+//! Path arguments: what each fs/io/process path argument is statically (a constant, a constant
+//! directory prefix, or unknown: capability inference and C004), and how it was written (a
+//! literal, `+ "/"` building, input used unnormalised: D005).
+
+use vox_hir::{Expr, Literal, Module, Pat, Stmt, TemplatePart};
+use vox_syntax::TextRange;
+
+use super::walk::Body;
+use super::FnFacts;
+use crate::kinds::Kinds;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Access {
+    Read,
+    Write,
+    /// Listing, globbing or walking a directory.
+    List,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PathFact {
+    /// The whole path, lexically normalised.
+    Const(String),
+    /// The longest constant directory prefix of a partly constant path (`"data/" + name`).
+    Prefix(String),
+    Dynamic,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PathShape {
+    /// A string literal, directly or through a local bound once to it (the literal's range).
+    Literal(String, TextRange),
+    /// Built with `+` and a literal starting or ending with `/`.
+    SlashConcat,
+    /// Comes from input (`env`, `args`, process output, listings, file contents, JSON) without
+    /// `path.normalize`.
+    Input,
+    Other,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathArg {
+    pub ns: &'static str,
+    pub name: &'static str,
+    pub access: Access,
+    /// The argument (the call, when the argument is the default `"."`).
+    pub range: TextRange,
+    /// The whole call.
+    pub call: TextRange,
+    pub fact: PathFact,
+    pub shape: PathShape,
+    /// Whether the call is `fs.glob` (the fact is then the pattern's base directory).
+    pub glob: bool,
+}
+
+/// Which arguments of a builtin are paths, with their access.
+pub fn path_params(ns: &str, name: &str) -> &'static [(usize, Access)] {
+    use Access::*;
+    match (ns, name) {
+        (
+            "fs",
+            "read" | "read_file" | "read_to_string" | "read_bytes" | "exists" | "is_file"
+            | "is_dir" | "canonicalize" | "stat",
+        ) => &[(0, Read)],
+        (
+            "fs",
+            "write" | "write_file" | "write_to_file" | "remove" | "remove_dir_all" | "mkdir",
+        ) => &[(0, Write)],
+        ("fs", "list_dir" | "list_dir_detailed" | "walk" | "list_recursive" | "glob") => {
+            &[(0, List)]
+        }
+        ("fs", "copy") => &[(0, Read), (1, Write)],
+        ("io", "open") => &[(0, Read)],
+        ("io", "save") => &[(0, Write)],
+        ("path", "resolve") => &[(0, Read)],
+        _ => &[],
+    }
+}
+
+/// Builtins whose results are input (D005's "a value from input").
+fn is_input_source(ns: &str, name: &str) -> bool {
+    match ns {
+        "env" => matches!(name, "get" | "args"),
+        "process" => !matches!(name, "exit" | "register_exit_command" | "spawn_background"),
+        "fs" => matches!(
+            name,
+            "list_dir"
+                | "list_dir_detailed"
+                | "read"
+                | "read_file"
+                | "read_to_string"
+                | "read_bytes"
+                | "walk"
+                | "list_recursive"
+                | "glob"
+                | "cwd"
+                | "canonicalize"
+        ),
+        "io" => matches!(name, "open" | "stdin" | "read_line"),
+        "json" | "csv" | "toml" | "yaml" | "http" | "secrets" => true,
+        _ => false,
+    }
+}
+
+pub(super) fn pat_slots(m: &Module, p: u32, out: &mut Vec<u32>) {
+    let mut stack = vec![p];
+    while let Some(p) = stack.pop() {
+        match &m.pats[p as usize] {
+            Pat::Bind(s) => out.push(*s),
+            Pat::Tuple(ps) => stack.extend(ps.iter().copied()),
+            Pat::Builtin(_, Some(q)) => stack.push(*q),
+            Pat::Variant {
+                fields: Some(ps), ..
+            } => stack.extend(ps.iter().copied()),
+            _ => {}
+        }
+    }
+}
+
+/// Single-assignment locals: the initialiser of every global slot bound once by `let` and never
+/// assigned again (`None` otherwise).
+pub(super) fn single_inits(body: &Body<'_>) -> Vec<Option<u32>> {
+    let m = body.m;
+    let mut init: Vec<Option<u32>> = vec![None; body.n_slots as usize];
+    let mut count = vec![0u32; body.n_slots as usize];
+    for (si, st) in m.stmts.iter().enumerate() {
+        match st {
+            Stmt::Let { pat, init: e } => {
+                let mut slots = Vec::new();
+                pat_slots(m, *pat, &mut slots);
+                let single = matches!(m.pats[*pat as usize], Pat::Bind(_));
+                for s in slots {
+                    let g = body.gslot_stmt(si as u32, s) as usize;
+                    count[g] += 1;
+                    init[g] = single.then_some(*e);
+                }
+            }
+            Stmt::Assign { place, .. } => {
+                if let vox_hir::PlaceRoot::Local(s) = place.root {
+                    count[body.gslot_stmt(si as u32, s) as usize] += 2;
+                }
+            }
+            Stmt::Expr {
+                writeback: Some(s), ..
+            } => count[body.gslot_stmt(si as u32, *s) as usize] += 2,
+            _ => {}
+        }
+    }
+    for (i, e) in m.exprs.iter().enumerate() {
+        match e {
+            Expr::For { value, index, .. } => {
+                for s in value.iter().chain(index.iter()) {
+                    count[body.gslot(i as u32, *s) as usize] += 2;
+                }
+            }
+            Expr::PopWriteBack { slot, .. } => count[body.gslot(i as u32, *slot) as usize] += 2,
+            _ => {}
+        }
+    }
+    for (i, c) in count.iter().enumerate() {
+        if *c != 1 {
+            init[i] = None;
+        }
+    }
+    init
+}
+
+struct Eval<'a, 'b> {
+    body: &'a Body<'b>,
+    inits: &'a [Option<u32>],
+}
+
+impl Eval<'_, '_> {
+    /// Follows a local bound once to its initialiser.
+    fn resolve(&self, e: u32) -> u32 {
+        let mut e = e;
+        for _ in 0..64 {
+            match self.body.m.exprs[e as usize] {
+                Expr::Local(s) => match self.inits[self.body.gslot(e, s) as usize] {
+                    Some(init) => e = init,
+                    None => return e,
+                },
+                _ => return e,
+            }
+        }
+        e
+    }
+
+    fn const_str(&self, e: u32, depth: u32) -> Option<String> {
+        if depth > 64 {
+            return None;
+        }
+        let e = self.resolve(e);
+        let m = self.body.m;
+        match &m.exprs[e as usize] {
+            Expr::Lit(Literal::Str(s)) => Some(s.to_string()),
+            Expr::Template(parts) => {
+                let mut out = String::new();
+                for p in parts {
+                    match p {
+                        TemplatePart::Lit(s) => out.push_str(s),
+                        TemplatePart::Var(v) => out.push_str(&self.const_str(*v, depth + 1)?),
+                    }
+                }
+                Some(out)
+            }
+            Expr::Binary(vox_hir::BinOp::Add, a, b) => {
+                Some(self.const_str(*a, depth + 1)? + &self.const_str(*b, depth + 1)?)
+            }
+            _ => match self.body.builtin_call(e) {
+                Some(("path", "join", [a, b])) => Some(vox_caps::lexical::join_str(
+                    &self.const_str(*a, depth + 1)?,
+                    &self.const_str(*b, depth + 1)?,
+                )),
+                Some(("path", "normalize", [a])) => Some(vox_caps::lexical::normalize_str(
+                    &self.const_str(*a, depth + 1)?,
+                )),
+                _ => None,
+            },
+        }
+    }
+
+    /// The constant text a path starts with (`"data/" + x` → `data/`).
+    fn const_prefix(&self, e: u32, depth: u32) -> Option<String> {
+        if depth > 64 {
+            return None;
+        }
+        if let Some(s) = self.const_str(e, depth) {
+            return Some(s);
+        }
+        let e = self.resolve(e);
+        let m = self.body.m;
+        match &m.exprs[e as usize] {
+            Expr::Template(parts) => match parts.first() {
+                Some(TemplatePart::Lit(s)) => Some(s.to_string()),
+                _ => None,
+            },
+            Expr::Binary(vox_hir::BinOp::Add, a, _) => self.const_prefix(*a, depth + 1),
+            _ => match self.body.builtin_call(e) {
+                Some(("path", "join", [a, _])) => {
+                    let a = self.const_str(*a, depth + 1)?;
+                    Some(if a.is_empty() || a.ends_with('/') {
+                        a
+                    } else {
+                        format!("{a}/")
+                    })
+                }
+                Some(("path", "normalize", [a])) => self.const_prefix(*a, depth + 1),
+                _ => None,
+            },
+        }
+    }
+
+    fn fact(&self, e: u32, glob: bool) -> PathFact {
+        match self.const_str(e, 0) {
+            Some(s) if glob => PathFact::Const(glob_base(&s)),
+            Some(s) => PathFact::Const(vox_caps::lexical::normalize_str(&s)),
+            None => match self.const_prefix(e, 0) {
+                Some(p) => {
+                    let p = if glob { glob_base(&p) } else { p };
+                    // Only whole components count: `data/in` + x might be `data/input.txt`.
+                    let dir = match p.rfind('/') {
+                        Some(0) => "/".to_string(),
+                        Some(i) => p[..i].to_string(),
+                        None => String::new(),
+                    };
+                    if dir.is_empty() {
+                        PathFact::Dynamic
+                    } else {
+                        PathFact::Prefix(vox_caps::lexical::normalize_str(&dir))
+                    }
+                }
+                None => PathFact::Dynamic,
+            },
+        }
+    }
+
+    fn slash_concat(&self, e: u32, depth: u32) -> bool {
+        if depth > 64 {
+            return false;
+        }
+        let e = self.resolve(e);
+        let m = self.body.m;
+        match &m.exprs[e as usize] {
+            Expr::Binary(vox_hir::BinOp::Add, a, b) => {
+                let lit_slash = |x: u32| {
+                    matches!(&m.exprs[self.resolve(x) as usize],
+                        Expr::Lit(Literal::Str(s)) if s.starts_with('/') || s.ends_with('/'))
+                };
+                lit_slash(*a)
+                    || lit_slash(*b)
+                    || self.slash_concat(*a, depth + 1)
+                    || self.slash_concat(*b, depth + 1)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The directory a glob pattern starts from: the components before the first with a wildcard.
+fn glob_base(pattern: &str) -> String {
+    let mut base: Vec<&str> = Vec::new();
+    for comp in pattern.split('/') {
+        if comp.contains(['*', '?', '[']) {
+            break;
+        }
+        base.push(comp);
+    }
+    let joined = base.join("/");
+    let joined = if pattern.starts_with('/') && joined.is_empty() {
+        "/".to_string()
+    } else {
+        joined
+    };
+    vox_caps::lexical::normalize_str(if joined.is_empty() { "." } else { &joined })
+}
+
+/// Which expressions carry input (flow-insensitive over locals, through unwraps, matches and
+/// loops; `path.normalize` cleans).
+fn input_taint(body: &Body<'_>) -> Vec<bool> {
+    let m = body.m;
+    let mut slot = vec![false; body.n_slots as usize];
+    let mut expr = vec![false; m.exprs.len()];
+    for _round in 0..8 {
+        // Arena order puts children before parents, so one forward pass settles expressions.
+        for i in 0..m.exprs.len() {
+            let id = i as u32;
+            let t = |x: u32| expr[x as usize];
+            let v = match &m.exprs[i] {
+                Expr::Local(s) => slot[body.gslot(id, *s) as usize],
+                Expr::Call { .. } => match body.builtin_call(id) {
+                    Some(("path", "normalize", _)) => false,
+                    Some(("path", "join", a)) => a.iter().any(|x| t(*x)),
+                    Some((ns, name, _)) => is_input_source(ns, name),
+                    None => false,
+                },
+                Expr::MethodCall { recv, args, .. } => t(*recv) || args.iter().any(|x| t(*x)),
+                Expr::Field(x, _) | Expr::Try(x) => t(*x),
+                Expr::Index(a, _) => t(*a),
+                Expr::Binary(vox_hir::BinOp::Add, a, b) => t(*a) || t(*b),
+                Expr::Template(parts) => parts
+                    .iter()
+                    .any(|p| matches!(p, TemplatePart::Var(v) if t(*v))),
+                Expr::If { then, els, .. } => t(*then) || els.is_some_and(t),
+                Expr::Match { arms, .. } => arms.iter().any(|(_, x)| t(*x)),
+                Expr::Block(stmts) => match stmts.last().map(|s| &m.stmts[*s as usize]) {
+                    Some(Stmt::Expr { expr: x, .. }) => t(*x),
+                    _ => false,
+                },
+                _ => false,
+            };
+            expr[i] = v;
+        }
+        let mut changed = false;
+        let mut mark = |g: u32, slot: &mut Vec<bool>| {
+            if !slot[g as usize] {
+                slot[g as usize] = true;
+                changed = true;
+            }
+        };
+        for (si, st) in m.stmts.iter().enumerate() {
+            match st {
+                Stmt::Let { pat, init } if expr[*init as usize] => {
+                    let mut ss = Vec::new();
+                    pat_slots(m, *pat, &mut ss);
+                    for s in ss {
+                        mark(body.gslot_stmt(si as u32, s), &mut slot);
+                    }
+                }
+                Stmt::Assign { place, value, .. } if expr[*value as usize] => {
+                    if let vox_hir::PlaceRoot::Local(s) = place.root {
+                        mark(body.gslot_stmt(si as u32, s), &mut slot);
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (i, e) in m.exprs.iter().enumerate() {
+            match e {
+                Expr::For { iter, value, .. } if expr[*iter as usize] => {
+                    if let Some(v) = value {
+                        mark(body.gslot(i as u32, *v), &mut slot);
+                    }
+                }
+                Expr::Match { scrutinee, arms } if expr[*scrutinee as usize] => {
+                    for (p, _) in arms {
+                        let mut ss = Vec::new();
+                        pat_slots(m, *p, &mut ss);
+                        for s in ss {
+                            mark(body.gslot(i as u32, s), &mut slot);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    expr
+}
+
+pub(super) fn path_args(body: &Body<'_>, _kinds: &Kinds, facts: &mut FnFacts) {
+    let m = body.m;
+    let inits = single_inits(body);
+    let ev = Eval {
+        body,
+        inits: &inits,
+    };
+    let taint = input_taint(body);
+    for i in 0..m.exprs.len() {
+        let id = i as u32;
+        let Some((ns, name, args)) = body.builtin_call(id) else {
+            continue;
+        };
+        let glob = ns == "fs" && name == "glob";
+        let call = m.expr_ranges[i];
+        let mut params: Vec<(Option<u32>, Access)> = path_params(ns, name)
+            .iter()
+            .map(|&(ix, acc)| (args.get(ix).copied(), acc))
+            .collect();
+        if ns == "process" && matches!(name, "run_ex" | "run_capture_ex") {
+            // The working directory of a child: checked for its form (D005), not a capability.
+            if let Some(&cwd) = args.get(2) {
+                let shape = shape_of(&ev, &taint, cwd);
+                facts.paths.push(PathArg {
+                    ns,
+                    name,
+                    access: Access::Read,
+                    range: m.expr_ranges[cwd as usize],
+                    call,
+                    fact: PathFact::Dynamic,
+                    shape,
+                    glob: false,
+                });
+            }
+            continue;
+        }
+        if params.is_empty() {
+            continue;
+        }
+        if ns == "fs" && name == "list_dir" && args.is_empty() {
+            params = vec![(None, Access::List)];
+        }
+        for (arg, access) in params {
+            let (fact, shape, range) = match arg {
+                Some(a) => (
+                    ev.fact(a, glob),
+                    shape_of(&ev, &taint, a),
+                    m.expr_ranges[a as usize],
+                ),
+                None => (PathFact::Const(".".into()), PathShape::Other, call),
+            };
+            facts.paths.push(PathArg {
+                ns,
+                name,
+                access,
+                range,
+                call,
+                fact,
+                shape,
+                glob,
+            });
+        }
+    }
+}
+
+fn shape_of(ev: &Eval<'_, '_>, taint: &[bool], a: u32) -> PathShape {
+    let m = ev.body.m;
+    let r = ev.resolve(a);
+    if let Expr::Lit(Literal::Str(s)) = &m.exprs[r as usize] {
+        return PathShape::Literal(s.to_string(), m.expr_ranges[r as usize]);
+    }
+    if ev.body.is_builtin_call(r, "path", "normalize") {
+        return PathShape::Other;
+    }
+    if ev.slash_concat(a, 0) {
+        return PathShape::SlashConcat;
+    }
+    if taint[a as usize] {
+        return PathShape::Input;
+    }
+    PathShape::Other
+}

@@ -1,0 +1,211 @@
+//! A lowered body with the bookkeeping every fact needs: which function frame (the function or
+//! one of its closures) owns each expression, statement and slot, and child enumeration.
+
+use vox_hir::{BuiltinCatalog, Expr, ItemTree, Module, PlaceStep, Stmt, TemplatePart};
+
+use crate::kinds::Kind;
+
+pub struct Body<'a> {
+    pub m: &'a Module,
+    pub catalog: &'a dyn BuiltinCatalog,
+    pub items: &'a ItemTree,
+    /// Kinds of the function's own parameters, from their annotations.
+    pub param_kinds: Vec<Kind>,
+    /// The function itself in `m.functions`.
+    pub root: u32,
+    /// The frame (index in `m.functions`) owning each expression and statement.
+    pub expr_owner: Vec<u32>,
+    pub stmt_owner: Vec<u32>,
+    /// First global slot number of each frame: frames number their slots from 0.
+    pub slot_base: Vec<u32>,
+    pub n_slots: u32,
+    /// For each expression that is a call's callee, that call (`u32::MAX` otherwise).
+    pub call_of: Vec<u32>,
+}
+
+impl<'a> Body<'a> {
+    pub fn new(
+        m: &'a Module,
+        catalog: &'a dyn BuiltinCatalog,
+        items: &'a ItemTree,
+        root: u32,
+        param_kinds: Vec<Kind>,
+    ) -> Body<'a> {
+        let mut expr_owner = vec![root; m.exprs.len()];
+        let mut stmt_owner = vec![root; m.stmts.len()];
+        let mut slot_base = Vec::with_capacity(m.functions.len());
+        let mut n = 0;
+        for f in &m.functions {
+            slot_base.push(n);
+            n += f.n_slots;
+        }
+        for (fi, f) in m.functions.iter().enumerate() {
+            let mut stack = vec![Node::Expr(f.body)];
+            while let Some(node) = stack.pop() {
+                match node {
+                    Node::Expr(e) => {
+                        expr_owner[e as usize] = fi as u32;
+                        if let Expr::Closure { .. } = m.exprs[e as usize] {
+                            continue;
+                        }
+                        for_each_child(m, e, |c| stack.push(c));
+                    }
+                    Node::Stmt(s) => {
+                        stmt_owner[s as usize] = fi as u32;
+                        for_each_stmt_child(m, s, |c| stack.push(c));
+                    }
+                }
+            }
+        }
+        let mut call_of = vec![u32::MAX; m.exprs.len()];
+        for (i, e) in m.exprs.iter().enumerate() {
+            if let Expr::Call { callee, .. } = e {
+                call_of[*callee as usize] = i as u32;
+            }
+        }
+        Body {
+            call_of,
+            m,
+            catalog,
+            items,
+            param_kinds,
+            root,
+            expr_owner,
+            stmt_owner,
+            slot_base,
+            n_slots: n,
+        }
+    }
+
+    /// The global number of `slot` as seen from expression `e`'s frame.
+    pub fn gslot(&self, e: u32, slot: u32) -> u32 {
+        self.slot_base[self.expr_owner[e as usize] as usize] + slot
+    }
+
+    pub fn gslot_stmt(&self, s: u32, slot: u32) -> u32 {
+        self.slot_base[self.stmt_owner[s as usize] as usize] + slot
+    }
+
+    /// `(ns, name)` of a builtin call's callee, if `e` is one.
+    pub fn builtin_call(&self, e: u32) -> Option<(&'static str, &'static str, &'a [u32])> {
+        match &self.m.exprs[e as usize] {
+            Expr::Call { callee, args, .. } => match self.m.exprs[*callee as usize] {
+                Expr::Builtin(id) => {
+                    let (ns, name) = builtin_name(self.catalog, id);
+                    Some((ns, name, args.as_slice()))
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    pub fn is_builtin_call(&self, e: u32, ns: &str, name: &str) -> bool {
+        self.builtin_call(e)
+            .is_some_and(|(n, m, _)| n == ns && m == name)
+    }
+
+    pub fn fn_return_kind(&self, item: u32) -> Kind {
+        self.items
+            .fns
+            .get(item as usize)
+            .and_then(|f| f.ret.as_deref())
+            .map_or(Kind::Unknown, Kind::from_annotation)
+    }
+}
+
+pub fn builtin_name(catalog: &dyn BuiltinCatalog, id: u32) -> (&'static str, &'static str) {
+    let info = catalog.info(id);
+    (info.ns, info.name)
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Node {
+    Expr(u32),
+    Stmt(u32),
+}
+
+/// Calls `f` with every direct child of expression `e` (closure bodies are separate frames and
+/// are not children).
+pub fn for_each_child(m: &Module, e: u32, mut f: impl FnMut(Node)) {
+    let mut ex = |x: u32| f(Node::Expr(x));
+    match &m.exprs[e as usize] {
+        Expr::Template(parts) => {
+            for p in parts {
+                if let TemplatePart::Var(x) = p {
+                    ex(*x);
+                }
+            }
+        }
+        Expr::List(xs) | Expr::Tuple(xs) => xs.iter().for_each(|x| ex(*x)),
+        Expr::Map(entries) => entries.iter().for_each(|(_, x)| ex(*x)),
+        Expr::Unary(_, x) | Expr::Try(x) | Expr::Field(x, _) => ex(*x),
+        Expr::Binary(_, a, b) | Expr::And(a, b) | Expr::Or(a, b) | Expr::Pipe(a, b) => {
+            ex(*a);
+            ex(*b);
+        }
+        Expr::Index(a, b) => {
+            ex(*a);
+            ex(*b);
+        }
+        Expr::Call {
+            callee,
+            args,
+            named,
+        } => {
+            ex(*callee);
+            args.iter().for_each(|x| ex(*x));
+            named.iter().for_each(|(_, x)| ex(*x));
+        }
+        Expr::MethodCall {
+            recv, args, named, ..
+        } => {
+            ex(*recv);
+            args.iter().for_each(|x| ex(*x));
+            named.iter().for_each(|(_, x)| ex(*x));
+        }
+        Expr::PopWriteBack { call, .. } => ex(*call),
+        Expr::Block(stmts) => {
+            for s in stmts {
+                f(Node::Stmt(*s));
+            }
+        }
+        Expr::If { cond, then, els } => {
+            ex(*cond);
+            ex(*then);
+            if let Some(x) = els {
+                ex(*x);
+            }
+        }
+        Expr::Match { scrutinee, arms } => {
+            ex(*scrutinee);
+            arms.iter().for_each(|(_, x)| ex(*x));
+        }
+        Expr::For { iter, body, .. } => {
+            ex(*iter);
+            ex(*body);
+        }
+        Expr::Return(Some(x)) => ex(*x),
+        _ => {}
+    }
+}
+
+pub fn for_each_stmt_child(m: &Module, s: u32, mut f: impl FnMut(Node)) {
+    match &m.stmts[s as usize] {
+        Stmt::Let { init, .. } => f(Node::Expr(*init)),
+        Stmt::Expr { expr, .. } => f(Node::Expr(*expr)),
+        Stmt::Assign { place, value, .. } => {
+            for step in &place.steps {
+                if let PlaceStep::Index(x) = step {
+                    f(Node::Expr(*x));
+                }
+            }
+            f(Node::Expr(*value));
+        }
+        Stmt::While { cond, body } => {
+            f(Node::Expr(*cond));
+            f(Node::Expr(*body));
+        }
+        Stmt::Loop { body } => f(Node::Expr(*body)),
+    }
+}

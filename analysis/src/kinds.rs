@@ -1,0 +1,355 @@
+//! Value kinds of a function's locals and expressions (voxscript.md §4.1), as far as the body
+//! shows them: literals, builtin and method results, annotations. Flow-insensitive: a local's kind
+//! is the join of everything assigned to it; anything unclear is `Unknown`, and rules that need a
+//! kind stay silent on `Unknown` (no guessing).
+
+use vox_hir::{BinOp, Ctor, Expr, Global, Literal, Pat, Stmt, UnOp};
+
+use crate::facts::{builtin_name, Body};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    Unknown,
+    Int,
+    Float,
+    Dec,
+    Str,
+    Bool,
+    Null,
+    List,
+    Map,
+    Tuple,
+    Option,
+    Result,
+    Func,
+    Namespace,
+}
+
+impl Kind {
+    fn join(self, other: Kind) -> Kind {
+        if self == other {
+            self
+        } else {
+            Kind::Unknown
+        }
+    }
+
+    /// The kind an annotation names (`int`, `map[str, int]`, `list[str]`).
+    pub fn from_annotation(ty: &str) -> Kind {
+        let head = ty.split('[').next().unwrap_or("").trim();
+        match head {
+            "int" => Kind::Int,
+            "float" => Kind::Float,
+            "dec" => Kind::Dec,
+            "str" => Kind::Str,
+            "bool" => Kind::Bool,
+            "list" => Kind::List,
+            "map" => Kind::Map,
+            "Option" => Kind::Option,
+            "Result" => Kind::Result,
+            _ => Kind::Unknown,
+        }
+    }
+}
+
+/// Kinds of every slot and expression of a lowered body.
+pub struct Kinds {
+    pub slots: Vec<Kind>,
+    pub exprs: Vec<Kind>,
+}
+
+impl Kinds {
+    pub fn expr(&self, e: u32) -> Kind {
+        self.exprs.get(e as usize).copied().unwrap_or(Kind::Unknown)
+    }
+    pub fn slot(&self, s: u32) -> Kind {
+        self.slots.get(s as usize).copied().unwrap_or(Kind::Unknown)
+    }
+}
+
+/// Slot kinds (by global slot, see `Body::gslot`) start as "not yet assigned" and join upwards.
+pub fn infer(body: &Body<'_>) -> Kinds {
+    let m = body.m;
+    let n_slots = body.n_slots as usize;
+    let mut slots: Vec<Option<Kind>> = vec![None; n_slots];
+    // The function's own parameters come from their annotations; closure parameters and
+    // captures are unknown.
+    let base = body.slot_base[body.root as usize] as usize;
+    for (i, ann) in body.param_kinds.iter().enumerate() {
+        if let Some(s) = slots.get_mut(base + i) {
+            *s = Some(*ann);
+        }
+    }
+    for (fi, f) in m.functions.iter().enumerate() {
+        if fi as u32 == body.root {
+            continue;
+        }
+        let b = body.slot_base[fi] as usize;
+        for i in 0..f.params.len() + f.capture_slots.len() {
+            if let Some(s) = slots.get_mut(b + i) {
+                *s = Some(Kind::Unknown);
+            }
+        }
+        for &c in &f.capture_slots {
+            if let Some(s) = slots.get_mut(b + c as usize) {
+                *s = Some(Kind::Unknown);
+            }
+        }
+    }
+    let mut kinds = Kinds {
+        slots: vec![Kind::Unknown; n_slots],
+        exprs: vec![Kind::Unknown; m.exprs.len()],
+    };
+    for _round in 0..6 {
+        for (i, s) in slots.iter().enumerate() {
+            kinds.slots[i] = s.unwrap_or(Kind::Unknown);
+        }
+        for e in 0..m.exprs.len() {
+            kinds.exprs[e] = expr_kind(body, &kinds, e as u32);
+        }
+        let mut next = slots.clone();
+        let mut assign = |slot: u32, k: Kind| {
+            if let Some(s) = next.get_mut(slot as usize) {
+                *s = Some(match *s {
+                    None => k,
+                    Some(old) => old.join(k),
+                });
+            }
+        };
+        for (si, st) in m.stmts.iter().enumerate() {
+            let g = |slot: u32| body.gslot_stmt(si as u32, slot);
+            match st {
+                Stmt::Let { pat, init } => {
+                    if let Pat::Bind(slot) = m.pats[*pat as usize] {
+                        assign(g(slot), kinds.expr(*init));
+                    }
+                }
+                Stmt::Assign { place, op, value } if place.steps.is_empty() => {
+                    if let vox_hir::PlaceRoot::Local(slot) = place.root {
+                        let k = match op {
+                            None => kinds.expr(*value),
+                            Some(op) => binary_kind(*op, kinds.slot(g(slot)), kinds.expr(*value)),
+                        };
+                        assign(g(slot), k);
+                    }
+                }
+                Stmt::Expr {
+                    expr,
+                    writeback: Some(slot),
+                } => {
+                    let k = kinds.expr(*expr);
+                    if k != Kind::Unknown && k == kinds.slot(g(*slot)) {
+                        assign(g(*slot), k);
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (ei, e) in m.exprs.iter().enumerate() {
+            if let Expr::For {
+                iter, value, index, ..
+            } = e
+            {
+                let ik = kinds.expr(*iter);
+                let is_range = body.is_builtin_call(*iter, "", "range");
+                if let Some(v) = value {
+                    let k = match ik {
+                        Kind::Str => Kind::Str,
+                        Kind::Map => Kind::Str,
+                        _ if is_range => Kind::Int,
+                        _ => Kind::Unknown,
+                    };
+                    assign(body.gslot(ei as u32, *v), k);
+                }
+                if let Some(i) = index {
+                    let k = if ik == Kind::Map {
+                        Kind::Unknown
+                    } else {
+                        Kind::Int
+                    };
+                    assign(body.gslot(ei as u32, *i), k);
+                }
+            }
+        }
+        if next == slots {
+            break;
+        }
+        slots = next;
+    }
+    for (i, s) in slots.iter().enumerate() {
+        kinds.slots[i] = s.unwrap_or(Kind::Unknown);
+    }
+    for e in 0..m.exprs.len() {
+        kinds.exprs[e] = expr_kind(body, &kinds, e as u32);
+    }
+    kinds
+}
+
+fn binary_kind(op: BinOp, a: Kind, b: Kind) -> Kind {
+    use Kind::*;
+    match op {
+        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge => Bool,
+        BinOp::Add => match (a, b) {
+            (Int, Int) => Int,
+            (Float, Int | Float) | (Int, Float) => Float,
+            (Dec, Dec | Int) | (Int, Dec) => Dec,
+            (Str, Str) => Str,
+            (List, List) => List,
+            _ => Unknown,
+        },
+        BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod => match (a, b) {
+            (Int, Int) => Int,
+            (Float, Int | Float) | (Int, Float) => Float,
+            (Dec, Dec | Int) | (Int, Dec) => Dec,
+            _ => Unknown,
+        },
+    }
+}
+
+fn expr_kind(body: &Body<'_>, k: &Kinds, e: u32) -> Kind {
+    let m = body.m;
+    use Kind::*;
+    match &m.exprs[e as usize] {
+        Expr::Lit(l) => match l {
+            Literal::Null => Null,
+            Literal::Bool(_) => Bool,
+            Literal::Int(_) => Int,
+            Literal::Float(_) => Float,
+            Literal::Dec(_) => Dec,
+            Literal::Str(_) => Str,
+        },
+        Expr::Template(_) => Str,
+        Expr::Local(s) => k.slot(body.gslot(e, *s)),
+        Expr::Global(g) => match m.globals.get(*g as usize) {
+            Some(Global::Fn(_)) => Func,
+            Some(Global::ImportAlias { .. }) => Namespace,
+            _ => Unknown,
+        },
+        Expr::Builtin(_) | Expr::Ctor(_) | Expr::Closure { .. } => Func,
+        Expr::Namespace(_) | Expr::Std => Namespace,
+        Expr::NoneValue => Option,
+        Expr::List(_) => List,
+        Expr::Tuple(_) => Tuple,
+        Expr::Map(_) => Map,
+        Expr::Unary(UnOp::Not, _) => Bool,
+        Expr::Unary(UnOp::Neg, x) => match k.expr(*x) {
+            Int => Int,
+            Float => Float,
+            Dec => Dec,
+            _ => Unknown,
+        },
+        Expr::Binary(op, a, b) => binary_kind(*op, k.expr(*a), k.expr(*b)),
+        Expr::And(..) | Expr::Or(..) => Bool,
+        Expr::Call { callee, args, .. } => match &m.exprs[*callee as usize] {
+            Expr::Builtin(id) => {
+                let (ns, name) = builtin_name(body.catalog, *id);
+                builtin_kind(ns, name, args.first().map(|a| k.expr(*a)))
+            }
+            Expr::Ctor(Ctor::Some) => Option,
+            Expr::Ctor(Ctor::Ok | Ctor::Err) => Result,
+            Expr::Global(g) => match m.globals.get(*g as usize) {
+                Some(Global::Fn(i)) => body.fn_return_kind(*i),
+                _ => Unknown,
+            },
+            _ => Unknown,
+        },
+        Expr::MethodCall { recv, name, .. } => method_kind(k.expr(*recv), name),
+        Expr::If { then, els, .. } => match els {
+            Some(els) => k.expr(*then).join(k.expr(*els)),
+            None => Unknown,
+        },
+        Expr::Block(stmts) => match stmts.last().map(|s| &m.stmts[*s as usize]) {
+            Some(Stmt::Expr { expr, .. }) => k.expr(*expr),
+            _ => Unknown,
+        },
+        _ => Unknown,
+    }
+}
+
+/// Result kinds of builtins, by name (`arg` is the first argument's kind).
+fn builtin_kind(ns: &str, name: &str, arg: Option<Kind>) -> Kind {
+    use Kind::*;
+    match (ns, name) {
+        ("", "len" | "int" | "ord") => Int,
+        ("", "float") => Float,
+        ("", "str" | "type_of" | "chr") => Str,
+        ("", "bool") => Bool,
+        ("", "range" | "sorted") => List,
+        ("", "abs") => match arg {
+            Some(Int) => Int,
+            Some(Float) => Float,
+            _ => Unknown,
+        },
+        ("random", "int") => Int,
+        ("random", "float") => Float,
+        ("random", "shuffle") => List,
+        ("random", "choice") => Option,
+        ("time", _) => Int,
+        ("math", _) => Float,
+        ("path", "parent" | "file_name" | "stem") => Option,
+        ("path", "is_absolute") => Bool,
+        ("path", "resolve") => Result,
+        ("path", _) => Str,
+        ("env", "get") => Option,
+        ("env", "args") => List,
+        ("fs", "exists" | "is_file" | "is_dir") => Bool,
+        ("fs", _) | ("io", _) | ("json", _) | ("csv", _) | ("toml", _) | ("yaml", _) => Result,
+        ("http", _) => Result,
+        ("process", "run" | "spawn" | "which") => Option,
+        ("process", _) => Result,
+        ("crypto", _) => Str,
+        ("regex", "is_match") => Bool,
+        ("regex", "replace") => Str,
+        ("regex", "find" | "captures") => Option,
+        ("secrets", _) | ("agentos", _) => Unknown,
+        _ => Unknown,
+    }
+}
+
+/// Result kinds of methods, by receiver kind and name.
+fn method_kind(recv: Kind, name: &str) -> Kind {
+    use Kind::*;
+    match name {
+        "to_str" | "to_string" => return Str,
+        "as_str" | "as_int" | "as_float" | "as_bool" | "as_array" | "as_object" => return Option,
+        "is_empty" | "is_some" | "is_none" | "is_ok" | "is_err" | "contains" | "starts_with"
+        | "ends_with" | "contains_key" | "has_key" | "has" | "any" | "all" | "is_alpha"
+        | "is_digit" | "is_alnum" | "is_upper" | "is_lower" | "is_null" | "matches"
+        | "is_match" => return Bool,
+        _ => {}
+    }
+    match recv {
+        Str => match name {
+            "len" | "chars_count" | "count" | "ord" => Int,
+            "split" | "chars" => List,
+            "to_int" | "to_float" | "char_at" | "index_of" => Option,
+            "trim" | "trim_start" | "trim_end" | "to_upper" | "to_uppercase" | "to_lower"
+            | "to_lowercase" | "replace" | "repeat" | "slice" => Str,
+            _ => Unknown,
+        },
+        List => match name {
+            "len" | "count" | "index" | "find_index" => Int,
+            "push" | "extend" | "remove" | "remove_at" | "reverse" | "reversed" | "sorted"
+            | "sort_by_key" | "sorted_by_key" | "sort_by" | "sorted_by" | "map" | "filter"
+            | "zip" | "enumerate" | "slice_list" | "flatten" => List,
+            "join" => Str,
+            "get" | "at" | "first" | "last" | "max" | "min" | "length" => Option,
+            _ => Unknown,
+        },
+        Map => match name {
+            "len" => Int,
+            "keys" | "values" | "items" | "entries" => List,
+            "insert" | "set" | "remove" | "delete" | "update" => Map,
+            "get" | "pointer" => Option,
+            _ => Unknown,
+        },
+        Int => match name {
+            "abs" | "min" | "max" => Int,
+            n if n.starts_with("checked_") => Option,
+            n if n.starts_with("wrapping_") || n.starts_with("saturating_") => Int,
+            _ => Unknown,
+        },
+        Float => Float,
+        _ => Unknown,
+    }
+}

@@ -1,0 +1,52 @@
+//! The analysis database of VoxScript (salsa): source files and the workspace configuration go
+//! in; item trees, per-function facts, effect summaries across imports, and capability inference
+//! come out. Plain data only: no editor or protocol types (the server converts).
+//!
+//! Query graph (bottom up): [`parse`] → [`file_items`] (item tree + one tracked [`FnDef`] per
+//! function, holding its extracted subtree) → [`fn_facts`] (lowering one body, kinds, intervals,
+//! order and input flows, effect sites) → [`summary`] (effects reached, through calls and
+//! imports, to a fixpoint) → [`inferred_caps`]. Facts keep ranges relative to their function, so
+//! typing in one function leaves every other function's facts and summary equal (decision 47).
+
+mod caps_infer;
+mod db;
+pub mod facts;
+mod imports;
+mod items;
+mod kinds;
+mod summaries;
+
+pub use caps_infer::{
+    clean_path, entry_points, inferred_caps, render_tokens, show_dir, CapNeed, InferredCaps,
+    InferredToken, Tokens,
+};
+pub use db::{AnalysisDb, Db, EventLog};
+pub use facts::{fn_facts, FnFacts};
+pub use imports::{
+    import_errors, import_path, resolve_imports, ImportError, ImportTarget, ResolvedImports,
+};
+pub use items::{file_items, fn_base, fn_starts, parse, FileItems, FnDef};
+pub use kinds::Kind;
+pub use summaries::{callee, summary, Effect, EffectKind, PathKey, Summary, Witness};
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// One `.vox` file the workspace or the editor knows.
+#[salsa::input(debug)]
+pub struct SourceFile {
+    #[returns(ref)]
+    pub path: PathBuf,
+    #[returns(ref)]
+    pub text: Arc<[u8]>,
+}
+
+/// The files of the workspace by canonical path, and its root (the directory holding `Vox.toml`,
+/// else where the command started). Configuration is read through `vox_caps::config`.
+#[salsa::input(debug)]
+pub struct Workspace {
+    #[returns(ref)]
+    pub root: PathBuf,
+    #[returns(ref)]
+    pub files: Arc<std::collections::BTreeMap<PathBuf, SourceFile>>,
+}

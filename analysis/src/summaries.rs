@@ -1,0 +1,230 @@
+//! Effect summaries: every effect a function reaches, directly or through the functions it
+//! calls (across imports), each with one witness: the call in this function that leads to it.
+//! Recursion makes the query cyclic; effects only grow, so salsa's fixpoint iteration (starting
+//! from the empty summary) converges. Chains are rebuilt on demand by following witnesses.
+
+use std::collections::BTreeMap;
+
+use vox_hir::Cap;
+use vox_syntax::TextRange;
+
+use crate::facts::{fn_facts, Access, CallTarget, PathFact};
+use crate::imports::{resolve_imports, ImportTarget};
+use crate::items::{file_items, FnDef};
+use crate::{Db, SourceFile};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum EffectKind {
+    FsRead,
+    FsWrite,
+    /// Listing, globbing or walking a directory.
+    FsList,
+    /// `fs.cwd()`: any fs grant will do.
+    FsCwd,
+    EnvRo,
+    EnvRw,
+    Net,
+    Process,
+    Secrets,
+    Time,
+    Random,
+    Agentos,
+    /// Printing, logging or writing: what makes an iteration order visible through a call.
+    Output,
+}
+
+/// One effect: its kind, and for the filesystem the path as far as it is known.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Effect {
+    pub kind: EffectKind,
+    /// `Some` for fs effects: a constant path, a constant directory prefix, or `None` inside for
+    /// a path not known statically.
+    pub path: Option<PathKey>,
+    /// The builtin (`("fs", "read")`), for messages and chains.
+    pub builtin: (&'static str, &'static str),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PathKey {
+    Const(String),
+    Prefix(String),
+    Dynamic,
+}
+
+impl From<&PathFact> for PathKey {
+    fn from(p: &PathFact) -> PathKey {
+        match p {
+            PathFact::Const(s) => PathKey::Const(s.clone()),
+            PathFact::Prefix(s) => PathKey::Prefix(s.clone()),
+            PathFact::Dynamic => PathKey::Dynamic,
+        }
+    }
+}
+
+/// Where an effect comes from, seen from one function: the site in its body (relative to the
+/// function), and the callee when the site is a call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Witness {
+    pub range: TextRange,
+    pub via: Option<(SourceFile, u32)>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub effects: BTreeMap<Effect, Witness>,
+}
+
+impl Summary {
+    pub fn writes_output(&self) -> bool {
+        self.effects.keys().any(|e| e.kind == EffectKind::Output)
+    }
+}
+
+fn cap_kind(cap: Cap) -> Option<EffectKind> {
+    Some(match cap {
+        Cap::EnvRo => EffectKind::EnvRo,
+        Cap::EnvRw => EffectKind::EnvRw,
+        Cap::Net => EffectKind::Net,
+        Cap::Process => EffectKind::Process,
+        Cap::Secrets => EffectKind::Secrets,
+        Cap::Time => EffectKind::Time,
+        Cap::Random => EffectKind::Random,
+        Cap::Agentos => EffectKind::Agentos,
+        Cap::None | Cap::FsRead | Cap::FsWrite => return None,
+    })
+}
+
+/// The function a call target names, if it exists.
+pub fn callee<'db>(db: &'db dyn Db, file: SourceFile, target: &CallTarget) -> Option<FnDef<'db>> {
+    match target {
+        CallTarget::Local(k) => file_items(db, file).fns.get(*k as usize).copied(),
+        CallTarget::Imported { import, name } => {
+            match resolve_imports(db, file).targets.get(*import as usize)? {
+                ImportTarget::File(t) => {
+                    let fi = file_items(db, *t);
+                    fi.items
+                        .fns
+                        .iter()
+                        .position(|f| f.is_pub && f.name == *name)
+                        .map(|i| fi.fns[i])
+                }
+                ImportTarget::Missing(_) => None,
+            }
+        }
+    }
+}
+
+/// The effects a function uses itself, with their sites.
+pub fn local_effects(db: &dyn Db, f: FnDef<'_>) -> Vec<(Effect, TextRange)> {
+    let facts = fn_facts(db, f);
+    let mut out = Vec::new();
+    for p in &facts.paths {
+        let kind = match (p.ns, p.name) {
+            ("process", _) => continue,
+            _ => match p.access {
+                Access::Read => EffectKind::FsRead,
+                Access::Write => EffectKind::FsWrite,
+                Access::List => EffectKind::FsList,
+            },
+        };
+        let builtin = (p.ns, p.name);
+        out.push((
+            Effect {
+                kind,
+                path: Some(PathKey::from(&p.fact)),
+                builtin,
+            },
+            p.call,
+        ));
+    }
+    for e in &facts.effects {
+        let builtin = (e.ns, e.name);
+        if let Some(kind) = cap_kind(e.cap) {
+            out.push((
+                Effect {
+                    kind,
+                    path: None,
+                    builtin,
+                },
+                e.range,
+            ));
+        } else if matches!(e.cap, Cap::FsRead | Cap::FsWrite) {
+            let covered = facts.paths.iter().any(|p| p.call == e.range);
+            if e.ns == "fs" && e.name == "cwd" {
+                out.push((
+                    Effect {
+                        kind: EffectKind::FsCwd,
+                        path: None,
+                        builtin,
+                    },
+                    e.range,
+                ));
+            } else if !covered {
+                // Passed as a value, or an fs call whose path the facts do not describe.
+                let kind = if e.cap == Cap::FsWrite {
+                    EffectKind::FsWrite
+                } else {
+                    EffectKind::FsRead
+                };
+                out.push((
+                    Effect {
+                        kind,
+                        path: Some(PathKey::Dynamic),
+                        builtin,
+                    },
+                    e.range,
+                ));
+            }
+        }
+    }
+    if facts.writes_output {
+        out.push((
+            Effect {
+                kind: EffectKind::Output,
+                path: None,
+                builtin: ("", "print"),
+            },
+            TextRange::default(),
+        ));
+    }
+    out
+}
+
+impl Effect {
+    /// `fs.read`, or `print` for a global.
+    pub fn builtin_name(&self) -> String {
+        match self.builtin {
+            ("", name) => name.to_string(),
+            (ns, name) => format!("{ns}.{name}"),
+        }
+    }
+}
+
+fn initial(_db: &dyn Db, _id: salsa::Id, _f: FnDef<'_>) -> Summary {
+    Summary::default()
+}
+
+/// Everything `f` reaches. Cyclic through recursion; iterated to a fixpoint.
+#[salsa::tracked(returns(ref), cycle_initial = initial)]
+pub fn summary<'db>(db: &'db dyn Db, f: FnDef<'db>) -> Summary {
+    let mut s = Summary::default();
+    for (effect, range) in local_effects(db, f) {
+        s.effects
+            .entry(effect)
+            .or_insert(Witness { range, via: None });
+    }
+    let file = f.file(db);
+    for call in &fn_facts(db, f).calls {
+        let Some(g) = callee(db, file, &call.target) else {
+            continue;
+        };
+        let sub = summary(db, g);
+        for effect in sub.effects.keys() {
+            s.effects.entry(effect.clone()).or_insert(Witness {
+                range: call.range,
+                via: Some((g.file(db), g.index(db))),
+            });
+        }
+    }
+    s
+}
