@@ -149,6 +149,10 @@ impl Lowerer<'_> {
                 Some(alias) => {
                     let alias = alias.clone();
                     self.add_global_later(alias, Global::ImportAlias { import: i as u32 });
+                    // `util.Circle(1.0)` builds the variant; patterns name it bare (`Circle(r)`).
+                    for v in &names.variants {
+                        self.variants.entry(v.clone()).or_insert(usize::MAX);
+                    }
                 }
                 None => {
                     for n in names.functions.iter().chain(names.variants.iter()) {
