@@ -4,7 +4,7 @@
 use std::rc::Rc;
 
 use vox_hir::{
-    Ctor, Expr, ExprId, Literal, Main, Module, Pat, PatId, PlaceRoot, PlaceStep, Stmt, StmtId,
+    Ctor, Expr, ExprId, Literal, Main, Module, Pat, PatId, Place, PlaceRoot, PlaceStep, Stmt, StmtId,
     TemplatePart, UnOp,
 };
 
@@ -1008,6 +1008,11 @@ impl<'p> Interp<'p> {
                 _ => self.eval(*expr),
             },
             Stmt::Assign { place, op, value } => {
+                if op.is_none() {
+                    if let Some(done) = self.assign_method_in_place(place, *value) {
+                        return done.map(|()| Value::Null);
+                    }
+                }
                 // Index expressions of the place are evaluated once, before the value.
                 let mut steps: Vec<Step> = Vec::with_capacity(place.steps.len());
                 for s in &place.steps {
@@ -1063,6 +1068,101 @@ impl<'p> Interp<'p> {
         }
     }
 
+    /// `p = p.m(args)` where `p` is a local or a chain of fields on one (`xs = xs.push(x)`,
+    /// `m = m.insert(k, v)`, `o.items = o.items.push(x)`), `m` returns the receiver's kind, and the
+    /// receiver is a list, map or str: the call gets the place's value by move when nothing else
+    /// holds it, so growth is amortised O(1) instead of a copy per call (voxscript.md §4.3 allows
+    /// copy-on-write sharing). Evaluation order, step counts and results are those of the general
+    /// path. `None` when the statement is not of this shape; the caller evaluates it normally.
+    fn assign_method_in_place(&mut self, place: &Place, value: ExprId) -> Option<Result<(), Flow>> {
+        let m = self.m();
+        let Expr::MethodCall {
+            recv,
+            name,
+            args,
+            named,
+        } = &m.exprs[value as usize]
+        else {
+            return None;
+        };
+        let PlaceRoot::Local(slot) = place.root else {
+            return None;
+        };
+        if !named.is_empty() {
+            return None;
+        }
+        // The receiver must be the place itself: `Local(slot)` under the same `.field` steps.
+        let mut fields: Vec<&Rc<str>> = Vec::with_capacity(place.steps.len());
+        for s in &place.steps {
+            match s {
+                PlaceStep::Field(n) => fields.push(n),
+                PlaceStep::Index(_) => return None,
+            }
+        }
+        let mut chain: Vec<ExprId> = Vec::with_capacity(fields.len() + 1);
+        let mut e = *recv;
+        for n in fields.iter().rev() {
+            match &m.exprs[e as usize] {
+                Expr::Field(inner, f) if f == *n => {
+                    chain.push(e);
+                    e = *inner;
+                }
+                _ => return None,
+            }
+        }
+        match &m.exprs[e as usize] {
+            Expr::Local(s) if *s == slot => chain.push(e),
+            _ => return None,
+        }
+        // Only when the receiver is readable and of a kind whose method keeps the kind; anything
+        // else (a missing field, a namespace, a method that changes the kind) goes the general way.
+        let i = self.base + slot as usize;
+        let current = read_fields(&self.stack[i], &fields)?;
+        if !matches!(current, Value::List(_) | Value::Map(_) | Value::Str(_))
+            || !same_kind_method(current, name)
+        {
+            return None;
+        }
+        Some(self.assign_method_in_place_run(value, chain, i, &fields, name, args))
+    }
+
+    fn assign_method_in_place_run(
+        &mut self,
+        call: ExprId,
+        chain: Vec<ExprId>,
+        i: usize,
+        fields: &[&Rc<str>],
+        name: &str,
+        args: &[ExprId],
+    ) -> Result<(), Flow> {
+        // The steps the general path counts: the call, then each node of the receiver chain.
+        self.tick().map_err(|f| self.locate(f, self.loc(call)))?;
+        for e in chain.iter().rev() {
+            self.tick().map_err(|f| self.locate(f, self.loc(*e)))?;
+        }
+        let recv_value = read_fields(&self.stack[i], fields)
+            .cloned()
+            .unwrap_or(Value::Null);
+        let args = self
+            .eval_args(args)
+            .map_err(|f| self.locate(f, self.loc(call)))?;
+        if self.ctx.audit.is_some() {
+            self.ctx.call_site = Some(self.prog.loc_text(self.loc(call)));
+        }
+        // Drop the place's own reference if it still holds the receiver (the arguments may have
+        // reassigned it), so the call owns the only one and can grow it in place.
+        take_if_same(&mut self.stack[i], fields, &recv_value);
+        let owned = recv_value;
+        let result = methods::call_method_owned(self, owned, name, args)
+            .map_err(Flow::from)
+            .and_then(|v| self.check_depth(&v).map(|()| v))
+            .map_err(|f| self.locate(f, self.loc(call)))?;
+        let steps: Vec<Step> = fields.iter().map(|n| Step::Field((*n).clone())).collect();
+        write_path(&mut self.stack[i], &steps, result)?;
+        self.check_depth(&self.stack[i])?;
+        Ok(())
+    }
+
     fn bind_let(&mut self, pat: PatId, v: Value) -> Result<(), Flow> {
         let m = self.m();
         match &m.pats[pat as usize] {
@@ -1112,6 +1212,75 @@ impl<'p> Interp<'p> {
 enum Step {
     Field(Rc<str>),
     Index(Value),
+}
+
+/// The value under `root.f1.f2…` by reference: maps by key, tagged values by field. `None` if a
+/// step is missing or the value has no fields.
+fn read_fields<'v>(root: &'v Value, fields: &[&Rc<str>]) -> Option<&'v Value> {
+    let mut cur = root;
+    for n in fields {
+        cur = match cur {
+            Value::Map(m) => m.get(&***n)?,
+            Value::Tagged(t) => {
+                let i = t.fields.iter().position(|f| **f == ***n)?;
+                t.values.get(i)?
+            }
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+/// Whether two values are the same shared container (or str) allocation.
+fn same_allocation(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::List(x), Value::List(y)) => Rc::ptr_eq(x, y),
+        (Value::Map(x), Value::Map(y)) => Rc::ptr_eq(x, y),
+        (Value::Str(x), Value::Str(y)) => Rc::ptr_eq(x, y),
+        _ => false,
+    }
+}
+
+/// Replaces the value at `root.f1.f2…` with null when it is the same allocation as `held`, so
+/// `held` becomes its only owner. Containers on the path are made unique first (copy-on-write, as
+/// the assignment that follows would do anyway). Returns whether it replaced it.
+fn take_if_same(root: &mut Value, fields: &[&Rc<str>], held: &Value) -> bool {
+    let Some((first, rest)) = fields.split_first() else {
+        if same_allocation(root, held) {
+            *root = Value::Null;
+            return true;
+        }
+        return false;
+    };
+    match root {
+        Value::Map(m) => {
+            if !m.get(&***first).is_some_and(|v| reaches(v, rest, held)) {
+                return false;
+            }
+            Rc::make_mut(m)
+                .update(first, |v| take_if_same(v, rest, held))
+                .unwrap_or(false)
+        }
+        Value::Tagged(t) => {
+            let Some(i) = t.fields.iter().position(|f| **f == ***first) else {
+                return false;
+            };
+            if !t.values.get(i).is_some_and(|v| reaches(v, rest, held)) {
+                return false;
+            }
+            Rc::make_mut(t)
+                .values
+                .update(i, |v| take_if_same(v, rest, held))
+                .unwrap_or(false)
+        }
+        _ => false,
+    }
+}
+
+/// Whether `root.f1.f2…` is the same allocation as `held` (read only, so nothing is copied when it
+/// is not).
+fn reaches(root: &Value, fields: &[&Rc<str>], held: &Value) -> bool {
+    read_fields(root, fields).is_some_and(|v| same_allocation(v, held))
 }
 
 fn read_path(root: &Value, steps: &[Step]) -> Res<Value> {
