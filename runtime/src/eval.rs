@@ -4,8 +4,8 @@
 use std::rc::Rc;
 
 use vox_hir::{
-    Ctor, Expr, ExprId, Literal, Main, Module, Pat, PatId, Place, PlaceRoot, PlaceStep, Stmt, StmtId,
-    TemplatePart, UnOp,
+    Ctor, Expr, ExprId, Literal, Main, Module, Pat, PatId, Place, PlaceRoot, PlaceStep, Stmt,
+    StmtId, TemplatePart, UnOp,
 };
 
 use crate::builtin::{Args, BuiltinDef, Cap, Host};
@@ -373,12 +373,13 @@ impl<'p> Interp<'p> {
                     ))
                     .into());
                 }
-                let def = &self.prog.files[*module as usize].hir.types[*ty as usize];
+                let types = &self.prog.files[*module as usize].hir.types;
+                let def = &types[*ty as usize];
                 let arg = args.into_iter().next().unwrap_or(Value::Null);
                 let v = if *to_json {
-                    crate::json_as::to_json(def, &arg)?
+                    crate::json_as::to_json(types, def, &arg)?
                 } else {
-                    crate::json_as::from_json(def, &arg)
+                    crate::json_as::from_json(types, def, &arg)
                 };
                 self.check_depth(&v)?;
                 Ok(v)
