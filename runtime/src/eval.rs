@@ -754,6 +754,9 @@ impl<'p> Interp<'p> {
             let f = self.namespace_member(ns, name)?;
             return self.call_value(&f, args, named);
         }
+        if let Some(e) = method_as_function(&r, name) {
+            return Err(e.into());
+        }
         if !named.is_empty() {
             return Err(Exc::error(format!("method `{name}` takes no named arguments")).into());
         }
@@ -788,19 +791,10 @@ impl<'p> Interp<'p> {
     fn field(&mut self, v: &Value, name: &str) -> R {
         match v {
             Value::Namespace(ns) => self.namespace_member(ns, name),
-            Value::Func(f) => match &**f {
-                Func::Builtin(def)
-                    if def.ns.is_empty() && methods::is_method_of(def.name, name) =>
-                {
-                    Err(Exc::error(format!(
-                        "{}.{name} is not a function; use the method form `x.{name}()`",
-                        def.name
-                    ))
-                    .into())
-                }
-                _ => Ok(ops::field(v, name)?),
+            _ => match method_as_function(v, name) {
+                Some(e) => Err(e.into()),
+                None => Ok(ops::field(v, name)?),
             },
-            _ => Ok(ops::field(v, name)?),
         }
     }
 
@@ -1343,6 +1337,21 @@ fn write_path(target: &mut Value, steps: &[Step], v: Value) -> Res<()> {
     };
     // An out-of-range index or missing key: a silent no-op, as for `xs[i] = v`.
     done.unwrap_or(Ok(()))
+}
+
+/// ``str.trim is not a function; use the method form `x.trim()` `` (voxscript.md §4.13): a
+/// method named through a global conversion builtin (`str`, `int`, `float`, …), read or called.
+fn method_as_function(v: &Value, name: &str) -> Option<Exc> {
+    let Value::Func(f) = v else { return None };
+    match &**f {
+        Func::Builtin(def) if def.ns.is_empty() && methods::is_method_of(def.name, name) => {
+            Some(Exc::error(format!(
+                "{}.{name} is not a function; use the method form `x.{name}()`",
+                def.name
+            )))
+        }
+        _ => None,
+    }
 }
 
 fn namespace_value(ns: &str) -> Value {
