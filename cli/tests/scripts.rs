@@ -359,7 +359,9 @@ fn every_vox_block_in_the_docs_runs_with_its_output_checked() {
             let want = match blocks.get(i + 1) {
                 Some((next, out, _)) if next == "output" => out.clone(),
                 _ => {
-                    failures.push(format!("{at}: a `vox` block needs an `output` block after it"));
+                    failures.push(format!(
+                        "{at}: a `vox` block needs an `output` block after it"
+                    ));
                     continue;
                 }
             };

@@ -417,8 +417,18 @@ impl<'s> Parser<'s> {
             if self.at_line_start(i)
                 && matches!(
                     k,
-                    LetKw | ReturnKw | WhileKw | LoopKw | ForKw | IfKw | MatchKw | FnKw | PubKw
-                        | TypeKw | ImportKw | AtName
+                    LetKw
+                        | ReturnKw
+                        | WhileKw
+                        | LoopKw
+                        | ForKw
+                        | IfKw
+                        | MatchKw
+                        | FnKw
+                        | PubKw
+                        | TypeKw
+                        | ImportKw
+                        | AtName
                 )
             {
                 break false;
