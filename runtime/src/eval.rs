@@ -1069,7 +1069,11 @@ impl<'p> Interp<'p> {
     /// holds it, so growth is amortised O(1) instead of a copy per call (voxscript.md §4.3 allows
     /// copy-on-write sharing). Evaluation order, step counts and results are those of the general
     /// path. `None` when the statement is not of this shape; the caller evaluates it normally.
-    fn assign_method_in_place(&mut self, place: &Place, value: ExprId) -> Option<Result<(), Flow>> {
+    fn assign_method_in_place(
+        &mut self,
+        place: &'p Place,
+        value: ExprId,
+    ) -> Option<Result<(), Flow>> {
         let m = self.m();
         let Expr::MethodCall {
             recv,
@@ -1087,57 +1091,42 @@ impl<'p> Interp<'p> {
             return None;
         }
         // The receiver must be the place itself: `Local(slot)` under the same `.field` steps.
-        let mut fields: Vec<&Rc<str>> = Vec::with_capacity(place.steps.len());
-        for s in &place.steps {
-            match s {
-                PlaceStep::Field(n) => fields.push(n),
-                PlaceStep::Index(_) => return None,
-            }
-        }
-        let mut chain: Vec<ExprId> = Vec::with_capacity(fields.len() + 1);
         let mut e = *recv;
-        for n in fields.iter().rev() {
-            match &m.exprs[e as usize] {
-                Expr::Field(inner, f) if f == *n => {
-                    chain.push(e);
-                    e = *inner;
-                }
+        for step in place.steps.iter().rev() {
+            match (step, &m.exprs[e as usize]) {
+                (PlaceStep::Field(n), Expr::Field(inner, f)) if f == n => e = *inner,
                 _ => return None,
             }
         }
-        match &m.exprs[e as usize] {
-            Expr::Local(s) if *s == slot => chain.push(e),
-            _ => return None,
+        if !matches!(&m.exprs[e as usize], Expr::Local(s) if *s == slot) {
+            return None;
         }
         // Only when the receiver is readable and of a kind whose method keeps the kind; anything
         // else (a missing field, a namespace, a method that changes the kind) goes the general way.
         let i = self.base + slot as usize;
-        let current = read_fields(&self.stack[i], &fields)?;
+        let current = read_fields(&self.stack[i], &place.steps)?;
         if !matches!(current, Value::List(_) | Value::Map(_) | Value::Str(_))
             || !same_kind_method(current, name)
         {
             return None;
         }
-        Some(self.assign_method_in_place_run(value, chain, i, &fields, name, args))
+        let recv_value = current.clone();
+        Some(self.assign_method_in_place_run(value, recv_value, i, &place.steps, name, args))
     }
 
     fn assign_method_in_place_run(
         &mut self,
         call: ExprId,
-        chain: Vec<ExprId>,
+        recv_value: Value,
         i: usize,
-        fields: &[&Rc<str>],
+        steps: &[PlaceStep],
         name: &str,
         args: &[ExprId],
     ) -> Result<(), Flow> {
-        // The steps the general path counts: the call, then each node of the receiver chain.
-        self.tick().map_err(|f| self.locate(f, self.loc(call)))?;
-        for e in chain.iter().rev() {
-            self.tick().map_err(|f| self.locate(f, self.loc(*e)))?;
+        // The steps the general path counts: the call, the local and each field read.
+        for _ in 0..steps.len() + 2 {
+            self.tick().map_err(|f| self.locate(f, self.loc(call)))?;
         }
-        let recv_value = read_fields(&self.stack[i], fields)
-            .cloned()
-            .unwrap_or(Value::Null);
         let args = self
             .eval_args(args)
             .map_err(|f| self.locate(f, self.loc(call)))?;
@@ -1146,14 +1135,12 @@ impl<'p> Interp<'p> {
         }
         // Drop the place's own reference if it still holds the receiver (the arguments may have
         // reassigned it), so the call owns the only one and can grow it in place.
-        take_if_same(&mut self.stack[i], fields, &recv_value);
-        let owned = recv_value;
-        let result = methods::call_method_owned(self, owned, name, args)
+        take_if_same(&mut self.stack[i], steps, &recv_value);
+        let result = methods::call_method_owned(self, recv_value, name, args)
             .map_err(Flow::from)
             .and_then(|v| self.check_depth(&v).map(|()| v))
             .map_err(|f| self.locate(f, self.loc(call)))?;
-        let steps: Vec<Step> = fields.iter().map(|n| Step::Field((*n).clone())).collect();
-        write_path(&mut self.stack[i], &steps, result)?;
+        put_fields(&mut self.stack[i], steps, result)?;
         self.check_depth(&self.stack[i])?;
         Ok(())
     }
@@ -1209,15 +1196,16 @@ enum Step {
     Index(Value),
 }
 
-/// The value under `root.f1.f2…` by reference: maps by key, tagged values by field. `None` if a
-/// step is missing or the value has no fields.
-fn read_fields<'v>(root: &'v Value, fields: &[&Rc<str>]) -> Option<&'v Value> {
+/// The value under `root.f1.f2…` (field steps only) by reference: maps by key, tagged values by
+/// field. `None` if a step is missing, is an index, or meets a value without fields.
+fn read_fields<'v>(root: &'v Value, steps: &[PlaceStep]) -> Option<&'v Value> {
     let mut cur = root;
-    for n in fields {
+    for s in steps {
+        let PlaceStep::Field(n) = s else { return None };
         cur = match cur {
-            Value::Map(m) => m.get(&***n)?,
+            Value::Map(m) => m.get(&**n)?,
             Value::Tagged(t) => {
-                let i = t.fields.iter().position(|f| **f == ***n)?;
+                let i = t.fields.iter().position(|f| f == n)?;
                 t.values.get(i)?
             }
             _ => return None,
@@ -1236,46 +1224,55 @@ fn same_allocation(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// Replaces the value at `root.f1.f2…` with null when it is the same allocation as `held`, so
-/// `held` becomes its only owner. Containers on the path are made unique first (copy-on-write, as
-/// the assignment that follows would do anyway). Returns whether it replaced it.
-fn take_if_same(root: &mut Value, fields: &[&Rc<str>], held: &Value) -> bool {
-    let Some((first, rest)) = fields.split_first() else {
-        if same_allocation(root, held) {
-            *root = Value::Null;
-            return true;
-        }
-        return false;
+/// Runs `f` on the value under `root.f1.f2…` in place, making the containers on the path unique
+/// first (copy-on-write, as assigning into the place does anyway). `None` if a step is missing.
+fn with_field_mut<R>(
+    root: &mut Value,
+    steps: &[PlaceStep],
+    f: impl FnOnce(&mut Value) -> R,
+) -> Option<R> {
+    let Some((first, rest)) = steps.split_first() else {
+        return Some(f(root));
+    };
+    let PlaceStep::Field(n) = first else {
+        return None;
     };
     match root {
-        Value::Map(m) => {
-            if !m.get(&***first).is_some_and(|v| reaches(v, rest, held)) {
-                return false;
-            }
-            Rc::make_mut(m)
-                .update(first, |v| take_if_same(v, rest, held))
-                .unwrap_or(false)
-        }
+        Value::Map(m) => Rc::make_mut(m)
+            .update(n, |v| with_field_mut(v, rest, f))
+            .flatten(),
         Value::Tagged(t) => {
-            let Some(i) = t.fields.iter().position(|f| **f == ***first) else {
-                return false;
-            };
-            if !t.values.get(i).is_some_and(|v| reaches(v, rest, held)) {
-                return false;
-            }
+            let i = t.fields.iter().position(|x| x == n)?;
             Rc::make_mut(t)
                 .values
-                .update(i, |v| take_if_same(v, rest, held))
-                .unwrap_or(false)
+                .update(i, |v| with_field_mut(v, rest, f))
+                .flatten()
         }
-        _ => false,
+        _ => None,
     }
 }
 
-/// Whether `root.f1.f2…` is the same allocation as `held` (read only, so nothing is copied when it
-/// is not).
-fn reaches(root: &Value, fields: &[&Rc<str>], held: &Value) -> bool {
-    read_fields(root, fields).is_some_and(|v| same_allocation(v, held))
+/// Replaces the value at `root.f1.f2…` with null when it is the same allocation as `held`, so
+/// `held` becomes its only owner. (Containers on the path are made unique, which storing the
+/// result right after does anyway.)
+fn take_if_same(root: &mut Value, steps: &[PlaceStep], held: &Value) {
+    with_field_mut(root, steps, |v| {
+        if same_allocation(v, held) {
+            *v = Value::Null;
+        }
+    });
+}
+
+/// Stores `v` at `root.f1.f2…`, which exists (it was read before the call).
+fn put_fields(root: &mut Value, steps: &[PlaceStep], v: Value) -> Res<()> {
+    let mut v = Some(v);
+    match with_field_mut(root, steps, |slot| *slot = v.take().unwrap_or(Value::Null)) {
+        Some(()) => Ok(()),
+        None => Err(Exc::error(match steps.last() {
+            Some(PlaceStep::Field(n)) => format!("Field {n} not found on object"),
+            _ => "cannot assign into this place".to_string(),
+        })),
+    }
 }
 
 fn read_path(root: &Value, steps: &[Step]) -> Res<Value> {
