@@ -251,9 +251,21 @@ pub fn parse_token(s: &str, base: &Path) -> Result<Token, CapsError> {
         )),
         ("time", Some("real")) => Ok(Token::TimeReal),
         ("time", Some(value)) => match value.strip_prefix("frozen=") {
-            Some(ms) => parse_u64(ms).map(Token::TimeFrozen).ok_or_else(|| {
-                CapsError::invalid(s, number_why("time:frozen", "milliseconds", ms))
-            }),
+            // `time.now_ms()` returns an int, so the frozen value must fit one (i64).
+            Some(ms) => match parse_u64(ms) {
+                Some(v) if v <= i64::MAX as u64 => Ok(Token::TimeFrozen(v)),
+                Some(_) => Err(CapsError::invalid(
+                    s,
+                    format!(
+                        "time:frozen is at most {} (milliseconds; time.now_ms() returns an int), got {ms}",
+                        i64::MAX
+                    ),
+                )),
+                None => Err(CapsError::invalid(
+                    s,
+                    number_why("time:frozen", "milliseconds", ms, i64::MAX as u64),
+                )),
+            },
             None if value == "frozen" => Err(CapsError::invalid(
                 s,
                 "time:frozen needs a value in milliseconds, e.g. time:frozen=0",
@@ -264,7 +276,7 @@ pub fn parse_token(s: &str, base: &Path) -> Result<Token, CapsError> {
         ("random", Some(value)) => match value.strip_prefix("seed=") {
             Some(seed) => parse_u64(seed)
                 .map(Token::RandomSeed)
-                .ok_or_else(|| CapsError::invalid(s, number_why("random:seed", "seed", seed))),
+                .ok_or_else(|| CapsError::invalid(s, number_why("random:seed", "seed", seed, u64::MAX))),
             None if value == "seed" => Err(CapsError::invalid(
                 s,
                 "random:seed needs a value, e.g. random:seed=0",
@@ -298,14 +310,11 @@ fn parse_u64(s: &str) -> Option<u64> {
     s.parse().ok()
 }
 
-fn number_why(what: &str, unit: &str, got: &str) -> String {
+fn number_why(what: &str, unit: &str, got: &str, max: u64) -> String {
     if !got.is_empty() && got.bytes().all(|b| b.is_ascii_digit()) {
-        return format!("{what} is at most {} ({unit}), got {got}", u64::MAX);
+        return format!("{what} is at most {max} ({unit}), got {got}");
     }
-    format!(
-        "{what} takes a whole number of {unit} from 0 to {}, got {got:?}",
-        u64::MAX
-    )
+    format!("{what} takes a whole number of {unit} from 0 to {max}, got {got:?}")
 }
 
 fn parse_fs(s: &str, value: &str, base: &Path) -> Result<Token, CapsError> {
@@ -406,6 +415,18 @@ mod tests {
         assert_eq!(parse("env:rw"), Ok(Token::Env(EnvGrant::Rw)));
         assert_eq!(parse("time:real"), Ok(Token::TimeReal));
         assert_eq!(parse("time:frozen=0"), Ok(Token::TimeFrozen(0)));
+        assert_eq!(
+            parse("time:frozen=9223372036854775807"),
+            Ok(Token::TimeFrozen(i64::MAX as u64))
+        );
+        // time.now_ms() returns an int: a frozen value beyond i64 would read back negative.
+        for big in ["9223372036854775808", "18446744073709551615"] {
+            let e = parse(&format!("time:frozen={big}")).unwrap_err();
+            assert_eq!(
+                e.render(),
+                format!("vox: invalid --caps token \"time:frozen={big}\": time:frozen is at most 9223372036854775807 (milliseconds; time.now_ms() returns an int), got {big}")
+            );
+        }
         assert_eq!(
             parse("time:frozen=1700000000000"),
             Ok(Token::TimeFrozen(1_700_000_000_000))

@@ -100,7 +100,7 @@ fn import_problems_are_check_findings() {
     let (code, _, err) = vox(&["run", "a.vox"], &d);
     assert_eq!(code, 1);
     assert!(
-        err.starts_with("vox: error: cannot import ./missing.vox: no such file\n  --> a.vox:1:1"),
+        err.starts_with("vox: error: cannot import ./missing.vox: no such file; the path is relative to the importing file's directory\n  --> a.vox:1:1"),
         "{err}"
     );
 }

@@ -2,11 +2,13 @@
 //! the linter sees is what runs.
 
 pub mod catalog;
+mod clash;
 pub mod ir;
 pub mod items;
 mod lower;
 
 pub use catalog::{BuiltinInfo, Cap, Nondet};
+pub use clash::{import_clashes, ClashWith, ImportClash};
 pub use ir::*;
 pub use items::{item_tree, ItemTree};
 pub use lower::{

@@ -200,6 +200,10 @@ impl<'c> Lowerer<'c> {
             match &imp.alias {
                 Some(alias) => {
                     self.add_global_later(rc(alias), Global::ImportAlias { import: i as u32 });
+                    // `util.Circle(1.0)` builds the variant; patterns name it bare (`Circle(r)`).
+                    for v in &names.variants {
+                        self.variants.entry(v.clone()).or_insert(usize::MAX);
+                    }
                 }
                 None => {
                     for n in names.functions.iter().chain(names.variants.iter()) {

@@ -218,24 +218,26 @@ impl RunContext {
 
     // ---- time ---------------------------------------------------------------------------------
 
-    pub fn now_ms(&mut self) -> i64 {
+    /// The clock when it is frozen: by a `time:frozen=<ms>` grant, else by `--perturb SEED` at a
+    /// value derived from the seed (decisions.md 27). `None` for the real clock.
+    fn frozen_ms(&self) -> Option<i64> {
         match self.caps.time() {
-            TimeGrant::Frozen(ms) => ms as i64,
-            _ => {
-                let real = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_millis() as i64);
-                // `--perturb` moves an unpinned clock by up to about eleven days.
-                real + self.perturb.map_or(0, |s| (s % 1_000_000_000) as i64)
-            }
+            TimeGrant::Frozen(ms) => Some(ms as i64),
+            _ => self.perturb.map(crate::perturb::clock_ms),
         }
     }
 
+    pub fn now_ms(&mut self) -> i64 {
+        self.frozen_ms().unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as i64)
+        })
+    }
+
     pub fn monotonic_ms(&mut self) -> i64 {
-        match self.caps.time() {
-            TimeGrant::Frozen(ms) => ms as i64,
-            _ => self.started.elapsed().as_millis() as i64,
-        }
+        self.frozen_ms()
+            .unwrap_or_else(|| self.started.elapsed().as_millis() as i64)
     }
 
     // ---- quotas and output ---------------------------------------------------------------------

@@ -4,8 +4,8 @@
 use std::rc::Rc;
 
 use vox_hir::{
-    Ctor, Expr, ExprId, Literal, Main, Module, Pat, PatId, PlaceRoot, PlaceStep, Stmt, StmtId,
-    TemplatePart, UnOp,
+    Ctor, Expr, ExprId, Literal, Main, Module, Pat, PatId, Place, PlaceRoot, PlaceStep, Stmt,
+    StmtId, TemplatePart, UnOp,
 };
 
 use crate::builtin::{Args, BuiltinDef, Cap, Host};
@@ -373,12 +373,13 @@ impl<'p> Interp<'p> {
                     ))
                     .into());
                 }
-                let def = &self.prog.files[*module as usize].hir.types[*ty as usize];
+                let types = &self.prog.files[*module as usize].hir.types;
+                let def = &types[*ty as usize];
                 let arg = args.into_iter().next().unwrap_or(Value::Null);
                 let v = if *to_json {
-                    crate::json_as::to_json(def, &arg)?
+                    crate::json_as::to_json(types, def, &arg)?
                 } else {
-                    crate::json_as::from_json(def, &arg)
+                    crate::json_as::from_json(types, def, &arg)
                 };
                 self.check_depth(&v)?;
                 Ok(v)
@@ -444,7 +445,7 @@ impl<'p> Interp<'p> {
         self.depth += 1;
         // The host stack is probed every 16 levels; the reserve covers the frames in between.
         let stack_low =
-            self.depth % 16 == 0 && stacker::remaining_stack().is_some_and(|r| r < STACK_RESERVE);
+            self.depth.is_multiple_of(16) && stacker::remaining_stack().is_some_and(|r| r < STACK_RESERVE);
         if self.depth > self.max_depth || stack_low {
             self.depth -= 1;
             let limit = if self.max_depth == u64::MAX {
@@ -753,6 +754,9 @@ impl<'p> Interp<'p> {
             let f = self.namespace_member(ns, name)?;
             return self.call_value(&f, args, named);
         }
+        if let Some(e) = method_as_function(&r, name) {
+            return Err(e.into());
+        }
         if !named.is_empty() {
             return Err(Exc::error(format!("method `{name}` takes no named arguments")).into());
         }
@@ -787,19 +791,10 @@ impl<'p> Interp<'p> {
     fn field(&mut self, v: &Value, name: &str) -> R {
         match v {
             Value::Namespace(ns) => self.namespace_member(ns, name),
-            Value::Func(f) => match &**f {
-                Func::Builtin(def)
-                    if def.ns.is_empty() && methods::is_method_of(def.name, name) =>
-                {
-                    Err(Exc::error(format!(
-                        "{}.{name} is not a function; use the method form `x.{name}()`",
-                        def.name
-                    ))
-                    .into())
-                }
-                _ => Ok(ops::field(v, name)?),
+            _ => match method_as_function(v, name) {
+                Some(e) => Err(e.into()),
+                None => Ok(ops::field(v, name)?),
             },
-            _ => Ok(ops::field(v, name)?),
         }
     }
 
@@ -1008,6 +1003,11 @@ impl<'p> Interp<'p> {
                 _ => self.eval(*expr),
             },
             Stmt::Assign { place, op, value } => {
+                if op.is_none() {
+                    if let Some(done) = self.assign_method_in_place(place, *value) {
+                        return done.map(|()| Value::Null);
+                    }
+                }
                 // Index expressions of the place are evaluated once, before the value.
                 let mut steps: Vec<Step> = Vec::with_capacity(place.steps.len());
                 for s in &place.steps {
@@ -1063,6 +1063,88 @@ impl<'p> Interp<'p> {
         }
     }
 
+    /// `p = p.m(args)` where `p` is a local or a chain of fields on one (`xs = xs.push(x)`,
+    /// `m = m.insert(k, v)`, `o.items = o.items.push(x)`), `m` returns the receiver's kind, and the
+    /// receiver is a list, map or str: the call gets the place's value by move when nothing else
+    /// holds it, so growth is amortised O(1) instead of a copy per call (voxscript.md §4.3 allows
+    /// copy-on-write sharing). Evaluation order, step counts and results are those of the general
+    /// path. `None` when the statement is not of this shape; the caller evaluates it normally.
+    fn assign_method_in_place(
+        &mut self,
+        place: &'p Place,
+        value: ExprId,
+    ) -> Option<Result<(), Flow>> {
+        let m = self.m();
+        let Expr::MethodCall {
+            recv,
+            name,
+            args,
+            named,
+        } = &m.exprs[value as usize]
+        else {
+            return None;
+        };
+        let PlaceRoot::Local(slot) = place.root else {
+            return None;
+        };
+        if !named.is_empty() {
+            return None;
+        }
+        // The receiver must be the place itself: `Local(slot)` under the same `.field` steps.
+        let mut e = *recv;
+        for step in place.steps.iter().rev() {
+            match (step, &m.exprs[e as usize]) {
+                (PlaceStep::Field(n), Expr::Field(inner, f)) if f == n => e = *inner,
+                _ => return None,
+            }
+        }
+        if !matches!(&m.exprs[e as usize], Expr::Local(s) if *s == slot) {
+            return None;
+        }
+        // Only when the receiver is readable and of a kind whose method keeps the kind; anything
+        // else (a missing field, a namespace, a method that changes the kind) goes the general way.
+        let i = self.base + slot as usize;
+        let current = read_fields(&self.stack[i], &place.steps)?;
+        if !matches!(current, Value::List(_) | Value::Map(_) | Value::Str(_))
+            || !same_kind_method(current, name)
+        {
+            return None;
+        }
+        let recv_value = current.clone();
+        Some(self.assign_method_in_place_run(value, recv_value, i, &place.steps, name, args))
+    }
+
+    fn assign_method_in_place_run(
+        &mut self,
+        call: ExprId,
+        recv_value: Value,
+        i: usize,
+        steps: &[PlaceStep],
+        name: &str,
+        args: &[ExprId],
+    ) -> Result<(), Flow> {
+        // The steps the general path counts: the call, the local and each field read.
+        for _ in 0..steps.len() + 2 {
+            self.tick().map_err(|f| self.locate(f, self.loc(call)))?;
+        }
+        let args = self
+            .eval_args(args)
+            .map_err(|f| self.locate(f, self.loc(call)))?;
+        if self.ctx.audit.is_some() {
+            self.ctx.call_site = Some(self.prog.loc_text(self.loc(call)));
+        }
+        // Drop the place's own reference if it still holds the receiver (the arguments may have
+        // reassigned it), so the call owns the only one and can grow it in place.
+        take_if_same(&mut self.stack[i], steps, &recv_value);
+        let result = methods::call_method_owned(self, recv_value, name, args)
+            .map_err(Flow::from)
+            .and_then(|v| self.check_depth(&v).map(|()| v))
+            .map_err(|f| self.locate(f, self.loc(call)))?;
+        put_fields(&mut self.stack[i], steps, result)?;
+        self.check_depth(&self.stack[i])?;
+        Ok(())
+    }
+
     fn bind_let(&mut self, pat: PatId, v: Value) -> Result<(), Flow> {
         let m = self.m();
         match &m.pats[pat as usize] {
@@ -1112,6 +1194,85 @@ impl<'p> Interp<'p> {
 enum Step {
     Field(Rc<str>),
     Index(Value),
+}
+
+/// The value under `root.f1.f2…` (field steps only) by reference: maps by key, tagged values by
+/// field. `None` if a step is missing, is an index, or meets a value without fields.
+fn read_fields<'v>(root: &'v Value, steps: &[PlaceStep]) -> Option<&'v Value> {
+    let mut cur = root;
+    for s in steps {
+        let PlaceStep::Field(n) = s else { return None };
+        cur = match cur {
+            Value::Map(m) => m.get(&**n)?,
+            Value::Tagged(t) => {
+                let i = t.fields.iter().position(|f| f == n)?;
+                t.values.get(i)?
+            }
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+/// Whether two values are the same shared container (or str) allocation.
+fn same_allocation(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::List(x), Value::List(y)) => Rc::ptr_eq(x, y),
+        (Value::Map(x), Value::Map(y)) => Rc::ptr_eq(x, y),
+        (Value::Str(x), Value::Str(y)) => Rc::ptr_eq(x, y),
+        _ => false,
+    }
+}
+
+/// Runs `f` on the value under `root.f1.f2…` in place, making the containers on the path unique
+/// first (copy-on-write, as assigning into the place does anyway). `None` if a step is missing.
+fn with_field_mut<R>(
+    root: &mut Value,
+    steps: &[PlaceStep],
+    f: impl FnOnce(&mut Value) -> R,
+) -> Option<R> {
+    let Some((first, rest)) = steps.split_first() else {
+        return Some(f(root));
+    };
+    let PlaceStep::Field(n) = first else {
+        return None;
+    };
+    match root {
+        Value::Map(m) => Rc::make_mut(m)
+            .update(n, |v| with_field_mut(v, rest, f))
+            .flatten(),
+        Value::Tagged(t) => {
+            let i = t.fields.iter().position(|x| x == n)?;
+            Rc::make_mut(t)
+                .values
+                .update(i, |v| with_field_mut(v, rest, f))
+                .flatten()
+        }
+        _ => None,
+    }
+}
+
+/// Replaces the value at `root.f1.f2…` with null when it is the same allocation as `held`, so
+/// `held` becomes its only owner. (Containers on the path are made unique, which storing the
+/// result right after does anyway.)
+fn take_if_same(root: &mut Value, steps: &[PlaceStep], held: &Value) {
+    with_field_mut(root, steps, |v| {
+        if same_allocation(v, held) {
+            *v = Value::Null;
+        }
+    });
+}
+
+/// Stores `v` at `root.f1.f2…`, which exists (it was read before the call).
+fn put_fields(root: &mut Value, steps: &[PlaceStep], v: Value) -> Res<()> {
+    let mut v = Some(v);
+    match with_field_mut(root, steps, |slot| *slot = v.take().unwrap_or(Value::Null)) {
+        Some(()) => Ok(()),
+        None => Err(Exc::error(match steps.last() {
+            Some(PlaceStep::Field(n)) => format!("Field {n} not found on object"),
+            _ => "cannot assign into this place".to_string(),
+        })),
+    }
 }
 
 fn read_path(root: &Value, steps: &[Step]) -> Res<Value> {
@@ -1173,6 +1334,21 @@ fn write_path(target: &mut Value, steps: &[Step], v: Value) -> Res<()> {
     };
     // An out-of-range index or missing key: a silent no-op, as for `xs[i] = v`.
     done.unwrap_or(Ok(()))
+}
+
+/// ``str.trim is not a function; use the method form `x.trim()` `` (voxscript.md §4.13): a
+/// method named through a global conversion builtin (`str`, `int`, `float`, …), read or called.
+fn method_as_function(v: &Value, name: &str) -> Option<Exc> {
+    let Value::Func(f) = v else { return None };
+    match &**f {
+        Func::Builtin(def) if def.ns.is_empty() && methods::is_method_of(def.name, name) => {
+            Some(Exc::error(format!(
+                "{}.{name} is not a function; use the method form `x.{name}()`",
+                def.name
+            )))
+        }
+        _ => None,
+    }
 }
 
 fn namespace_value(ns: &str) -> Value {

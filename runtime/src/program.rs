@@ -90,6 +90,33 @@ pub fn load(
 }
 
 impl Loader<'_> {
+    /// An import error in the file being loaded (`at`: its path, shown name, bytes, and the
+    /// import's range); the file is added to the loaded files so the error can be shown.
+    fn import_error(
+        &mut self,
+        at: (&PathBuf, &String, &Vec<u8>, TextRange),
+        code: &'static str,
+        message: String,
+    ) -> LoadError {
+        let (path, shown, bytes, range) = at;
+        self.files.push(LoadedFile {
+            shown: shown.clone(),
+            path: path.clone(),
+            bytes: bytes.clone(),
+            lines: LineIndex::new(bytes),
+            tree: vox_syntax::parse(bytes),
+            hir: Module::default(),
+            import_targets: Vec::new(),
+        });
+        LoadError::Import {
+            file: self.files.len() - 1,
+            files: std::mem::take(&mut self.files),
+            code,
+            message,
+            range,
+        }
+    }
+
     fn load_file(
         &mut self,
         path: PathBuf,
@@ -107,40 +134,21 @@ impl Loader<'_> {
             let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
             for imp in &imports {
                 let target = dir.join(&imp.path);
-                let import_err =
-                    |this: &mut Self, code, message: String, files_tail: Option<()>| {
-                        let _ = files_tail;
-                        let file = LoadedFile {
-                            shown: shown.clone(),
-                            path: path.clone(),
-                            bytes: bytes.clone(),
-                            lines: LineIndex::new(&bytes),
-                            tree: vox_syntax::parse(&bytes),
-                            hir: Module::default(),
-                            import_targets: Vec::new(),
-                        };
-                        this.files.push(file);
-                        let idx = this.files.len() - 1;
-                        LoadError::Import {
-                            files: std::mem::take(&mut this.files),
-                            file: idx,
-                            code,
-                            message,
-                            range: imp.range,
-                        }
-                    };
                 let resolved = match (self.gate)(&target) {
                     Ok(p) => p,
                     Err(e) => return Err(LoadError::Denied(e)),
                 };
+                let at = (&path, &shown, &bytes, imp.range);
                 let canonical = match resolved.canonicalize() {
                     Ok(c) => c,
                     Err(_) => {
-                        return Err(import_err(
-                            self,
+                        return Err(self.import_error(
+                            at,
                             "check.import-missing",
-                            format!("cannot import {}: no such file", imp.path),
-                            None,
+                            format!(
+                                "cannot import {}: no such file; the path is relative to the importing file's directory",
+                                imp.path
+                            ),
                         ))
                     }
                 };
@@ -150,11 +158,10 @@ impl Loader<'_> {
                         .map(|(p, _)| file_name(p))
                         .collect();
                     chain.push(file_name(&canonical));
-                    return Err(import_err(
-                        self,
+                    return Err(self.import_error(
+                        at,
                         "check.import-cycle",
                         format!("import cycle: {}", chain.join(" -> ")),
-                        None,
                     ));
                 }
                 let existing = self.files.iter().position(|f| f.path == canonical);
@@ -162,11 +169,10 @@ impl Loader<'_> {
                     Some(i) => i as u32,
                     None => {
                         let Ok(tbytes) = std::fs::read(&canonical) else {
-                            return Err(import_err(
-                                self,
+                            return Err(self.import_error(
+                                at,
                                 "check.import-missing",
                                 format!("cannot read import {}", imp.path),
-                                None,
                             ));
                         };
                         let tshown = canonical.display().to_string();
@@ -174,11 +180,10 @@ impl Loader<'_> {
                             Ok(i) => i,
                             Err(LoadError::Syntax { files, .. }) => {
                                 self.files = files;
-                                return Err(import_err(
-                                    self,
+                                return Err(self.import_error(
+                                    at,
                                     "check.import-errors",
                                     format!("imported file {} has errors", imp.path),
-                                    None,
                                 ));
                             }
                             Err(e) => return Err(e),
@@ -187,6 +192,34 @@ impl Loader<'_> {
                 };
                 names.push(exported_names(&self.files[idx as usize].hir));
                 targets.push(idx);
+            }
+            if let Some(c) = vox_hir::import_clashes(&tree, &imports, &names).first() {
+                let imp = &imports[c.import];
+                let message = match &c.with {
+                    vox_hir::ClashWith::Local(range) => {
+                        let line = lines.line_col(range.start, vox_syntax::ColumnUnit::Char).line + 1;
+                        if imp.alias.is_some() {
+                            format!(
+                                "`{}` is declared twice at the top level: as the alias of import {} and on line {line}; rename the alias or the declaration",
+                                c.name, imp.path
+                            )
+                        } else {
+                            format!(
+                                "`{}` is declared twice at the top level: imported from {} and declared on line {line}; rename one, or import the file with `as NAME`",
+                                c.name, imp.path
+                            )
+                        }
+                    }
+                    vox_hir::ClashWith::Import(j) => format!(
+                        "`{}` is declared twice at the top level: imported from {} and from {}; import one of the files with `as NAME`",
+                        c.name, imports[*j].path, imp.path
+                    ),
+                };
+                return Err(self.import_error(
+                    (&path, &shown, &bytes, imp.range),
+                    "syntax.duplicate",
+                    message,
+                ));
             }
         }
         self.stack.pop();

@@ -152,11 +152,11 @@ impl<'t> Import<'t> {
             .child_of(SyntaxKind::ImportPath)
             .and_then(|p| token_of(p, &[Str]))
     }
-    /// The `as name` of a file import.
+    /// The name after `as` in a file import (`as` itself is an identifier token of the node, so
+    /// this is the identifier that follows it, never `as`).
     pub fn alias(&self) -> Option<SyntaxToken<'t>> {
-        self.0
-            .child_of(SyntaxKind::ImportAlias)
-            .and_then(|a| token_of(a, &[Ident]))
+        let node = self.0.child_of(SyntaxKind::ImportAlias)?;
+        node.tokens().filter(|t| t.kind() == Ident).nth(1)
     }
 }
 

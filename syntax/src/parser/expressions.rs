@@ -120,7 +120,7 @@ impl Parser<'_> {
                         if !p.expr() {
                             p.recover_in_list(RBracket);
                         }
-                        p.expect(RBracket);
+                        p.expect_closer(RBracket);
                     });
                     self.finish();
                 }
@@ -159,7 +159,7 @@ impl Parser<'_> {
                     break;
                 }
             }
-            p.expect(RParen);
+            p.expect_closer(RParen);
         });
         self.finish();
     }
@@ -255,7 +255,7 @@ impl Parser<'_> {
                     break;
                 }
             }
-            p.expect(RBrace);
+            p.expect_closer(RBrace);
         });
         self.finish();
     }
@@ -272,7 +272,7 @@ impl Parser<'_> {
                     break;
                 }
             }
-            p.expect(RBracket);
+            p.expect_closer(RBracket);
         });
         self.finish();
     }
@@ -292,7 +292,7 @@ impl Parser<'_> {
                         break;
                     }
                 }
-                p.expect(RParen);
+                p.expect_closer(RParen);
             });
             self.finish();
             self.bump(); // =>
@@ -318,7 +318,7 @@ impl Parser<'_> {
                     p.recover_in_list(RParen);
                 }
             }
-            p.expect(RParen);
+            p.expect_closer(RParen);
         });
         self.start_at(cp, kind);
         self.finish();

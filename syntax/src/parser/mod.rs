@@ -384,6 +384,76 @@ impl<'s> Parser<'s> {
         self.finish();
     }
 
+    /// The closing bracket of a list, argument list, index, parenthesis or map literal. When it is
+    /// not next, reports that once and skips the rest of the bracket, its `closer` included, so
+    /// `[1, 2 3]` is one diagnostic, not a second one at `]` (voxscript.md §3.6). The skip stops
+    /// before a mismatched closer, a line that starts a statement or item, or the end of the file.
+    fn expect_closer(&mut self, closer: SyntaxKind) -> bool {
+        if self.eat(closer) {
+            return true;
+        }
+        self.expected(closer.describe());
+        let toks_len = self.b.tokens().len();
+        let start = self.pos;
+        let mut depth = 0i32;
+        let mut i = self.nth_index(0);
+        let found = loop {
+            if i >= toks_len - 1 {
+                break false;
+            }
+            let k = self.kind_at(i);
+            if k.is_trivia() || k == Newline {
+                i += 1;
+                continue;
+            }
+            if depth == 0 {
+                if k == closer {
+                    break true;
+                }
+                if matches!(k, RParen | RBracket | RBrace) {
+                    break false;
+                }
+            }
+            if self.at_line_start(i)
+                && matches!(
+                    k,
+                    LetKw
+                        | ReturnKw
+                        | WhileKw
+                        | LoopKw
+                        | ForKw
+                        | IfKw
+                        | MatchKw
+                        | FnKw
+                        | PubKw
+                        | TypeKw
+                        | ImportKw
+                        | AtName
+                )
+            {
+                break false;
+            }
+            match k {
+                LParen | LBracket | LBrace => depth += 1,
+                RParen | RBracket | RBrace => depth -= 1,
+                _ => {}
+            }
+            i += 1;
+        };
+        if !found {
+            return false;
+        }
+        self.start(Error);
+        while self.pos < i {
+            self.b.token(self.pos);
+            self.pos += 1;
+        }
+        self.finish();
+        debug_assert!(self.pos > start || self.at(closer));
+        self.bump(); // the closer
+        false
+    }
+
     /// Skips a list element that failed to parse: up to a `,` or `closer` at depth 0.
     fn recover_in_list(&mut self, closer: SyntaxKind) {
         self.start(Error);

@@ -1,0 +1,102 @@
+//! Top-level name clashes that involve file imports (voxscript.md §3.3, §6 #26): an unaliased
+//! import's public name against a declaration of the importing file, two unaliased imports that
+//! export one name, or an alias against a declaration. The parser sees only one file, so these are
+//! found here, once the imported files' exports are known.
+
+use std::rc::Rc;
+
+use vox_syntax::ast::{self, AstNode};
+use vox_syntax::{SyntaxTree, TextRange};
+
+use crate::ir::FileImport;
+use crate::lower::ImportedNames;
+
+/// Where the other name of a clash comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClashWith {
+    /// A declaration of the importing file, at this range.
+    Local(TextRange),
+    /// An earlier import of the importing file (its index in `file_imports`).
+    Import(usize),
+}
+
+/// One clash: `name`, brought in by import number `import`, is also declared by `with`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportClash {
+    pub import: usize,
+    pub name: Rc<str>,
+    pub with: ClashWith,
+}
+
+/// The names a file declares at the top level (functions, types, variants, `@json_as` codecs), with
+/// the range of each declaring name.
+fn local_names(tree: &SyntaxTree) -> Vec<(String, TextRange)> {
+    let mut out = Vec::new();
+    for item in tree.root().children() {
+        if let Some(f) = ast::FnDecl::cast(item) {
+            if let Some(n) = f.name() {
+                out.push((n.text().into_owned(), n.range()));
+            }
+        } else if let Some(t) = ast::TypeDecl::cast(item) {
+            if let Some(n) = t.name() {
+                out.push((n.text().into_owned(), n.range()));
+                if t.json_as().is_some() {
+                    out.push((format!("{}_from_json", n.text()), n.range()));
+                    out.push((format!("{}_to_json", n.text()), n.range()));
+                }
+            }
+            for v in t.variants() {
+                if let Some(n) = v.name() {
+                    out.push((n.text().into_owned(), n.range()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every clash of `imports` (from `file_imports(tree)`) with the file's own declarations and with
+/// each other, in import order. `imported[i]` lists what import `i` exports.
+pub fn import_clashes(
+    tree: &SyntaxTree,
+    imports: &[FileImport],
+    imported: &[ImportedNames],
+) -> Vec<ImportClash> {
+    let locals = local_names(tree);
+    let mut out = Vec::new();
+    // Names brought in by earlier imports: (name, import index).
+    let mut brought: Vec<(Rc<str>, usize)> = Vec::new();
+    for (i, imp) in imports.iter().enumerate() {
+        let names: Vec<Rc<str>> = match &imp.alias {
+            Some(alias) => vec![alias.clone()],
+            None => imported
+                .get(i)
+                .map(|n| {
+                    n.functions
+                        .iter()
+                        .chain(n.variants.iter())
+                        .cloned()
+                        .collect()
+                })
+                .unwrap_or_default(),
+        };
+        for name in names {
+            if let Some((_, range)) = locals.iter().find(|(l, _)| **l == *name) {
+                out.push(ImportClash {
+                    import: i,
+                    name: name.clone(),
+                    with: ClashWith::Local(*range),
+                });
+            } else if let Some((_, j)) = brought.iter().find(|(b, j)| *b == name && *j != i) {
+                out.push(ImportClash {
+                    import: i,
+                    name: name.clone(),
+                    with: ClashWith::Import(*j),
+                });
+            } else {
+                brought.push((name, i));
+            }
+        }
+    }
+    out
+}
