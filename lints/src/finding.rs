@@ -1,0 +1,88 @@
+//! What a rule reports: plain data with absolute file offsets, shared by every output (CLI
+//! formats, the language server).
+
+use std::path::PathBuf;
+
+use vox_syntax::TextRange;
+
+pub use vox_syntax::Severity;
+
+/// One step of an explanation chain: `main → write_report → stamp → time.now_ms()`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChainStep {
+    pub file: PathBuf,
+    /// The call made at this step (the entry function's name for the first step).
+    pub range: TextRange,
+    /// The function this step is in.
+    pub function: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edit {
+    pub file: PathBuf,
+    pub range: TextRange,
+    pub new_text: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Applicability {
+    /// Keeps behaviour; `--fix` applies it.
+    Safe,
+    /// May change behaviour or types; only with `--unsafe-fixes`.
+    Unsafe,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    pub title: String,
+    pub applicability: Applicability,
+    pub edits: Vec<Edit>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// `D003`, `check.arity`, `syntax.semicolon`, `config.invalid`.
+    pub code: String,
+    pub severity: Severity,
+    pub file: PathBuf,
+    /// Byte offsets in the file.
+    pub range: TextRange,
+    pub message: String,
+    /// An extra line saying what to do.
+    pub help: Option<String>,
+    /// One shortest call chain from an entry point to the source, when the finding is reached
+    /// through calls (empty otherwise).
+    pub chain: Vec<ChainStep>,
+    pub fixes: Vec<Fix>,
+}
+
+impl Finding {
+    pub fn new(
+        code: impl Into<String>,
+        severity: Severity,
+        file: PathBuf,
+        range: TextRange,
+        message: impl Into<String>,
+    ) -> Finding {
+        Finding {
+            code: code.into(),
+            severity,
+            file,
+            range,
+            message: message.into(),
+            help: None,
+            chain: Vec::new(),
+            fixes: Vec::new(),
+        }
+    }
+
+    /// The order users see: by file, then position, then code.
+    pub fn sort_key(&self) -> (PathBuf, u32, u32, String) {
+        (
+            self.file.clone(),
+            self.range.start,
+            self.range.end,
+            self.code.clone(),
+        )
+    }
+}
