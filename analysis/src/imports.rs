@@ -2,7 +2,6 @@
 //! would raise at the import (decision 34): missing target, cycle, target with syntax errors.
 
 use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
 
 use crate::items::{file_items, parse};
 use crate::{Db, SourceFile};
@@ -63,51 +62,64 @@ pub fn resolve_imports(db: &dyn Db, file: SourceFile) -> ResolvedImports {
     ResolvedImports { targets }
 }
 
-/// The first error reached from each import of `file`, as the runtime's loader would report it.
-#[salsa::tracked(returns(ref))]
-pub fn import_errors(db: &dyn Db, file: SourceFile) -> Arc<Vec<Option<ImportError>>> {
-    let targets = &resolve_imports(db, file).targets;
-    let out = targets
-        .iter()
-        .map(|t| match t {
-            ImportTarget::Missing(p) => Some(ImportError::Missing { path: p.clone() }),
-            ImportTarget::File(target) => {
-                let mut stack = vec![file];
-                first_error(db, *target, &mut stack)
-            }
-        })
-        .collect();
-    Arc::new(out)
+/// Where an import error is reported: the file holding the failing import, and which of its
+/// imports (as the runtime's loader reports it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportErrorAt {
+    pub error: ImportError,
+    pub file: SourceFile,
+    pub import: u32,
 }
 
-/// Depth-first along imports, as the loader goes: a cycle back to a file on the stack, a file
-/// with syntax errors, or a missing file further down.
-fn first_error(db: &dyn Db, f: SourceFile, stack: &mut Vec<SourceFile>) -> Option<ImportError> {
-    if let Some(pos) = stack.iter().position(|s| *s == f) {
-        let mut chain: Vec<String> = stack[pos..].iter().map(|s| shown(db, *s)).collect();
-        chain.push(shown(db, f));
-        return Some(ImportError::Cycle { chain });
-    }
-    if parse(db, f).has_errors() {
-        return Some(ImportError::Errors {
-            path: f.path(db).clone(),
-        });
-    }
-    if stack.len() > 256 {
+/// The first error loading `file` would meet, in loader order, if any.
+#[salsa::tracked(returns(ref))]
+pub fn import_errors(db: &dyn Db, file: SourceFile) -> Option<ImportErrorAt> {
+    let mut stack = Vec::new();
+    let mut done = std::collections::HashSet::new();
+    first_error_in(db, file, &mut stack, &mut done)
+}
+
+fn first_error_in(
+    db: &dyn Db,
+    f: SourceFile,
+    stack: &mut Vec<SourceFile>,
+    done: &mut std::collections::HashSet<SourceFile>,
+) -> Option<ImportErrorAt> {
+    // A file already loaded without error is not loaded again (as the runtime's loader).
+    if stack.len() > 256 || done.contains(&f) {
         return None;
     }
     stack.push(f);
-    for t in &resolve_imports(db, f).targets {
-        let e = match t {
-            ImportTarget::Missing(p) => Some(ImportError::Missing { path: p.clone() }),
-            ImportTarget::File(next) => first_error(db, *next, stack),
+    for (i, t) in resolve_imports(db, f).targets.iter().enumerate() {
+        let at = |error| ImportErrorAt {
+            error,
+            file: f,
+            import: i as u32,
         };
-        if e.is_some() {
+        let found = match t {
+            ImportTarget::Missing(p) => Some(at(ImportError::Missing { path: p.clone() })),
+            ImportTarget::File(next) => {
+                if let Some(pos) = stack.iter().position(|s| s == next) {
+                    let mut chain: Vec<String> =
+                        stack[pos..].iter().map(|s| shown(db, *s)).collect();
+                    chain.push(shown(db, *next));
+                    Some(at(ImportError::Cycle { chain }))
+                } else if parse(db, *next).has_errors() {
+                    Some(at(ImportError::Errors {
+                        path: next.path(db).clone(),
+                    }))
+                } else {
+                    first_error_in(db, *next, stack, done)
+                }
+            }
+        };
+        if found.is_some() {
             stack.pop();
-            return e;
+            return found;
         }
     }
     stack.pop();
+    done.insert(f);
     None
 }
 

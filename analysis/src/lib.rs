@@ -23,7 +23,8 @@ pub use caps_infer::{
 pub use db::{AnalysisDb, Db, EventLog};
 pub use facts::{fn_facts, FnFacts};
 pub use imports::{
-    import_errors, import_path, resolve_imports, ImportError, ImportTarget, ResolvedImports,
+    import_errors, import_path, resolve_imports, ImportError, ImportErrorAt, ImportTarget,
+    ResolvedImports,
 };
 pub use items::{file_items, fn_base, fn_starts, parse, FileItems, FnDef};
 pub use kinds::Kind;

@@ -1,10 +1,14 @@
 //! The `vox` command.
 
+mod caps;
 mod check;
 mod confine;
 mod doctor;
+mod lint;
+mod output;
 mod render;
 mod run;
+mod workspace;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -15,7 +19,7 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "vox",
     version,
-    about = "VoxScript tooling: check, run and test scripts"
+    about = "VoxScript tooling: lint, infer capabilities, check, run and test scripts"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -40,6 +44,10 @@ enum Command {
         #[arg(last = true)]
         args: Vec<String>,
     },
+    /// Report nondeterminism, unchecked inputs and capability drift of VoxScript files.
+    Lint(lint::LintFlags),
+    /// Print the least `--caps` set a script needs; check run configurations against it.
+    Caps(caps::CapsFlags),
     /// Report what this host can enforce (the child jail) and where vox and its configuration are.
     Doctor,
     /// Run the @test functions of a file or of every .vox file under a directory.
@@ -90,6 +98,8 @@ fn main() -> ExitCode {
             only,
         } => run::test(flags, target, only),
         Command::Doctor => doctor::run(),
+        Command::Lint(flags) => lint::run(flags),
+        Command::Caps(flags) => caps::run(flags),
     };
     ExitCode::from(code as u8)
 }

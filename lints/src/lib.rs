@@ -1,1 +1,59 @@
-//! placeholder
+//! The VoxScript rules (analysis.md §1): one file per rule under `rules/`, each reading the
+//! analysis facts of a file and reporting [`Finding`]s with messages, chains and fixes; plus
+//! suppressions (§3) and the options that enable rules and set severities (decision 29). The CLI
+//! and the language server both call [`lint_file`], so they report the same findings.
+
+mod chain;
+mod context;
+mod finding;
+mod options;
+mod registry;
+mod rules;
+mod suppress;
+
+pub use context::{FileCx, WorkspaceInfo};
+pub use finding::{Applicability, ChainStep, Edit, Finding, Fix, Severity};
+pub use options::LintOptions;
+pub use registry::{rule, RuleInfo, RULES};
+
+use vox_analysis::{Db, SourceFile};
+
+/// Every finding for one file: syntax, checks, imports and the enabled rules, suppressions
+/// applied, sorted by position then code.
+pub fn lint_file(
+    db: &dyn Db,
+    file: SourceFile,
+    ws: &WorkspaceInfo,
+    opts: &LintOptions,
+) -> Vec<Finding> {
+    let cx = FileCx::new(db, file, ws);
+    let mut out = Vec::new();
+    rules::syntax::check(&cx, &mut out);
+    if !cx.tree.has_errors() {
+        rules::check::check(&cx, &mut out);
+        for rule in rules::ALL {
+            if opts.enabled(rule.code) {
+                (rule.run)(&cx, &mut out);
+            }
+        }
+    }
+    let mut out = suppress::apply(&cx, out, opts);
+    for f in &mut out {
+        f.severity = opts.severity(&f.code, f.severity);
+    }
+    out.sort_by_key(Finding::sort_key);
+    out.dedup_by(|a, b| a.code == b.code && a.range == b.range && a.file == b.file);
+    out
+}
+
+/// `syntax.*` and `check.*` findings only (what `vox check` reports, decision 38).
+pub fn check_file(db: &dyn Db, file: SourceFile, ws: &WorkspaceInfo) -> Vec<Finding> {
+    let cx = FileCx::new(db, file, ws);
+    let mut out = Vec::new();
+    rules::syntax::check(&cx, &mut out);
+    if !cx.tree.has_errors() {
+        rules::check::check(&cx, &mut out);
+    }
+    out.sort_by_key(Finding::sort_key);
+    out
+}

@@ -444,8 +444,8 @@ impl<'p> Interp<'p> {
         }
         self.depth += 1;
         // The host stack is probed every 16 levels; the reserve covers the frames in between.
-        let stack_low =
-            self.depth.is_multiple_of(16) && stacker::remaining_stack().is_some_and(|r| r < STACK_RESERVE);
+        let stack_low = self.depth.is_multiple_of(16)
+            && stacker::remaining_stack().is_some_and(|r| r < STACK_RESERVE);
         if self.depth > self.max_depth || stack_low {
             self.depth -= 1;
             let limit = if self.max_depth == u64::MAX {

@@ -111,7 +111,7 @@ pub struct CheckFact {
 }
 
 /// The public names of each import target, as lowering needs them.
-pub(crate) fn imported_names(db: &dyn Db, file: crate::SourceFile) -> Vec<ImportedNames> {
+pub fn imported_names(db: &dyn Db, file: crate::SourceFile) -> Vec<ImportedNames> {
     resolve_imports(db, file)
         .targets
         .iter()

@@ -1,0 +1,296 @@
+//! `vox caps FILE` (analysis.md §4, decision 35): the least `--caps` set for a script; `--check`
+//! compares every run configuration with it (C001/C002); `--audit` reconciles with a recorded run.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use vox_lints::{LintOptions, Severity, WorkspaceInfo};
+
+use crate::output::{self, Format};
+use crate::workspace;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CapsFormat {
+    Tokens,
+    Cli,
+    Json,
+    Toml,
+}
+
+#[derive(Args, Debug)]
+pub struct CapsFlags {
+    /// The script (with --check: files or directories; default the current directory).
+    pub paths: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value = "tokens")]
+    pub format: CapsFormat,
+    /// Exit 1 when a run configuration lacks a needed token or grants an unused one.
+    #[arg(long)]
+    pub check: bool,
+    /// Reconcile with a `vox run --caps-audit` log: exit 1 when the run used something not inferred.
+    #[arg(long, value_name = "RUN.jsonl")]
+    pub audit: Option<PathBuf>,
+    /// The working directory the script will run from (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+}
+
+fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_=:./,+@%".contains(&b))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+pub fn run(flags: CapsFlags) -> i32 {
+    if flags.check {
+        return check(&flags);
+    }
+    let [file] = flags.paths.as_slice() else {
+        eprintln!("vox caps: give exactly one script (or --check for a workspace)");
+        eprintln!("  usage: vox caps FILE [--format tokens|cli|json|toml]");
+        return 2;
+    };
+    if !file.is_file() {
+        eprintln!("vox: cannot read {}: no such file", file.display());
+        return 2;
+    }
+    let root = workspace::find_root(file);
+    let abs = workspace::absolute(file);
+    let (loaded, _) = match workspace::load(vec![abs.clone()], root.clone(), false) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("vox: {e}");
+            return 2;
+        }
+    };
+    let Some(&src) = loaded.targets.first() else {
+        return 2;
+    };
+    let cwd = workspace::absolute(flags.cwd.as_deref().unwrap_or(Path::new(".")));
+    let db = &loaded.db;
+    if vox_analysis::parse(db, src).has_errors() {
+        eprintln!(
+            "vox caps: {} has syntax errors; run `vox check {}`",
+            file.display(),
+            file.display()
+        );
+        return 1;
+    }
+    let inferred = vox_analysis::inferred_caps(db, src);
+    let tokens = vox_analysis::render_tokens(inferred, &cwd);
+    for n in &tokens.notes {
+        eprintln!("note: {n}");
+    }
+    if let Some(audit) = &flags.audit {
+        return reconcile(audit, &tokens, &cwd);
+    }
+    let names: Vec<&str> = tokens.tokens.iter().map(|t| t.token.as_str()).collect();
+    let mut out = std::io::stdout().lock();
+    let text = match flags.format {
+        CapsFormat::Tokens => {
+            if names.is_empty() {
+                "none\n".to_string()
+            } else {
+                names.iter().map(|t| format!("{t}\n")).collect()
+            }
+        }
+        CapsFormat::Cli => {
+            let list: Vec<String> = if names.is_empty() {
+                vec!["--caps none".into()]
+            } else {
+                names
+                    .iter()
+                    .map(|t| format!("--caps {}", shell_quote(t)))
+                    .collect()
+            };
+            format!("{}\n", list.join(" "))
+        }
+        CapsFormat::Json => {
+            let v = serde_json::json!({
+                "file": output::shown(&abs, &cwd),
+                "cwd": cwd.to_string_lossy(),
+                "tokens": tokens.tokens.iter().map(|t| serde_json::json!({
+                    "token": t.token,
+                    "needed_by": t.needed_by,
+                })).collect::<Vec<_>>(),
+                "notes": tokens.notes,
+            });
+            format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
+        }
+        CapsFormat::Toml => {
+            let stem = abs
+                .file_stem()
+                .map_or_else(|| "script".into(), |s| s.to_string_lossy().into_owned());
+            let script = output::shown(&abs, &root);
+            let caps: Vec<String> = names.iter().map(|t| format!("{t:?}")).collect();
+            format!(
+                "[run.{stem}]\nscript = {script:?}\ncaps = [{}]\n",
+                caps.join(", ")
+            )
+        }
+    };
+    let _ = out.write_all(text.as_bytes());
+    0
+}
+
+/// `--check`: C001 and C002 over every script of the workspace that has a run configuration.
+fn check(flags: &CapsFlags) -> i32 {
+    let paths = if flags.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        flags.paths.clone()
+    };
+    let root = workspace::find_root(&paths[0]);
+    let files = match workspace::walk(&paths, &[], &root) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("vox: {e}");
+            return 2;
+        }
+    };
+    let (loaded, _) = match workspace::load(files, root.clone(), false) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("vox: {e}");
+            return 2;
+        }
+    };
+    for e in &loaded.config_errors {
+        eprintln!("vox: {e}");
+        return 2;
+    }
+    let opts = LintOptions {
+        select: vec!["C001".into(), "C002".into()],
+        ignore: vec!["C003".into(), "C004".into(), "C005".into(), "L".into()],
+        ..LintOptions::default()
+    };
+    let info = WorkspaceInfo::new(root.clone(), loaded.runs.clone());
+    let mut findings = Vec::new();
+    for f in &loaded.targets {
+        if info.runs_for(f.path(&loaded.db)).is_empty() {
+            continue;
+        }
+        findings.extend(
+            vox_lints::lint_file(&loaded.db, *f, &info, &opts)
+                .into_iter()
+                .filter(|x| x.code == "C001" || x.code == "C002"),
+        );
+    }
+    let texts = output::Texts::new(&loaded);
+    print!(
+        "{}",
+        output::render(Format::Human, &findings, &texts, &root)
+    );
+    if findings.is_empty() {
+        eprintln!("vox caps --check: every run configuration matches its script");
+        0
+    } else {
+        let n = findings.len();
+        eprintln!(
+            "vox caps --check: {n} drift{} between run configurations and scripts",
+            if n == 1 { "" } else { "s" }
+        );
+        i32::from(
+            findings
+                .iter()
+                .any(|f| matches!(f.severity, Severity::Error | Severity::Warning)),
+        )
+    }
+}
+
+/// `--audit`: every capability the recorded run used must be inside the inferred set.
+fn reconcile(audit: &Path, tokens: &vox_analysis::Tokens, cwd: &Path) -> i32 {
+    let text = match std::fs::read_to_string(audit) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("vox: cannot read {}: {e}", audit.display());
+            return 2;
+        }
+    };
+    let parsed: Result<Vec<vox_caps::Token>, _> = tokens
+        .tokens
+        .iter()
+        .map(|t| vox_caps::parse_token(&t.token, cwd))
+        .collect();
+    let set = match parsed.and_then(|p| vox_caps::CapSet::from_tokens(&p)) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("vox: the inferred set does not parse here: {}", e.render());
+            return 2;
+        }
+    };
+    let mut used_not_inferred = Vec::new();
+    let mut lines = 0usize;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        lines += 1;
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            eprintln!(
+                "vox: {}:{}: not a JSON line of a --caps-audit log",
+                audit.display(),
+                i + 1
+            );
+            return 2;
+        };
+        if !audit_allowed(&v, &set) {
+            used_not_inferred.push(line.to_string());
+        }
+    }
+    println!(
+        "{lines} recorded check{}; {} used but not inferred",
+        if lines == 1 { "" } else { "s" },
+        used_not_inferred.len()
+    );
+    for l in &used_not_inferred {
+        println!("used but not inferred: {l}");
+    }
+    i32::from(!used_not_inferred.is_empty())
+}
+
+/// Whether an audit line's check would pass under the inferred set.
+fn audit_allowed(v: &serde_json::Value, set: &vox_caps::CapSet) -> bool {
+    let ns = v.get("ns").and_then(|x| x.as_str()).unwrap_or("");
+    let method = v.get("method").and_then(|x| x.as_str()).unwrap_or("");
+    let resource = v.get("resource").and_then(|x| x.as_str());
+    match ns {
+        "fs" | "io" | "path" => {
+            let write = v
+                .get("access")
+                .and_then(|x| x.as_str())
+                .is_some_and(|a| a == "write")
+                || matches!(
+                    method,
+                    "write"
+                        | "write_file"
+                        | "write_to_file"
+                        | "remove"
+                        | "remove_dir_all"
+                        | "mkdir"
+                        | "save"
+                        | "quota"
+                );
+            match resource {
+                Some(r) => set.fs_admits(Path::new(r), write),
+                None => set.fs_any(),
+            }
+        }
+        "env" => match method {
+            "set" => set.env() == vox_caps::EnvGrant::Rw,
+            _ => set.env() != vox_caps::EnvGrant::None,
+        },
+        "net" | "http" => set.net(),
+        "process" => set.process(),
+        "secrets" => set.secrets(),
+        "time" => set.time() != vox_caps::TimeGrant::Denied,
+        "random" | "crypto" => set.random() != vox_caps::RandomGrant::Denied,
+        "agentos" => set.agentos(),
+        _ => true,
+    }
+}

@@ -1,0 +1,164 @@
+//! `vox lint [PATHS...]` (analysis.md §5): every file's findings, in parallel over files on
+//! cloned database handles, sorted afterwards so threads never change the output.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+use vox_lints::{Finding, LintOptions, Severity, WorkspaceInfo};
+
+use crate::output::{self, Format};
+use crate::workspace;
+
+#[derive(Args, Debug)]
+pub struct LintFlags {
+    /// Files or directories to lint (default: the current directory).
+    pub paths: Vec<PathBuf>,
+    /// Enable every determinism rule (D) at error severity.
+    #[arg(long)]
+    pub determinism: bool,
+    /// Also enable the input rules (I) at error severity.
+    #[arg(long)]
+    pub strict: bool,
+    /// Only these rules or prefixes (comma-separated: `D,I001`).
+    #[arg(long, value_delimiter = ',')]
+    pub select: Vec<String>,
+    /// Skip these rules or prefixes (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub ignore: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: Format,
+    /// Apply safe fixes in place.
+    #[arg(long)]
+    pub fix: bool,
+    /// With --fix or --diff: also apply fixes that may change behaviour.
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+    /// Print the fixes as a unified diff instead of applying them.
+    #[arg(long)]
+    pub diff: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+}
+
+/// Runs `f` over `items` on `threads` workers, each with its own clone of `db`, on large stacks.
+pub fn parallel<T: Send, R: Send>(
+    db: &vox_analysis::AnalysisDb,
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&vox_analysis::AnalysisDb, &T) -> R + Sync,
+) -> Vec<R>
+where
+    T: Sync,
+{
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<std::sync::Mutex<Option<R>>> =
+        items.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..threads.max(1) {
+            let db = db.clone();
+            let (next, results, f) = (&next, &results, &f);
+            let spawned = std::thread::Builder::new()
+                .stack_size(64 << 20)
+                .spawn_scoped(s, move || loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if i >= items.len() {
+                        break;
+                    }
+                    let r = f(&db, &items[i]);
+                    *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+                });
+            if let Err(e) = spawned {
+                eprintln!("vox: cannot start a worker thread: {e}");
+                std::process::exit(2);
+            }
+        }
+    });
+    results
+        .into_iter()
+        .filter_map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .collect()
+}
+
+pub fn threads(n: Option<usize>) -> usize {
+    n.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+pub fn run(flags: LintFlags) -> i32 {
+    let paths = if flags.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        flags.paths.clone()
+    };
+    let root = workspace::find_root(&paths[0]);
+    let files = match workspace::walk(&paths, &[], &root) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("vox: {e}");
+            return 2;
+        }
+    };
+    let (loaded, _) = match workspace::load(files, root.clone(), false) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("vox: {e}");
+            return 2;
+        }
+    };
+    for e in &loaded.config_errors {
+        eprintln!("vox: {e}");
+        eprintln!("  fix the configuration file; the analysis reads run configurations from it");
+        return 2;
+    }
+    let opts = LintOptions {
+        determinism: flags.determinism,
+        strict: flags.strict,
+        select: flags.select.clone(),
+        ignore: flags.ignore.clone(),
+        severity: Vec::new(),
+    };
+    let info = WorkspaceInfo::new(root.clone(), loaded.runs.clone());
+    let progress = output::Progress::new(loaded.targets.len());
+    let per_file = parallel(
+        &loaded.db,
+        &loaded.targets,
+        threads(flags.threads),
+        |db, f| {
+            let r = vox_lints::lint_file(db, *f, &info, &opts);
+            progress.tick();
+            r
+        },
+    );
+    progress.done();
+    let mut findings: Vec<Finding> = per_file.into_iter().flatten().collect();
+    findings.sort_by_key(Finding::sort_key);
+    findings.dedup_by(|a, b| a.file == b.file && a.range == b.range && a.code == b.code);
+    if flags.fix || flags.diff {
+        return output::fixes::apply(&loaded, &findings, flags.unsafe_fixes, flags.diff);
+    }
+    let texts = output::Texts::new(&loaded);
+    let rendered = output::render(flags.format, &findings, &texts, &root);
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(rendered.as_bytes());
+    let _ = out.flush();
+    let errors = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    if flags.format == Format::Human {
+        let warnings = findings.len() - errors;
+        eprintln!(
+            "{}: {} error{}, {} warning{} in {} file{}",
+            "vox lint",
+            errors,
+            if errors == 1 { "" } else { "s" },
+            warnings,
+            if warnings == 1 { "" } else { "s" },
+            loaded.targets.len(),
+            if loaded.targets.len() == 1 { "" } else { "s" }
+        );
+    }
+    i32::from(errors > 0)
+}

@@ -1,0 +1,68 @@
+//! The human format: codespan-style excerpts, with the chain and help as notes and the fix
+//! titles after them. Colour never (stable, pipe-friendly output; the CLI is read in CI logs).
+
+use std::path::Path;
+
+use codespan_reporting::diagnostic::{Diagnostic, Label, Severity as CsSeverity};
+use codespan_reporting::files::SimpleFiles;
+use codespan_reporting::term::{self, Config};
+use vox_lints::{Finding, Severity};
+
+use super::{shown, Texts};
+use crate::render::DisplaySource;
+
+pub fn render(findings: &[Finding], texts: &Texts, root: &Path) -> String {
+    let mut out = String::new();
+    let config = Config::default();
+    for f in findings {
+        let src = DisplaySource::new(texts.text(&f.file));
+        let mut files = SimpleFiles::new();
+        let id = files.add(shown(&f.file, root), src.text.as_str());
+        let severity = match f.severity {
+            Severity::Error => CsSeverity::Error,
+            Severity::Warning => CsSeverity::Warning,
+        };
+        let mut labels = vec![Label::primary(id, src.map_range(f.range))];
+        for step in &f.chain {
+            if step.file == f.file {
+                labels.push(
+                    Label::secondary(id, src.map_range(step.range))
+                        .with_message(format!("called from `{}`", step.function)),
+                );
+            }
+        }
+        let mut notes = Vec::new();
+        if let Some(help) = &f.help {
+            for line in help.lines() {
+                if line.starts_with("reached from") {
+                    notes.push(line.to_string());
+                } else {
+                    notes.push(format!("help: {line}"));
+                }
+            }
+        }
+        for fix in &f.fixes {
+            let kind = match fix.applicability {
+                vox_lints::Applicability::Safe => "fix",
+                vox_lints::Applicability::Unsafe => "unsafe fix",
+            };
+            notes.push(format!("{kind}: {}", fix.title));
+        }
+        let d = Diagnostic::new(severity)
+            .with_code(f.code.clone())
+            .with_message(f.message.clone())
+            .with_labels(labels)
+            .with_notes(notes);
+        match term::emit_into_string(&config, &files, &d) {
+            Ok(s) => out.push_str(&s),
+            Err(e) => out.push_str(&format!(
+                "{}[{}]: {} ({}: excerpt unavailable: {e})\n",
+                f.severity.as_str(),
+                f.code,
+                f.message,
+                shown(&f.file, root)
+            )),
+        }
+    }
+    out
+}

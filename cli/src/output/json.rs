@@ -1,0 +1,49 @@
+//! `--format json`: one array of findings; the schema is `docs/schemas/lint.schema.json`.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+use vox_lints::{Applicability, Finding};
+use vox_syntax::TextRange;
+
+use super::{shown, Texts};
+
+fn range(texts: &Texts, file: &Path, r: TextRange) -> Value {
+    let ((l, c), (el, ec)) = texts.range(file, r);
+    json!({
+        "start": {"line": l, "column": c},
+        "end": {"line": el, "column": ec},
+        "offsets": {"start": r.start, "end": r.end},
+    })
+}
+
+pub fn finding(f: &Finding, texts: &Texts, root: &Path) -> Value {
+    json!({
+        "code": f.code,
+        "severity": f.severity.as_str(),
+        "message": f.message,
+        "file": shown(&f.file, root),
+        "range": range(texts, &f.file, f.range),
+        "help": f.help,
+        "chain": f.chain.iter().map(|s| {
+            let (l, c) = texts.pos(&s.file, s.range.start);
+            json!({"function": s.function, "file": shown(&s.file, root), "line": l, "column": c})
+        }).collect::<Vec<_>>(),
+        "fixes": f.fixes.iter().map(|x| json!({
+            "title": x.title,
+            "applicability": match x.applicability { Applicability::Safe => "safe", Applicability::Unsafe => "unsafe" },
+            "edits": x.edits.iter().map(|e| json!({
+                "file": shown(&e.file, root),
+                "range": range(texts, &e.file, e.range),
+                "new_text": e.new_text,
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+pub fn render(findings: &[Finding], texts: &Texts, root: &Path) -> String {
+    let all: Vec<Value> = findings.iter().map(|f| finding(f, texts, root)).collect();
+    let mut s = serde_json::to_string_pretty(&Value::Array(all)).unwrap_or_else(|_| "[]".into());
+    s.push('\n');
+    s
+}

@@ -1,0 +1,150 @@
+//! Output formats of `vox lint` (analysis.md §5): human (codespan excerpts), json, sarif,
+//! github annotations, compact. All of them sort findings the same way and are byte-identical
+//! between runs.
+
+pub mod fixes;
+mod human;
+mod json;
+mod sarif;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use vox_lints::Finding;
+use vox_syntax::{ColumnUnit, LineIndex, TextRange};
+
+use crate::workspace::Loaded;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+    Sarif,
+    Github,
+    Compact,
+}
+
+/// File texts and line indexes for positions and excerpts.
+pub struct Texts {
+    files: BTreeMap<PathBuf, (Vec<u8>, LineIndex)>,
+}
+
+impl Texts {
+    pub fn new(loaded: &Loaded) -> Texts {
+        let mut files = BTreeMap::new();
+        for (p, f) in loaded.ws.files(&loaded.db).iter() {
+            let text = f.text(&loaded.db).to_vec();
+            let idx = LineIndex::new(&text);
+            files.insert(p.clone(), (text, idx));
+        }
+        Texts { files }
+    }
+
+    pub fn text(&self, p: &Path) -> &[u8] {
+        self.files.get(p).map_or(&[], |(t, _)| t.as_slice())
+    }
+
+    /// 1-based line and column (Unicode scalars) of an offset.
+    pub fn pos(&self, p: &Path, offset: u32) -> (u32, u32) {
+        match self.files.get(p) {
+            Some((_, idx)) => {
+                let lc = idx.line_col(offset, ColumnUnit::Char);
+                (lc.line + 1, lc.col + 1)
+            }
+            None => (1, 1),
+        }
+    }
+
+    pub fn range(&self, p: &Path, r: TextRange) -> ((u32, u32), (u32, u32)) {
+        (self.pos(p, r.start), self.pos(p, r.end))
+    }
+}
+
+/// A path as shown: relative to the root when beneath it.
+pub fn shown(p: &Path, root: &Path) -> String {
+    match p.strip_prefix(root) {
+        Ok(rel) => rel.to_string_lossy().into_owned(),
+        Err(_) => p.to_string_lossy().into_owned(),
+    }
+}
+
+pub fn render(format: Format, findings: &[Finding], texts: &Texts, root: &Path) -> String {
+    match format {
+        Format::Human => human::render(findings, texts, root),
+        Format::Json => json::render(findings, texts, root),
+        Format::Sarif => sarif::render(findings, texts, root),
+        Format::Github => findings
+            .iter()
+            .map(|f| {
+                let ((l, c), (el, ec)) = texts.range(&f.file, f.range);
+                let level = match f.severity {
+                    vox_lints::Severity::Error => "error",
+                    vox_lints::Severity::Warning => "warning",
+                };
+                let msg = escape_github(&f.message);
+                format!(
+                    "::{level} file={},line={l},col={c},endLine={el},endColumn={ec},title={}::{msg}\n",
+                    escape_github_prop(&shown(&f.file, root)),
+                    escape_github_prop(&f.code)
+                )
+            })
+            .collect(),
+        Format::Compact => findings
+            .iter()
+            .map(|f| {
+                let (l, c) = texts.pos(&f.file, f.range.start);
+                format!("{}:{l}:{c}: {} {}\n", shown(&f.file, root), f.code, f.message)
+            })
+            .collect(),
+    }
+}
+
+fn escape_github(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn escape_github_prop(s: &str) -> String {
+    escape_github(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// A progress bar on stderr, only on a terminal and only when the run is long.
+pub struct Progress {
+    total: usize,
+    done: std::sync::atomic::AtomicUsize,
+    enabled: bool,
+    start: std::time::Instant,
+}
+
+impl Progress {
+    pub fn new(total: usize) -> Progress {
+        use std::io::IsTerminal;
+        Progress {
+            total,
+            done: std::sync::atomic::AtomicUsize::new(0),
+            enabled: std::io::stderr().is_terminal() && total >= 50,
+            start: std::time::Instant::now(),
+        }
+    }
+
+    pub fn tick(&self) {
+        let n = self.done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        if self.enabled && self.start.elapsed().as_millis() > 300 && n % 16 == 0 {
+            let width = 30;
+            let filled = n * width / self.total.max(1);
+            eprint!(
+                "\r[{}{}] {n}/{} files",
+                "#".repeat(filled),
+                " ".repeat(width - filled),
+                self.total
+            );
+        }
+    }
+
+    pub fn done(&self) {
+        if self.enabled && self.start.elapsed().as_millis() > 300 {
+            eprint!("\r{}\r", " ".repeat(60));
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! Loading a workspace for the analysis: walk the given paths for `*.vox` (honouring
+//! `.gitignore` and `[lint] exclude`), read each file once, add the files they import (followed
+//! until nothing new is imported), and set up the database.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use salsa::Setter;
+use vox_analysis::{AnalysisDb, ImportTarget, SourceFile, Workspace};
+
+pub struct Loaded {
+    pub db: AnalysisDb,
+    pub ws: Workspace,
+    /// The files to report on (walked), sorted; imported files outside the paths are analysed
+    /// but not reported.
+    pub targets: Vec<SourceFile>,
+    pub root: PathBuf,
+    pub runs: Vec<vox_caps::config::RunConfig>,
+    /// Invalid configuration files (`config.invalid`).
+    pub config_errors: Vec<vox_caps::config::ConfigError>,
+}
+
+/// Absolute, lexically clean path (no symlink resolution: what the user named).
+pub fn absolute(p: &Path) -> PathBuf {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    vox_analysis::clean_path(&cwd.join(p))
+}
+
+/// The workspace root: the nearest directory holding `Vox.toml` above the first path, else the
+/// current directory.
+pub fn find_root(first: &Path) -> PathBuf {
+    let start = if first.is_dir() {
+        first.to_path_buf()
+    } else {
+        first
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+    };
+    let start = absolute(&start);
+    match vox_caps::config::find_vox_toml(&start) {
+        Some(t) => t.parent().map_or(start.clone(), Path::to_path_buf),
+        None => absolute(Path::new(".")),
+    }
+}
+
+/// Every `*.vox` under `paths` (files named directly are always included).
+pub fn walk(paths: &[PathBuf], exclude: &[String], root: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut overrides = ignore::overrides::OverrideBuilder::new(root);
+    for pat in exclude {
+        overrides
+            .add(&format!("!{pat}"))
+            .map_err(|e| format!("invalid `[lint] exclude` pattern {pat:?}: {e}"))?;
+    }
+    let overrides = overrides
+        .build()
+        .map_err(|e| format!("invalid `[lint] exclude` patterns: {e}"))?;
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_file() {
+            out.push(absolute(p));
+            continue;
+        }
+        if !p.exists() {
+            return Err(format!(
+                "cannot read {}: no such file or directory",
+                p.display()
+            ));
+        }
+        let walker = ignore::WalkBuilder::new(p)
+            .overrides(overrides.clone())
+            .require_git(false)
+            .hidden(true)
+            .build();
+        for entry in walker {
+            let entry = entry.map_err(|e| format!("cannot walk {}: {e}", p.display()))?;
+            let path = entry.path();
+            if entry.file_type().is_some_and(|t| t.is_file())
+                && path.extension().is_some_and(|e| e == "vox")
+            {
+                out.push(absolute(path));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// Reads `paths` and everything they import into a fresh database.
+pub fn load(
+    paths: Vec<PathBuf>,
+    root: PathBuf,
+    log: bool,
+) -> Result<(Loaded, Option<vox_analysis::EventLog>), String> {
+    let catalog: &'static (dyn vox_hir::BuiltinCatalog + Sync) =
+        vox_runtime::catalog::Catalog::get();
+    let (mut db, log) = if log {
+        let (db, l) = AnalysisDb::with_log(catalog);
+        (db, Some(l))
+    } else {
+        (AnalysisDb::new(catalog), None)
+    };
+    let mut files: BTreeMap<PathBuf, SourceFile> = BTreeMap::new();
+    for p in &paths {
+        let text = std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+        files.insert(p.clone(), SourceFile::new(&db, p.clone(), Arc::from(text)));
+    }
+    let ws = Workspace::new(&db, root.clone(), Arc::new(files.clone()));
+    db.set_workspace(ws);
+    // Follow imports to files outside the walked paths.
+    loop {
+        let mut added = false;
+        let current: Vec<SourceFile> = files.values().copied().collect();
+        for f in current {
+            for t in &vox_analysis::resolve_imports(&db, f).targets {
+                if let ImportTarget::Missing(p) = t {
+                    if files.contains_key(p) {
+                        continue;
+                    }
+                    if let Ok(text) = std::fs::read(p) {
+                        files.insert(p.clone(), SourceFile::new(&db, p.clone(), Arc::from(text)));
+                        added = true;
+                    }
+                }
+            }
+        }
+        if !added {
+            break;
+        }
+        ws.set_files(&mut db).to(Arc::new(files.clone()));
+    }
+    let targets = paths.iter().filter_map(|p| files.get(p).copied()).collect();
+    let (runs, config_errors) = match vox_caps::config::find_vox_toml(&root)
+        .filter(|t| t.parent() == Some(root.as_path()))
+    {
+        Some(toml) => match vox_caps::config::load_vox_toml(&toml) {
+            Ok(r) => (r, Vec::new()),
+            Err(e) => (Vec::new(), vec![e]),
+        },
+        None => (Vec::new(), Vec::new()),
+    };
+    Ok((
+        Loaded {
+            db,
+            ws,
+            targets,
+            root,
+            runs,
+            config_errors,
+        },
+        log,
+    ))
+}

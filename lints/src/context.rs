@@ -1,0 +1,117 @@
+//! What a rule sees of one file: its text and tree, each function's facts with the offset its
+//! relative ranges start at, the run configurations of the script, and the workspace.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use vox_analysis::facts::FnFacts;
+use vox_analysis::{fn_base, fn_facts, parse, Db, FileItems, FnDef, SourceFile};
+use vox_caps::config::RunConfig;
+use vox_syntax::{LineIndex, SyntaxTree, TextRange};
+
+/// The workspace around the file being linted: its root and run configurations.
+pub struct WorkspaceInfo {
+    pub root: PathBuf,
+    pub runs: Vec<RunConfig>,
+    /// Every path literal of the workspace in (file, position) order, built once (D005).
+    pub(crate) path_literals: OnceLock<Arc<Vec<(PathBuf, String, TextRange)>>>,
+}
+
+impl WorkspaceInfo {
+    pub fn new(root: PathBuf, runs: Vec<RunConfig>) -> WorkspaceInfo {
+        WorkspaceInfo {
+            root,
+            runs,
+            path_literals: OnceLock::new(),
+        }
+    }
+
+    /// The run configurations whose `script` is `path`.
+    pub fn runs_for(&self, path: &Path) -> Vec<&RunConfig> {
+        let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+        let want = canon(path);
+        self.runs
+            .iter()
+            .filter(|r| canon(&r.script) == want)
+            .collect()
+    }
+}
+
+pub struct FileCx<'a> {
+    pub db: &'a dyn Db,
+    pub file: SourceFile,
+    pub path: PathBuf,
+    pub text: &'a [u8],
+    pub tree: &'a SyntaxTree,
+    pub items: &'a FileItems<'a>,
+    pub ws: &'a WorkspaceInfo,
+    pub lines: LineIndex,
+}
+
+impl<'a> FileCx<'a> {
+    pub fn new(db: &'a dyn Db, file: SourceFile, ws: &'a WorkspaceInfo) -> FileCx<'a> {
+        let tree: &Arc<SyntaxTree> = parse(db, file);
+        let text: &[u8] = file.text(db);
+        FileCx {
+            db,
+            file,
+            path: file.path(db).clone(),
+            text,
+            tree,
+            items: vox_analysis::file_items(db, file),
+            ws,
+            lines: LineIndex::new(text),
+        }
+    }
+
+    /// Every function of the file with its facts and the offset its ranges start at.
+    pub fn functions(&self) -> impl Iterator<Item = (FnDef<'a>, &'a FnFacts, u32)> + '_ {
+        self.items
+            .all()
+            .map(|f| (f, fn_facts(self.db, f), fn_base(self.db, f)))
+    }
+
+    pub fn abs(&self, base: u32, r: TextRange) -> TextRange {
+        TextRange::new(base + r.start, base + r.end)
+    }
+
+    /// Source text of an absolute range.
+    pub fn slice(&self, r: TextRange) -> &'a str {
+        let (s, e) = (r.start as usize, r.end as usize);
+        self.text
+            .get(s..e)
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .unwrap_or("")
+    }
+
+    /// 1-based line of an offset.
+    pub fn line(&self, offset: u32) -> u32 {
+        self.lines
+            .line_col(offset, vox_syntax::ColumnUnit::Char)
+            .line
+            + 1
+    }
+
+    /// The run configurations of this script.
+    pub fn runs(&self) -> Vec<&'a RunConfig> {
+        self.ws.runs_for(&self.path)
+    }
+
+    pub fn finding(
+        &self,
+        code: &str,
+        severity: crate::Severity,
+        range: TextRange,
+        message: impl Into<String>,
+    ) -> crate::Finding {
+        crate::Finding::new(code, severity, self.path.clone(), range, message)
+    }
+
+    pub fn edit(&self, range: TextRange, new_text: impl Into<String>) -> crate::Edit {
+        crate::Edit {
+            file: self.path.clone(),
+            range,
+            new_text: new_text.into(),
+        }
+    }
+}

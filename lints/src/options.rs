@@ -1,0 +1,61 @@
+//! Which rules run and at which severity (decision 29): D rules are warnings, errors under
+//! `--determinism`; I rules are off unless selected, errors under `--strict`; C001 is an error,
+//! the other C and L rules warnings; `[lint.severity]` wins over all of that.
+
+use crate::Severity;
+
+#[derive(Clone, Debug, Default)]
+pub struct LintOptions {
+    pub determinism: bool,
+    pub strict: bool,
+    /// Codes or prefixes (`D`, `I001`); empty means the default set.
+    pub select: Vec<String>,
+    pub ignore: Vec<String>,
+    /// Code or prefix → severity, from `[lint.severity]`.
+    pub severity: Vec<(String, Severity)>,
+}
+
+fn matches(code: &str, pat: &str) -> bool {
+    code.starts_with(pat)
+}
+
+impl LintOptions {
+    pub fn enabled(&self, code: &str) -> bool {
+        if self.ignore.iter().any(|p| matches(code, p)) {
+            return false;
+        }
+        let group = &code[..1];
+        let default_on = match group {
+            "D" | "C" | "L" => true,
+            "I" => self.strict,
+            _ => true,
+        };
+        if self.select.is_empty() {
+            default_on
+        } else {
+            // Capability and suppression rules are always on (analysis.md §1.3).
+            matches!(group, "C" | "L") || self.select.iter().any(|p| matches(code, p))
+        }
+    }
+
+    /// The severity a finding of `code` is shown with.
+    pub fn severity(&self, code: &str, default: Severity) -> Severity {
+        let mut s = default;
+        if self.determinism && code.starts_with('D') {
+            s = Severity::Error;
+        }
+        if self.strict && code.starts_with('I') && code.len() == 4 {
+            s = Severity::Error;
+        }
+        // The longest matching override wins.
+        if let Some((_, sev)) = self
+            .severity
+            .iter()
+            .filter(|(p, _)| matches(code, p))
+            .max_by_key(|(p, _)| p.len())
+        {
+            s = *sev;
+        }
+        s
+    }
+}

@@ -1,0 +1,86 @@
+//! Shared by C001–C003: whether a capability set satisfies each need the inference found
+//! (decision 30: frozen time satisfies a clock need, any seed satisfies randomness, rw covers
+//! ro, a root covers everything beneath it).
+
+use std::path::{Path, PathBuf};
+
+use vox_analysis::{clean_path, CapNeed, EffectKind, InferredCaps, PathKey};
+use vox_caps::{CapSet, EnvGrant, RandomGrant, TimeGrant};
+
+/// The path an fs need touches, resolved like the runtime does: the nearest existing ancestor
+/// canonicalised, the rest appended.
+pub fn resolve(cwd: &Path, rel: &str) -> PathBuf {
+    let abs = clean_path(&cwd.join(rel));
+    let mut existing = abs.clone();
+    let mut tail = Vec::new();
+    while !existing.exists() {
+        match existing.file_name() {
+            Some(n) => tail.push(n.to_os_string()),
+            None => break,
+        }
+        if !existing.pop() {
+            break;
+        }
+    }
+    let mut out = existing.canonicalize().unwrap_or(existing);
+    for t in tail.into_iter().rev() {
+        out.push(t);
+    }
+    out
+}
+
+/// Whether `set`, for a run from `cwd`, lets this need through.
+pub fn satisfies(set: &CapSet, cwd: &Path, need: &CapNeed) -> bool {
+    let e = &need.effect;
+    match e.kind {
+        EffectKind::EnvRo => set.env() != EnvGrant::None,
+        EffectKind::EnvRw => set.env() == EnvGrant::Rw,
+        EffectKind::Net => set.net(),
+        EffectKind::Process => set.process(),
+        EffectKind::Secrets => set.secrets(),
+        EffectKind::Agentos => set.agentos(),
+        EffectKind::Time => set.time() != TimeGrant::Denied,
+        EffectKind::Random => set.random() != RandomGrant::Denied,
+        EffectKind::Output => true,
+        EffectKind::FsCwd => set.fs_any(),
+        EffectKind::FsRead | EffectKind::FsWrite | EffectKind::FsList => {
+            let write = e.kind == EffectKind::FsWrite;
+            let target = match &e.path {
+                Some(PathKey::Const(p)) | Some(PathKey::Prefix(p)) => resolve(cwd, p),
+                _ => resolve(cwd, "."),
+            };
+            set.fs_admits(&target, write)
+        }
+    }
+}
+
+/// Whether `set` admits reading every imported file.
+pub fn imports_ok(set: &CapSet, caps: &InferredCaps) -> Option<usize> {
+    caps.imports
+        .iter()
+        .position(|(p, _)| !set.fs_admits(&resolve(Path::new("/"), &p.to_string_lossy()), false))
+}
+
+/// The narrowest token for one need, as `vox caps` would print it.
+pub fn token_for(need: &CapNeed, cwd: &Path) -> String {
+    let one = InferredCaps {
+        needs: vec![need.clone()],
+        imports: Vec::new(),
+    };
+    vox_analysis::render_tokens(&one, cwd)
+        .tokens
+        .into_iter()
+        .next()
+        .map_or_else(String::new, |t| t.token)
+}
+
+/// The capability set a run configuration grants (`None` without a `caps` key or with an invalid
+/// token, which `config.invalid` reports).
+pub fn run_caps(run: &vox_caps::config::RunConfig) -> Option<CapSet> {
+    let tokens = run.caps.as_ref()?;
+    let parsed: Result<Vec<_>, _> = tokens
+        .iter()
+        .map(|t| vox_caps::parse_token(t, &run.cwd))
+        .collect();
+    CapSet::from_tokens(&parsed.ok()?).ok()
+}

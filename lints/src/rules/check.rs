@@ -1,0 +1,80 @@
+//! `check.*` (analysis.md §1.4, decision 34): names, arity and conditions the body shows wrong,
+//! `fn main() to int`, and imports that would stop `vox run` (missing, cyclic, with errors, or
+//! clashing with a declaration), each reported where the runtime would report it.
+
+use vox_analysis::{import_errors, ImportError};
+use vox_syntax::Severity;
+
+use crate::{FileCx, Finding};
+
+pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
+    for (_, facts, base) in cx.functions() {
+        for c in &facts.checks {
+            let sev = if c.error {
+                Severity::Error
+            } else {
+                Severity::Warning
+            };
+            out.push(cx.finding(c.code, sev, cx.abs(base, c.range), c.message.clone()));
+        }
+    }
+    imports(cx, out);
+}
+
+fn imports(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
+    let tree = cx.tree;
+    let imports = vox_hir::file_imports(tree);
+    // Clashes between imported names and this file's declarations (syntax.duplicate).
+    let names = vox_analysis::facts::imported_names(cx.db, cx.file);
+    if let Some(c) = vox_hir::import_clashes(tree, &imports, &names).first() {
+        let imp = &imports[c.import];
+        let message = match &c.with {
+            vox_hir::ClashWith::Local(range) => {
+                let line = cx.line(range.start);
+                if imp.alias.is_some() {
+                    format!("`{}` is declared twice at the top level: as the alias of import {} and on line {line}; rename the alias or the declaration", c.name, imp.path)
+                } else {
+                    format!("`{}` is declared twice at the top level: imported from {} and declared on line {line}; rename one, or import the file with `as NAME`", c.name, imp.path)
+                }
+            }
+            vox_hir::ClashWith::Import(j) => format!(
+                "`{}` is declared twice at the top level: imported from {} and from {}; import one of the files with `as NAME`",
+                c.name, imports[*j].path, imp.path
+            ),
+        };
+        out.push(cx.finding("syntax.duplicate", Severity::Error, imp.range, message));
+    }
+    let Some(at) = import_errors(cx.db, cx.file) else {
+        return;
+    };
+    let path = at.file.path(cx.db).clone();
+    let target_tree = vox_analysis::parse(cx.db, at.file);
+    let target_imports = vox_hir::file_imports(target_tree);
+    let Some(imp) = target_imports.get(at.import as usize) else {
+        return;
+    };
+    let (code, message) = match &at.error {
+        ImportError::Missing { .. } => (
+            "check.import-missing",
+            format!(
+                "cannot import {}: no such file; the path is relative to the importing file's directory",
+                imp.path
+            ),
+        ),
+        ImportError::Cycle { chain } => (
+            "check.import-cycle",
+            format!("import cycle: {}", chain.join(" -> ")),
+        ),
+        ImportError::Errors { .. } => (
+            "check.import-errors",
+            format!("imported file {} has errors", imp.path),
+        ),
+    };
+    out.push(Finding::new(
+        code,
+        Severity::Error,
+        path,
+        imp.range,
+        message,
+    ));
+}

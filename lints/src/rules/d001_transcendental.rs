@@ -1,0 +1,71 @@
+//! D001 transcendental-outside-libm: a float method such as `x.sin()`, `x.exp()` or
+//! `x.powf(y)` uses the host's math library (Rust `f64` methods, glibc/musl/macOS libm), whose
+//! last bits differ between machines. `math.*` is the portable libm, bit-identical everywhere.
+//! Exact operations (`sqrt`, `floor`, `abs`, …) are not flagged. Safe fix: the `math.*` form.
+
+use crate::{Applicability, FileCx, Finding, Fix};
+
+use super::sites::W;
+
+/// The `math` function for a host method, and whether the receiver comes first.
+fn portable(method: &str) -> Option<&'static str> {
+    Some(match method {
+        "sin" => "sin",
+        "cos" => "cos",
+        "tan" => "tan",
+        "asin" => "asin",
+        "acos" => "acos",
+        "atan" => "atan",
+        "sinh" => "sinh",
+        "cosh" => "cosh",
+        "tanh" => "tanh",
+        "asinh" => "asinh",
+        "acosh" => "acosh",
+        "atanh" => "atanh",
+        "exp" => "exp",
+        "exp2" => "exp2",
+        "exp_m1" => "expm1",
+        "ln" => "ln",
+        "log2" => "log2",
+        "log10" => "log10",
+        "ln_1p" => "log1p",
+        "cbrt" => "cbrt",
+        "log" => "log",
+        "powf" | "powi" => "pow",
+        "hypot" => "hypot",
+        "atan2" => "atan2",
+        _ => return None,
+    })
+}
+
+pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
+    for (_, facts, base) in cx.functions() {
+        for h in &facts.host_math {
+            let range = cx.abs(base, h.range);
+            let recv = cx.slice(cx.abs(base, h.recv));
+            let args: Vec<&str> = h.args.iter().map(|a| cx.slice(cx.abs(base, *a))).collect();
+            let Some(name) = portable(&h.method) else {
+                continue;
+            };
+            let mut parts = vec![recv];
+            parts.extend(args.iter().copied());
+            let replacement = format!("math.{name}({})", parts.join(", "));
+            let mut f = cx.finding(
+                "D001",
+                W,
+                range,
+                format!(
+                    "`.{}()` uses the host's math library: its result can differ between machines",
+                    h.method
+                ),
+            );
+            f.help = Some(format!("use the portable libm: `{replacement}`"));
+            f.fixes.push(Fix {
+                title: format!("Use `{replacement}`"),
+                applicability: Applicability::Safe,
+                edits: vec![cx.edit(range, replacement)],
+            });
+            out.push(f);
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! D003 wall-clock: `time.now_ms()`, `time.now()`, `time.monotonic_ms()`, and reads of
+//! `modified_ms` from `fs.stat`/`fs.list_dir_detailed`: values that differ on every run and
+//! every checkout. Not reported when every run configuration of the script pins
+//! `time:frozen=` (decision 30). Fix: add `time:frozen=0` to the run configuration, or take the
+//! time as an argument.
+
+use super::sites::{each_site, qualified, W};
+use crate::{FileCx, Finding};
+
+fn pinned(cx: &FileCx<'_>) -> bool {
+    let runs = cx.runs();
+    !runs.is_empty()
+        && runs.iter().all(|r| {
+            r.caps.as_ref().is_some_and(|caps| {
+                caps.iter()
+                    .any(|t| t.starts_with("time:frozen=") || t == "deterministic")
+            })
+        })
+}
+
+pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
+    if pinned(cx) {
+        return;
+    }
+    each_site(
+        cx,
+        out,
+        |s| s.ns == "time" && matches!(s.name, "now_ms" | "now" | "monotonic_ms"),
+        |s, range| {
+            let mut f = cx.finding(
+                "D003",
+                W,
+                range,
+                format!(
+                    "`{}()` reads the clock: its value differs on every run",
+                    qualified(s)
+                ),
+            );
+            f.help = Some(
+                "add `time:frozen=0` to the script's run configuration, or take the time as an argument"
+                    .into(),
+            );
+            f
+        },
+    );
+    for (f, facts, base) in cx.functions() {
+        let steps = crate::chain::chain_to(cx.db, f);
+        for r in &facts.mtime_reads {
+            let mut finding = cx.finding(
+                "D003",
+                W,
+                cx.abs(base, *r),
+                "`modified_ms` is a file time: it differs between checkouts and machines",
+            );
+            finding.help = Some("compare contents or use a version recorded in the file".into());
+            super::sites::attach_chain(cx, &mut finding, &steps, f);
+            out.push(finding);
+        }
+    }
+}

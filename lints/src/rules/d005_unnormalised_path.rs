@@ -1,0 +1,141 @@
+//! D005 unnormalised-path: a path reaching an `fs`/`io`/`process` path argument that is not in
+//! normal form (`\`, `.` or `..` segments, `//`, a trailing `/`, text that is not NFC: decision 32
+//! says exactly when `path.normalize(lit) != lit`); a path built with `+ "/"` instead of
+//! `path.join`; a value from input used without `path.normalize`; and two path literals of the
+//! workspace that differ only by case or Unicode normalisation (they name one file on macOS and
+//! Windows, two on Linux). Safe fixes: the normalised literal; `path.normalize(…)` around input.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use unicode_normalization::UnicodeNormalization;
+use vox_analysis::facts::PathShape;
+use vox_syntax::TextRange;
+
+use super::sites::W;
+use crate::{Applicability, FileCx, Finding, Fix};
+
+/// The workspace's path literals in (file, position) order.
+fn workspace_literals(cx: &FileCx<'_>) -> Arc<Vec<(PathBuf, String, TextRange)>> {
+    cx.ws
+        .path_literals
+        .get_or_init(|| {
+            let ws = cx.db.workspace();
+            let mut all = Vec::new();
+            for (path, file) in ws.files(cx.db).iter() {
+                for f in vox_analysis::file_items(cx.db, *file).all() {
+                    let base = vox_analysis::fn_base(cx.db, f);
+                    for p in &vox_analysis::fn_facts(cx.db, f).paths {
+                        if let PathShape::Literal(s, r) = &p.shape {
+                            all.push((
+                                path.clone(),
+                                s.clone(),
+                                TextRange::new(base + r.start, base + r.end),
+                            ));
+                        }
+                    }
+                }
+            }
+            all.sort_by(|a, b| (&a.0, a.2.start).cmp(&(&b.0, b.2.start)));
+            Arc::new(all)
+        })
+        .clone()
+}
+
+fn fold_key(s: &str) -> String {
+    s.nfc().collect::<String>().to_lowercase()
+}
+
+pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
+    let literals = workspace_literals(cx);
+    let mut first: BTreeMap<String, (PathBuf, String, TextRange)> = BTreeMap::new();
+    let mut collisions: BTreeMap<(u32, u32), String> = BTreeMap::new();
+    for (file, lit, r) in literals.iter() {
+        let key = fold_key(lit);
+        match first.get(&key) {
+            Some((f0, l0, r0)) if l0 != lit => {
+                if *file == cx.path {
+                    let line = if *f0 == cx.path {
+                        format!("line {}", cx.line(r0.start))
+                    } else {
+                        f0.display().to_string()
+                    };
+                    collisions.insert(
+                        (r.start, r.end),
+                        format!("`{lit}` differs from `{l0}` ({line}) only by case or Unicode normalisation: on macOS and Windows they are the same file"),
+                    );
+                }
+            }
+            Some(_) => {}
+            None => {
+                first.insert(key, (file.clone(), lit.clone(), *r));
+            }
+        }
+    }
+    for (_, facts, base) in cx.functions() {
+        for p in &facts.paths {
+            let range = cx.abs(base, p.range);
+            match &p.shape {
+                PathShape::Literal(lit, lr) => {
+                    let lr = cx.abs(base, *lr);
+                    let norm = vox_caps::lexical::normalize_str(lit);
+                    if let Some(msg) = collisions.get(&(lr.start, lr.end)) {
+                        out.push(cx.finding("D005", W, lr, msg.clone()));
+                    } else if norm != *lit && !p.glob {
+                        let mut f = cx.finding(
+                            "D005",
+                            W,
+                            lr,
+                            format!("path `{lit}` is not in normal form; it is `{norm}`"),
+                        );
+                        let quoted =
+                            format!("\"{}\"", norm.replace('\\', "\\\\").replace('"', "\\\""));
+                        f.help = Some(format!("write {quoted}"));
+                        f.fixes.push(Fix {
+                            title: format!("Write {quoted}"),
+                            applicability: Applicability::Safe,
+                            edits: vec![cx.edit(lr, quoted)],
+                        });
+                        out.push(f);
+                    }
+                }
+                PathShape::SlashConcat => {
+                    let mut f = cx.finding(
+                        "D005",
+                        W,
+                        range,
+                        "path built with `+` and \"/\": use `path.join`, which never doubles or drops a separator",
+                    );
+                    f.help = Some("write `path.join(dir, name)`".into());
+                    let text = cx.slice(range);
+                    f.fixes.push(Fix {
+                        title: "Wrap in `path.normalize(…)`".into(),
+                        applicability: Applicability::Safe,
+                        edits: vec![cx.edit(range, format!("path.normalize({text})"))],
+                    });
+                    out.push(f);
+                }
+                PathShape::Input => {
+                    let mut f = cx.finding(
+                        "D005",
+                        W,
+                        range,
+                        format!(
+                            "a path from input reaches `{}.{}` without `path.normalize`",
+                            p.ns, p.name
+                        ),
+                    );
+                    let text = cx.slice(range);
+                    f.fixes.push(Fix {
+                        title: "Wrap in `path.normalize(…)`".into(),
+                        applicability: Applicability::Safe,
+                        edits: vec![cx.edit(range, format!("path.normalize({text})"))],
+                    });
+                    out.push(f);
+                }
+                PathShape::Other => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+//! D006 unseeded-random: `random.int`, `random.float`, `random.choice`, `random.shuffle` and
+//! `crypto.uuid()` draw from a stream seeded from OS entropy unless the run configuration pins
+//! `random:seed=` (decision 30). `crypto.hash_fast`/`hash_secure` are deterministic and not
+//! flagged (decision 8). Fix: add `random:seed=0` to the run configuration.
+
+use super::sites::{each_site, qualified, W};
+use crate::{FileCx, Finding};
+
+fn pinned(cx: &FileCx<'_>) -> bool {
+    let runs = cx.runs();
+    !runs.is_empty()
+        && runs.iter().all(|r| {
+            r.caps.as_ref().is_some_and(|caps| {
+                caps.iter()
+                    .any(|t| t.starts_with("random:seed=") || t == "deterministic")
+            })
+        })
+}
+
+pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
+    if pinned(cx) {
+        return;
+    }
+    each_site(
+        cx,
+        out,
+        |s| {
+            (s.ns == "random" && matches!(s.name, "int" | "float" | "choice" | "shuffle"))
+                || (s.ns == "crypto" && s.name == "uuid")
+        },
+        |s, range| {
+            let mut f = cx.finding(
+                "D006",
+                W,
+                range,
+                format!(
+                    "`{}()` draws from an unseeded random stream: its value differs on every run",
+                    qualified(s)
+                ),
+            );
+            f.help = Some("add `random:seed=0` to the script's run configuration".into());
+            f
+        },
+    );
+}

@@ -1,0 +1,62 @@
+//! D002 and D007 share this: report each iteration or listing whose order becomes observable,
+//! at the source, naming where it shows. Order passed to a user function counts when that
+//! function's body uses its order (or, for a loop that calls it, when it writes output).
+
+use std::collections::BTreeMap;
+
+use vox_analysis::facts::OrderKind;
+use vox_analysis::{callee, fn_facts, summary};
+use vox_syntax::TextRange;
+
+use crate::FileCx;
+
+/// Sources of `kind` whose order shows, with a description of the first place it shows.
+pub fn leaks(cx: &FileCx<'_>, kind: OrderKind) -> Vec<(TextRange, String, TextRange)> {
+    let mut found: BTreeMap<(u32, u32), (String, TextRange)> = BTreeMap::new();
+    for (_, facts, base) in cx.functions() {
+        for l in facts.order_leaks.iter().filter(|l| l.kind == kind) {
+            let src = cx.abs(base, l.source);
+            let sink = cx.abs(base, l.sink);
+            found
+                .entry((src.start, src.end))
+                .or_insert_with(|| (describe_sink(cx, &l.what, sink), sink));
+        }
+        for a in facts.order_args.iter().filter(|a| a.kind == kind) {
+            let Some(g) = callee(cx.db, cx.file, &a.call) else {
+                continue;
+            };
+            let shows = if a.arg == u32::MAX {
+                summary(cx.db, g).writes_output()
+            } else {
+                fn_facts(cx.db, g)
+                    .param_order_sensitive
+                    .get(a.arg as usize)
+                    .copied()
+                    .unwrap_or(true)
+            };
+            if shows {
+                let src = cx.abs(base, a.source);
+                let name = g.name(cx.db).to_string();
+                found
+                    .entry((src.start, src.end))
+                    .or_insert_with(|| (format!("`{name}`, which uses its order"), src));
+            }
+        }
+    }
+    found
+        .into_iter()
+        .map(|((s, e), (what, sink))| (TextRange::new(s, e), what, sink))
+        .collect()
+}
+
+fn describe_sink(cx: &FileCx<'_>, what: &str, sink: TextRange) -> String {
+    let line = cx.line(sink.start);
+    match what {
+        "return" => format!("the value returned on line {line}"),
+        "break" => format!("the early `break` on line {line}"),
+        "an assignment outside the loop" => {
+            format!("an assignment to a variable outside the loop (line {line})")
+        }
+        w => format!("`{w}` on line {line}"),
+    }
+}
