@@ -9,6 +9,8 @@ use crate::facts::{builtin_name, Body};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
+    /// Not assigned yet (inside the fixpoint only; never in a result).
+    Unset,
     Unknown,
     Int,
     Float,
@@ -27,10 +29,10 @@ pub enum Kind {
 
 impl Kind {
     fn join(self, other: Kind) -> Kind {
-        if self == other {
-            self
-        } else {
-            Kind::Unknown
+        match (self, other) {
+            (Kind::Unset, k) | (k, Kind::Unset) => k,
+            (a, b) if a == b => a,
+            _ => Kind::Unknown,
         }
     }
 
@@ -102,7 +104,7 @@ pub fn infer(body: &Body<'_>) -> Kinds {
     };
     for _round in 0..6 {
         for (i, s) in slots.iter().enumerate() {
-            kinds.slots[i] = s.unwrap_or(Kind::Unknown);
+            kinds.slots[i] = s.unwrap_or(Kind::Unset);
         }
         for e in 0..m.exprs.len() {
             kinds.exprs[e] = expr_kind(body, &kinds, e as u32);
@@ -114,6 +116,9 @@ pub fn infer(body: &Body<'_>) -> Kinds {
                     None => k,
                     Some(old) => old.join(k),
                 });
+                if *s == Some(Kind::Unset) {
+                    *s = None;
+                }
             }
         };
         for (si, st) in m.stmts.iter().enumerate() {
@@ -177,16 +182,29 @@ pub fn infer(body: &Body<'_>) -> Kinds {
         slots = next;
     }
     for (i, s) in slots.iter().enumerate() {
-        kinds.slots[i] = s.unwrap_or(Kind::Unknown);
+        kinds.slots[i] = match s {
+            Some(Kind::Unset) | None => Kind::Unknown,
+            Some(k) => *k,
+        };
     }
     for e in 0..m.exprs.len() {
-        kinds.exprs[e] = expr_kind(body, &kinds, e as u32);
+        kinds.exprs[e] = match expr_kind(body, &kinds, e as u32) {
+            Kind::Unset => Kind::Unknown,
+            k => k,
+        };
     }
     kinds
 }
 
 fn binary_kind(op: BinOp, a: Kind, b: Kind) -> Kind {
     use Kind::*;
+    if a == Unset || b == Unset {
+        return if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod) {
+            Unset
+        } else {
+            Bool
+        };
+    }
     match op {
         BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge => Bool,
         BinOp::Add => match (a, b) {
@@ -233,6 +251,7 @@ fn expr_kind(body: &Body<'_>, k: &Kinds, e: u32) -> Kind {
         Expr::Map(_) => Map,
         Expr::Unary(UnOp::Not, _) => Bool,
         Expr::Unary(UnOp::Neg, x) => match k.expr(*x) {
+            Unset => Unset,
             Int => Int,
             Float => Float,
             Dec => Dec,
@@ -253,7 +272,10 @@ fn expr_kind(body: &Body<'_>, k: &Kinds, e: u32) -> Kind {
             },
             _ => Unknown,
         },
-        Expr::MethodCall { recv, name, .. } => method_kind(k.expr(*recv), name),
+        Expr::MethodCall { recv, name, .. } => match method_kind(k.expr(*recv), name) {
+            Unknown if k.expr(*recv) == Unset => Unset,
+            kind => kind,
+        },
         Expr::If { then, els, .. } => match els {
             Some(els) => k.expr(*then).join(k.expr(*els)),
             None => Unknown,
@@ -276,6 +298,7 @@ fn builtin_kind(ns: &str, name: &str, arg: Option<Kind>) -> Kind {
         ("", "bool") => Bool,
         ("", "range" | "sorted") => List,
         ("", "abs") => match arg {
+            Some(Unset) => Unset,
             Some(Int) => Int,
             Some(Float) => Float,
             _ => Unknown,

@@ -22,7 +22,7 @@ fn kind_name(k: Kind) -> &'static str {
         Kind::Result => "a Result",
         Kind::Func => "a function",
         Kind::Namespace => "a namespace",
-        Kind::Unknown => "a value",
+        Kind::Unknown | Kind::Unset => "a value",
     }
 }
 
