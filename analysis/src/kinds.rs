@@ -157,11 +157,14 @@ pub fn infer(body: &Body<'_>) -> Kinds {
             {
                 let ik = kinds.expr(*iter);
                 let is_range = body.is_builtin_call(*iter, "", "range");
+                let str_items = matches!(&m.exprs[*iter as usize],
+                    Expr::MethodCall { name, .. } if matches!(&**name, "chars" | "split" | "keys"));
                 if let Some(v) = value {
                     let k = match ik {
                         Kind::Str => Kind::Str,
                         Kind::Map => Kind::Str,
                         _ if is_range => Kind::Int,
+                        _ if str_items => Kind::Str,
                         _ => Kind::Unknown,
                     };
                     assign(body.gslot(ei as u32, *v), k);
@@ -198,6 +201,9 @@ pub fn infer(body: &Body<'_>) -> Kinds {
 
 fn binary_kind(op: BinOp, a: Kind, b: Kind) -> Kind {
     use Kind::*;
+    if op == BinOp::Add && (a == Str || b == Str) {
+        return Str;
+    }
     if a == Unset || b == Unset {
         return if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod) {
             Unset
@@ -207,12 +213,12 @@ fn binary_kind(op: BinOp, a: Kind, b: Kind) -> Kind {
     }
     match op {
         BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge => Bool,
+        // A str on either side concatenates display forms (§4.6); lists do not concatenate.
         BinOp::Add => match (a, b) {
+            (Str, _) | (_, Str) => Str,
             (Int, Int) => Int,
             (Float, Int | Float) | (Int, Float) => Float,
             (Dec, Dec | Int) | (Int, Dec) => Dec,
-            (Str, Str) => Str,
-            (List, List) => List,
             _ => Unknown,
         },
         BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod => match (a, b) {
@@ -334,6 +340,9 @@ fn method_kind(recv: Kind, name: &str) -> Kind {
     use Kind::*;
     match name {
         "to_str" | "to_string" => return Str,
+        // Whatever the receiver, these give ints (they exist only on str, list and map).
+        "len" | "chars_count" | "ord" if recv != Int && recv != Float => return Int,
+        "count" if matches!(recv, Str | List | Unknown | Unset) => return Int,
         "as_str" | "as_int" | "as_float" | "as_bool" | "as_array" | "as_object" => return Option,
         "is_empty" | "is_some" | "is_none" | "is_ok" | "is_err" | "contains" | "starts_with"
         | "ends_with" | "contains_key" | "has_key" | "has" | "any" | "all" | "is_alpha"

@@ -82,19 +82,11 @@ fn is_input_source(ns: &str, name: &str) -> bool {
     match ns {
         "env" => matches!(name, "get" | "args"),
         "process" => !matches!(name, "exit" | "register_exit_command" | "spawn_background"),
+        // Listings and file contents; `glob` and `walk` return paths built from their
+        // (checked) argument, sorted and normalised.
         "fs" => matches!(
             name,
-            "list_dir"
-                | "list_dir_detailed"
-                | "read"
-                | "read_file"
-                | "read_to_string"
-                | "read_bytes"
-                | "walk"
-                | "list_recursive"
-                | "glob"
-                | "cwd"
-                | "canonicalize"
+            "list_dir" | "list_dir_detailed" | "read" | "read_file" | "read_to_string" | "read_bytes"
         ),
         "io" => matches!(name, "open" | "stdin" | "read_line"),
         "json" | "csv" | "toml" | "yaml" | "http" | "secrets" => true,
@@ -330,8 +322,7 @@ fn input_taint(body: &Body<'_>) -> Vec<bool> {
                 Expr::Local(s) => slot[body.gslot(id, *s) as usize],
                 Expr::Call { .. } => match body.builtin_call(id) {
                     Some(("path", "normalize", _)) => false,
-                    Some(("path", "join", a)) => a.iter().any(|x| t(*x)),
-                    Some((ns, name, _)) => is_input_source(ns, name),
+                    Some((ns, name, a)) => is_input_source(ns, name) || a.iter().any(|x| t(*x)),
                     None => false,
                 },
                 Expr::MethodCall { recv, args, .. } => t(*recv) || args.iter().any(|x| t(*x)),

@@ -5,7 +5,9 @@
 use vox_analysis::inferred_caps;
 use vox_syntax::{Severity, TextRange};
 
-use super::caps_check::{imports_ok, run_caps, satisfies, token_for};
+use vox_analysis::local_effects;
+
+use super::caps_check::{imports_ok, reachable, run_caps, satisfies, token_for};
 use crate::{FileCx, Finding};
 
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
@@ -14,27 +16,36 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
         return;
     }
     let caps = inferred_caps(cx.db, cx.file);
+    let reach = reachable(cx);
     for run in runs {
         let Some(set) = run_caps(run) else { continue };
-        for need in &caps.needs {
-            if satisfies(&set, &run.cwd, need) {
-                continue;
+        let missing: Vec<&vox_analysis::CapNeed> =
+            caps.needs.iter().filter(|n| !satisfies(&set, &run.cwd, n)).collect();
+        if !missing.is_empty() {
+            // Each call that needs a missing token, wherever the script's entry points reach it.
+            for f in &reach {
+                let file = f.file(cx.db);
+                let base = vox_analysis::fn_base(cx.db, *f);
+                for (effect, r) in local_effects(cx.db, *f) {
+                    let Some(need) = missing.iter().find(|n| n.effect == effect) else {
+                        continue;
+                    };
+                    let token = token_for(need, &run.cwd);
+                    let mut finding = Finding::new(
+                        "C001",
+                        Severity::Error,
+                        file.path(cx.db).clone(),
+                        TextRange::new(base + r.start, base + r.end),
+                        format!(
+                            "run configuration `{}` lacks `{token}`, which `{}` needs: that run would exit 77",
+                            run.name,
+                            effect.builtin_name()
+                        ),
+                    );
+                    finding.help = Some(format!("add \"{token}\" to its caps"));
+                    out.push(finding);
+                }
             }
-            let base = entry_base(cx, need.entry);
-            let range = TextRange::new(base + need.range.start, base + need.range.end);
-            let token = token_for(need, &run.cwd);
-            let mut f = cx.finding(
-                "C001",
-                Severity::Error,
-                range,
-                format!(
-                    "run configuration `{}` lacks `{token}`, which `{}` needs: that run would exit 77",
-                    run.name,
-                    need.effect.builtin_name()
-                ),
-            );
-            f.help = Some(format!("add \"{token}\" to its caps"));
-            out.push(f);
         }
         if let Some(i) = imports_ok(&set, caps) {
             let (path, import) = &caps.imports[i];
@@ -54,17 +65,5 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                 ));
             }
         }
-    }
-}
-
-/// Where an entry function's relative ranges start.
-pub fn entry_base(cx: &FileCx<'_>, entry: u32) -> u32 {
-    if entry == u32::MAX {
-        0
-    } else {
-        vox_analysis::fn_starts(cx.db, cx.file)
-            .get(entry as usize)
-            .copied()
-            .unwrap_or(0)
     }
 }

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use vox_analysis::{clean_path, CapNeed, EffectKind, InferredCaps, PathKey};
 use vox_caps::{CapSet, EnvGrant, RandomGrant, TimeGrant};
 
+use crate::FileCx;
+
 /// The path an fs need touches, resolved like the runtime does: the nearest existing ancestor
 /// canonicalised, the rest appended.
 pub fn resolve(cwd: &Path, rel: &str) -> PathBuf {
@@ -83,4 +85,27 @@ pub fn run_caps(run: &vox_caps::config::RunConfig) -> Option<CapSet> {
         .map(|t| vox_caps::parse_token(t, &run.cwd))
         .collect();
     CapSet::from_tokens(&parsed.ok()?).ok()
+}
+
+/// Every function the script's entry points reach (any file), in breadth-first order.
+pub fn reachable<'db>(cx: &FileCx<'db>) -> Vec<vox_analysis::FnDef<'db>> {
+    let db = cx.db;
+    let mut out = vox_analysis::entry_points(db, cx.file);
+    let mut i = 0;
+    while i < out.len() {
+        let f = out[i];
+        i += 1;
+        let file = f.file(db);
+        for call in &vox_analysis::fn_facts(db, f).calls {
+            if let Some(g) = vox_analysis::callee(db, file, &call.target) {
+                if !out.contains(&g) {
+                    out.push(g);
+                }
+            }
+        }
+        if out.len() > 100_000 {
+            break;
+        }
+    }
+    out
 }

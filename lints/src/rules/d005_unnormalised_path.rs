@@ -81,12 +81,12 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                     let lr = cx.abs(base, *lr);
                     let norm = vox_caps::lexical::normalize_str(lit);
                     if let Some(msg) = collisions.get(&(lr.start, lr.end)) {
-                        out.push(cx.finding("D005", W, lr, msg.clone()));
+                        out.push(cx.finding("D005", W, range, msg.clone()));
                     } else if norm != *lit && !p.glob {
                         let mut f = cx.finding(
                             "D005",
                             W,
-                            lr,
+                            range,
                             format!("path `{lit}` is not in normal form; it is `{norm}`"),
                         );
                         let quoted =
