@@ -205,7 +205,10 @@ fn binary_kind(op: BinOp, a: Kind, b: Kind) -> Kind {
         return Str;
     }
     if a == Unset || b == Unset {
-        return if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod) {
+        return if matches!(
+            op,
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod
+        ) {
             Unset
         } else {
             Bool

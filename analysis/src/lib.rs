@@ -28,7 +28,9 @@ pub use imports::{
 };
 pub use items::{file_items, fn_base, fn_starts, parse, FileItems, FnDef};
 pub use kinds::Kind;
-pub use summaries::{callee, local_effects, summary, Effect, EffectKind, PathKey, Summary, Witness};
+pub use summaries::{
+    callee, local_effects, summary, Effect, EffectKind, PathKey, Summary, Witness,
+};
 
 use std::path::PathBuf;
 use std::sync::Arc;

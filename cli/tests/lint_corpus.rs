@@ -14,7 +14,9 @@ fn corpus() -> PathBuf {
 }
 
 fn vox_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
     let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
     entries.sort();
     for p in entries {
@@ -47,11 +49,13 @@ fn expected(dir: &Path, code: &str) -> BTreeSet<(String, u32)> {
 
 fn reported(dir: &Path, code: &str) -> BTreeSet<(String, u32)> {
     let select = code.to_string();
-    let (status, stdout, stderr) = vox_in(
-        dir,
-        &["lint", "--format", "json", "--select", &select, "."],
+    let (status, stdout, stderr) =
+        vox_in(dir, &["lint", "--format", "json", "--select", &select, "."]);
+    assert!(
+        status == 0 || status == 1,
+        "vox lint failed in {}: {stderr}",
+        dir.display()
     );
-    assert!(status == 0 || status == 1, "vox lint failed in {}: {stderr}", dir.display());
     let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     v.as_array()
         .unwrap()
@@ -67,8 +71,8 @@ fn reported(dir: &Path, code: &str) -> BTreeSet<(String, u32)> {
 }
 
 const RULES: &[&str] = &[
-    "D001", "D002", "D003", "D004", "D005", "D006", "D007", "I001", "I002", "I003", "I004",
-    "C001", "C002", "C003", "C004", "C005",
+    "D001", "D002", "D003", "D004", "D005", "D006", "D007", "I001", "I002", "I003", "I004", "C001",
+    "C002", "C003", "C004", "C005",
 ];
 
 #[test]
@@ -88,14 +92,25 @@ fn every_rule_has_full_precision_and_recall() {
                 }
             }
         }
-        assert!(flag >= 10 && ok >= 10, "{code}: {flag} flag and {ok} ok scripts (10 each needed)");
+        assert!(
+            flag >= 10 && ok >= 10,
+            "{code}: {flag} flag and {ok} ok scripts (10 each needed)"
+        );
         let want = expected(&dir, code);
         let got = reported(&dir, code);
         let tp = want.intersection(&got).count();
         let fp: Vec<_> = got.difference(&want).collect();
         let fn_: Vec<_> = want.difference(&got).collect();
-        let precision = if got.is_empty() { 1.0 } else { tp as f64 / got.len() as f64 };
-        let recall = if want.is_empty() { 1.0 } else { tp as f64 / want.len() as f64 };
+        let precision = if got.is_empty() {
+            1.0
+        } else {
+            tp as f64 / got.len() as f64
+        };
+        let recall = if want.is_empty() {
+            1.0
+        } else {
+            tp as f64 / want.len() as f64
+        };
         report.push_str(&format!(
             "{code}: {flag} flag / {ok} ok scripts, {} markers, precision {:.1}%, recall {:.1}%\n",
             want.len(),

@@ -26,6 +26,133 @@ fn kind_name(k: Kind) -> &'static str {
     }
 }
 
+const ANY: &[&str] = &[
+    "as_str",
+    "as_int",
+    "as_float",
+    "as_bool",
+    "as_array",
+    "as_object",
+    "to_str",
+    "to_string",
+];
+const STR: &[&str] = &[
+    "len",
+    "chars_count",
+    "is_empty",
+    "to_upper",
+    "to_uppercase",
+    "to_lower",
+    "to_lowercase",
+    "trim",
+    "trim_start",
+    "trim_end",
+    "contains",
+    "starts_with",
+    "ends_with",
+    "split",
+    "replace",
+    "repeat",
+    "count",
+    "is_alpha",
+    "is_digit",
+    "is_alnum",
+    "is_upper",
+    "is_lower",
+    "ord",
+    "chars",
+    "slice",
+    "char_at",
+    "index_of",
+    "to_int",
+    "to_float",
+];
+const LIST: &[&str] = &[
+    "len",
+    "is_empty",
+    "push",
+    "pop",
+    "get",
+    "at",
+    "first",
+    "last",
+    "length",
+    "contains",
+    "index",
+    "find_index",
+    "count",
+    "extend",
+    "remove",
+    "remove_at",
+    "zip",
+    "enumerate",
+    "slice_list",
+    "join",
+    "flatten",
+    "reverse",
+    "reversed",
+    "sorted",
+    "sorted_by_key",
+    "sort_by_key",
+    "sorted_by",
+    "sort_by",
+    "sum",
+    "max",
+    "min",
+    "map",
+    "filter",
+    "for_each",
+    "any",
+    "all",
+    "fold",
+];
+const MAP: &[&str] = &[
+    "get",
+    "get_or",
+    "contains_key",
+    "has_key",
+    "has",
+    "len",
+    "is_empty",
+    "keys",
+    "values",
+    "items",
+    "entries",
+    "insert",
+    "set",
+    "remove",
+    "delete",
+    "update",
+    "pointer",
+    "is_null",
+];
+const INT: &[&str] = &["abs", "min", "max"];
+const FLOAT: &[&str] = &["abs", "floor", "ceil", "round", "trunc", "sqrt"];
+
+/// Whether values of kind `k` have method `name` (voxscript.md §5.10–5.11); `None` when the kind
+/// is not one whose methods are listed.
+fn has_method(k: Kind, name: &str) -> Option<bool> {
+    if ANY.contains(&name) {
+        return Some(true);
+    }
+    Some(match k {
+        Kind::Str => STR.contains(&name),
+        Kind::List => LIST.contains(&name),
+        Kind::Map => MAP.contains(&name),
+        Kind::Int => {
+            INT.contains(&name)
+                || ["checked_", "wrapping_", "saturating_"].iter().any(|p| {
+                    name.strip_prefix(p).is_some_and(|op| {
+                        matches!(op, "add" | "sub" | "mul" | "div" | "neg" | "abs")
+                    })
+                })
+        }
+        Kind::Float => FLOAT.contains(&name) || super::HOST_MATH.contains(&name),
+        Kind::Bool => false,
+        _ => return None,
+    })
+}
+
 pub(super) fn checks(body: &Body<'_>, kinds: &Kinds, is_main: bool, facts: &mut FnFacts) {
     let m = body.m;
     let r = |e: u32| m.expr_ranges[e as usize];
@@ -55,6 +182,20 @@ pub(super) fn checks(body: &Body<'_>, kinds: &Kinds, is_main: bool, facts: &mut 
                 error: true,
             }),
             Expr::If { cond: c, .. } => cond(facts, *c, "if"),
+            Expr::MethodCall { recv, name, .. } => {
+                let k = kinds.expr(*recv);
+                if has_method(k, name) == Some(false) {
+                    facts.checks.push(CheckFact {
+                        code: "check.unknown-method",
+                        range: r(id),
+                        message: format!(
+                            "{} has no method `{name}`: this call stops the script with `Method {name} not found`",
+                            kind_name(k)
+                        ),
+                        error: true,
+                    });
+                }
+            }
             Expr::Call {
                 callee,
                 args,

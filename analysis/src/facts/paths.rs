@@ -86,7 +86,12 @@ fn is_input_source(ns: &str, name: &str) -> bool {
         // (checked) argument, sorted and normalised.
         "fs" => matches!(
             name,
-            "list_dir" | "list_dir_detailed" | "read" | "read_file" | "read_to_string" | "read_bytes"
+            "list_dir"
+                | "list_dir_detailed"
+                | "read"
+                | "read_file"
+                | "read_to_string"
+                | "read_bytes"
         ),
         "io" => matches!(name, "open" | "stdin" | "read_line"),
         "json" | "csv" | "toml" | "yaml" | "http" | "secrets" => true,

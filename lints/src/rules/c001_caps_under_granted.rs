@@ -19,8 +19,11 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
     let reach = reachable(cx);
     for run in runs {
         let Some(set) = run_caps(run) else { continue };
-        let missing: Vec<&vox_analysis::CapNeed> =
-            caps.needs.iter().filter(|n| !satisfies(&set, &run.cwd, n)).collect();
+        let missing: Vec<&vox_analysis::CapNeed> = caps
+            .needs
+            .iter()
+            .filter(|n| !satisfies(&set, &run.cwd, n))
+            .collect();
         if !missing.is_empty() {
             // Each call that needs a missing token, wherever the script's entry points reach it.
             for f in &reach {
