@@ -583,10 +583,12 @@ fn set_caps_json(
         }
     };
     // Never hand back a broken file.
-    let check = vscode::parse(&new_body, path, Path::new("${workspaceFolder}"), kind).ok();
+    let root = Path::new("/.vox-workspace-root");
+    let check = vscode::parse(&new_body, path, root, kind).ok();
     let ok = check.is_some_and(|runs| {
         runs.iter().any(|r| {
-            same_script(&r.script.to_string_lossy(), script_rel) && r.caps.as_deref() == Some(caps)
+            let script = r.script.strip_prefix(root).unwrap_or(&r.script);
+            same_script(&script.to_string_lossy(), script_rel) && r.caps.as_deref() == Some(caps)
         })
     });
     if !ok {
