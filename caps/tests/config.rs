@@ -103,7 +103,13 @@ fn all_three_files_load_in_file_order() {
     let names: Vec<&str> = ws.runs.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(
         names,
-        ["build", "report", "data job", "scripts/label-less.vox", "Run report"]
+        [
+            "build",
+            "report",
+            "data job",
+            "scripts/label-less.vox",
+            "Run report"
+        ]
     );
 
     let build = &ws.runs[0];
@@ -136,7 +142,10 @@ fn all_three_files_load_in_file_order() {
     assert_eq!(data.cwd, root.join("work"));
     assert_eq!(
         data.caps,
-        Some(vec![format!("fs:ro={root_text}/data"), "env:ro".to_string()])
+        Some(vec![
+            format!("fs:ro={root_text}/data"),
+            "env:ro".to_string()
+        ])
     );
     assert_eq!(
         data.args,
@@ -392,7 +401,10 @@ fn invalid_json_files_are_located() {
         &["has no name", "\"name\""],
     );
     assert_error(
-        json_error(Tasks, "{\"tasks\": [{\"type\": \"vox\", \"label\": \"x\"}]}"),
+        json_error(
+            Tasks,
+            "{\"tasks\": [{\"type\": \"vox\", \"label\": \"x\"}]}",
+        ),
         1,
         12,
         &["has no script", "\"script\": \"path/to/script.vox\""],
@@ -487,7 +499,10 @@ fn lint_errors_are_located_and_say_what_to_write() {
         "[lint]\nselect = [\"D\", 1]\n",
         4,
         16,
-        &["`lint.select` holds a integer", "select = [\"D\", \"I001\"]"],
+        &[
+            "`lint.select` holds a integer",
+            "select = [\"D\", \"I001\"]",
+        ],
     );
     check(
         "[lint]\nselect = \"D\"\n",
@@ -499,7 +514,10 @@ fn lint_errors_are_located_and_say_what_to_write() {
         "[lint]\nignore = [\"D008\"]\n",
         4,
         11,
-        &["unknown rule `D008`", "D001–D007, I001–I004, C001–C005, L001–L002"],
+        &[
+            "unknown rule `D008`",
+            "D001–D007, I001–I004, C001–C005, L001–L002",
+        ],
     );
     check(
         "[lint]\nignore = [\"X\"]\n",
@@ -507,12 +525,7 @@ fn lint_errors_are_located_and_say_what_to_write() {
         11,
         &["unknown rule `X`", "a prefix (D, I, C, L)"],
     );
-    check(
-        "[lint]\nselect = [\"d001\"]\n",
-        4,
-        11,
-        &["write `D001`"],
-    );
+    check("[lint]\nselect = [\"d001\"]\n", 4, 11, &["write `D001`"]);
     check(
         "[lint]\nselect = [\"D0001\", \"D000\"]\n",
         4,
@@ -559,7 +572,10 @@ fn lint_errors_are_located_and_say_what_to_write() {
         "[lint]\nselct = [\"D\"]\n",
         4,
         1,
-        &["unknown key `selct` in [lint]", "select, ignore, exclude, severity"],
+        &[
+            "unknown key `selct` in [lint]",
+            "select, ignore, exclude, severity",
+        ],
     );
     let ws = workspace_from_texts(Path::new("/w"), Some("lint = [1]\n"), None, None);
     assert_error(one_error(&ws.errors), 1, 8, &["`lint` is a list", "[lint]"]);
@@ -596,7 +612,10 @@ fn config_caps_parses_tokens_relative_to_cwd() {
 #[test]
 fn entry_names() {
     let taken = caps(&["build", "build-2", "job"]);
-    assert_eq!(entry_name_for(Path::new("scripts/build.vox"), &taken), "build-3");
+    assert_eq!(
+        entry_name_for(Path::new("scripts/build.vox"), &taken),
+        "build-3"
+    );
     assert_eq!(entry_name_for(Path::new("job.vox"), &taken), "job-2");
     assert_eq!(entry_name_for(Path::new("/abs/new.vox"), &taken), "new");
     assert_eq!(entry_name_for(Path::new("noext"), &[]), "noext");
@@ -687,12 +706,16 @@ caps = ["env:ro"]  # one token
     )
     .unwrap();
     assert!(
-        got.contains("caps = [\n    # where the site goes:\n    \"fs:rw=dist\",\n]  # reviewed 2024-05\n"),
+        got.contains(
+            "caps = [\n    # where the site goes:\n    \"fs:rw=dist\",\n]  # reviewed 2024-05\n"
+        ),
         "{got}"
     );
     let got = set_caps_vox_toml(COMMENTED_TOML, "build", "scripts/build.vox", &[]).unwrap();
     assert!(
-        got.contains("script = \"scripts/build.vox\"   # entry point\ncaps = []  # reviewed 2024-05\n"),
+        got.contains(
+            "script = \"scripts/build.vox\"   # entry point\ncaps = []  # reviewed 2024-05\n"
+        ),
         "{got}"
     );
 }
@@ -779,8 +802,8 @@ fn toml_edit_errors() {
     let err = set_caps_vox_toml("[run]\na = 3\n", "a", "a.vox", &[]).unwrap_err();
     assert_eq!((err.line, err.column), (2, 5), "{err}");
     assert!(err.message.contains("[run.a]"), "{err}");
-    let err = set_caps_vox_toml("run = { a = { script = \"a.vox\" } }\n", "b", "b.vox", &[])
-        .unwrap_err();
+    let err =
+        set_caps_vox_toml("run = { a = { script = \"a.vox\" } }\n", "b", "b.vox", &[]).unwrap_err();
     assert!(err.message.contains("inline"), "{err}");
 }
 
@@ -925,8 +948,13 @@ fn tasks_append_entry_keeps_everything_else() {
 #[test]
 fn tasks_create_file_and_add_caps_key() {
     assert_eq!(
-        set_caps_tasks_json("", "scripts/job.vox", "job", &caps(&["fs:ro=data", "env:ro"]))
-            .unwrap(),
+        set_caps_tasks_json(
+            "",
+            "scripts/job.vox",
+            "job",
+            &caps(&["fs:ro=data", "env:ro"])
+        )
+        .unwrap(),
         r#"{
   "version": "2.0.0",
   "tasks": [
@@ -971,9 +999,13 @@ fn launch_edits() {
 }
 "#
     );
-    let got =
-        set_caps_launch_json(LAUNCH_JSON, "scripts/report.vox", "Run report", &caps(&["env:rw"]))
-            .unwrap();
+    let got = set_caps_launch_json(
+        LAUNCH_JSON,
+        "scripts/report.vox",
+        "Run report",
+        &caps(&["env:rw"]),
+    )
+    .unwrap();
     assert_eq!(
         got,
         LAUNCH_JSON.replace("\"caps\": [] },", "\"caps\": [\"env:rw\"] },")
@@ -1048,4 +1080,206 @@ fn edited_files_load_back() {
         assert_eq!(r.script, s.path("scripts/new.vox"));
         assert_eq!(r.caps.as_ref(), Some(&tokens));
     }
+}
+
+// ---- No input panics. ----
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // xorshift64*: reproducible.
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Pieces of both grammars and of the schema, to build and mutate texts with.
+const PIECES: &[&str] = &[
+    "[",
+    "]",
+    "{",
+    "}",
+    "[[",
+    "]]",
+    "\"",
+    "'",
+    "\"\"\"",
+    "run",
+    "lint",
+    "run.",
+    "lint.",
+    ".",
+    "=",
+    ",",
+    ":",
+    "\n",
+    "\r\n",
+    "\r",
+    " ",
+    "\t",
+    "#",
+    "//",
+    "/*",
+    "*/",
+    "script",
+    "caps",
+    "cwd",
+    "args",
+    "\"type\": \"vox\"",
+    "\"script\": ",
+    "\"caps\": [",
+    "\"tasks\": [",
+    "\"configurations\": [",
+    "label",
+    "name",
+    "select",
+    "ignore",
+    "exclude",
+    "severity",
+    "D001",
+    "D",
+    "X9",
+    "error",
+    "warn",
+    "1",
+    "-1",
+    "1e999",
+    "0x1",
+    "true",
+    "null",
+    "é",
+    "名",
+    "\u{feff}",
+    "\\",
+    "\\u",
+    "${workspaceFolder}",
+    "${workspaceRoot}",
+    "max-steps",
+    "\"32MiB\"",
+    "\0",
+    "\u{1b}",
+];
+
+fn mutate(rng: &mut Rng, base: &str) -> String {
+    let mut bytes = base.as_bytes().to_vec();
+    for _ in 0..=rng.below(4) {
+        let at = rng.below(bytes.len() + 1);
+        match rng.below(4) {
+            0 => {
+                let end = (at + rng.below(16)).min(bytes.len());
+                bytes.drain(at..end);
+            }
+            1 | 2 => {
+                let piece = PIECES[rng.below(PIECES.len())];
+                bytes.splice(at..at, piece.bytes());
+            }
+            _ => {
+                let end = (at + rng.below(32)).min(bytes.len());
+                let copy = bytes[at..end].to_vec();
+                let to = rng.below(bytes.len() + 1);
+                bytes.splice(to..to, copy);
+            }
+        }
+    }
+    // Most mutations stay UTF-8; the rest are made valid lossily (raw bytes go through files).
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+fn random_text(rng: &mut Rng) -> String {
+    (0..rng.below(24))
+        .map(|_| PIECES[rng.below(PIECES.len())])
+        .collect()
+}
+
+#[track_caller]
+fn well_formed(e: &ConfigError) {
+    assert!(e.line >= 1 && e.column >= 1, "{e:?}");
+    assert!(!e.message.is_empty() && !e.message.contains('\n'), "{e:?}");
+}
+
+fn exercise(text: &str) {
+    let ws = workspace_from_texts(Path::new("/w"), Some(text), Some(text), Some(text));
+    ws.errors.iter().for_each(well_formed);
+    let tokens = caps(&["env:ro", "fs:ro=data"]);
+    for result in [
+        set_caps_vox_toml(text, "build", "scripts/build.vox", &tokens),
+        set_caps_vox_toml(text, "x", "x.vox", &[]),
+        set_caps_tasks_json(text, "scripts/build.vox", "build", &tokens),
+        set_caps_launch_json(text, "scripts/report.vox", "r", &tokens),
+    ] {
+        if let Err(e) = result {
+            well_formed(&e);
+        }
+    }
+}
+
+#[test]
+fn random_input_never_panics() {
+    let bases = [
+        VOX_TOML,
+        TASKS_JSON,
+        LAUNCH_JSON,
+        COMMENTED_TOML,
+        COMMENTED_TASKS,
+        "",
+    ];
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    for i in 0..4_000 {
+        let text = if i % 4 == 0 {
+            random_text(&mut rng)
+        } else {
+            let base = bases[rng.below(bases.len())];
+            mutate(&mut rng, base)
+        };
+        exercise(&text);
+    }
+    // Deep nesting and long lines.
+    for open in ["[", "{", "{\"a\":", "a = [", "a = {b = "] {
+        exercise(&open.repeat(50_000));
+        exercise(&format!("{{\"tasks\": {}", open.repeat(50_000)));
+    }
+    exercise(&format!("[run.a]\nscript = \"{}\"\n", "x".repeat(100_000)));
+}
+
+#[test]
+fn random_bytes_in_files_never_panic() {
+    let s = Scratch::new("cfg-fuzz");
+    let root = s.path("");
+    let mut rng = Rng(7);
+    let files = ["Vox.toml", ".vscode/tasks.json", ".vscode/launch.json"];
+    for i in 0..300 {
+        for (k, file) in files.iter().enumerate() {
+            let bytes: Vec<u8> = if (i + k) % 3 == 0 {
+                (0..rng.below(64)).map(|_| rng.next() as u8).collect()
+            } else {
+                let base = [VOX_TOML, TASKS_JSON, LAUNCH_JSON][k];
+                let mut b = mutate(&mut rng, base).into_bytes();
+                if rng.below(4) == 0 && !b.is_empty() {
+                    let at = rng.below(b.len());
+                    b[at] = 0xff;
+                }
+                b
+            };
+            write(&s, file, "");
+            std::fs::write(s.path(file), &bytes).unwrap();
+        }
+        let ws = load_workspace(&root);
+        ws.errors.iter().for_each(well_formed);
+        assert!(ws.errors.len() <= 3);
+        if let Err(e) = load_vox_toml(&s.path("Vox.toml")) {
+            well_formed(&e);
+        }
+    }
+    // A directory where a file should be.
+    std::fs::remove_file(s.path("Vox.toml")).unwrap();
+    s.dir("Vox.toml");
+    let ws = load_workspace(&root);
+    assert!(ws.errors.iter().any(|e| e.file == s.path("Vox.toml")));
 }

@@ -159,6 +159,9 @@ pub(super) fn parse(
     Ok(lint)
 }
 
+/// A string and where it is written.
+type Located = (String, Option<Range<usize>>);
+
 /// A list of strings with the span of each.
 fn strings(
     loc: &Locator<'_>,
@@ -166,7 +169,7 @@ fn strings(
     key: &str,
     value: &Item,
     example: &str,
-) -> Result<Vec<(String, Option<Range<usize>>)>, ConfigError> {
+) -> Result<Vec<Located>, ConfigError> {
     let Some(items) = value.as_array() else {
         return Err(loc.err_in(
             ConfigSection::Lint,
