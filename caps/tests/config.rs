@@ -1283,3 +1283,16 @@ fn random_bytes_in_files_never_panic() {
     let ws = load_workspace(&root);
     assert!(ws.errors.iter().any(|e| e.file == s.path("Vox.toml")));
 }
+
+#[test]
+fn block_comments_across_lines_are_not_cut() {
+    let text = "{\"tasks\": [{\"type\": \"vox\", \"script\": \"a.vox\", \"caps\": [\n  \"b\", /* one\n  two */\n  \"a\"\n]}]}";
+    assert_eq!(
+        set_caps_tasks_json(text, "a.vox", "a", &caps(&["a", "b", "c"])).unwrap(),
+        "{\"tasks\": [{\"type\": \"vox\", \"script\": \"a.vox\", \"caps\": [\n  \"a\",\n  \"b\",\n  \"c\"\n]}]}"
+    );
+    // A `.vscode` that is a file is no configuration.
+    let s = Scratch::new("cfg-notdir");
+    write(&s, ".vscode", "x");
+    assert_eq!(load_workspace(&s.path("")).errors, vec![]);
+}

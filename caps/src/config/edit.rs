@@ -298,6 +298,12 @@ fn render_array(
         prev = r.end;
     }
     one_per_line &= text[prev..close].contains('\n');
+    // A block comment across lines would be cut by the line-based segments below.
+    one_per_line &= !old_text.split("/*").skip(1).any(|rest| {
+        rest.split_once("*/")
+            .map_or(rest, |(inside, _)| inside)
+            .contains('\n')
+    });
     if !one_per_line {
         let mut out = format!("[{nl}");
         for (k, c) in caps.iter().enumerate() {
