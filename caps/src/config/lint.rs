@@ -1,0 +1,200 @@
+//! The `[lint]` table of `Vox.toml` (analysis.md §3): which rules run, at which severity, and
+//! which files are skipped.
+
+use std::ops::Range;
+
+use toml_edit::{Item, TableLike};
+
+use super::vox_toml::{type_name, value_span, Locator};
+use super::{ConfigError, ConfigSection};
+
+/// `[lint]`: `select = ["D", "I001"]`, `ignore = ["D004"]`, `exclude = ["vendor/**"]` and
+/// `[lint.severity] D002 = "warning"`. Every code is validated; the empty default changes
+/// nothing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LintConfig {
+    /// Codes or prefixes to enable, as written.
+    pub select: Vec<String>,
+    /// Codes or prefixes to disable, as written.
+    pub ignore: Vec<String>,
+    /// Code or prefix → `"error"` or `"warning"`, in file order.
+    pub severity: Vec<(String, String)>,
+    /// Glob patterns relative to the workspace root.
+    pub exclude: Vec<String>,
+}
+
+/// Rule families and how many codes each has (analysis.md §1).
+const FAMILIES: &[(char, u32)] = &[('D', 7), ('I', 4), ('C', 5), ('L', 2)];
+
+const KNOWN: &str = "a prefix (D, I, C, L) or a code (D001–D007, I001–I004, C001–C005, L001–L002)";
+
+/// Whether `code` is a rule prefix (`D`) or a rule code (`D001`).
+fn is_known(code: &str) -> bool {
+    let mut chars = code.chars();
+    let Some(letter) = chars.next() else {
+        return false;
+    };
+    let Some(&(_, count)) = FAMILIES.iter().find(|(l, _)| *l == letter) else {
+        return false;
+    };
+    let digits = chars.as_str();
+    if digits.is_empty() {
+        return true;
+    }
+    digits.len() == 3
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && digits
+            .parse::<u32>()
+            .is_ok_and(|n| (1..=count).contains(&n))
+}
+
+/// What to write instead of an unknown code.
+fn unknown_code(code: &str, place: &str) -> String {
+    let upper = code.trim().to_ascii_uppercase();
+    if upper != code && is_known(&upper) {
+        format!("unknown rule `{code}` in {place}; write `{upper}` (codes are upper case)")
+    } else {
+        format!("unknown rule `{code}` in {place}; write {KNOWN}")
+    }
+}
+
+pub(super) fn parse(
+    loc: &Locator<'_>,
+    item: &Item,
+    key_span: Option<Range<usize>>,
+) -> Result<LintConfig, ConfigError> {
+    let err = |span: Option<Range<usize>>, message: String| {
+        loc.err_in(ConfigSection::Lint, span, message)
+    };
+    let Some(table) = item.as_table_like() else {
+        return Err(err(
+            item.span().or(key_span),
+            format!(
+                "`lint` is a {}; write it as a table: [lint] with select, ignore, exclude, and [lint.severity]",
+                type_name(item)
+            ),
+        ));
+    };
+    let mut lint = LintConfig::default();
+    for (key, value) in table.iter() {
+        match key {
+            "select" | "ignore" => {
+                let codes = strings(loc, table, key, value, "[\"D\", \"I001\"]")?;
+                for (code, span) in &codes {
+                    if !is_known(code) {
+                        return Err(err(span.clone(), unknown_code(code, &format!("`lint.{key}`"))));
+                    }
+                }
+                let codes = codes.into_iter().map(|(c, _)| c).collect();
+                if key == "select" {
+                    lint.select = codes;
+                } else {
+                    lint.ignore = codes;
+                }
+            }
+            "exclude" => {
+                for (pattern, span) in strings(loc, table, key, value, "[\"vendor/**\"]")? {
+                    if pattern.starts_with('/') {
+                        return Err(err(
+                            span,
+                            format!("`lint.exclude` pattern \"{pattern}\" is absolute; write it relative to the workspace root, such as \"vendor/**\""),
+                        ));
+                    }
+                    if pattern.is_empty() {
+                        return Err(err(
+                            span,
+                            "`lint.exclude` holds an empty pattern; remove it or write a glob such as \"vendor/**\"".into(),
+                        ));
+                    }
+                    lint.exclude.push(pattern);
+                }
+            }
+            "severity" => {
+                let Some(levels) = value.as_table_like() else {
+                    return Err(err(
+                        value_span(table, key),
+                        format!(
+                            "`lint.severity` is a {}; write it as a table: [lint.severity] with lines such as D002 = \"warning\"",
+                            type_name(value)
+                        ),
+                    ));
+                };
+                for (code, level) in levels.iter() {
+                    if !is_known(code) {
+                        return Err(err(
+                            levels.key(code).and_then(|k| k.span()),
+                            unknown_code(code, "`lint.severity`"),
+                        ));
+                    }
+                    match level.as_str() {
+                        Some(word @ ("error" | "warning")) => {
+                            lint.severity.push((code.to_string(), word.to_string()))
+                        }
+                        Some(word) => {
+                            return Err(err(
+                                value_span(levels, code),
+                                format!("unknown severity \"{word}\" for {code} in `lint.severity`; write \"error\" or \"warning\" (to turn a rule off, add it to `lint.ignore`)"),
+                            ))
+                        }
+                        None => {
+                            return Err(err(
+                                value_span(levels, code),
+                                format!(
+                                    "the severity of {code} in `lint.severity` is a {}; write \"error\" or \"warning\"",
+                                    type_name(level)
+                                ),
+                            ))
+                        }
+                    }
+                }
+            }
+            _ => {
+                return Err(err(
+                    table.key(key).and_then(|k| k.span()),
+                    format!("unknown key `{key}` in [lint]; remove it or use one of: select, ignore, exclude, severity"),
+                ))
+            }
+        }
+    }
+    Ok(lint)
+}
+
+/// A string and where it is written.
+type Located = (String, Option<Range<usize>>);
+
+/// A list of strings with the span of each.
+fn strings(
+    loc: &Locator<'_>,
+    table: &dyn TableLike,
+    key: &str,
+    value: &Item,
+    example: &str,
+) -> Result<Vec<Located>, ConfigError> {
+    let Some(items) = value.as_array() else {
+        return Err(loc.err_in(
+            ConfigSection::Lint,
+            value_span(table, key),
+            format!(
+                "`lint.{key}` is a {}; write a list of strings such as {key} = {example}",
+                type_name(value)
+            ),
+        ));
+    };
+    let mut out = Vec::new();
+    for v in items.iter() {
+        match v.as_str() {
+            Some(s) => out.push((s.to_string(), v.span())),
+            None => {
+                return Err(loc.err_in(
+                    ConfigSection::Lint,
+                    v.span(),
+                    format!(
+                        "`lint.{key}` holds a {}; write each entry as a string, such as {key} = {example}",
+                        type_name(&Item::Value(v.clone()))
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,336 @@
+//! Run configurations and lint settings (editors.md §1, analysis.md §3, decisions.md 15 and 39):
+//! the receiver's side of the contract, naming a script with its capabilities, working directory,
+//! ceilings and arguments.
+//!
+//! One resolver, shared by `vox run` (which reads `Vox.toml` only, through [`load_vox_toml`]), the
+//! CLI's analysis and the language server (which read all three files through
+//! [`load_workspace`] or, for unsaved editor buffers, [`workspace_from_texts`]).
+//!
+//! The edits in [`set_caps_vox_toml`], [`set_caps_tasks_json`] and [`set_caps_launch_json`] are
+//! pure functions from old text to new text that keep the user's comments and layout.
+
+mod edit;
+mod lint;
+mod vox_toml;
+mod vscode;
+
+use std::path::{Path, PathBuf};
+
+use crate::{parse_token, CapSet, CapsError};
+
+pub use edit::{entry_name_for, set_caps_launch_json, set_caps_tasks_json, set_caps_vox_toml};
+pub use lint::LintConfig;
+
+/// One run configuration: a `[run.NAME]` entry of `Vox.toml`, a `"type": "vox"` task of
+/// `.vscode/tasks.json` or a `"type": "vox"` configuration of `.vscode/launch.json`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunConfig {
+    /// The `Vox.toml` entry name, the task `label` or the launch configuration `name`.
+    pub name: String,
+    /// The script, resolved against the directory of `Vox.toml` (or the workspace root for the
+    /// VS Code files).
+    pub script: PathBuf,
+    /// The working directory, resolved the same way (default: that directory).
+    pub cwd: PathBuf,
+    /// `None` when the entry has no `caps` key; `Some(vec![])` means none.
+    pub caps: Option<Vec<String>>,
+    /// Ceilings by flag name without dashes (`max-steps`), as given (integers or size strings).
+    pub ceilings: Vec<(String, String)>,
+    pub args: Vec<String>,
+    /// Where the entry is written.
+    pub origin: ConfigOrigin,
+}
+
+/// Which of the three files holds a run configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ConfigKind {
+    /// `Vox.toml`, a `[run.NAME]` entry.
+    VoxToml,
+    /// `.vscode/tasks.json`, a task of type `"vox"`.
+    Tasks,
+    /// `.vscode/launch.json`, a configuration of type `"vox"`.
+    Launch,
+}
+
+impl ConfigKind {
+    /// The file's name as people write it.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            ConfigKind::VoxToml => "Vox.toml",
+            ConfigKind::Tasks => "tasks.json",
+            ConfigKind::Launch => "launch.json",
+        }
+    }
+}
+
+/// Where a run configuration is written: the file and the 1-based line and column (in Unicode
+/// scalars) of the `[run.NAME]` header or of the `{` of the JSON object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigOrigin {
+    pub file: PathBuf,
+    pub kind: ConfigKind,
+    pub line: u32,
+    pub column: u32,
+}
+
+/// Which part of a configuration file an error is about; it only changes the wording of
+/// [`ConfigError`]'s `Display`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConfigSection {
+    /// The file as a whole (unreadable, bad syntax) or a run configuration in it.
+    Run,
+    /// The `[lint]` table of `Vox.toml`.
+    Lint,
+}
+
+/// An invalid configuration file: where and why (`config.invalid`, decision 39). The message
+/// says what happened and what to write instead.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    pub file: PathBuf,
+    /// 1-based line and column (in Unicode scalars) of the offending value, when known.
+    pub line: u32,
+    pub column: u32,
+    pub message: String,
+    pub section: ConfigSection,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = match self.section {
+            ConfigSection::Run => "invalid run configuration",
+            ConfigSection::Lint => "invalid lint configuration",
+        };
+        write!(
+            f,
+            "{}:{}:{}: {what}: {}",
+            self.file.display(),
+            self.line,
+            self.column,
+            self.message
+        )
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Everything the workspace configures: run configurations from all three files and the
+/// `[lint]` table. A file that is invalid contributes one error and nothing else; the other
+/// files still load.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkspaceConfig {
+    pub root: PathBuf,
+    /// In file order: `Vox.toml`, then `tasks.json`, then `launch.json`; within a file, in the
+    /// order written.
+    pub runs: Vec<RunConfig>,
+    pub lint: LintConfig,
+    pub errors: Vec<ConfigError>,
+}
+
+/// Ceiling keys of a run configuration (the `vox run` flag names without dashes).
+pub(crate) const CEILINGS: &[&str] = &[
+    "max-steps",
+    "max-depth",
+    "max-memory",
+    "max-disk",
+    "max-files",
+    "max-output",
+    "timeout",
+];
+
+/// The nearest `Vox.toml` walking up from `start` (a directory).
+pub fn find_vox_toml(start: &Path) -> Option<PathBuf> {
+    let mut dir = Some(start);
+    while let Some(d) = dir {
+        let candidate = d.join("Vox.toml");
+        if candidate.is_file() {
+            return Some(candidate);
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+/// 1-based line and column (in Unicode scalars) of byte `offset` in `text`; an offset inside a
+/// character counts from that character, one past the end from the end.
+pub(crate) fn line_col(text: &str, offset: usize) -> (u32, u32) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() as u32 + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u32 + 1;
+    (line, col)
+}
+
+/// The text without a leading byte order mark: positions are reported as editors show them.
+pub(crate) fn strip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// Escapes control characters so a message stays on one line.
+pub(crate) fn one_line(text: &str) -> String {
+    crate::one_line(&text.replace('\n', "; "))
+}
+
+/// Reads a configuration file: `Ok(None)` when it does not exist.
+fn read_config(path: &Path) -> Result<Option<String>, ConfigError> {
+    let err = |line, column, message: String| ConfigError {
+        file: path.to_path_buf(),
+        line,
+        column,
+        message,
+        section: ConfigSection::Run,
+    };
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(None)
+        }
+        Err(e) => {
+            return Err(err(
+                1,
+                1,
+                format!("cannot read it: {e}; check that it is a readable file"),
+            ))
+        }
+    };
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) => {
+            let valid = e.utf8_error().valid_up_to();
+            let bytes = e.into_bytes();
+            let text = std::str::from_utf8(&bytes[..valid]).unwrap_or_default();
+            let text = strip_bom(text);
+            let (line, column) = line_col(text, text.len());
+            Err(err(
+                line,
+                column,
+                "the file is not UTF-8 text; save it as UTF-8".to_string(),
+            ))
+        }
+    }
+}
+
+/// Parses the `[run.*]` entries of a `Vox.toml` file (what `vox run` reads; the `[lint]` table is
+/// not looked at here).
+pub fn load_vox_toml(path: &Path) -> Result<Vec<RunConfig>, ConfigError> {
+    let text = match read_config(path) {
+        Ok(Some(text)) => text,
+        Ok(None) => {
+            return Err(ConfigError {
+                file: path.to_path_buf(),
+                line: 1,
+                column: 1,
+                message: "cannot read it: the file does not exist".into(),
+                section: ConfigSection::Run,
+            })
+        }
+        Err(e) => return Err(e),
+    };
+    vox_toml::parse(&text, path, false).map(|(runs, _)| runs)
+}
+
+/// Reads `root/Vox.toml`, `root/.vscode/tasks.json` and `root/.vscode/launch.json`, each
+/// optional. Never fails: an invalid file becomes one entry of `errors`.
+pub fn load_workspace(root: &Path) -> WorkspaceConfig {
+    let mut errors = Vec::new();
+    let mut read = |path: PathBuf| match read_config(&path) {
+        Ok(text) => text,
+        Err(e) => {
+            errors.push(e);
+            None
+        }
+    };
+    let vox_toml = read(root.join("Vox.toml"));
+    let tasks = read(root.join(".vscode").join("tasks.json"));
+    let launch = read(root.join(".vscode").join("launch.json"));
+    let mut config = workspace_from_texts(
+        root,
+        vox_toml.as_deref(),
+        tasks.as_deref(),
+        launch.as_deref(),
+    );
+    // Read errors first, in file order, like the parse errors.
+    errors.append(&mut config.errors);
+    errors.sort_by_key(|e| file_rank(root, &e.file));
+    config.errors = errors;
+    config
+}
+
+fn file_rank(root: &Path, file: &Path) -> usize {
+    if file == root.join("Vox.toml") {
+        0
+    } else if file == root.join(".vscode").join("tasks.json") {
+        1
+    } else {
+        2
+    }
+}
+
+/// [`load_workspace`] over texts already in memory (an editor's unsaved buffers): `None` for a
+/// file that does not exist. Paths in the result are those the files would have under `root`.
+pub fn workspace_from_texts(
+    root: &Path,
+    vox_toml: Option<&str>,
+    tasks_json: Option<&str>,
+    launch_json: Option<&str>,
+) -> WorkspaceConfig {
+    let mut config = WorkspaceConfig {
+        root: root.to_path_buf(),
+        runs: Vec::new(),
+        lint: LintConfig::default(),
+        errors: Vec::new(),
+    };
+    if let Some(text) = vox_toml {
+        match vox_toml::parse(text, &root.join("Vox.toml"), true) {
+            Ok((runs, lint)) => {
+                config.runs.extend(runs);
+                config.lint = lint;
+            }
+            Err(e) => config.errors.push(e),
+        }
+    }
+    let vscode = root.join(".vscode");
+    for (text, kind, name) in [
+        (tasks_json, ConfigKind::Tasks, "tasks.json"),
+        (launch_json, ConfigKind::Launch, "launch.json"),
+    ] {
+        if let Some(text) = text {
+            match vscode::parse(text, &vscode.join(name), root, kind) {
+                Ok(runs) => config.runs.extend(runs),
+                Err(e) => config.errors.push(e),
+            }
+        }
+    }
+    config
+}
+
+/// Entries whose script is `script` (compared as canonical paths).
+pub fn entries_for<'c>(configs: &'c [RunConfig], script: &Path) -> Vec<&'c RunConfig> {
+    let want = script
+        .canonicalize()
+        .unwrap_or_else(|_| script.to_path_buf());
+    configs
+        .iter()
+        .filter(|c| c.script.canonicalize().unwrap_or_else(|_| c.script.clone()) == want)
+        .collect()
+}
+
+/// The capability set a run configuration grants, its tokens parsed relative to its `cwd`
+/// exactly as `vox run` does: no `caps` key, like `caps = []`, grants none.
+pub fn config_caps(config: &RunConfig) -> Result<CapSet, CapsError> {
+    let tokens = config
+        .caps
+        .iter()
+        .flatten()
+        .map(|t| parse_token(t, &config.cwd))
+        .collect::<Result<Vec<_>, _>>()?;
+    CapSet::from_tokens(&tokens)
+}

@@ -1,0 +1,277 @@
+//! `Vox.toml`: `[run.NAME]` entries and the `[lint]` table, read with `toml_edit` so every error
+//! points at the offending value.
+
+use std::ops::Range;
+use std::path::Path;
+
+use toml_edit::{Document, Item, TableLike, Value};
+
+use super::lint::{self, LintConfig};
+use super::{
+    line_col, one_line, strip_bom, ConfigError, ConfigKind, ConfigOrigin, ConfigSection, RunConfig,
+    CEILINGS,
+};
+
+/// Builds errors located in one file.
+pub(super) struct Locator<'a> {
+    pub text: &'a str,
+    pub path: &'a Path,
+}
+
+impl Locator<'_> {
+    pub fn at(&self, span: Option<Range<usize>>) -> (u32, u32) {
+        span.map_or((1, 1), |s| line_col(self.text, s.start))
+    }
+
+    pub fn err(&self, span: Option<Range<usize>>, message: String) -> ConfigError {
+        self.err_in(ConfigSection::Run, span, message)
+    }
+
+    pub fn err_in(
+        &self,
+        section: ConfigSection,
+        span: Option<Range<usize>>,
+        message: String,
+    ) -> ConfigError {
+        let (line, column) = self.at(span);
+        ConfigError {
+            file: self.path.to_path_buf(),
+            line,
+            column,
+            message: one_line(&message),
+            section,
+        }
+    }
+}
+
+/// What kind of TOML value an item is, for messages.
+pub(super) fn type_name(item: &Item) -> &'static str {
+    match item {
+        Item::None => "nothing",
+        Item::Value(Value::String(_)) => "string",
+        Item::Value(Value::Integer(_)) => "integer",
+        Item::Value(Value::Float(_)) => "float",
+        Item::Value(Value::Boolean(_)) => "boolean",
+        Item::Value(Value::Datetime(_)) => "date",
+        Item::Value(Value::Array(_)) | Item::ArrayOfTables(_) => "list",
+        Item::Value(Value::InlineTable(_)) | Item::Table(_) => "table",
+    }
+}
+
+/// The span of the value under `key` in `table`, else of the key itself.
+pub(super) fn value_span(table: &dyn TableLike, key: &str) -> Option<Range<usize>> {
+    table
+        .get(key)
+        .and_then(Item::span)
+        .or_else(|| table.key(key).and_then(|k| k.span()))
+}
+
+/// The TOML syntax error as a located `ConfigError`.
+pub(super) fn syntax_error(loc: &Locator<'_>, e: &toml_edit::TomlError) -> ConfigError {
+    let message = e.message().trim().replace('\n', "; ");
+    loc.err(
+        e.span(),
+        format!("{message}; fix the TOML syntax here (see https://toml.io)"),
+    )
+}
+
+/// Parses `Vox.toml`: its run entries and, when `with_lint`, its `[lint]` table. The first
+/// problem found is the file's one error.
+pub(super) fn parse(
+    text: &str,
+    path: &Path,
+    with_lint: bool,
+) -> Result<(Vec<RunConfig>, LintConfig), ConfigError> {
+    let text = strip_bom(text);
+    let loc = Locator { text, path };
+    let doc = Document::parse(text).map_err(|e| syntax_error(&loc, &e))?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    let root = doc.as_table();
+    let mut out = Vec::new();
+    if let Some(run) = root.get("run") {
+        let Some(run) = run.as_table_like() else {
+            return Err(loc.err(
+                value_span(root, "run"),
+                format!(
+                    "`run` is a {}; write run configurations as tables: [run.NAME] with script = \"path/to/script.vox\"",
+                    type_name(run)
+                ),
+            ));
+        };
+        for (name, entry) in run.iter() {
+            out.push(run_entry(&loc, base, run, name, entry)?);
+        }
+    }
+    let lint = match (with_lint, root.get("lint")) {
+        (true, Some(item)) => lint::parse(&loc, item, root.key("lint").and_then(|k| k.span()))?,
+        _ => LintConfig::default(),
+    };
+    Ok((out, lint))
+}
+
+fn run_entry(
+    loc: &Locator<'_>,
+    base: &Path,
+    run: &dyn TableLike,
+    name: &str,
+    entry: &Item,
+) -> Result<RunConfig, ConfigError> {
+    // The `[run.NAME]` header, else (inline or dotted entries) the name.
+    let header = match entry {
+        Item::Table(t) if t.span().is_some() => t.span(),
+        _ => run.key(name).and_then(|k| k.span()),
+    };
+    let Some(table) = entry.as_table_like() else {
+        return Err(loc.err(
+            value_span(run, name),
+            format!(
+                "`run.{name}` is a {}; write it as a table: [run.{name}] with script = \"path/to/script.vox\"",
+                type_name(entry)
+            ),
+        ));
+    };
+    let script = match table.get("script") {
+        None => {
+            return Err(loc.err(
+                header,
+                format!("`run.{name}` has no script; add script = \"path/to/script.vox\" (relative to Vox.toml)"),
+            ))
+        }
+        Some(item) => match item.as_str() {
+            Some(s) => s,
+            None => {
+                return Err(loc.err(
+                    value_span(table, "script"),
+                    format!(
+                        "`run.{name}.script` is a {}; write a path string such as script = \"scripts/{name}.vox\"",
+                        type_name(item)
+                    ),
+                ))
+            }
+        },
+    };
+    let cwd = match table.get("cwd") {
+        None => base.to_path_buf(),
+        Some(item) => match item.as_str() {
+            Some(s) => base.join(s),
+            None => {
+                return Err(loc.err(
+                    value_span(table, "cwd"),
+                    format!(
+                        "`run.{name}.cwd` is a {}; write a directory string relative to Vox.toml, such as cwd = \".\"",
+                        type_name(item)
+                    ),
+                ))
+            }
+        },
+    };
+    let caps = match table.get("caps") {
+        None => None,
+        Some(item) => {
+            let Some(items) = item.as_array() else {
+                return Err(loc.err(
+                    value_span(table, "caps"),
+                    format!(
+                        "`run.{name}.caps` is a {}; write a list of tokens such as caps = [\"fs:ro=data\"] (caps = [] grants none)",
+                        type_name(item)
+                    ),
+                ));
+            };
+            let mut caps = Vec::new();
+            for v in items.iter() {
+                match v.as_str() {
+                    Some(s) => caps.push(s.to_string()),
+                    None => {
+                        return Err(loc.err(
+                            v.span(),
+                            format!(
+                                "`run.{name}.caps` holds a {}; write each token as a string such as \"env:ro\"",
+                                type_name(&Item::Value(v.clone()))
+                            ),
+                        ))
+                    }
+                }
+            }
+            Some(caps)
+        }
+    };
+    let mut ceilings = Vec::new();
+    for key in CEILINGS {
+        let Some(item) = table.get(key) else {
+            continue;
+        };
+        let value = match item {
+            Item::Value(Value::Integer(i)) if *i.value() >= 0 => i.value().to_string(),
+            Item::Value(Value::String(s)) => s.value().clone(),
+            _ => {
+                return Err(loc.err(
+                    value_span(table, key),
+                    format!("`run.{name}.{key}` must be a non-negative integer or a size string; write it like {key} = 1000000 or {key} = \"32MiB\""),
+                ))
+            }
+        };
+        if let Err(e) = crate::parse_size(&value) {
+            return Err(loc.err(
+                value_span(table, key),
+                format!("`run.{name}.{key}`: {e}; write an integer or a size such as \"32MiB\""),
+            ));
+        }
+        ceilings.push((key.to_string(), value));
+    }
+    let args = match table.get("args") {
+        None => Vec::new(),
+        Some(item) => match item.as_array() {
+            Some(items) => items.iter().map(|v| arg_text(loc.text, v)).collect(),
+            None => {
+                return Err(loc.err(
+                    value_span(table, "args"),
+                    format!(
+                        "`run.{name}.args` is a {}; write a list of strings such as args = [\"--release\"]",
+                        type_name(item)
+                    ),
+                ))
+            }
+        },
+    };
+    for (key, _) in table.iter() {
+        if !matches!(key, "script" | "cwd" | "caps" | "args") && !CEILINGS.contains(&key) {
+            return Err(loc.err(
+                table.key(key).and_then(|k| k.span()),
+                format!(
+                    "unknown key `{key}` in `run.{name}`; remove it or use one of: script, cwd, caps, args, {}",
+                    CEILINGS.join(", ")
+                ),
+            ));
+        }
+    }
+    let (line, column) = loc.at(header);
+    Ok(RunConfig {
+        name: name.to_string(),
+        script: base.join(script),
+        cwd,
+        caps,
+        ceilings,
+        args,
+        origin: ConfigOrigin {
+            file: loc.path.to_path_buf(),
+            kind: ConfigKind::VoxToml,
+            line,
+            column,
+        },
+    })
+}
+
+/// An argument as the script sees it: a string as is, anything else as written.
+fn arg_text(text: &str, v: &Value) -> String {
+    match v.as_str() {
+        Some(s) => s.to_string(),
+        None => match v.span().and_then(|span| text.get(span)) {
+            Some(raw) => raw.trim().to_string(),
+            None => {
+                let mut v = v.clone();
+                v.decor_mut().clear();
+                v.to_string()
+            }
+        },
+    }
+}
