@@ -86,6 +86,48 @@ pub fn threads(n: Option<usize>) -> usize {
     n.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
+/// Command-line flags over `[lint]`: `--select`/`--ignore` replace and extend the file's lists.
+fn options(flags: &LintFlags, lint: &vox_caps::config::LintConfig) -> LintOptions {
+    let select = if flags.select.is_empty() {
+        lint.select.clone()
+    } else {
+        flags.select.clone()
+    };
+    let mut ignore = lint.ignore.clone();
+    ignore.extend(flags.ignore.iter().cloned());
+    let severity = lint
+        .severity
+        .iter()
+        .map(|(code, s)| {
+            let sev = if s == "error" {
+                Severity::Error
+            } else {
+                Severity::Warning
+            };
+            (code.clone(), sev)
+        })
+        .collect();
+    LintOptions {
+        determinism: flags.determinism,
+        strict: flags.strict,
+        select,
+        ignore,
+        severity,
+    }
+}
+
+/// An invalid configuration file as a finding at the error's line and column.
+pub fn config_finding(e: &vox_caps::config::ConfigError, texts: &output::Texts) -> Finding {
+    let offset = texts.offset(&e.file, e.line, e.column);
+    Finding::new(
+        "config.invalid",
+        Severity::Error,
+        e.file.clone(),
+        vox_syntax::TextRange::new(offset, offset),
+        e.message.clone(),
+    )
+}
+
 pub fn run(flags: LintFlags) -> i32 {
     let paths = if flags.paths.is_empty() {
         vec![PathBuf::from(".")]
@@ -93,7 +135,8 @@ pub fn run(flags: LintFlags) -> i32 {
         flags.paths.clone()
     };
     let root = workspace::find_root(&paths[0]);
-    let files = match workspace::walk(&paths, &[], &root) {
+    let lint_config = vox_caps::config::load_workspace(&root).lint;
+    let files = match workspace::walk(&paths, &lint_config.exclude, &root) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("vox: {e}");
@@ -107,18 +150,19 @@ pub fn run(flags: LintFlags) -> i32 {
             return 2;
         }
     };
-    for e in &loaded.config_errors {
-        eprintln!("vox: {e}");
-        eprintln!("  fix the configuration file; the analysis reads run configurations from it");
+    if !loaded.config_errors.is_empty() {
+        // `config.invalid` at the error's place in its file (decision 39), then exit 2.
+        let texts =
+            output::Texts::with_files(&loaded, loaded.config_errors.iter().map(|e| e.file.clone()));
+        let findings: Vec<Finding> = loaded
+            .config_errors
+            .iter()
+            .map(|e| config_finding(e, &texts))
+            .collect();
+        print!("{}", output::render(flags.format, &findings, &texts, &root));
         return 2;
     }
-    let opts = LintOptions {
-        determinism: flags.determinism,
-        strict: flags.strict,
-        select: flags.select.clone(),
-        ignore: flags.ignore.clone(),
-        severity: Vec::new(),
-    };
+    let opts = options(&flags, &loaded.lint);
     let info = WorkspaceInfo::new(root.clone(), loaded.runs.clone());
     let progress = output::Progress::new(loaded.targets.len());
     let per_file = parallel(

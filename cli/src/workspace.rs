@@ -15,8 +15,9 @@ pub struct Loaded {
     /// The files to report on (walked), sorted; imported files outside the paths are analysed
     /// but not reported.
     pub targets: Vec<SourceFile>,
-    pub root: PathBuf,
     pub runs: Vec<vox_caps::config::RunConfig>,
+    /// `[lint]` of Vox.toml.
+    pub lint: vox_caps::config::LintConfig,
     /// Invalid configuration files (`config.invalid`).
     pub config_errors: Vec<vox_caps::config::ConfigError>,
 }
@@ -131,23 +132,16 @@ pub fn load(
         ws.set_files(&mut db).to(Arc::new(files.clone()));
     }
     let targets = paths.iter().filter_map(|p| files.get(p).copied()).collect();
-    let (runs, config_errors) = match vox_caps::config::find_vox_toml(&root)
-        .filter(|t| t.parent() == Some(root.as_path()))
-    {
-        Some(toml) => match vox_caps::config::load_vox_toml(&toml) {
-            Ok(r) => (r, Vec::new()),
-            Err(e) => (Vec::new(), vec![e]),
-        },
-        None => (Vec::new(), Vec::new()),
-    };
+    // One resolver for the CLI, `vox run` and the server: Vox.toml, tasks.json, launch.json.
+    let config = vox_caps::config::load_workspace(&root);
     Ok((
         Loaded {
             db,
             ws,
             targets,
-            root,
-            runs,
-            config_errors,
+            runs: config.runs,
+            lint: config.lint,
+            config_errors: config.errors,
         },
         log,
     ))

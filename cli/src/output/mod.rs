@@ -40,6 +40,32 @@ impl Texts {
         Texts { files }
     }
 
+    /// The workspace texts plus other files (configuration files) read from disk.
+    pub fn with_files(loaded: &Loaded, extra: impl Iterator<Item = PathBuf>) -> Texts {
+        let mut t = Texts::new(loaded);
+        for p in extra {
+            if let Ok(text) = std::fs::read(&p) {
+                let idx = LineIndex::new(&text);
+                t.files.insert(p, (text, idx));
+            }
+        }
+        t
+    }
+
+    /// The offset of a 1-based line and column.
+    pub fn offset(&self, p: &Path, line: u32, column: u32) -> u32 {
+        match self.files.get(p) {
+            Some((_, idx)) => idx.offset(
+                vox_syntax::LineCol {
+                    line: line.saturating_sub(1),
+                    col: column.saturating_sub(1),
+                },
+                ColumnUnit::Char,
+            ),
+            None => 0,
+        }
+    }
+
     pub fn text(&self, p: &Path) -> &[u8] {
         self.files.get(p).map_or(&[], |(t, _)| t.as_slice())
     }

@@ -76,15 +76,10 @@ pub fn token_for(need: &CapNeed, cwd: &Path) -> String {
         .map_or_else(String::new, |t| t.token)
 }
 
-/// The capability set a run configuration grants (`None` without a `caps` key or with an invalid
-/// token, which `config.invalid` reports).
+/// The capability set a run configuration grants (`None` with an invalid token, which
+/// `config.invalid` reports).
 pub fn run_caps(run: &vox_caps::config::RunConfig) -> Option<CapSet> {
-    let tokens = run.caps.as_ref()?;
-    let parsed: Result<Vec<_>, _> = tokens
-        .iter()
-        .map(|t| vox_caps::parse_token(t, &run.cwd))
-        .collect();
-    CapSet::from_tokens(&parsed.ok()?).ok()
+    vox_caps::config::config_caps(run).ok()
 }
 
 /// Every function the script's entry points reach (any file), in breadth-first order.
