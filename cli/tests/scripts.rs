@@ -18,7 +18,6 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 fn workspace() -> PathBuf {
@@ -28,29 +27,8 @@ fn workspace() -> PathBuf {
         .unwrap()
 }
 
-/// A fresh, empty directory unique to this call.
-fn scratch() -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let n = N.fetch_add(1, Ordering::SeqCst);
-    let d = std::env::temp_dir().join(format!("vox-scripts-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// Copies `from` into `to` recursively, keeping file modes (fixture programs are executable).
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dst = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &dst);
-        } else {
-            std::fs::copy(e.path(), &dst).unwrap();
-        }
-    }
-}
+mod common;
+use common::{copy_tree, scratch};
 
 /// The base URL of a small HTTP server for the scripts that use `http.*`: `GET /NAME/health`
 /// answers `{"status":"ok"}`, `POST /alerts` answers `{}`, anything else 404.
