@@ -165,6 +165,8 @@ pub(super) fn single_inits(body: &Body<'_>) -> Vec<Option<u32>> {
 struct Eval<'a, 'b> {
     body: &'a Body<'b>,
     inits: &'a [Option<u32>],
+    /// For each global slot that is a `for` loop's value, the loop's iterable.
+    for_iters: Vec<Option<u32>>,
 }
 
 impl Eval<'_, '_> {
@@ -217,6 +219,39 @@ impl Eval<'_, '_> {
         }
     }
 
+    /// The directory every element of `fs.glob(c)` / `fs.walk(c)` lies in (through `?`,
+    /// `unwrap`, `expect`, `unwrap_or`), as a prefix ending in `/`.
+    fn listing_base(&self, iter: u32) -> Option<String> {
+        let m = self.body.m;
+        let mut e = self.resolve(iter);
+        for _ in 0..8 {
+            match &m.exprs[e as usize] {
+                Expr::Try(x) => e = self.resolve(*x),
+                Expr::MethodCall { recv, name, .. }
+                    if matches!(
+                        &**name,
+                        "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default"
+                    ) =>
+                {
+                    e = self.resolve(*recv)
+                }
+                _ => break,
+            }
+        }
+        let base = match self.body.builtin_call(e)? {
+            ("fs", "glob", [p]) => glob_base(&self.const_str(*p, 1)?),
+            ("fs", "walk" | "list_recursive", [d]) => {
+                vox_caps::lexical::normalize_str(&self.const_str(*d, 1)?)
+            }
+            _ => return None,
+        };
+        Some(if base.ends_with('/') {
+            base
+        } else {
+            format!("{base}/")
+        })
+    }
+
     /// The constant text a path starts with (`"data/" + x` → `data/`).
     fn const_prefix(&self, e: u32, depth: u32) -> Option<String> {
         if depth > 64 {
@@ -227,6 +262,12 @@ impl Eval<'_, '_> {
         }
         let e = self.resolve(e);
         let m = self.body.m;
+        if let Expr::Local(l) = m.exprs[e as usize] {
+            let g = self.body.gslot(e, l) as usize;
+            if let Some(Some(iter)) = self.for_iters.get(g) {
+                return self.listing_base(*iter);
+            }
+        }
         match &m.exprs[e as usize] {
             Expr::Template(parts) => match parts.first() {
                 Some(TemplatePart::Lit(s)) => Some(s.to_string()),
@@ -400,9 +441,37 @@ fn input_taint(body: &Body<'_>) -> Vec<bool> {
 pub(super) fn path_args(body: &Body<'_>, _kinds: &Kinds, facts: &mut FnFacts) {
     let m = body.m;
     let inits = single_inits(body);
+    let mut for_iters = vec![None; body.n_slots as usize];
+    let mut assigned = vec![0u32; body.n_slots as usize];
+    for (i, e) in m.exprs.iter().enumerate() {
+        if let Expr::For {
+            iter,
+            value: Some(v),
+            ..
+        } = e
+        {
+            let g = body.gslot(i as u32, *v) as usize;
+            for_iters[g] = Some(*iter);
+            assigned[g] += 1;
+        }
+    }
+    // Only loop variables nothing else assigns.
+    for (si, st) in m.stmts.iter().enumerate() {
+        if let Stmt::Assign { place, .. } = st {
+            if let vox_hir::PlaceRoot::Local(l) = place.root {
+                for_iters[body.gslot_stmt(si as u32, l) as usize] = None;
+            }
+        }
+    }
+    for (g, n) in assigned.iter().enumerate() {
+        if *n > 1 {
+            for_iters[g] = None;
+        }
+    }
     let ev = Eval {
         body,
         inits: &inits,
+        for_iters,
     };
     let taint = input_taint(body);
     for i in 0..m.exprs.len() {
