@@ -14,7 +14,8 @@ pub struct RunConfig {
     pub cwd: PathBuf,
     /// `None` when the entry has no `caps` key; `Some(vec![])` means none.
     pub caps: Option<Vec<String>>,
-    /// Ceilings by flag name without dashes (`max-steps`), as given (integers or size strings).
+    /// Ceilings by flag name without dashes (`max-steps`), as given (integers, size strings, or
+    /// for `timeout` duration strings such as `"5m"`).
     pub ceilings: Vec<(String, String)>,
     pub args: Vec<String>,
 }
@@ -164,12 +165,21 @@ pub fn load_vox_toml(path: &Path) -> Result<Vec<RunConfig>, ConfigError> {
                 let value = match v {
                     toml::Value::Integer(i) if *i >= 0 => i.to_string(),
                     toml::Value::String(s) => s.clone(),
+                    _ if *key == "timeout" => {
+                        let (l, c) = at(key);
+                        return Err(err(l, c, format!("`run.{name}.timeout` must be a non-negative integer (seconds) or a duration string like \"90s\", \"5m\" or \"1h\"")));
+                    }
                     _ => {
                         let (l, c) = at(key);
                         return Err(err(l, c, format!("`run.{name}.{key}` must be a non-negative integer or a size string like \"32MiB\"")));
                     }
                 };
-                if let Err(e) = crate::parse_size(&value) {
+                let checked = if *key == "timeout" {
+                    crate::parse_duration_secs(&value).map(|_| ())
+                } else {
+                    crate::parse_size(&value).map(|_| ())
+                };
+                if let Err(e) = checked {
                     let (l, c) = at(key);
                     return Err(err(l, c, format!("`run.{name}.{key}`: {e}")));
                 }
