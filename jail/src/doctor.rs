@@ -69,7 +69,7 @@ pub fn doctor_lines() -> Vec<DoctorLine> {
 /// The run-lifetime check (decision 48): which mechanism ends a run's processes with it.
 pub fn lifetime_line(s: &LifetimeSupport) -> DoctorLine {
     let cgroup = match &s.cgroup_kill {
-        Some(at) => format!("; a cgroup v2 with cgroup.kill could be delegated at {at} (not used)"),
+        Some(at) => format!("; a writable cgroup v2 (cgroup.kill) exists at {at}, not used"),
         None => String::new(),
     };
     match &s.subreaper {

@@ -59,8 +59,8 @@ const MAX_ROUNDS: usize = 100_000;
 pub struct LifetimeSupport {
     /// `Ok(how children are listed)` when a subreaper can end every descendant; `Err(why not)`.
     pub subreaper: Result<String, String>,
-    /// A cgroup v2 hierarchy with `cgroup.kill` this process could delegate from, if any
-    /// (informational: the subreaper is what vox uses).
+    /// The cgroup v2 directory of this process, when it is writable (a child cgroup with
+    /// `cgroup.kill` could be made there; informational: the subreaper is what vox uses).
     pub cgroup_kill: Option<String>,
 }
 
@@ -164,8 +164,8 @@ pub fn support() -> LifetimeSupport {
     }
 }
 
-/// A cgroup v2 mount whose cgroup of this process can be written (so a child cgroup with
-/// `cgroup.kill` could be made), described in words.
+/// This process's cgroup v2 directory, when it can be written (so a child cgroup with
+/// `cgroup.kill` could be made there).
 fn cgroup_kill() -> Option<String> {
     let mounts = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
     let mount = mounts.lines().find_map(|l| {
@@ -175,11 +175,16 @@ fn cgroup_kill() -> Option<String> {
     })?;
     let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
     let rel = own.lines().find_map(|l| l.strip_prefix("0::"))?;
-    let dir = std::path::Path::new(&mount).join(rel.trim_start_matches('/'));
+    let rel = rel.trim_matches('/');
+    let dir = if rel.is_empty() {
+        std::path::PathBuf::from(&mount)
+    } else {
+        std::path::Path::new(&mount).join(rel)
+    };
     let path = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).ok()?;
     // SAFETY: access(2) on a NUL-terminated path.
     let writable = unsafe { libc::access(path.as_ptr(), libc::W_OK) } == 0;
-    writable.then(|| format!("{} (writable)", dir.display()))
+    writable.then(|| dir.display().to_string())
 }
 
 /// How children are listed on this host (probed once).

@@ -328,11 +328,13 @@ fn bound_lifetime(ctx: &RunContext) -> Res<()> {
 /// Starts the child: `Ok(Err(msg))` when it could not start.
 fn spawn(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Child, String>> {
     ctx.flush_stdout();
-    bound_lifetime(ctx)?;
     let mut cmd = match command(ctx, spec)? {
         Ok(cmd) => cmd,
         Err(msg) => return Ok(Err(msg)),
     };
+    bound_lifetime(ctx)?;
+    // From here on `process.exec` no longer replaces the interpreter: the run has processes to
+    // end when it ends.
     ctx.children_started = true;
     Ok(cmd.spawn().map_err(|e| format!("{}: {e}", spec.program)))
 }
