@@ -391,19 +391,12 @@ fn report_exc(exc: &Exc, prog: &Program, rep: &Reporter) -> i32 {
     }
 }
 
-/// Whether the run was stopped rather than ended (decision 48): a ceiling, `--timeout`,
-/// SIGINT/SIGTERM or a denial cut it short. Then every process it started is ended; after a
-/// normal end (its last statement, `process.exit`, a runtime error) its `spawn_background`
-/// children survive.
+/// Whether the run was stopped rather than ended (decision 48): a ceiling (`--timeout`
+/// included) or SIGINT/SIGTERM cut it short. Then every process it started is ended; after any
+/// other end (its last statement, `process.exit`, a runtime error, a denial) its
+/// `spawn_background` children survive.
 fn stopped(result: &Result<(), Exc>) -> bool {
-    matches!(
-        result,
-        Err(Exc::Ceiling { .. }
-            | Exc::Interrupted
-            | Exc::Denied { .. }
-            | Exc::Quota { .. }
-            | Exc::Unconfinable { .. })
-    )
+    matches!(result, Err(Exc::Ceiling { .. } | Exc::Interrupted))
 }
 
 /// The run's deadline, `secs` from now (none when that is past what the clock can represent).

@@ -19,7 +19,7 @@
 //! Run lifetime (decision 48): before its first spawn the interpreter becomes a child subreaper
 //! ([`vox_jail::lifetime`]), so a descendant that leaves its group or session (`setsid`, a double
 //! fork, `nohup … &`) is re-parented to it instead of `init`. When the run is stopped (a ceiling,
-//! `--timeout`, SIGINT/SIGTERM, a denial) every process it started is killed; when it ends
+//! `--timeout`, SIGINT/SIGTERM) every process it started is killed; when it ends
 //! normally, every one but its `spawn_background` children ([`end_run`]). A host without a
 //! subreaper refuses jailed spawns like a host without Landlock ([`Exc::Unconfinable`], exit 77)
 //! unless the run passed `--unconfined-children`. While the interpreter waits for a child it
@@ -486,7 +486,7 @@ fn after_child(ctx: &mut RunContext) {
 }
 
 /// Ends the run's processes (decision 48): all of them when the run was `stopped` (a ceiling,
-/// `--timeout`, SIGINT/SIGTERM, a denial), all but its `spawn_background` children (with what
+/// `--timeout`, SIGINT/SIGTERM), all but its `spawn_background` children (with what
 /// they started) when it ended normally. Background children of earlier runs in this process
 /// ([`RunContext::spared`]) are left alone. Call it when the run is over, after its exit
 /// commands, and when it is stopped also before them.
