@@ -785,6 +785,7 @@ pub fn test(flags: RunFlags, target: PathBuf, only: Option<String>) -> i32 {
                     let r = interp.run_test(&name);
                     // Each test is a run: its processes end with it (decision 48).
                     vox_runtime::effects::end_run(&mut interp.ctx, stopped(&r));
+                    survivors = std::mem::take(&mut interp.ctx.spared);
                     survivors.extend_from_slice(&interp.ctx.background);
                     let output = interp.ctx.captured();
                     let failure = match r {

@@ -389,3 +389,44 @@ fn without_a_subreaper_the_opt_out_still_runs() {
     let (code, out, err) = simulated_run(&["--unconfined-children"]);
     assert_eq!((code, out.as_str()), (0, "0\n"), "{err}");
 }
+
+/// `vox test` runs each test as a run of its own: a later test's stop does not end the
+/// background child an earlier test left after its normal end.
+#[test]
+fn test_background_of_an_earlier_test_survives_a_later_stop() {
+    let dir = world("test-earlier-background");
+    std::fs::write(
+        dir.join("job.vox"),
+        format!(
+            "@test\nfn starts_background() {{\n    process.spawn_background(\"sh\", [\"-c\", \
+             \"sleep {secs}; echo alive > out/bg-first\"])\n}}\n\n\
+             @test\nfn times_out() {{\n    process.run(\"sleep\", [\"30\"])\n}}\n",
+            secs = DELAY.as_secs_f64()
+        ),
+    )
+    .unwrap();
+    let start = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_vox"))
+        .args(["test", "--caps", "process:allow", "--caps", "fs:rw=out"])
+        .args(["--timeout", "1", "job.vox"])
+        .current_dir(&dir)
+        .env("PATH", SAFE_PATH)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("test starts_background ... ok")
+            && stdout.contains("test times_out ... FAILED"),
+        "{stdout}"
+    );
+    let until = start + DELAY + WATCH;
+    if let Some(left) = until.checked_duration_since(Instant::now()) {
+        std::thread::sleep(left);
+    }
+    assert!(
+        dir.join("out/bg-first").exists(),
+        "the first test's background child did not survive: {stdout}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -481,8 +481,17 @@ fn after_child(ctx: &mut RunContext) {
     if ctx.mesh {
         end_all(ctx);
     }
-    let background = &mut ctx.background;
-    vox_jail::lifetime::reap_exited(|pid| background.retain(|&p| p != pid));
+    reap(ctx);
+}
+
+/// Reaps the run's exited descendants, forgetting background children among them (so that a
+/// recycled pid is never spared).
+fn reap(ctx: &mut RunContext) {
+    let (background, spared) = (&mut ctx.background, &mut ctx.spared);
+    vox_jail::lifetime::reap_exited(|pid| {
+        background.retain(|&p| p != pid);
+        spared.retain(|&p| p != pid);
+    });
 }
 
 /// Ends the run's processes (decision 48): all of them when the run was `stopped` (a ceiling,
@@ -502,8 +511,7 @@ pub fn end_run(ctx: &mut RunContext, stopped: bool) {
     if stopped {
         ctx.background.clear();
     }
-    let background = &mut ctx.background;
-    vox_jail::lifetime::reap_exited(|pid| background.retain(|&p| p != pid));
+    reap(ctx);
 }
 
 /// Runs a captured child to the end: both pipes are drained on their own threads (a child
