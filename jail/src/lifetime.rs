@@ -24,6 +24,9 @@
 //! stack buffers: the hard memory cap and the `--timeout` watchdog call them just before
 //! `_exit`.
 //!
+//! The tree is the process's, not a run's: a process runs one run at a time (as `vox run` and
+//! `vox test` do); a host that runs several scripts at once runs each in its own process.
+//!
 //! What the subreaper cannot cover: the interpreter itself being killed with `SIGKILL` (or
 //! crashing) takes the subreaper away, and its orphans then go to `init`. A PID namespace or a
 //! cgroup owned by whatever starts `vox` closes that gap; `vox doctor` says whether a delegated
@@ -47,7 +50,7 @@ static LISTING: AtomicU8 = AtomicU8::new(LIST_UNKNOWN);
 static SUBREAPER: AtomicU8 = AtomicU8::new(0);
 
 /// Helper processes that are never ended ([`keep`]); 0 marks a free slot.
-static KEPT: [AtomicI32; 16] = [const { AtomicI32::new(0) }; 16];
+static KEPT: [AtomicI32; 64] = [const { AtomicI32::new(0) }; 64];
 
 /// Pids handled per round; more children are simply left for the next round.
 const BATCH: usize = 512;
@@ -64,7 +67,7 @@ pub struct LifetimeSupport {
     pub cgroup_kill: Option<String>,
 }
 
-/// Registers a helper child that [`end_descendants`] must never end (up to 16 at a time).
+/// Registers a helper child that [`end_descendants`] must never end (up to 64 at a time).
 pub fn keep(pid: u32) {
     let Ok(pid) = i32::try_from(pid) else { return };
     for slot in &KEPT {
