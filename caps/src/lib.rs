@@ -14,6 +14,7 @@
 //! which [`CapsError::render`] and [`Denial::message`] build.
 
 mod check;
+mod duration;
 mod legacy;
 mod set;
 mod size;
@@ -22,6 +23,7 @@ mod token;
 pub mod config;
 pub mod lexical;
 pub use check::{check, check_path, Access, Denial, Need, Resolved};
+pub use duration::{parse_duration_secs, DURATION_FORMS};
 pub use legacy::{parse_legacy_directive, LegacyDirective, LEGACY_WORDS};
 pub use set::{CapSet, FsRoot};
 pub use size::{parse_limit, parse_size};

@@ -46,8 +46,9 @@ pub struct RunFlags {
     /// Bytes the script prints to stdout and stderr.
     #[arg(long, value_name = "BYTES")]
     pub max_output: Option<String>,
-    /// Wall clock of the whole run, children included.
-    #[arg(long, value_name = "SECONDS")]
+    /// Wall clock of the whole run, children included: 90 or 90s (seconds), 5m (minutes), 1h
+    /// (hours); 0 = unlimited. When it passes, every process the run started is killed.
+    #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
     /// Append one JSON line per capability check to FILE.
     #[arg(long, value_name = "FILE")]
@@ -111,23 +112,29 @@ impl Reporter {
     }
 }
 
-/// A ceiling value: sizes accept suffixes (`64MiB`); counts and seconds are whole numbers. `0` is
-/// unlimited (`None`).
+/// A ceiling value: sizes accept suffixes (`64MiB`); `--timeout` takes a duration (`90`, `90s`,
+/// `5m`, `1h`, in seconds); counts are whole numbers. `0` is unlimited (`None`).
 fn parse_limit(flag: &str, value: Option<&str>) -> Result<Option<u64>, String> {
     let Some(v) = value else { return Ok(None) };
+    if flag == "--timeout" {
+        return vox_caps::parse_duration_secs(v)
+            .map(|secs| (secs != 0).then_some(secs))
+            .map_err(|_| {
+                format!(
+                    "vox: invalid --timeout value \"{v}\": expected a whole number of {} \
+                     (0 means no limit), e.g. --timeout 90s",
+                    vox_caps::DURATION_FORMS
+                )
+            });
+    }
     let is_size = matches!(flag, "--max-memory" | "--max-disk" | "--max-output");
     if is_size {
         return vox_caps::parse_limit(v)
             .map_err(|e| format!("vox: invalid {flag} value \"{v}\": {e}"));
     }
-    let unit = if flag == "--timeout" {
-        "a whole number of seconds"
-    } else {
-        "a whole number"
-    };
     // Counts also accept the size suffixes (`1K`), as run configurations may write them.
     vox_caps::parse_limit(v).map_err(|_| {
-        format!("vox: invalid {flag} value \"{v}\": expected {unit} (0 means unlimited)")
+        format!("vox: invalid {flag} value \"{v}\": expected a whole number (0 means unlimited)")
     })
 }
 
@@ -384,6 +391,19 @@ fn report_exc(exc: &Exc, prog: &Program, rep: &Reporter) -> i32 {
     }
 }
 
+/// Whether the run was stopped rather than ended (decision 48): a ceiling (`--timeout`
+/// included) or SIGINT/SIGTERM cut it short. Then every process it started is ended; after any
+/// other end (its last statement, `process.exit`, a runtime error, a denial) its
+/// `spawn_background` children survive.
+fn stopped(result: &Result<(), Exc>) -> bool {
+    matches!(result, Err(Exc::Ceiling { .. } | Exc::Interrupted))
+}
+
+/// The run's deadline, `secs` from now (none when that is past what the clock can represent).
+fn deadline(secs: u64) -> Option<Instant> {
+    Instant::now().checked_add(Duration::from_secs(secs))
+}
+
 /// Runs the queued exit commands (decisions.md 20: after exits 0, 1, 78 and 130).
 /// Exit commands are the script's children: they go through `process.*`'s spawning, and so
 /// through the jail when the capabilities are receiver-imposed.
@@ -570,11 +590,14 @@ fn watchdog(secs: u64) {
     let _ = std::thread::Builder::new()
         .name("vox-watchdog".into())
         .spawn(move || {
-            std::thread::sleep(Duration::from_secs(secs) + Duration::from_millis(1500));
+            std::thread::sleep(
+                Duration::from_secs(secs).saturating_add(Duration::from_millis(1500)),
+            );
             let _ = std::io::stdout().flush();
             eprintln!("vox: execution budget exceeded: --timeout {secs}");
-            // SAFETY: ends the process group's leader; children were started in their own groups and
-            // are killed by the interpreter's timeout handling.
+            // The run is stopped: nothing it started survives it (decision 48).
+            vox_jail::lifetime::end_descendants(&[]);
+            // SAFETY: ends the process; every process the run started was killed above.
             unsafe { libc::_exit(78) };
         });
 }
@@ -625,7 +648,7 @@ pub fn run(flags: RunFlags, file: PathBuf, args: Vec<String>) -> i32 {
                 }
             }
             if let Some(secs) = ctx.limits.timeout_secs {
-                ctx.deadline = Some(Instant::now() + Duration::from_secs(secs));
+                ctx.deadline = deadline(secs);
                 watchdog(secs);
             }
             if let Some(limit) = ctx.limits.max_memory {
@@ -639,6 +662,11 @@ pub fn run(flags: RunFlags, file: PathBuf, args: Vec<String>) -> i32 {
                 Ok(()) => 0,
                 Err(e) => report_exc(e, &prog, &rep),
             };
+            // A stopped run ends its processes at once; exit commands still run after it.
+            let stopped = stopped(&result);
+            if stopped {
+                vox_runtime::effects::end_run(&mut interp.ctx, true);
+            }
             // Exit commands run after exits 0, 1, 78, 130 and `process.exit`; never after 77, 79 or
             // 101 (decisions.md 20).
             let exit_commands =
@@ -646,10 +674,15 @@ pub fn run(flags: RunFlags, file: PathBuf, args: Vec<String>) -> i32 {
             if exit_commands && !matches!(code, 77 | 79 | 101) {
                 run_exit_commands(&mut interp.ctx);
             }
+            vox_runtime::effects::end_run(&mut interp.ctx, stopped);
             code
         });
     match handle {
-        Ok(h) => h.join().unwrap_or(101),
+        Ok(h) => h.join().unwrap_or_else(|_| {
+            // An interpreter bug stops the run: nothing it started survives it.
+            vox_jail::lifetime::end_descendants(&[]);
+            101
+        }),
         Err(e) => {
             eprintln!("vox: cannot start the interpreter thread: {e}");
             101
@@ -698,7 +731,10 @@ pub fn test(flags: RunFlags, target: PathBuf, only: Option<String>) -> i32 {
             let mut passed = 0usize;
             let mut failed = 0usize;
             let silent = Reporter { json: false };
-            for file in files {
+            // Background children of tests that ended normally outlive their test (and the run).
+            let mut survivors: Vec<u32> = Vec::new();
+            vox_runtime::context::install_interrupt_handlers();
+            'files: for file in files {
                 let mut prepared = match prepare(&flags, &file, &[], true) {
                     Ok(p) => p,
                     Err((_, msg)) => {
@@ -742,10 +778,15 @@ pub fn test(flags: RunFlags, target: PathBuf, only: Option<String>) -> i32 {
                     };
                     let mut ctx = fresh.ctx;
                     if let Some(secs) = ctx.limits.timeout_secs {
-                        ctx.deadline = Some(Instant::now() + Duration::from_secs(secs));
+                        ctx.deadline = deadline(secs);
                     }
+                    ctx.spared = survivors.clone();
                     let mut interp = Interp::new(&prog, ctx);
                     let r = interp.run_test(&name);
+                    // Each test is a run: its processes end with it (decision 48).
+                    vox_runtime::effects::end_run(&mut interp.ctx, stopped(&r));
+                    survivors = std::mem::take(&mut interp.ctx.spared);
+                    survivors.extend_from_slice(&interp.ctx.background);
                     let output = interp.ctx.captured();
                     let failure = match r {
                         Ok(()) => None,
@@ -774,9 +815,18 @@ pub fn test(flags: RunFlags, target: PathBuf, only: Option<String>) -> i32 {
                             }
                         }
                     }
+                    if vox_runtime::context::interrupted() {
+                        break 'files;
+                    }
                 }
             }
             println!("{passed} passed, {failed} failed");
+            if vox_runtime::context::interrupted() {
+                // The whole `vox test` run is stopped: the survivors of earlier tests end too.
+                vox_jail::lifetime::end_descendants(&[]);
+                eprintln!("vox: interrupted");
+                return 130;
+            }
             if failed > 0 {
                 1
             } else {
@@ -784,7 +834,10 @@ pub fn test(flags: RunFlags, target: PathBuf, only: Option<String>) -> i32 {
             }
         });
     match handle {
-        Ok(h) => h.join().unwrap_or(101),
+        Ok(h) => h.join().unwrap_or_else(|_| {
+            vox_jail::lifetime::end_descendants(&[]);
+            101
+        }),
         Err(_) => 101,
     }
 }

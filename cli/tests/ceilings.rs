@@ -437,6 +437,78 @@ fn timeout_just_under_passes() {
     );
 }
 
+#[test]
+fn timeout_takes_seconds_minutes_and_hours() {
+    for value in ["90", "90s", "5m", "1h", "0"] {
+        assert_run("print(\"ok\")\n", &["--timeout", value], 0, "ok\n", "");
+    }
+    // The limit is reported in seconds, a form the flag accepts.
+    let (code, _, err) = run("loop { }\n", &["--timeout", "1s", "--max-steps", "0"]);
+    assert_eq!(
+        (code, err.as_str()),
+        (78, "vox: execution budget exceeded: --timeout 1\n")
+    );
+}
+
+#[test]
+fn a_bad_timeout_lists_the_forms() {
+    for value in ["1.5", "5min", "1h30m", "10ms", "1K", "soon"] {
+        let (code, out, err) = run("print(\"ran\")\n", &["--timeout", value]);
+        assert_eq!((code, out.as_str()), (1, ""), "{value}: {err}");
+        assert_eq!(
+            err,
+            format!(
+                "vox: invalid --timeout value \"{value}\": expected a whole number of seconds \
+                 (90 or 90s), minutes (5m) or hours (1h) (0 means no limit), e.g. --timeout 90s\n"
+            )
+        );
+    }
+}
+
+#[test]
+fn help_shows_the_timeout_forms() {
+    for sub in ["run", "test"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_vox"))
+            .args([sub, "--help"])
+            .output()
+            .unwrap();
+        let help = String::from_utf8_lossy(&out.stdout);
+        let at = help.find("--timeout <DURATION>").expect(&help);
+        let text: String = help[at..].split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            text.contains("90 or 90s (seconds), 5m (minutes), 1h (hours); 0 = unlimited"),
+            "{help}"
+        );
+    }
+}
+
+#[test]
+fn run_configuration_timeout_takes_a_duration() {
+    let dir = scratch();
+    std::fs::write(dir.join("s.vox"), "loop { }\n").unwrap();
+    std::fs::write(
+        dir.join("Vox.toml"),
+        "[run.s]\nscript = \"s.vox\"\ncaps = []\ntimeout = \"1s\"\nmax-steps = 0\n",
+    )
+    .unwrap();
+    let (code, _, err) = common::vox_in(&dir, &["run", "s.vox"]);
+    assert_eq!(
+        (code, err.as_str()),
+        (78, "vox: execution budget exceeded: --timeout 1\n")
+    );
+    std::fs::write(
+        dir.join("Vox.toml"),
+        "[run.s]\nscript = \"s.vox\"\ncaps = []\ntimeout = \"5 minutes\"\n",
+    )
+    .unwrap();
+    let (code, _, err) = common::vox_in(&dir, &["run", "s.vox"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("`run.s.timeout`: invalid duration \"5 minutes\"") && err.contains("5m"),
+        "{err}"
+    );
+}
+
 // ---- --max-output ---------------------------------------------------------------------------
 
 const LINE40: &str = "0123456789012345678901234567890123456789";

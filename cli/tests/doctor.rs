@@ -1,5 +1,5 @@
-//! `vox doctor` (decisions.md 38, runtime.md §4): one `ok`/`warn`/`fail` line per check, the
-//! jail's host support named, exit 1 when a check fails.
+//! `vox doctor` (decisions.md 38 and 48, runtime.md §4): one `ok`/`warn`/`fail` line per check,
+//! the jail's host support and the run-lifetime mechanism named, exit 1 when a check fails.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -68,7 +68,34 @@ fn doctor_reports_what_this_host_enforces() {
         line(&out, "interpreter self-confinement").starts_with("ok"),
         "{out}"
     );
+    let lifetime = line(&out, "run lifetime");
+    assert!(
+        lifetime.starts_with("ok   run lifetime: child subreaper ("),
+        "{lifetime}"
+    );
+    assert!(
+        lifetime.contains("setsid, double fork and nohup"),
+        "{lifetime}"
+    );
     assert!(!out.contains("fail "), "{out}");
+}
+
+#[test]
+fn doctor_fails_without_a_child_subreaper() {
+    let (code, out, _) = doctor(Some("lifetime"));
+    assert_line_format(&out);
+    assert_eq!(code, 1, "{out}");
+    let lifetime = line(&out, "run lifetime");
+    assert!(
+        lifetime.starts_with("fail run lifetime: no child subreaper"),
+        "{lifetime}"
+    );
+    assert!(lifetime.contains("--unconfined-children"), "{lifetime}");
+    assert!(line(&out, "landlock").starts_with("ok"), "{out}");
+    assert!(
+        line(&out, "jail simulation hook").starts_with("warn"),
+        "{out}"
+    );
 }
 
 #[test]

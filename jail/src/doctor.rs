@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::lifetime::LifetimeSupport;
 use crate::{probe, HostSupport, SIMULATE_ENV};
 
 /// The verdict of one check.
@@ -57,9 +58,41 @@ fn line(status: DoctorStatus, check: &str, detail: String, fix: &str) -> DoctorL
     }
 }
 
-/// The jail's checks for this host ([`probe`] then [`doctor_lines_for`]).
+/// The jail's checks for this host ([`probe`] then [`doctor_lines_for`]), then how a run's
+/// processes are bounded by the run ([`lifetime_line`]).
 pub fn doctor_lines() -> Vec<DoctorLine> {
-    doctor_lines_for(&probe())
+    let mut out = doctor_lines_for(&probe());
+    out.push(lifetime_line(&crate::lifetime::support()));
+    out
+}
+
+/// The run-lifetime check (decision 48): which mechanism ends a run's processes with it.
+pub fn lifetime_line(s: &LifetimeSupport) -> DoctorLine {
+    let cgroup = match &s.cgroup_kill {
+        Some(at) => format!("; a writable cgroup v2 (cgroup.kill) exists at {at}, not used"),
+        None => String::new(),
+    };
+    match &s.subreaper {
+        Ok(how) => line(
+            DoctorStatus::Ok,
+            "run lifetime",
+            format!(
+                "child subreaper ({how}): a stopped run ends every process it started, setsid, \
+                 double fork and nohup included; a normal end leaves only spawn_background \
+                 children{cgroup}"
+            ),
+            "",
+        ),
+        Err(why) => line(
+            DoctorStatus::Fail,
+            "run lifetime",
+            format!(
+                "no child subreaper ({why}): processes could outlive a run, so jailed spawns \
+                 are refused{cgroup}"
+            ),
+            "use Linux 3.4 or newer with /proc mounted, or opt out with --unconfined-children",
+        ),
+    }
 }
 
 /// The jail's checks for a given probe result.

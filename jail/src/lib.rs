@@ -17,6 +17,8 @@
 //!   process group, a scrubbed environment. It **fails closed** with
 //!   [`JailError::CannotConfine`] when the host cannot enforce the policy.
 //! - [`confine_self`] confines the calling process (the interpreter) with a [`SelfPolicy`].
+//! - [`lifetime`] bounds a run's processes by the run (decision 48): the interpreter is a child
+//!   subreaper and [`lifetime::end_descendants`] ends everything it started.
 //! - [`probe`] and [`doctor_lines`] report what this host can enforce, for `vox doctor`.
 //!
 //! Limits worth knowing (see the tests, which pin each one):
@@ -44,10 +46,16 @@
 //! Testing hook: the environment variable `VOX_JAIL_SIMULATE_UNSUPPORTED` makes [`probe`] (and so
 //! every confinement) behave as if the host lacked a feature: `1` or `landlock` (no Landlock at
 //! all), `net` (a Landlock ABI too old for network rules, i.e. ABI 3), `userns` (user namespaces
-//! fail). It only ever removes support, so it cannot weaken a jail.
+//! fail), `lifetime` (no child subreaper: jailed spawns are refused, as without Landlock). It only
+//! ever removes support, so it cannot weaken a jail.
 
 mod doctor;
 mod env;
+#[cfg(target_os = "linux")]
+pub mod lifetime;
+#[cfg(not(target_os = "linux"))]
+#[path = "lifetime_unsupported.rs"]
+pub mod lifetime;
 #[cfg(unix)]
 mod limits;
 mod policy;
@@ -70,7 +78,7 @@ use unsupported as platform;
 use std::fmt;
 use std::process::Command;
 
-pub use doctor::{doctor_lines, doctor_lines_for, DoctorLine, DoctorStatus};
+pub use doctor::{doctor_lines, doctor_lines_for, lifetime_line, DoctorLine, DoctorStatus};
 pub use env::{
     child_env, env_fingerprint, fingerprint_digest, is_credential_name, is_hijack_name, EnvPolicy,
     ENV_ALLOWLIST, HIJACK_NAMES, HIJACK_PREFIXES,
@@ -129,7 +137,8 @@ pub enum RuleKind {
     EnvScrub,
     /// The child gets its own process group.
     ProcessGroup,
-    /// The child starts a new session (`setsid`).
+    /// The child starts a new session (`setsid`) and is a child subreaper, so what it starts
+    /// stays beneath it ([`lifetime`]).
     NewSession,
     /// `RLIMIT_DATA` set to this many bytes.
     RlimitData(u64),

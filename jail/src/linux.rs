@@ -139,7 +139,7 @@ pub(crate) fn probe() -> HostSupport {
     let sim = simulated.as_deref();
     let hook = |what: &str| format!("simulated by {SIMULATE_ENV}={what}");
     let abi = match sim {
-        None | Some("net") | Some("userns") => kernel_abi(),
+        None | Some("net") | Some("userns") | Some("lifetime") => kernel_abi(),
         Some(other) => Err(hook(other)),
     };
     let abi = match (abi, sim) {
@@ -263,7 +263,7 @@ fn build_ruleset(grants: &[Grant], abi: ABI, deny_tcp: bool) -> Result<Built, St
 /// Everything the child does between fork and exec, prepared in the parent.
 struct ChildSetup {
     limits: Limits,
-    /// `setsid()` in the child ([`ProcessGroup::Session`]).
+    /// `setsid()` in the child, which also becomes a child subreaper ([`ProcessGroup::Session`]).
     new_session: bool,
     netns: bool,
     uid_map: Vec<u8>,
@@ -410,8 +410,15 @@ unsafe fn join_mounts(t: &Template, cwd: &mut [u8]) -> io::Result<()> {
 impl ChildSetup {
     /// Runs in the forked child: syscalls only, no allocation, no panics.
     unsafe fn apply(&mut self) -> io::Result<()> {
-        if self.new_session && libc::setsid() < 0 {
-            return Err(io::Error::last_os_error());
+        if self.new_session {
+            if libc::setsid() < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // What a background child starts stays beneath it, so that the end of the run can
+            // spare it with its child (crate::lifetime).
+            if libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 {
+                return Err(io::Error::last_os_error());
+            }
         }
         self.limits.apply()?;
         if let Some(t) = &self.mounts {

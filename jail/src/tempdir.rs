@@ -41,6 +41,10 @@ impl TempDir {
                     // Canonical, so the jail's rule and TMPDIR name the same place.
                     let path = path.canonicalize().unwrap_or(path);
                     let guardian = guardian(&path);
+                    if let Some(g) = &guardian {
+                        // Ending the run's processes must not end the one that cleans up.
+                        crate::lifetime::keep(g.id());
+                    }
                     return Ok(TempDir { path, guardian });
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
@@ -79,6 +83,7 @@ impl Drop for TempDir {
             // Closing the pipe lets the guardian finish what a confined process could not.
             drop(g.stdin.take());
             let _ = g.wait();
+            crate::lifetime::unkeep(g.id());
         }
     }
 }

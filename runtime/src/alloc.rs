@@ -42,8 +42,12 @@ fn hard_stop() -> ! {
     // SAFETY: write(2) and _exit(2) are async-signal-safe and allocate nothing.
     unsafe {
         libc::write(2, msg.as_ptr().cast(), msg.len());
-        libc::_exit(79);
     }
+    // The run is stopped: nothing it started survives it (decision 48). Syscalls only, on the
+    // stack: nothing is allocated.
+    vox_jail::lifetime::end_descendants(&[]);
+    // SAFETY: as above.
+    unsafe { libc::_exit(79) }
 }
 
 // SAFETY: every method forwards to the system allocator and only adds atomic bookkeeping.

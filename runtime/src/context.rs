@@ -73,6 +73,17 @@ pub struct RunContext {
     /// The private temp dir jailed children get as `TMPDIR` (runtime.md §4), created by the
     /// first jailed spawn and removed when the run ends.
     pub child_tmp: Option<vox_jail::TempDir>,
+    /// Whether this run started a child (so there may be processes to end with it).
+    pub children_started: bool,
+    /// Pids of this run's `process.spawn_background` children: the only processes that outlive
+    /// a normal end (decision 48).
+    pub background: Vec<u32>,
+    /// Background children of earlier runs in this process (`vox test` runs each test in a
+    /// fresh context): never ended by this run.
+    pub spared: Vec<u32>,
+    /// The run is over and its exit commands are running: an interruption no longer stops a
+    /// child.
+    pub ending: bool,
 }
 
 impl RunContext {
@@ -106,6 +117,10 @@ impl RunContext {
             verbose: false,
             call_site: None,
             child_tmp: None,
+            children_started: false,
+            background: Vec::new(),
+            spared: Vec::new(),
+            ending: false,
         }
     }
 
@@ -375,15 +390,17 @@ impl Drop for RunContext {
     }
 }
 
-static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// The signal that interrupted the run (0: none yet).
+static INTERRUPTED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
 
-extern "C" fn on_signal(_: libc::c_int) {
+extern "C" fn on_signal(sig: libc::c_int) {
     // Only an atomic store: async-signal-safe.
-    INTERRUPTED.store(true, std::sync::atomic::Ordering::Relaxed);
+    INTERRUPTED.store(sig, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// Installs SIGINT/SIGTERM handlers that ask the evaluator to stop (it checks every 1024 steps
-/// and then exits 130, after the exit commands).
+/// Installs SIGINT/SIGTERM handlers that ask the run to stop: the evaluator checks every 1024
+/// steps, a wait for a child every 100 ms; the run then ends its processes and exits 130, after
+/// the exit commands.
 pub fn install_interrupt_handlers() {
     // SAFETY: the handler only stores to an atomic.
     unsafe {
@@ -394,5 +411,13 @@ pub fn install_interrupt_handlers() {
 
 /// Whether SIGINT or SIGTERM arrived.
 pub fn interrupted() -> bool {
-    INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed)
+    interrupt_signal().is_some()
+}
+
+/// The signal (SIGINT or SIGTERM) that interrupted the run, if one arrived.
+pub fn interrupt_signal() -> Option<i32> {
+    match INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => None,
+        sig => Some(sig),
+    }
 }

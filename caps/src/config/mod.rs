@@ -334,3 +334,17 @@ pub fn config_caps(config: &RunConfig) -> Result<CapSet, CapsError> {
         .collect::<Result<Vec<_>, _>>()?;
     CapSet::from_tokens(&tokens)
 }
+
+/// Checks a ceiling value of a run configuration: `timeout` is seconds or a duration (`90s`,
+/// `5m`, `1h`), every other ceiling an integer or a size (`32MiB`). The error says what to write.
+pub(crate) fn check_ceiling(key: &str, value: &str) -> Result<(), String> {
+    if key == "timeout" {
+        crate::parse_duration_secs(value)
+            .map(|_| ())
+            .map_err(|e| format!("{e}; write seconds or a duration such as \"90s\", \"5m\" or \"1h\""))
+    } else {
+        crate::parse_size(value)
+            .map(|_| ())
+            .map_err(|e| format!("{e}; write an integer or a size such as \"32MiB\""))
+    }
+}

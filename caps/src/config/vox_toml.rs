@@ -210,11 +210,8 @@ fn run_entry(
                 ))
             }
         };
-        if let Err(e) = crate::parse_size(&value) {
-            return Err(loc.err(
-                value_span(table, key),
-                format!("`run.{name}.{key}`: {e}; write an integer or a size such as \"32MiB\""),
-            ));
+        if let Err(hint) = super::check_ceiling(key, &value) {
+            return Err(loc.err(value_span(table, key), format!("`run.{name}.{key}`: {hint}")));
         }
         ceilings.push((key.to_string(), value));
     }

@@ -284,10 +284,10 @@ fn entry(
                 ))
             }
         };
-        if let Err(e) = crate::parse_size(&value) {
+        if let Err(hint) = super::check_ceiling(key, &value) {
             return Err(loc.err(
                 p.value.start(),
-                format!("\"{key}\" of a vox {what} in {file}: {e}; write an integer or a size such as \"32MiB\""),
+                format!("\"{key}\" of a vox {what} in {file}: {hint}"),
             ));
         }
         ceilings.push((key.to_string(), value));

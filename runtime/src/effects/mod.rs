@@ -24,7 +24,7 @@ mod http;
 mod io;
 mod process;
 
-pub use process::run_exit_commands;
+pub use process::{end_run, run_exit_commands};
 
 macro_rules! row {
     ($ns:literal, $name:literal, $f:path, $cap:ident, $nondet:ident) => {

@@ -16,11 +16,17 @@
 //! children with inherited streams (`run_ex`, `exec`) goes straight to the terminal and is not
 //! counted.
 //!
-//! Under `--mesh` no process may outlive the job (decision 24): the interpreter is a child
-//! subreaper, so a grandchild that daemonises (`setsid -f`, a double fork) is re-parented to it,
-//! and after every child (and on `--timeout`) whatever else it finds among its children is killed
-//! with its process group. Exit commands are children like any other: jailed under the same
-//! policy ([`run_exit_commands`]).
+//! Run lifetime (decision 48): before its first spawn the interpreter becomes a child subreaper
+//! ([`vox_jail::lifetime`]), so a descendant that leaves its group or session (`setsid`, a double
+//! fork, `nohup … &`) is re-parented to it instead of `init`. When the run is stopped (a ceiling,
+//! `--timeout`, SIGINT/SIGTERM) every process it started is killed; when it ends
+//! normally, every one but its `spawn_background` children ([`end_run`]). A host without a
+//! subreaper refuses jailed spawns like a host without Landlock ([`Exc::Unconfinable`], exit 77)
+//! unless the run passed `--unconfined-children`. While the interpreter waits for a child it
+//! notices SIGINT/SIGTERM within 100 ms: the signal is forwarded to the child (its group), which
+//! gets a short grace period before everything is killed. Under `--mesh` the leftovers of each
+//! child are also killed as soon as it ends (decision 24). Exit commands are children like any
+//! other: jailed under the same policy ([`run_exit_commands`]).
 
 use std::io::{self, Read};
 use std::os::unix::fs::PermissionsExt as _;
@@ -246,12 +252,18 @@ fn unconfined(cmd: &mut Command, group: ProcessGroup, data: Option<u64>, fsize: 
     if !session && data.is_none() && fsize.is_none() {
         return;
     }
-    // SAFETY: the hook only makes async-signal-safe syscalls (setsid, setrlimit) on values
-    // computed before the fork.
+    // SAFETY: the hook only makes async-signal-safe syscalls (setsid, prctl, setrlimit) on
+    // values computed before the fork.
     unsafe {
         cmd.pre_exec(move || {
-            if session && libc::setsid() < 0 {
-                return Err(io::Error::last_os_error());
+            if session {
+                if libc::setsid() < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                // A background child keeps what it starts beneath it (decision 48).
+                if libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
             }
             if let Some(lim) = data {
                 if libc::setrlimit(libc::RLIMIT_DATA, &lim) != 0 {
@@ -294,19 +306,36 @@ fn clamp_with(get: impl FnOnce(*mut libc::rlimit) -> libc::c_int, value: u64) ->
     }
 }
 
+/// Makes the interpreter a child subreaper before its first spawn (decision 48). A jailed run
+/// fails closed when the host cannot do it; the developer default goes on with process groups.
+fn bound_lifetime(ctx: &RunContext) -> Res<()> {
+    match vox_jail::lifetime::become_subreaper() {
+        Ok(()) => Ok(()),
+        Err(why) if (ctx.receiver_imposed() || ctx.mesh) && !ctx.unconfined_children => {
+            Err(Exc::Unconfinable {
+                reason: format!(
+                    "this host cannot end the child's processes when the run ends ({why}); run \
+                     on Linux 3.4 or newer with /proc mounted, or opt out explicitly with \
+                     --unconfined-children"
+                ),
+                loc: None,
+            })
+        }
+        Err(_) => Ok(()),
+    }
+}
+
 /// Starts the child: `Ok(Err(msg))` when it could not start.
 fn spawn(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Child, String>> {
     ctx.flush_stdout();
-    if ctx.mesh {
-        // SAFETY: plain prctl on this process; setting it again is harmless.
-        unsafe {
-            libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-        }
-    }
     let mut cmd = match command(ctx, spec)? {
         Ok(cmd) => cmd,
         Err(msg) => return Ok(Err(msg)),
     };
+    bound_lifetime(ctx)?;
+    // From here on `process.exec` no longer replaces the interpreter: the run has processes to
+    // end when it ends.
+    ctx.children_started = true;
     Ok(cmd.spawn().map_err(|e| format!("{}: {e}", spec.program)))
 }
 
@@ -318,12 +347,12 @@ fn exit_code(status: ExitStatus) -> i64 {
     }
 }
 
-/// Kills the child, and its whole group when it leads one.
+/// Kills the child, and its whole group when it leads one, and reaps it.
 fn kill(child: &mut Child, group: bool) {
-    if group {
+    // Only while the child is unreaped is its pid (and so its group id) still ours to signal.
+    if group && matches!(child.try_wait(), Ok(None)) {
         if let Ok(pid) = libc::pid_t::try_from(child.id()) {
-            // SAFETY: plain syscall; the child has not been reaped, so its group id is still ours
-            // to signal.
+            // SAFETY: plain syscall on the group our unreaped child leads.
             unsafe {
                 libc::kill(-pid, libc::SIGKILL);
             }
@@ -333,12 +362,92 @@ fn kill(child: &mut Child, group: bool) {
     let _ = child.wait();
 }
 
-/// Waits for the child; past the run's deadline it is killed and the run stops with the
-/// `--timeout` ceiling. Polls with a growing pause (1 ms to 20 ms) only when a deadline exists.
+/// How often a wait for a child looks at SIGINT/SIGTERM.
+const POLL: Duration = Duration::from_millis(100);
+/// How long a child may take to end after a forwarded SIGINT/SIGTERM before it is killed.
+const GRACE: Duration = Duration::from_millis(250);
+
+/// A pidfd for the child: readable once it has exited, so a wait can sleep in `poll` and still
+/// wake up for signals and the deadline. `None` on kernels without `pidfd_open` (before 5.3):
+/// the wait then sleeps in short steps.
+struct PidFd(Option<std::os::fd::OwnedFd>);
+
+impl PidFd {
+    fn open(child: &Child) -> PidFd {
+        use std::os::fd::FromRawFd as _;
+        // SAFETY: pidfd_open on our own unreaped child; the result is a new fd we own.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, child.id(), 0) };
+        PidFd(
+            libc::c_int::try_from(fd)
+                .ok()
+                .filter(|&fd| fd >= 0)
+                .map(|fd| unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) }),
+        )
+    }
+
+    /// Sleeps until the child exits or `limit` passes; `pause` grows the fallback's steps.
+    fn sleep(&self, limit: Duration, pause: &mut Duration) {
+        use std::os::fd::AsRawFd as _;
+        match &self.0 {
+            Some(fd) => {
+                let mut p = libc::pollfd {
+                    fd: fd.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                let ms = libc::c_int::try_from(limit.as_millis().max(1)).unwrap_or(i32::MAX);
+                // SAFETY: one pollfd on the stack.
+                unsafe {
+                    libc::poll(&mut p, 1, ms);
+                }
+            }
+            None => {
+                std::thread::sleep((*pause).min(limit));
+                *pause = (*pause * 2).min(Duration::from_millis(20));
+            }
+        }
+    }
+}
+
+/// Ends every process of the run but the background children of earlier runs: the run is
+/// stopped (decision 48).
+fn end_all(ctx: &RunContext) {
+    vox_jail::lifetime::end_descendants(&ctx.spared);
+}
+
+/// Stops the run because SIGINT or SIGTERM arrived while `child` ran: the signal is forwarded
+/// to the child (its group), which gets [`GRACE`] to end; then everything is killed.
+fn interrupt(ctx: &RunContext, child: &mut Child, group: bool, sig: i32, pidfd: &PidFd) -> Exc {
+    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+        if matches!(child.try_wait(), Ok(None)) {
+            // SAFETY: plain syscalls on our unreaped child and the group it may lead.
+            unsafe {
+                if group {
+                    libc::kill(-pid, sig);
+                }
+                libc::kill(pid, sig);
+            }
+        }
+    }
+    let until = Instant::now() + GRACE;
+    let mut pause = Duration::from_millis(1);
+    while matches!(child.try_wait(), Ok(None)) {
+        let now = Instant::now();
+        if now >= until {
+            break;
+        }
+        pidfd.sleep(until - now, &mut pause);
+    }
+    kill(child, group);
+    end_all(ctx);
+    Exc::Interrupted
+}
+
+/// Waits for the child. Past the run's deadline it is killed with every other process of the
+/// run and the run stops with the `--timeout` ceiling; on SIGINT/SIGTERM likewise, with exit 130
+/// ([`interrupt`]).
 fn wait(ctx: &RunContext, child: &mut Child, group: bool) -> Res<io::Result<ExitStatus>> {
-    let Some(deadline) = ctx.deadline else {
-        return Ok(child.wait());
-    };
+    let pidfd = PidFd::open(child);
     let mut pause = Duration::from_millis(1);
     loop {
         match child.try_wait() {
@@ -346,15 +455,63 @@ fn wait(ctx: &RunContext, child: &mut Child, group: bool) -> Res<io::Result<Exit
             Ok(None) => {}
             Err(e) => return Ok(Err(e)),
         }
-        let now = Instant::now();
-        if now >= deadline {
-            kill(child, group);
-            kill_orphans(ctx);
-            return Err(timeout_exc(ctx));
+        if !ctx.ending {
+            if let Some(sig) = crate::context::interrupt_signal() {
+                return Err(interrupt(ctx, child, group, sig, &pidfd));
+            }
         }
-        std::thread::sleep(pause.min(deadline - now));
-        pause = (pause * 2).min(Duration::from_millis(20));
+        let now = Instant::now();
+        let mut limit = POLL;
+        if let Some(deadline) = ctx.deadline {
+            if now >= deadline {
+                kill(child, group);
+                end_all(ctx);
+                return Err(timeout_exc(ctx));
+            }
+            limit = limit.min(deadline - now);
+        }
+        pidfd.sleep(limit, &mut pause);
     }
+}
+
+/// After a child ended: reaps the descendants that exited meanwhile (orphans come back to the
+/// interpreter as zombies) and, under `--mesh`, kills what the child left running (decision 24:
+/// nothing outlives the call).
+fn after_child(ctx: &mut RunContext) {
+    if ctx.mesh {
+        end_all(ctx);
+    }
+    reap(ctx);
+}
+
+/// Reaps the run's exited descendants, forgetting background children among them (so that a
+/// recycled pid is never spared).
+fn reap(ctx: &mut RunContext) {
+    let (background, spared) = (&mut ctx.background, &mut ctx.spared);
+    vox_jail::lifetime::reap_exited(|pid| {
+        background.retain(|&p| p != pid);
+        spared.retain(|&p| p != pid);
+    });
+}
+
+/// Ends the run's processes (decision 48): all of them when the run was `stopped` (a ceiling,
+/// `--timeout`, SIGINT/SIGTERM), all but its `spawn_background` children (with what
+/// they started) when it ended normally. Background children of earlier runs in this process
+/// ([`RunContext::spared`]) are left alone. Call it when the run is over, after its exit
+/// commands, and when it is stopped also before them.
+pub fn end_run(ctx: &mut RunContext, stopped: bool) {
+    if !ctx.children_started {
+        return;
+    }
+    let mut spare = ctx.spared.clone();
+    if !stopped {
+        spare.extend_from_slice(&ctx.background);
+    }
+    vox_jail::lifetime::end_descendants(&spare);
+    if stopped {
+        ctx.background.clear();
+    }
+    reap(ctx);
 }
 
 /// Runs a captured child to the end: both pipes are drained on their own threads (a child
@@ -398,32 +555,33 @@ fn capture(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Captured, String>> {
         Ok(status) => status,
         Err(e) => return Ok(Err(e.to_string())),
     };
-    // Before draining: a daemonised grandchild may hold the pipes open.
-    kill_orphans(ctx);
+    // Before draining: under --mesh a daemonised grandchild holding the pipes is killed.
+    after_child(ctx);
     let mut out = [Vec::new(), Vec::new()];
-    for _ in 0..readers {
-        let received = match ctx.deadline {
-            None => rx.recv().ok(),
-            Some(deadline) => {
-                match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-                    Ok(msg) => Some(msg),
-                    Err(mpsc::RecvTimeoutError::Timeout) => {
-                        // The child is reaped; its group may live on in a grandchild.
-                        if let Ok(pid) = libc::pid_t::try_from(child.id()) {
-                            // SAFETY: plain syscall on the group the child led.
-                            unsafe {
-                                libc::kill(-pid, libc::SIGKILL);
-                            }
-                        }
-                        kill_orphans(ctx);
-                        return Err(timeout_exc(ctx));
-                    }
-                    Err(mpsc::RecvTimeoutError::Disconnected) => None,
-                }
+    let mut received = 0;
+    // A grandchild may hold the pipes open: the drain is bounded by the deadline and stopped by
+    // SIGINT/SIGTERM like the wait.
+    while received < readers {
+        if !ctx.ending && crate::context::interrupted() {
+            end_all(ctx);
+            return Err(Exc::Interrupted);
+        }
+        let mut limit = POLL;
+        if let Some(deadline) = ctx.deadline {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                end_all(ctx);
+                return Err(timeout_exc(ctx));
             }
-        };
-        if let Some((i, bytes)) = received {
-            out[i] = bytes;
+            limit = limit.min(left);
+        }
+        match rx.recv_timeout(limit) {
+            Ok((i, bytes)) => {
+                out[i] = bytes;
+                received += 1;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
     }
     let [stdout, stderr] = out;
@@ -553,83 +711,25 @@ fn run_inherited(ctx: &mut RunContext, spec: &Spec) -> Res<Result<i64, String>> 
         Ok(status) => Ok(exit_code(status)),
         Err(e) => Err(e.to_string()),
     };
-    kill_orphans(ctx);
+    after_child(ctx);
     Ok(result)
-}
-
-/// Under `--mesh`, kills every process that is still a child of the interpreter once the child
-/// it waited for has ended: those are descendants that escaped their process group (`setsid`)
-/// and were re-parented here (the interpreter is a subreaper, see [`spawn`]). Each is killed with
-/// its process group and reaped; what they leave is re-parented here in turn, so this repeats
-/// until none is left (at most 64 rounds). Outside `--mesh` it does nothing: background children
-/// are allowed to outlive a local run. The run's temp-dir guardian is spared.
-fn kill_orphans(ctx: &RunContext) {
-    if !ctx.mesh {
-        return;
-    }
-    let me = std::process::id();
-    let spared = ctx.child_tmp.as_ref().and_then(TempDir::guardian_pid);
-    for _ in 0..64 {
-        let orphans: Vec<u32> = children_of(me)
-            .into_iter()
-            .filter(|&p| Some(p) != spared)
-            .collect();
-        if orphans.is_empty() {
-            return;
-        }
-        for &pid in &orphans {
-            let Ok(pid) = libc::pid_t::try_from(pid) else {
-                continue;
-            };
-            // SAFETY: plain syscalls on our own children (not reaped yet, so the ids are
-            // still theirs).
-            unsafe {
-                libc::kill(-pid, libc::SIGKILL);
-                libc::kill(pid, libc::SIGKILL);
-                libc::waitpid(pid, std::ptr::null_mut(), 0);
-            }
-        }
-    }
-}
-
-/// The pids whose parent is `parent`, from `/proc/<pid>/stat`.
-fn children_of(parent: u32) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for e in entries.flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
-            continue;
-        };
-        // `pid (comm) state ppid …`; comm may contain spaces and parentheses.
-        let ppid = stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-            .and_then(|p| p.parse::<u32>().ok());
-        if ppid == Some(parent) {
-            out.push(pid);
-        }
-    }
-    out
 }
 
 /// Runs the commands queued with `register_exit_command`, in order, with inherited streams.
 /// Each is a child like any other: jailed under the run's policy when the capabilities are
 /// receiver-imposed (so it gets the scrubbed environment, the filesystem and network rules and
 /// the limits), unconfined otherwise. The run's deadline no longer applies (decision 20: exit
-/// commands run after a `--timeout` too; the watchdog still bounds a stuck one). Failures are
-/// ignored: the run is over.
+/// commands run after a `--timeout` too; the watchdog still bounds a stuck one), nor does an
+/// interruption (they run after exit 130 too). Failures are ignored: the run is over.
 pub fn run_exit_commands(ctx: &mut RunContext) {
     ctx.flush_stdout();
     let deadline = ctx.deadline.take();
+    let ending = std::mem::replace(&mut ctx.ending, true);
     for (program, argv) in std::mem::take(&mut ctx.exit_commands) {
         let spec = Spec::new(&program, argv, Streams::Inherit);
         let _ = run_inherited(ctx, &spec);
     }
+    ctx.ending = ending;
     ctx.deadline = deadline;
 }
 
@@ -642,8 +742,10 @@ pub(super) fn run_ex(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     })
 }
 
-/// `Ok(pid)`; the child gets a new session and outlives the run. Denied under `--mesh`
-/// (decision 24): a receiver cannot let a job leave processes behind.
+/// `Ok(pid)`; the child gets a new session and outlives a normal end of the run, with what it
+/// starts (it is a child subreaper, so its orphans stay beneath it); a stopped run ends it too
+/// (decision 48). Denied under `--mesh` (decision 24): a receiver cannot let a job leave
+/// processes behind.
 pub(super) fn spawn_background(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     args.arity(2, 2)?;
     let spec = Spec::new(args.str(0)?, str_list(args, 1)?, Streams::Background);
@@ -656,17 +758,21 @@ pub(super) fn spawn_background(host: &mut dyn Host, args: &mut Args) -> Res<Valu
         });
     }
     Ok(match spawn(ctx, &spec)? {
-        // The handle is dropped without waiting: the child is on its own.
-        Ok(child) => Value::ok(Value::Int(i64::from(child.id()))),
+        // The handle is dropped without waiting: the child is on its own, and recorded so that
+        // the end of the run spares it.
+        Ok(child) => {
+            ctx.background.push(child.id());
+            Value::ok(Value::Int(i64::from(child.id())))
+        }
         Err(msg) => err_str(msg),
     })
 }
 
 /// Replaces the interpreter with the program (returning only on failure, as `Err(msg)`), unless
 /// something must still happen after the child: a deadline, an output budget, an audit log,
-/// exit commands, mesh mode, or a jail (a multi-threaded interpreter cannot enter the child's
-/// namespaces itself). Then the child runs with inherited streams and the run exits with its
-/// code (decision 24).
+/// exit commands, mesh mode, a jail (a multi-threaded interpreter cannot enter the child's
+/// namespaces itself), or earlier children to end with the run (decision 48). Then the child
+/// runs with inherited streams and the run exits with its code (decision 24).
 pub(super) fn exec(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     args.arity(2, 2)?;
     let spec = Spec::new(args.str(0)?, str_list(args, 1)?, Streams::Inherit);
@@ -677,6 +783,7 @@ pub(super) fn exec(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
         || ctx.audit.is_some()
         || !ctx.exit_commands.is_empty()
         || ctx.mesh
+        || ctx.children_started
         || ctx.receiver_imposed();
     if run_instead {
         return match run_inherited(ctx, &spec)? {

@@ -119,6 +119,15 @@ fn sandbox() -> TempDir {
     TempDir::new().expect("temp dir")
 }
 
+/// Tests that start children run one at a time: like a real run, each treats every child of the
+/// process as its own (the interpreter is a child subreaper that reaps, and on a stop kills,
+/// all of them; decision 48), and the test harness runs tests on parallel threads of one process.
+fn one_run_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 fn mkdirs(root: &Path, dirs: &[&str]) {
     for d in dirs {
         std::fs::create_dir_all(root.join(d)).expect("mkdir");
@@ -774,6 +783,7 @@ fn http_status_and_body() {
 
 #[test]
 fn run_and_capture() {
+    let _one = one_run_at_a_time();
     let t = sandbox();
     let mut h = dev_host(t.path());
     let r = call(
@@ -904,6 +914,7 @@ fn run_and_capture() {
 
 #[test]
 fn exit_and_exit_commands() {
+    let _one = one_run_at_a_time();
     let t = sandbox();
     // process.exit needs no capability (decision 9).
     let mut none = host(&["none"], t.path());
@@ -957,6 +968,7 @@ fn exit_and_exit_commands() {
 
 #[test]
 fn timeout_kills_the_child_group() {
+    let _one = one_run_at_a_time();
     let t = sandbox();
     let mut h = dev_host(t.path());
     h.ctx.limits.timeout_secs = Some(1);
@@ -998,6 +1010,7 @@ fn timeout_kills_the_child_group() {
 
 #[test]
 fn background_children_and_mesh() {
+    let _one = one_run_at_a_time();
     let t = sandbox();
     let mut h = dev_host(t.path());
     let marker = t.path().join("bg-done");
@@ -1030,6 +1043,7 @@ fn background_children_and_mesh() {
 
 #[test]
 fn unconfined_children_see_the_environment_and_overrides() {
+    let _one = one_run_at_a_time();
     std::env::set_var("VOX_FX_SECRET_TOKEN_DEV", "parent-value");
     let t = sandbox();
     let mut h = dev_host(t.path());
@@ -1062,6 +1076,7 @@ fn jail_gap(net: bool) -> Option<String> {
 
 #[test]
 fn jailed_child_cannot_write_outside_and_sees_a_scrubbed_environment() {
+    let _one = one_run_at_a_time();
     std::env::set_var("VOX_FX_SECRET_TOKEN", "parent-secret");
     let t = sandbox();
     let root = t.path();
@@ -1127,6 +1142,7 @@ fn jailed_child_cannot_write_outside_and_sees_a_scrubbed_environment() {
 
 #[test]
 fn jail_refusal_is_fatal_and_fails_closed() {
+    let _one = one_run_at_a_time();
     // Simulated missing Landlock: the spawn is refused, nothing runs.
     let t = sandbox();
     let root = t.path();

@@ -1,0 +1,39 @@
+//! Run lifetime on platforms without a child subreaper: nothing can bound a run's processes, so
+//! jailed spawns are refused (fail closed) and the rest is best effort (process groups only).
+
+/// What this host offers to bound a run's lifetime ([`support`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LifetimeSupport {
+    /// `Ok(how children are listed)` when a subreaper can end every descendant; `Err(why not)`.
+    pub subreaper: Result<String, String>,
+    /// A cgroup v2 hierarchy with `cgroup.kill` (never, off Linux).
+    pub cgroup_kill: Option<String>,
+}
+
+const REASON: &str = "ending a run's processes with it needs a Linux child subreaper; this \
+                      platform is not supported";
+
+pub fn keep(_pid: u32) {}
+
+pub fn unkeep(_pid: u32) {}
+
+pub fn become_subreaper() -> Result<(), String> {
+    Err(REASON.to_string())
+}
+
+pub fn is_subreaper() -> bool {
+    false
+}
+
+pub fn support() -> LifetimeSupport {
+    LifetimeSupport {
+        subreaper: Err(REASON.to_string()),
+        cgroup_kill: None,
+    }
+}
+
+pub fn end_descendants(_spare: &[u32]) -> usize {
+    0
+}
+
+pub fn reap_exited(_on_reaped: impl FnMut(u32)) {}
