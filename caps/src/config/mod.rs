@@ -339,9 +339,9 @@ pub fn config_caps(config: &RunConfig) -> Result<CapSet, CapsError> {
 /// `5m`, `1h`), every other ceiling an integer or a size (`32MiB`). The error says what to write.
 pub(crate) fn check_ceiling(key: &str, value: &str) -> Result<(), String> {
     if key == "timeout" {
-        crate::parse_duration_secs(value)
-            .map(|_| ())
-            .map_err(|e| format!("{e}; write seconds or a duration such as \"90s\", \"5m\" or \"1h\""))
+        crate::parse_duration_secs(value).map(|_| ()).map_err(|e| {
+            format!("{e}; write seconds or a duration such as \"90s\", \"5m\" or \"1h\"")
+        })
     } else {
         crate::parse_size(value)
             .map(|_| ())

@@ -211,7 +211,10 @@ fn run_entry(
             }
         };
         if let Err(hint) = super::check_ceiling(key, &value) {
-            return Err(loc.err(value_span(table, key), format!("`run.{name}.{key}`: {hint}")));
+            return Err(loc.err(
+                value_span(table, key),
+                format!("`run.{name}.{key}`: {hint}"),
+            ));
         }
         ceilings.push((key.to_string(), value));
     }

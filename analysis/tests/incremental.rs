@@ -1,0 +1,192 @@
+//! Incrementality, read from salsa's event log (analysis issue, acceptance 5): a workspace of
+//! three files and 24 functions; an edit inside one body near the top of a file (shifting every
+//! later offset) re-runs only that function's facts and summary; a summary that stays equal does
+//! not re-run its callers; adding a clock read deep down re-runs the chain up to `main`.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use salsa::plumbing::AsId;
+use salsa::Setter;
+use vox_analysis::{
+    file_items, fn_facts, inferred_caps, summary, AnalysisDb, EventLog, SourceFile, Workspace,
+};
+
+const MAIN: &str = r#"import "./lib/util.vox"
+import "./lib/report.vox"
+
+fn a1(n: int) to int {
+    let x = n * 2
+    x
+}
+
+fn a2(n: int) to int { a1(n) + 1 }
+fn a3() to str { "a3" }
+fn a4() to str { a3() }
+fn a5(xs: list[int]) to int { len(xs) }
+fn a6() to int { a2(3) }
+fn a7() to str { fmt_line("x") }
+fn a8() to str { a7() }
+
+fn main() {
+    print(a6(), a4(), a8(), a5([1, 2]))
+    write_report()
+}
+"#;
+
+const UTIL: &str = r#"pub fn fmt_line(s: str) to str { "- " + s }
+pub fn u2() to str { fmt_line("u2") }
+pub fn u3() to int { 3 }
+fn u4() to int { u3() }
+pub fn u5() to int { u4() }
+pub fn stamp() to str { "2024-01-01" }
+pub fn u7() to str { stamp() }
+pub fn u8() to str { "u8" }
+"#;
+
+const REPORT: &str = r#"import "./util.vox"
+
+pub fn header() to str { "report" }
+fn body_line() to str { u7() }
+fn section() to str { body_line() }
+pub fn write_report() {
+    print(header())
+    print(section())
+}
+fn r5() to int { u5() }
+fn r6() to int { r5() }
+"#;
+
+struct Ws {
+    db: AnalysisDb,
+    log: EventLog,
+    files: BTreeMap<&'static str, SourceFile>,
+}
+
+fn setup() -> Ws {
+    let (mut db, log) = AnalysisDb::with_log(vox_runtime::catalog::Catalog::get());
+    let mut files = BTreeMap::new();
+    let mut map = BTreeMap::new();
+    for (name, path, text) in [
+        ("main", "/ws/main.vox", MAIN),
+        ("util", "/ws/lib/util.vox", UTIL),
+        ("report", "/ws/lib/report.vox", REPORT),
+    ] {
+        let f = SourceFile::new(&db, PathBuf::from(path), Arc::from(text.as_bytes()));
+        files.insert(name, f);
+        map.insert(PathBuf::from(path), f);
+    }
+    let ws = Workspace::new(&db, PathBuf::from("/ws"), Arc::new(map));
+    db.set_workspace(ws);
+    Ws { db, log, files }
+}
+
+/// Computes every function's facts and summary and the main file's capabilities.
+fn analyse(w: &Ws) -> usize {
+    let mut n = 0;
+    for f in w.files.values() {
+        for def in file_items(&w.db, *f).all() {
+            let _ = fn_facts(&w.db, def);
+            let _ = summary(&w.db, def);
+            n += 1;
+        }
+    }
+    let _ = inferred_caps(&w.db, w.files["main"]);
+    n
+}
+
+/// The functions whose `query` ran, by name, from the log.
+fn ran(w: &Ws, lines: &[String], query: &str) -> Vec<String> {
+    let mut ids = BTreeMap::new();
+    for f in w.files.values() {
+        for def in file_items(&w.db, *f).all() {
+            ids.insert(format!("{:?}", def.as_id()), def.name(&w.db).to_string());
+        }
+    }
+    let mut out: Vec<String> = lines
+        .iter()
+        .filter_map(|l| {
+            let rest = l.strip_prefix(query)?.strip_prefix('(')?;
+            let id = rest.strip_suffix(')')?;
+            ids.get(id).cloned()
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn edit(w: &mut Ws, file: &str, from: &str, to: &str) {
+    let f = w.files[file];
+    let text = String::from_utf8(f.text(&w.db).to_vec()).unwrap();
+    assert!(text.contains(from), "{from:?} not in {file}");
+    let new = text.replacen(from, to, 1);
+    f.set_text(&mut w.db).to(Arc::from(new.as_bytes()));
+}
+
+#[test]
+fn an_edit_in_one_body_reruns_only_that_function() {
+    let mut w = setup();
+    assert!(analyse(&w) >= 20, "the workspace has 20 or more functions");
+    let _ = w.log.take();
+    // Inside a1's body near the top of main.vox; every later offset shifts by one.
+    edit(&mut w, "main", "n * 2", "n * 22");
+    analyse(&w);
+    let log = w.log.take();
+    assert_eq!(ran(&w, &log, "fn_facts"), ["a1"], "log: {log:#?}");
+    assert_eq!(ran(&w, &log, "summary"), ["a1"], "log: {log:#?}");
+    // a1's summary is equal, so a2, a6 and main did not re-run theirs.
+    assert!(!ran(&w, &log, "summary").contains(&"a2".to_string()));
+}
+
+#[test]
+fn a_comment_above_every_function_reruns_no_facts() {
+    let mut w = setup();
+    analyse(&w);
+    let _ = w.log.take();
+    // A line inserted above every function of main.vox shifts all of them.
+    edit(
+        &mut w,
+        "main",
+        "fn a1(",
+        "// moved down by a comment\nfn a1(",
+    );
+    analyse(&w);
+    let log = w.log.take();
+    assert!(ran(&w, &log, "fn_facts").is_empty(), "log: {log:#?}");
+    assert!(ran(&w, &log, "summary").is_empty(), "log: {log:#?}");
+}
+
+#[test]
+fn a_new_clock_read_reruns_the_chain_up_to_main() {
+    let mut w = setup();
+    analyse(&w);
+    let _ = w.log.take();
+    // stamp() now reads the clock: stamp ← u7 ← body_line ← section ← write_report ← main.
+    edit(
+        &mut w,
+        "util",
+        r#"pub fn stamp() to str { "2024-01-01" }"#,
+        "pub fn stamp() to str { str(time.now_ms()) }",
+    );
+    analyse(&w);
+    let log = w.log.take();
+    assert_eq!(ran(&w, &log, "fn_facts"), ["stamp"], "log: {log:#?}");
+    assert_eq!(
+        ran(&w, &log, "summary"),
+        [
+            "body_line",
+            "main",
+            "section",
+            "stamp",
+            "u7",
+            "write_report"
+        ],
+        "log: {log:#?}"
+    );
+    let caps = inferred_caps(&w.db, w.files["main"]);
+    assert!(caps
+        .needs
+        .iter()
+        .any(|n| n.effect.kind == vox_analysis::EffectKind::Time));
+}
