@@ -3,7 +3,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::items::{file_items, parse};
+use crate::items::{file_items, file_syntax};
 use crate::{Db, SourceFile};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,7 +104,7 @@ fn first_error_in(
                         stack[pos..].iter().map(|s| shown(db, *s)).collect();
                     chain.push(shown(db, *next));
                     Some(at(ImportError::Cycle { chain }))
-                } else if parse(db, *next).has_errors() {
+                } else if file_syntax(db, *next).has_errors {
                     Some(at(ImportError::Errors {
                         path: next.path(db).clone(),
                     }))

@@ -26,7 +26,10 @@ pub use imports::{
     import_errors, import_path, resolve_imports, ImportError, ImportErrorAt, ImportTarget,
     ResolvedImports,
 };
-pub use items::{file_items, fn_base, fn_starts, parse, FileItems, FnDef};
+pub use items::{
+    file_items, file_parse, file_syntax, fn_base, fn_starts, parse, FileItems, FileSyntax, FnDef,
+    ImportSite,
+};
 pub use kinds::Kind;
 pub use summaries::{
     callee, local_effects, summary, Effect, EffectKind, PathKey, Summary, Witness,

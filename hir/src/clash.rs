@@ -30,7 +30,7 @@ pub struct ImportClash {
 
 /// The names a file declares at the top level (functions, types, variants, `@json_as` codecs), with
 /// the range of each declaring name.
-fn local_names(tree: &SyntaxTree) -> Vec<(String, TextRange)> {
+pub fn local_names(tree: &SyntaxTree) -> Vec<(String, TextRange)> {
     let mut out = Vec::new();
     for item in tree.root().children() {
         if let Some(f) = ast::FnDecl::cast(item) {
@@ -62,7 +62,16 @@ pub fn import_clashes(
     imports: &[FileImport],
     imported: &[ImportedNames],
 ) -> Vec<ImportClash> {
-    let locals = local_names(tree);
+    clashes_with(&local_names(tree), imports, imported)
+}
+
+/// As [`import_clashes`], from the file's [`local_names`] (for callers that no longer hold the
+/// tree).
+pub fn clashes_with(
+    locals: &[(String, TextRange)],
+    imports: &[FileImport],
+    imported: &[ImportedNames],
+) -> Vec<ImportClash> {
     let mut out = Vec::new();
     // Names brought in by earlier imports: (name, import index).
     let mut brought: Vec<(Rc<str>, usize)> = Vec::new();

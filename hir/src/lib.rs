@@ -8,7 +8,7 @@ pub mod items;
 mod lower;
 
 pub use catalog::{BuiltinInfo, Cap, Nondet};
-pub use clash::{import_clashes, ClashWith, ImportClash};
+pub use clash::{clashes_with, import_clashes, local_names, ClashWith, ImportClash};
 pub use ir::*;
 pub use items::{item_tree, ItemTree};
 pub use lower::{

@@ -66,8 +66,15 @@ pub fn lower_function(
 ) -> Module {
     let mut l = Lowerer::new(catalog);
     l.declare_globals(items, imported);
+    // The function itself, or the first function of a parsed snippet.
     let root = fn_tree.root();
-    if let Some(f) = ast::FnDecl::cast(root) {
+    let node = if root.kind() == K::FnDecl {
+        Some(root)
+    } else {
+        root.children().find(|n| n.kind() == K::FnDecl)
+    };
+    if let Some(f) = node.and_then(ast::FnDecl::cast) {
+        let root = f.syntax();
         l.m.functions.push(Function {
             name: f.name().map(|n| rc(&n.text())),
             params: Vec::new(),

@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use vox_analysis::facts::FnFacts;
-use vox_analysis::{fn_base, fn_facts, parse, Db, FileItems, FnDef, SourceFile};
+use vox_analysis::{file_syntax, fn_base, fn_facts, Db, FileItems, FileSyntax, FnDef, SourceFile};
 use vox_caps::config::RunConfig;
-use vox_syntax::{LineIndex, SyntaxTree, TextRange};
+use vox_syntax::{LineIndex, TextRange};
 
 /// The workspace around the file being linted: its root and run configurations.
 pub struct WorkspaceInfo {
@@ -42,7 +42,8 @@ pub struct FileCx<'a> {
     pub file: SourceFile,
     pub path: PathBuf,
     pub text: &'a [u8],
-    pub tree: &'a SyntaxTree,
+    /// Syntax diagnostics, import sites and suppression comments (the tree itself is not kept).
+    pub syntax: &'a FileSyntax,
     pub items: &'a FileItems<'a>,
     pub ws: &'a WorkspaceInfo,
     pub lines: LineIndex,
@@ -50,14 +51,14 @@ pub struct FileCx<'a> {
 
 impl<'a> FileCx<'a> {
     pub fn new(db: &'a dyn Db, file: SourceFile, ws: &'a WorkspaceInfo) -> FileCx<'a> {
-        let tree: &Arc<SyntaxTree> = parse(db, file);
+        let syntax: &Arc<FileSyntax> = file_syntax(db, file);
         let text: &[u8] = file.text(db);
         FileCx {
             db,
             file,
             path: file.path(db).clone(),
             text,
-            tree,
+            syntax,
             items: vox_analysis::file_items(db, file),
             ws,
             lines: LineIndex::new(text),

@@ -29,7 +29,7 @@ pub fn lint_file(
     let cx = FileCx::new(db, file, ws);
     let mut out = Vec::new();
     rules::syntax::check(&cx, &mut out);
-    if !cx.tree.has_errors() {
+    if !cx.syntax.has_errors {
         rules::check::check(&cx, &mut out);
         for rule in rules::ALL {
             if opts.enabled(rule.code) {
@@ -51,7 +51,7 @@ pub fn check_file(db: &dyn Db, file: SourceFile, ws: &WorkspaceInfo) -> Vec<Find
     let cx = FileCx::new(db, file, ws);
     let mut out = Vec::new();
     rules::syntax::check(&cx, &mut out);
-    if !cx.tree.has_errors() {
+    if !cx.syntax.has_errors {
         rules::check::check(&cx, &mut out);
     }
     out.sort_by_key(Finding::sort_key);

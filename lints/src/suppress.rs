@@ -3,7 +3,7 @@
 //! The reason is mandatory (L001 otherwise, and the comment suppresses nothing); a suppression
 //! that suppresses nothing is L002, with a fix that deletes it.
 
-use vox_syntax::{SyntaxKind, TextRange};
+use vox_syntax::TextRange;
 
 use crate::{Applicability, FileCx, Finding, Fix, LintOptions};
 
@@ -46,20 +46,11 @@ fn parse(comment: &str) -> Option<(bool, Vec<String>, bool)> {
 
 pub(crate) fn collect(cx: &FileCx<'_>) -> Vec<Suppression> {
     let mut out = Vec::new();
-    let mut leading = true;
-    for tok in cx.tree.root().descendant_tokens() {
-        let kind = tok.kind();
-        if kind != SyntaxKind::Comment {
-            if !kind.is_trivia() && kind != SyntaxKind::Newline {
-                leading = false;
-            }
-            continue;
-        }
-        let text = tok.text();
-        let Some((file_wide, codes, has_reason)) = parse(&text) else {
+    for &(range, leading) in &cx.syntax.allow_comments {
+        let text = cx.slice(range);
+        let Some((file_wide, codes, has_reason)) = parse(text) else {
             continue;
         };
-        let range = tok.range();
         let line = cx.line(range.start);
         let line_start = cx.text[..range.start as usize]
             .iter()
@@ -68,24 +59,13 @@ pub(crate) fn collect(cx: &FileCx<'_>) -> Vec<Suppression> {
         let alone = cx.text[line_start..range.start as usize]
             .iter()
             .all(|b| *b == b' ' || *b == b'\t');
-        if file_wide && !leading {
-            // Only the leading comment block may hold file-wide suppressions.
-            out.push(Suppression {
-                codes,
-                file_wide,
-                range,
-                line,
-                has_reason: false,
-                alone,
-                used: false,
-            });
-            continue;
-        }
+        // Only the leading comment block may hold file-wide suppressions.
+        let has_reason = has_reason && (!file_wide || leading);
         out.push(Suppression {
             codes,
             file_wide,
             range,
-            line: if alone { line + 1 } else { line },
+            line: if alone && !file_wide { line + 1 } else { line },
             has_reason,
             alone,
             used: false,

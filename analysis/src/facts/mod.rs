@@ -147,10 +147,11 @@ pub fn fn_facts<'db>(db: &'db dyn Db, f: FnDef<'db>) -> FnFacts {
     let items = file_items(db, file).items.clone();
     let imported = imported_names(db, file);
     let catalog = db.catalog();
-    let syntax = f.syntax(db);
+    // Parse this function's text alone: nothing else of the file is read.
+    let tree = vox_syntax::parse(f.text(db));
     let index = f.index(db);
     if index == u32::MAX {
-        let Some(m) = vox_hir::lower_top_level(syntax, &items, catalog, &imported) else {
+        let Some(m) = vox_hir::lower_top_level(&tree, &items, catalog, &imported) else {
             return FnFacts::default();
         };
         let root = match m.main {
@@ -159,7 +160,7 @@ pub fn fn_facts<'db>(db: &'db dyn Db, f: FnDef<'db>) -> FnFacts {
         };
         compute(&m, catalog, &items, root, Vec::new(), false)
     } else {
-        let m = vox_hir::lower_function(syntax, &items, catalog, &imported);
+        let m = vox_hir::lower_function(&tree, &items, catalog, &imported);
         let item = &items.fns[index as usize];
         let params = item
             .params

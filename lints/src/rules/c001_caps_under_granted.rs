@@ -52,7 +52,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
         }
         if let Some(i) = imports_ok(&set, caps) {
             let (path, import) = &caps.imports[i];
-            let imports = vox_hir::file_imports(cx.tree);
+            let imports = &cx.syntax.imports;
             if let Some(imp) = imports.get(*import as usize) {
                 let dir = path
                     .parent()

@@ -22,11 +22,10 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
 }
 
 fn imports(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
-    let tree = cx.tree;
-    let imports = vox_hir::file_imports(tree);
+    let imports = cx.syntax.file_imports();
     // Clashes between imported names and this file's declarations (syntax.duplicate).
     let names = vox_analysis::facts::imported_names(cx.db, cx.file);
-    if let Some(c) = vox_hir::import_clashes(tree, &imports, &names).first() {
+    if let Some(c) = vox_hir::clashes_with(&cx.syntax.local_names, &imports, &names).first() {
         let imp = &imports[c.import];
         let message = match &c.with {
             vox_hir::ClashWith::Local(range) => {
@@ -48,8 +47,7 @@ fn imports(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
         return;
     };
     let path = at.file.path(cx.db).clone();
-    let target_tree = vox_analysis::parse(cx.db, at.file);
-    let target_imports = vox_hir::file_imports(target_tree);
+    let target_imports = &vox_analysis::file_syntax(cx.db, at.file).imports;
     let Some(imp) = target_imports.get(at.import as usize) else {
         return;
     };

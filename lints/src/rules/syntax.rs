@@ -3,7 +3,7 @@
 use crate::{Applicability, FileCx, Finding, Fix};
 
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
-    for d in cx.tree.diagnostics() {
+    for d in &cx.syntax.diagnostics {
         let mut f = cx.finding(d.code, d.severity, d.range, d.message.clone());
         f.help = d.help.clone();
         if let Some(fix) = &d.fix {
