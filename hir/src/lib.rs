@@ -12,5 +12,6 @@ pub use clash::{clashes_with, import_clashes, local_names, ClashWith, ImportClas
 pub use ir::*;
 pub use items::{item_tree, ItemTree};
 pub use lower::{
-    file_imports, literal, lower, lower_function, lower_top_level, BuiltinCatalog, ImportedNames,
+    file_imports, global_table, literal, lower, lower_function, lower_top_level, BuiltinCatalog,
+    GlobalTable, ImportedNames,
 };

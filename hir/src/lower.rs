@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use vox_syntax::ast::{self, AstNode, CallArg};
 use vox_syntax::strings::{self, StrPart};
@@ -60,12 +61,11 @@ pub fn lower(
 /// and its closures follow; `Global::Fn(k)` names the file's `k`-th function item.
 pub fn lower_function(
     fn_tree: &SyntaxTree,
-    items: &ItemTree,
+    table: &GlobalTable,
     catalog: &dyn BuiltinCatalog,
-    imported: &[ImportedNames],
 ) -> Module {
     let mut l = Lowerer::new(catalog);
-    l.declare_globals(items, imported);
+    l.table = Some(table);
     // The function itself, or the first function of a parsed snippet.
     let root = fn_tree.root();
     let node = if root.kind() == K::FnDecl {
@@ -95,14 +95,14 @@ pub fn lower_function(
 pub fn lower_top_level(
     tree: &SyntaxTree,
     items: &ItemTree,
+    table: &GlobalTable,
     catalog: &dyn BuiltinCatalog,
-    imported: &[ImportedNames],
 ) -> Option<Module> {
     if !items.has_top_level_stmts {
         return None;
     }
     let mut l = Lowerer::new(catalog);
-    l.declare_globals(items, imported);
+    l.table = Some(table);
     l.lower_synthetic_main(tree);
     Some(l.m)
 }
@@ -117,6 +117,87 @@ struct Lowerer<'c> {
     fns: Vec<FnCtx>,
     /// Import names waiting to be declared after the file's own names.
     pending: Vec<(Rc<str>, Global)>,
+    /// The file's globals, looked up on demand when one function is lowered alone.
+    table: Option<&'c GlobalTable>,
+}
+
+/// A file's globals (functions, variants, codecs, imports) declared once, shared by the
+/// single-function lowerings of that file: each takes only the names it uses. Plain `Send` data.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GlobalTable {
+    names: HashMap<Arc<str>, u32>,
+    globals: Vec<TableGlobal>,
+    variants: HashMap<Arc<str>, usize>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum TableGlobal {
+    Fn(FnId),
+    Variant {
+        name: Arc<str>,
+        fields: Vec<Arc<str>>,
+        is_pub: bool,
+    },
+    ImportAlias(u32),
+    Imported(u32, Arc<str>),
+    JsonFrom(u32),
+    JsonTo(u32),
+}
+
+fn arc(s: &str) -> Arc<str> {
+    Arc::from(s)
+}
+
+/// Declares a file's globals once (the same declaration as [`lower`]'s) for [`lower_function`].
+pub fn global_table(items: &ItemTree, imported: &[ImportedNames]) -> GlobalTable {
+    struct NoCatalog;
+    impl BuiltinCatalog for NoCatalog {
+        fn global_fn(&self, _: &str) -> Option<u32> {
+            None
+        }
+        fn is_namespace(&self, _: &str) -> bool {
+            false
+        }
+        fn member(&self, _: &str, _: &str) -> Option<u32> {
+            None
+        }
+        fn info(&self, _: u32) -> crate::BuiltinInfo {
+            crate::BuiltinInfo {
+                ns: "",
+                name: "",
+                cap: crate::Cap::None,
+                nondet: crate::Nondet::None,
+            }
+        }
+    }
+    let mut l = Lowerer::new(&NoCatalog);
+    l.declare_globals(items, imported);
+    let globals = l
+        .m
+        .globals
+        .iter()
+        .map(|g| match g {
+            Global::Fn(k) => TableGlobal::Fn(*k),
+            Global::Variant {
+                name,
+                fields,
+                is_pub,
+            } => TableGlobal::Variant {
+                name: arc(name),
+                fields: fields.iter().map(|f| arc(f)).collect(),
+                is_pub: *is_pub,
+            },
+            Global::ImportAlias { import } => TableGlobal::ImportAlias(*import),
+            Global::Imported { import, name } => TableGlobal::Imported(*import, arc(name)),
+            Global::JsonFrom { ty } => TableGlobal::JsonFrom(*ty),
+            Global::JsonTo { ty } => TableGlobal::JsonTo(*ty),
+        })
+        .collect();
+    GlobalTable {
+        names: l.globals.iter().map(|(n, id)| (arc(n), *id)).collect(),
+        globals,
+        variants: l.variants.iter().map(|(n, c)| (arc(n), *c)).collect(),
+    }
 }
 
 struct FnCtx {
@@ -155,7 +236,45 @@ impl<'c> Lowerer<'c> {
             variants: HashMap::new(),
             fns: Vec::new(),
             pending: Vec::new(),
+            table: None,
         }
+    }
+
+    /// A global by name: declared here, or taken from the file's table on first use.
+    fn global(&mut self, name: &str) -> Option<GlobalId> {
+        if let Some(&g) = self.globals.get(name) {
+            return Some(g);
+        }
+        let table = self.table?;
+        let &tid = table.names.get(name)?;
+        let g = match &table.globals[tid as usize] {
+            TableGlobal::Fn(k) => Global::Fn(*k),
+            TableGlobal::Variant {
+                name,
+                fields,
+                is_pub,
+            } => Global::Variant {
+                name: rc(name),
+                fields: fields.iter().map(|f| rc(f)).collect(),
+                is_pub: *is_pub,
+            },
+            TableGlobal::ImportAlias(import) => Global::ImportAlias { import: *import },
+            TableGlobal::Imported(import, n) => Global::Imported {
+                import: *import,
+                name: rc(n),
+            },
+            TableGlobal::JsonFrom(ty) => Global::JsonFrom { ty: *ty },
+            TableGlobal::JsonTo(ty) => Global::JsonTo { ty: *ty },
+        };
+        let id = self.m.globals.len() as GlobalId;
+        self.m.globals.push(g);
+        self.globals.insert(rc(name), id);
+        Some(id)
+    }
+
+    fn is_variant(&self, name: &str) -> bool {
+        self.variants.contains_key(name)
+            || self.table.is_some_and(|t| t.variants.contains_key(name))
     }
 
     // ---- globals ------------------------------------------------------------------------------
@@ -464,7 +583,7 @@ impl<'c> Lowerer<'c> {
         if let Some(slot) = self.resolve_local(depth, name) {
             return Expr::Local(slot);
         }
-        if let Some(&g) = self.globals.get(name) {
+        if let Some(g) = self.global(name) {
             return Expr::Global(g);
         }
         match name {
@@ -683,7 +802,7 @@ impl<'c> Lowerer<'c> {
                 let name = ast::pattern_token(p).map_or(String::new(), |t| t.text().into_owned());
                 let subs: Vec<SyntaxNode<'_>> = ast::sub_patterns(p).collect();
                 let has_parens = ast::ctor_has_parens(p);
-                let known_variant = self.variants.contains_key(name.as_str());
+                let known_variant = self.is_variant(name.as_str());
                 match name.as_str() {
                     _ if known_variant => {
                         let fields =

@@ -1,6 +1,7 @@
 //! What a rule sees of one file: its text and tree, each function's facts with the offset its
 //! relative ranges start at, the run configurations of the script, and the workspace.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -15,6 +16,8 @@ pub struct WorkspaceInfo {
     pub runs: Vec<RunConfig>,
     /// Every path literal of the workspace in (file, position) order, built once (D005).
     pub(crate) path_literals: OnceLock<Arc<Vec<(PathBuf, String, TextRange)>>>,
+    /// For each file, the workspace files that import it, built once (chains).
+    importers: OnceLock<HashMap<SourceFile, Vec<SourceFile>>>,
 }
 
 impl WorkspaceInfo {
@@ -23,7 +26,27 @@ impl WorkspaceInfo {
             root,
             runs,
             path_literals: OnceLock::new(),
+            importers: OnceLock::new(),
         }
+    }
+
+    /// The workspace files that import `file` directly, in path order.
+    pub fn importers(&self, db: &dyn Db, file: SourceFile) -> Vec<SourceFile> {
+        let map = self.importers.get_or_init(|| {
+            let mut map: HashMap<SourceFile, Vec<SourceFile>> = HashMap::new();
+            for f in db.workspace().files(db).values() {
+                for t in &vox_analysis::resolve_imports(db, *f).targets {
+                    if let vox_analysis::ImportTarget::File(target) = t {
+                        let v = map.entry(*target).or_default();
+                        if !v.contains(f) {
+                            v.push(*f);
+                        }
+                    }
+                }
+            }
+            map
+        });
+        map.get(&file).cloned().unwrap_or_default()
     }
 
     /// The run configurations whose `script` is `path`.
@@ -47,6 +70,7 @@ pub struct FileCx<'a> {
     pub items: &'a FileItems<'a>,
     pub ws: &'a WorkspaceInfo,
     pub lines: LineIndex,
+    chains: std::cell::OnceCell<crate::chain::Chains<'a>>,
 }
 
 impl<'a> FileCx<'a> {
@@ -62,7 +86,15 @@ impl<'a> FileCx<'a> {
             items: vox_analysis::file_items(db, file),
             ws,
             lines: LineIndex::new(text),
+            chains: std::cell::OnceCell::new(),
         }
+    }
+
+    /// The call chain from an entry point to `f` (empty when `f` is one, or unreachable).
+    pub fn chain_to(&self, f: FnDef<'a>) -> Vec<crate::ChainStep> {
+        self.chains
+            .get_or_init(|| crate::chain::Chains::new(self.db, self.file, self.ws))
+            .to(self.db, f)
     }
 
     /// Every function of the file with its facts and the offset its ranges start at.

@@ -140,18 +140,26 @@ pub fn imported_names(db: &dyn Db, file: crate::SourceFile) -> Vec<ImportedNames
         .collect()
 }
 
+/// The file's globals, declared once and shared by every function's lowering (equal across
+/// edits that keep the item trees, so they are reused).
+#[salsa::tracked(returns(ref))]
+pub fn global_table(db: &dyn Db, file: crate::SourceFile) -> Arc<vox_hir::GlobalTable> {
+    let items = &file_items(db, file).items;
+    Arc::new(vox_hir::global_table(items, &imported_names(db, file)))
+}
+
 /// Lowers one function and computes its facts.
 #[salsa::tracked(returns(ref))]
 pub fn fn_facts<'db>(db: &'db dyn Db, f: FnDef<'db>) -> FnFacts {
     let file = f.file(db);
     let items = file_items(db, file).items.clone();
-    let imported = imported_names(db, file);
+    let table = global_table(db, file);
     let catalog = db.catalog();
     // Parse this function's text alone: nothing else of the file is read.
     let tree = vox_syntax::parse(f.text(db));
     let index = f.index(db);
     if index == u32::MAX {
-        let Some(m) = vox_hir::lower_top_level(&tree, &items, catalog, &imported) else {
+        let Some(m) = vox_hir::lower_top_level(&tree, &items, table, catalog) else {
             return FnFacts::default();
         };
         let root = match m.main {
@@ -160,7 +168,7 @@ pub fn fn_facts<'db>(db: &'db dyn Db, f: FnDef<'db>) -> FnFacts {
         };
         compute(&m, catalog, &items, root, Vec::new(), false)
     } else {
-        let m = vox_hir::lower_function(&tree, &items, catalog, &imported);
+        let m = vox_hir::lower_function(&tree, table, catalog);
         let item = &items.fns[index as usize];
         let params = item
             .params

@@ -44,7 +44,10 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
         },
     );
     for (f, facts, base) in cx.functions() {
-        let steps = crate::chain::chain_to(cx.db, f);
+        if facts.mtime_reads.is_empty() {
+            continue;
+        }
+        let steps = cx.chain_to(f);
         for r in &facts.mtime_reads {
             let mut finding = cx.finding(
                 "D003",

@@ -4,7 +4,7 @@
 use vox_analysis::facts::EffectSite;
 use vox_syntax::TextRange;
 
-use crate::chain::{chain_to, describe};
+use crate::chain::describe;
 use crate::{FileCx, Finding, Severity};
 
 /// Calls `report` for each builtin call whose `(ns, name)` matches, and pushes what it returns,
@@ -20,7 +20,7 @@ pub fn each_site(
         for site in facts.effects.iter().filter(|s| matches(s)) {
             let range = cx.abs(base, site.range);
             let mut finding = report(site, range);
-            let steps = chain.get_or_insert_with(|| chain_to(cx.db, f));
+            let steps = chain.get_or_insert_with(|| cx.chain_to(f));
             attach_chain(cx, &mut finding, steps, f);
             out.push(finding);
         }
