@@ -172,27 +172,26 @@ pub fn global_table(items: &ItemTree, imported: &[ImportedNames]) -> GlobalTable
     }
     let mut l = Lowerer::new(&NoCatalog);
     l.declare_globals(items, imported);
-    let globals = l
-        .m
-        .globals
-        .iter()
-        .map(|g| match g {
-            Global::Fn(k) => TableGlobal::Fn(*k),
-            Global::Variant {
-                name,
-                fields,
-                is_pub,
-            } => TableGlobal::Variant {
-                name: arc(name),
-                fields: fields.iter().map(|f| arc(f)).collect(),
-                is_pub: *is_pub,
-            },
-            Global::ImportAlias { import } => TableGlobal::ImportAlias(*import),
-            Global::Imported { import, name } => TableGlobal::Imported(*import, arc(name)),
-            Global::JsonFrom { ty } => TableGlobal::JsonFrom(*ty),
-            Global::JsonTo { ty } => TableGlobal::JsonTo(*ty),
-        })
-        .collect();
+    let globals =
+        l.m.globals
+            .iter()
+            .map(|g| match g {
+                Global::Fn(k) => TableGlobal::Fn(*k),
+                Global::Variant {
+                    name,
+                    fields,
+                    is_pub,
+                } => TableGlobal::Variant {
+                    name: arc(name),
+                    fields: fields.iter().map(|f| arc(f)).collect(),
+                    is_pub: *is_pub,
+                },
+                Global::ImportAlias { import } => TableGlobal::ImportAlias(*import),
+                Global::Imported { import, name } => TableGlobal::Imported(*import, arc(name)),
+                Global::JsonFrom { ty } => TableGlobal::JsonFrom(*ty),
+                Global::JsonTo { ty } => TableGlobal::JsonTo(*ty),
+            })
+            .collect();
     GlobalTable {
         names: l.globals.iter().map(|(n, id)| (arc(n), *id)).collect(),
         globals,

@@ -10,12 +10,15 @@ use vox_analysis::{file_syntax, fn_base, fn_facts, Db, FileItems, FileSyntax, Fn
 use vox_caps::config::RunConfig;
 use vox_syntax::{LineIndex, TextRange};
 
+/// `(file, start, end)` of a literal → the earlier literal it collides with (file, text, range).
+pub(crate) type Collisions = HashMap<(PathBuf, u32, u32), (PathBuf, String, TextRange)>;
+
 /// The workspace around the file being linted: its root and run configurations.
 pub struct WorkspaceInfo {
     pub root: PathBuf,
     pub runs: Vec<RunConfig>,
-    /// Every path literal of the workspace in (file, position) order, built once (D005).
-    pub(crate) path_literals: OnceLock<Arc<Vec<(PathBuf, String, TextRange)>>>,
+    /// Path literals colliding by case or normalisation with an earlier one, built once (D005).
+    pub(crate) path_literals: OnceLock<Arc<Collisions>>,
     /// For each file, the workspace files that import it, built once (chains).
     importers: OnceLock<HashMap<SourceFile, Vec<SourceFile>>>,
 }

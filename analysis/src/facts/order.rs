@@ -446,7 +446,15 @@ impl Flow<'_, '_> {
         let root = &m.functions[self.body.root as usize];
         let t = self.t(root.body).clone();
         if !t.is_empty() {
-            self.leak(facts, &t, r(root.body), "return");
+            // Point at the value itself: the block's last expression.
+            let at = match &m.exprs[root.body as usize] {
+                Expr::Block(stmts) => match stmts.last().map(|s| &m.stmts[*s as usize]) {
+                    Some(Stmt::Expr { expr, .. }) => r(*expr),
+                    _ => r(root.body),
+                },
+                _ => r(root.body),
+            };
+            self.leak(facts, &t, at, "return");
         }
         facts
             .order_leaks

@@ -6,7 +6,6 @@
 //! Windows, two on Linux). Safe fixes: the normalised literal; `path.normalize(…)` around input.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use unicode_normalization::UnicodeNormalization;
@@ -16,8 +15,9 @@ use vox_syntax::TextRange;
 use super::sites::W;
 use crate::{Applicability, FileCx, Finding, Fix};
 
-/// The workspace's path literals in (file, position) order.
-fn workspace_literals(cx: &FileCx<'_>) -> Arc<Vec<(PathBuf, String, TextRange)>> {
+/// Literals of the workspace that collide with an earlier one (file order, then position):
+/// `(file, literal range)` → the earlier literal's file, text and range. Built once per workspace.
+fn collisions(cx: &FileCx<'_>) -> Arc<crate::context::Collisions> {
     cx.ws
         .path_literals
         .get_or_init(|| {
@@ -38,41 +38,45 @@ fn workspace_literals(cx: &FileCx<'_>) -> Arc<Vec<(PathBuf, String, TextRange)>>
                 }
             }
             all.sort_by(|a, b| (&a.0, a.2.start).cmp(&(&b.0, b.2.start)));
-            Arc::new(all)
+            let mut first: BTreeMap<String, usize> = BTreeMap::new();
+            let mut out = crate::context::Collisions::new();
+            for (i, (file, lit, r)) in all.iter().enumerate() {
+                // Only literals that differ from their folded form can collide with another.
+                let key = fold_key(lit);
+                match first.get(&key) {
+                    Some(&j) if all[j].1 != *lit => {
+                        out.insert((file.clone(), r.start, r.end), all[j].clone());
+                    }
+                    Some(_) => {}
+                    None => {
+                        first.insert(key, i);
+                    }
+                }
+            }
+            Arc::new(out)
         })
         .clone()
 }
 
 fn fold_key(s: &str) -> String {
-    s.nfc().collect::<String>().to_lowercase()
+    if s.is_ascii() {
+        s.to_ascii_lowercase()
+    } else {
+        s.nfc().collect::<String>().to_lowercase()
+    }
 }
 
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
-    let literals = workspace_literals(cx);
-    let mut first: BTreeMap<String, (PathBuf, String, TextRange)> = BTreeMap::new();
-    let mut collisions: BTreeMap<(u32, u32), String> = BTreeMap::new();
-    for (file, lit, r) in literals.iter() {
-        let key = fold_key(lit);
-        match first.get(&key) {
-            Some((f0, l0, r0)) if l0 != lit => {
-                if *file == cx.path {
-                    let line = if *f0 == cx.path {
-                        format!("line {}", cx.line(r0.start))
-                    } else {
-                        f0.display().to_string()
-                    };
-                    collisions.insert(
-                        (r.start, r.end),
-                        format!("`{lit}` differs from `{l0}` ({line}) only by case or Unicode normalisation: on macOS and Windows they are the same file"),
-                    );
-                }
-            }
-            Some(_) => {}
-            None => {
-                first.insert(key, (file.clone(), lit.clone(), *r));
-            }
-        }
-    }
+    let all = collisions(cx);
+    let collision = |lr: TextRange, lit: &str| {
+        let (f0, l0, r0) = all.get(&(cx.path.clone(), lr.start, lr.end))?;
+        let place = if *f0 == cx.path {
+            format!("line {}", cx.line(r0.start))
+        } else {
+            f0.display().to_string()
+        };
+        Some(format!("`{lit}` differs from `{l0}` ({place}) only by case or Unicode normalisation: on macOS and Windows they are the same file"))
+    };
     for (_, facts, base) in cx.functions() {
         for p in &facts.paths {
             let range = cx.abs(base, p.range);
@@ -80,8 +84,8 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                 PathShape::Literal(lit, lr) => {
                     let lr = cx.abs(base, *lr);
                     let norm = vox_caps::lexical::normalize_str(lit);
-                    if let Some(msg) = collisions.get(&(lr.start, lr.end)) {
-                        out.push(cx.finding("D005", W, range, msg.clone()));
+                    if let Some(msg) = collision(lr, lit) {
+                        out.push(cx.finding("D005", W, range, msg));
                     } else if norm != *lit && !p.glob {
                         let mut f = cx.finding(
                             "D005",
