@@ -72,7 +72,8 @@ pub struct FileCx<'a> {
     pub syntax: &'a FileSyntax,
     pub items: &'a FileItems<'a>,
     pub ws: &'a WorkspaceInfo,
-    pub lines: LineIndex,
+    /// Built on first use: most files have no finding that needs a line number.
+    lines: std::cell::OnceCell<LineIndex>,
     chains: std::cell::OnceCell<crate::chain::Chains<'a>>,
 }
 
@@ -88,7 +89,7 @@ impl<'a> FileCx<'a> {
             syntax,
             items: vox_analysis::file_items(db, file),
             ws,
-            lines: LineIndex::new(text),
+            lines: std::cell::OnceCell::new(),
             chains: std::cell::OnceCell::new(),
         }
     }
@@ -123,6 +124,7 @@ impl<'a> FileCx<'a> {
     /// 1-based line of an offset.
     pub fn line(&self, offset: u32) -> u32 {
         self.lines
+            .get_or_init(|| LineIndex::new(self.text))
             .line_col(offset, vox_syntax::ColumnUnit::Char)
             .line
             + 1

@@ -30,7 +30,7 @@ pub fn lint_file(
     let mut out = Vec::new();
     rules::syntax::check(&cx, &mut out);
     if !cx.syntax.has_errors {
-        rules::check::check(&cx, &mut out);
+        rules::check::check(&cx, &mut out, true);
         for rule in rules::ALL {
             if opts.enabled(rule.code) {
                 (rule.run)(&cx, &mut out);
@@ -52,7 +52,7 @@ pub fn check_file(db: &dyn Db, file: SourceFile, ws: &WorkspaceInfo) -> Vec<Find
     let mut out = Vec::new();
     rules::syntax::check(&cx, &mut out);
     if !cx.syntax.has_errors {
-        rules::check::check(&cx, &mut out);
+        rules::check::check(&cx, &mut out, false);
     }
     out.sort_by_key(Finding::sort_key);
     out

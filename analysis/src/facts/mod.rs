@@ -148,25 +148,28 @@ pub fn global_table(db: &dyn Db, file: crate::SourceFile) -> Arc<vox_hir::Global
     Arc::new(vox_hir::global_table(items, &imported_names(db, file)))
 }
 
-/// Lowers one function and computes its facts.
-#[salsa::tracked(returns(ref))]
-pub fn fn_facts<'db>(db: &'db dyn Db, f: FnDef<'db>) -> FnFacts {
-    let file = f.file(db);
+/// Lowers one function (from its own text) and runs `f` over the body.
+fn with_body<R: Default>(
+    db: &dyn Db,
+    def: FnDef<'_>,
+    f: impl FnOnce(&Body<'_>, bool) -> R,
+) -> R {
+    let file = def.file(db);
     let items = file_items(db, file).items.clone();
     let table = global_table(db, file);
     let catalog = db.catalog();
     // Parse this function's text alone: nothing else of the file is read.
-    let tree = vox_syntax::parse(f.text(db));
-    let index = f.index(db);
+    let tree = vox_syntax::parse(def.text(db));
+    let index = def.index(db);
     if index == u32::MAX {
         let Some(m) = vox_hir::lower_top_level(&tree, &items, table, catalog) else {
-            return FnFacts::default();
+            return R::default();
         };
         let root = match m.main {
             Some(vox_hir::ir::Main::Synthetic(id)) | Some(vox_hir::ir::Main::Explicit(id)) => id,
-            None => return FnFacts::default(),
+            None => return R::default(),
         };
-        compute(&m, catalog, &items, root, Vec::new(), false)
+        f(&Body::new(&m, catalog, &items, root, Vec::new()), false)
     } else {
         let m = vox_hir::lower_function(&tree, table, catalog);
         let item = &items.fns[index as usize];
@@ -176,27 +179,35 @@ pub fn fn_facts<'db>(db: &'db dyn Db, f: FnDef<'db>) -> FnFacts {
             .map(|(_, ty)| ty.as_deref().map_or(Kind::Unknown, Kind::from_annotation))
             .collect();
         let is_main = &*item.name == "main";
-        compute(&m, catalog, &items, 0, params, is_main)
+        f(&Body::new(&m, catalog, &items, 0, params), is_main)
     }
 }
 
-fn compute(
-    m: &Module,
-    catalog: &dyn vox_hir::BuiltinCatalog,
-    items: &vox_hir::ItemTree,
-    root: u32,
-    params: Vec<Kind>,
-    is_main: bool,
-) -> FnFacts {
-    let body = Body::new(m, catalog, items, root, params);
-    let kinds = kinds::infer(&body);
-    let mut facts = FnFacts::default();
-    scan(&body, &kinds, &mut facts);
-    intervals::overflows(&body, &kinds, &mut facts);
-    paths::path_args(&body, &kinds, &mut facts);
-    order::order_facts(&body, &kinds, &mut facts);
-    checks::checks(&body, &kinds, is_main, &mut facts);
-    facts
+/// Lowers one function and computes its facts.
+#[salsa::tracked(returns(ref))]
+pub fn fn_facts<'db>(db: &'db dyn Db, f: FnDef<'db>) -> FnFacts {
+    with_body(db, f, |body, is_main| {
+        let kinds = kinds::infer(body);
+        let mut facts = FnFacts::default();
+        scan(body, &kinds, &mut facts);
+        intervals::overflows(body, &kinds, &mut facts);
+        paths::path_args(body, &kinds, &mut facts);
+        order::order_facts(body, &kinds, &mut facts);
+        checks::checks(body, &kinds, is_main, &mut facts);
+        facts
+    })
+}
+
+/// Only the `check.*` findings of one function (what `vox check` needs), without the rules'
+/// facts.
+#[salsa::tracked(returns(ref))]
+pub fn fn_checks<'db>(db: &'db dyn Db, f: FnDef<'db>) -> Vec<CheckFact> {
+    with_body(db, f, |body, is_main| {
+        let kinds = kinds::infer(body);
+        let mut facts = FnFacts::default();
+        checks::checks(body, &kinds, is_main, &mut facts);
+        facts.checks
+    })
 }
 
 /// Host-math method names (voxscript.md §5.11): results may differ between machines.

@@ -28,6 +28,9 @@ fn word_for(kind: EffectKind) -> &'static str {
 }
 
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
+    if !cx.text.windows(8).any(|w| w == b"vox:caps") {
+        return;
+    }
     let text = String::from_utf8_lossy(cx.text);
     let directive = vox_caps::parse_legacy_directive(&text);
     // Directives on other lines are ignored by the runtime.

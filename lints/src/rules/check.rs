@@ -7,9 +7,17 @@ use vox_syntax::Severity;
 
 use crate::{FileCx, Finding};
 
-pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
-    for (_, facts, base) in cx.functions() {
-        for c in &facts.checks {
+/// `full`: the rules' facts are computed anyway (`vox lint`), so read the checks from them;
+/// otherwise (`vox check`) compute only the checks.
+pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>, full: bool) {
+    for f in cx.items.all() {
+        let base = vox_analysis::fn_base(cx.db, f);
+        let checks = if full {
+            &vox_analysis::fn_facts(cx.db, f).checks
+        } else {
+            vox_analysis::fn_checks(cx.db, f)
+        };
+        for c in checks {
             let sev = if c.error {
                 Severity::Error
             } else {
