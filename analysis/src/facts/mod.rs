@@ -149,11 +149,7 @@ pub fn global_table(db: &dyn Db, file: crate::SourceFile) -> Arc<vox_hir::Global
 }
 
 /// Lowers one function (from its own text) and runs `f` over the body.
-fn with_body<R: Default>(
-    db: &dyn Db,
-    def: FnDef<'_>,
-    f: impl FnOnce(&Body<'_>, bool) -> R,
-) -> R {
+fn with_body<R: Default>(db: &dyn Db, def: FnDef<'_>, f: impl FnOnce(&Body<'_>, bool) -> R) -> R {
     let file = def.file(db);
     let items = file_items(db, file).items.clone();
     let table = global_table(db, file);

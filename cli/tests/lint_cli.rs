@@ -1,0 +1,180 @@
+//! `vox lint` and `vox caps` as a user drives them: fixes (`--fix`, `--unsafe-fixes`, `--diff`),
+//! suppressions (L001, L002), `[lint]` configuration, `config.invalid`, exit codes, and the
+//! `vox caps` formats and `--check`.
+
+mod common;
+
+use std::path::Path;
+
+use common::{scratch, vox_in};
+
+fn write(dir: &Path, name: &str, text: &str) {
+    let p = dir.join(name);
+    if let Some(parent) = p.parent() {
+        std::fs::create_dir_all(parent).unwrap();
+    }
+    std::fs::write(p, text).unwrap();
+}
+
+const HOST_MATH: &str = "fn main() {\n    let x = 0.5\n    print(x.sin())\n}\n";
+
+#[test]
+fn fix_applies_safe_fixes_and_diff_only_prints_them() {
+    let d = scratch();
+    write(&d, "a.vox", HOST_MATH);
+    let (code, out, _) = vox_in(&d, &["lint", "--diff", "a.vox"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("-    print(x.sin())\n+    print(math.sin(x))\n"),
+        "{out}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("a.vox")).unwrap(),
+        HOST_MATH,
+        "--diff changed the file"
+    );
+    let (code, _, err) = vox_in(&d, &["lint", "--fix", "a.vox"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("applied 1 fix"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(d.join("a.vox")).unwrap(),
+        "fn main() {\n    let x = 0.5\n    print(math.sin(x))\n}\n"
+    );
+    let (code, out, _) = vox_in(&d, &["lint", "--determinism", "a.vox"]);
+    assert_eq!(code, 0, "still flagged after the fix: {out}");
+}
+
+#[test]
+fn unsafe_fixes_only_with_the_flag() {
+    let d = scratch();
+    let src = "fn add(a: int, b: int) to int {\n    a + b\n}\n";
+    write(&d, "b.vox", src);
+    let _ = vox_in(&d, &["lint", "--fix", "b.vox"]);
+    assert_eq!(std::fs::read_to_string(d.join("b.vox")).unwrap(), src);
+    let _ = vox_in(&d, &["lint", "--fix", "--unsafe-fixes", "b.vox"]);
+    assert_eq!(
+        std::fs::read_to_string(d.join("b.vox")).unwrap(),
+        "fn add(a: int, b: int) to int {\n    a.checked_add(b)\n}\n"
+    );
+}
+
+#[test]
+fn determinism_makes_d_rules_errors_and_sets_the_exit_code() {
+    let d = scratch();
+    write(&d, "c.vox", "print(time.now_ms())\n");
+    let (code, out, _) = vox_in(&d, &["lint", "--format", "compact", "c.vox"]);
+    assert_eq!(code, 0, "D rules are warnings by default: {out}");
+    assert_eq!(
+        out,
+        "c.vox:1:7: D003 `time.now_ms()` reads the clock: its value differs on every run\n"
+    );
+    let (code, _, _) = vox_in(&d, &["lint", "--determinism", "c.vox"]);
+    assert_eq!(code, 1);
+    let (code, out, _) = vox_in(&d, &["lint", "--determinism", "--ignore", "D003", "c.vox"]);
+    assert_eq!((code, out.as_str()), (0, ""));
+    let (code, _, err) = vox_in(&d, &["lint", "--format", "nope", "c.vox"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn suppressions_need_a_reason_and_unused_ones_are_reported() {
+    let d = scratch();
+    write(
+        &d,
+        "s.vox",
+        "// vox:allow(D003): the banner is dated on purpose\nprint(time.now_ms())\nprint(time.now_ms()) // vox:allow(D003)\nlet x = 1 // vox:allow(D006): nothing random here\nprint(x)\n",
+    );
+    let (_, out, _) = vox_in(&d, &["lint", "--format", "compact", "s.vox"]);
+    let codes: Vec<&str> = out.lines().map(|l| l.split(' ').nth(1).unwrap()).collect();
+    assert_eq!(codes, ["D003", "L001", "L002"], "{out}");
+    assert!(
+        out.contains("s.vox:3:7: D003"),
+        "a suppression without a reason suppresses nothing: {out}"
+    );
+    // L002's fix deletes the comment.
+    let _ = vox_in(&d, &["lint", "--fix", "s.vox"]);
+    let fixed = std::fs::read_to_string(d.join("s.vox")).unwrap();
+    assert!(fixed.contains("let x = 1\n"), "{fixed}");
+}
+
+#[test]
+fn lint_config_selects_ignores_and_sets_severity() {
+    let d = scratch();
+    write(&d, "Vox.toml", "[lint]\nignore = [\"D001\"]\nexclude = [\"vendor/**\"]\n\n[lint.severity]\nD003 = \"error\"\n");
+    write(&d, "m.vox", "let x = 0.5\nprint(x.sin(), time.now_ms())\n");
+    write(&d, "vendor/v.vox", "print(time.now_ms())\n");
+    let (code, out, _) = vox_in(&d, &["lint", "--format", "compact", "."]);
+    assert_eq!(code, 1, "D003 is an error by [lint.severity]: {out}");
+    assert_eq!(
+        out.lines().count(),
+        1,
+        "D001 ignored and vendor/ excluded: {out}"
+    );
+    assert!(out.starts_with("m.vox:2:"), "{out}");
+}
+
+#[test]
+fn an_invalid_configuration_is_config_invalid_with_exit_2() {
+    let d = scratch();
+    write(&d, "Vox.toml", "[run.x]\nscript = 3\n");
+    write(&d, "m.vox", "print(1)\n");
+    let (code, out, _) = vox_in(&d, &["lint", "--format", "compact", "."]);
+    assert_eq!(code, 2);
+    assert!(out.starts_with("Vox.toml:2:10: config.invalid "), "{out}");
+    write(
+        &d,
+        ".vscode/tasks.json",
+        "{ \"tasks\": [ { \"type\": \"vox\", \"script\": 7 } ] }",
+    );
+    write(&d, "Vox.toml", "");
+    let (code, out, _) = vox_in(&d, &["lint", "--format", "compact", "."]);
+    assert_eq!(code, 2);
+    assert!(out.contains(".vscode/tasks.json:1:"), "{out}");
+}
+
+#[test]
+fn caps_formats() {
+    let d = scratch();
+    std::fs::create_dir_all(d.join("data")).unwrap();
+    write(&d, "data/in.txt", "x");
+    write(
+        &d,
+        "j.vox",
+        "print(fs.read(\"data/in.txt\").unwrap(), env.get(\"HOME\").is_some())\n",
+    );
+    let (code, out, _) = vox_in(&d, &["caps", "j.vox"]);
+    assert_eq!((code, out.as_str()), (0, "env:ro\nfs:ro=data\n"));
+    let (_, out, _) = vox_in(&d, &["caps", "--format", "cli", "j.vox"]);
+    assert_eq!(out, "--caps env:ro --caps fs:ro=data\n");
+    let (_, out, _) = vox_in(&d, &["caps", "--format", "toml", "j.vox"]);
+    assert_eq!(
+        out,
+        "[run.j]\nscript = \"j.vox\"\ncaps = [\"env:ro\", \"fs:ro=data\"]\n"
+    );
+    write(&d, "p.vox", "print(1 + 1)\n");
+    let (_, out, _) = vox_in(&d, &["caps", "p.vox"]);
+    assert_eq!(out, "none\n");
+}
+
+#[test]
+fn caps_check_gates_on_drift() {
+    let d = scratch();
+    std::fs::create_dir_all(d.join("data")).unwrap();
+    write(&d, "data/in.txt", "x");
+    write(&d, "j.vox", "print(fs.read(\"data/in.txt\").unwrap())\n");
+    write(
+        &d,
+        "Vox.toml",
+        "[run.j]\nscript = \"j.vox\"\ncaps = [\"fs:ro=data\"]\n",
+    );
+    let (code, _, err) = vox_in(&d, &["caps", "--check"]);
+    assert_eq!(code, 0, "{err}");
+    write(
+        &d,
+        "Vox.toml",
+        "[run.j]\nscript = \"j.vox\"\ncaps = [\"net:allow\"]\n",
+    );
+    let (code, out, _) = vox_in(&d, &["caps", "--check"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("C001") && out.contains("C002"), "{out}");
+}
