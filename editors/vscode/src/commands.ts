@@ -37,7 +37,8 @@ export function testsInText(text: string): TestFn[] {
   for (let i = 0; i < lines.length; i++) {
     if (!/^\s*@(test|example)\b/.test(lines[i])) continue;
     for (let j = i; j < lines.length && j <= i + 5; j++) {
-      const m = /^\s*(?:pub\s+)?(?:async\s+)?fn\s+([a-z_][A-Za-z0-9_]*)/.exec(lines[j]);
+      const line = j === i ? lines[j].replace(/^\s*@(test|example)\b(\([^)]*\))?/, '') : lines[j];
+      const m = /^\s*(?:pub\s+)?(?:async\s+)?fn\s+([a-z_][A-Za-z0-9_]*)/.exec(line);
       if (m) {
         out.push({ name: m[1], line: i, fnLine: j });
         i = j;
