@@ -61,7 +61,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<VoxApi
 
   const deps: CommandDeps = { link, runs, restart: () => restart(), isTrusted };
 
+  let lastSettingPath: string | null = null;
+
   async function startClient(): Promise<void> {
+    lastSettingPath = settingServerPath();
     const found = discover(context.extensionPath);
     if (!isFound(found)) {
       state = {};
@@ -155,9 +158,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<VoxApi
     vscode.tasks.registerTaskProvider('vox', new VoxTaskProvider({ voxPath, isTrusted })),
     vscode.debug.registerDebugConfigurationProvider('vox', new VoxDebugConfigurationProvider({ voxPath, isTrusted, inferredCaps })),
     vscode.debug.registerDebugAdapterDescriptorFactory('vox', new VoxDebugAdapterFactory({ voxPath, isTrusted, inferredCaps })),
-    vscode.workspace.onDidGrantWorkspaceTrust(() => void restart()),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      serverOutput.appendLine('Workspace trusted: restarting the server');
+      void restart();
+    }),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('vox.server.path')) void restart();
+      if (!e.affectsConfiguration('vox.server.path')) return;
+      const now = settingServerPath();
+      if (now === lastSettingPath) return; // the value did not change (e.g. a folder setting file appeared)
+      serverOutput.appendLine(`vox.server.path changed (${lastSettingPath ?? 'unset'} → ${now ?? 'unset'}): restarting the server`);
+      void restart();
     }),
     { dispose: () => void stopClient() },
   );

@@ -118,6 +118,11 @@ test('Restricted Mode: a workspace value of vox.server.path is ignored, the user
 test('changing vox.server.path or granting trust restarts the client', async () => {
   await activate();
   assert.equal(lc.__mock.instances.length, 1);
+  // A configuration event that does not change the value (e.g. .vscode/settings.json appeared): no restart.
+  vscode.workspace._configEmitter.fire({ affectsConfiguration: (s) => s === 'vox.server.path' });
+  await new Promise((r) => setTimeout(r, 10));
+  assert.equal(lc.__mock.instances.length, 1);
+  vscode.__mock.state.settings['vox.server.path'] = process.execPath; // any executable: the client is mocked
   vscode.workspace._configEmitter.fire({ affectsConfiguration: (s) => s === 'vox.server.path' });
   await new Promise((r) => setTimeout(r, 10));
   assert.equal(lc.__mock.instances.length, 2);
