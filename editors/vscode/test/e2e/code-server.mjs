@@ -186,6 +186,37 @@ async function goToLine(n) {
   await page.keyboard.press('Enter');
 }
 
+/** Applies the code action `title` at `fn main`, looking in the Refactor, Quick Fix and Source Action menus
+ * (the server decides the kind). */
+async function codeAction(title, screenshot) {
+  for (const menu of ['Refactor...', 'Quick Fix...', 'Source Action...']) {
+    await goToLine(6);
+    await palette(menu);
+    const row = page.locator('.action-widget .monaco-list-row', { hasText: title }).first();
+    if (await row.waitFor({ state: 'visible', timeout: 8000 }).then(() => true, () => false)) {
+      if (screenshot) await shot(screenshot);
+      await pickAction(title);
+      return;
+    }
+    await page.keyboard.press('Escape');
+  }
+  throw new Error(`no code action "${title}" in the Refactor, Quick Fix or Source Action menus`);
+}
+
+/** In the Refactor Preview (opened by edits that need confirmation), checks the file's edits and applies them. */
+async function acceptRefactorPreview(file, done) {
+  const applyButton = page.locator('.part.panel .monaco-button', { hasText: /^Apply$/ }).first();
+  await waitFor(async () => done() || (await applyButton.isVisible()), 'the edit or the refactor preview');
+  if (done()) return false;
+  const fileRow = page.locator('.part.panel .monaco-list-row', { hasText: file }).first();
+  await fileRow.waitFor({ state: 'visible' });
+  await shot(`refactor-preview-${file}`);
+  await fileRow.locator('.monaco-checkbox, input[type="checkbox"], .codicon-check, .edit-checkbox').first().click({ force: true });
+  await page.waitForTimeout(300);
+  await applyButton.click({ force: true });
+  return true;
+}
+
 /** Selects an entry of the code action widget by its title (arrow keys, then Enter). */
 async function pickAction(title) {
   const rows = page.locator('.action-widget .monaco-list-row.action');
@@ -267,27 +298,12 @@ try {
   });
 
   await step('code action "… add to .vscode/tasks.json" (refactor preview accepted) writes the vox task', async () => {
-    await goToLine(6);
-    await palette('Refactor...');
-    const title = 'Run with inferred capabilities: add to .vscode/tasks.json';
-    await page.locator('.action-widget .monaco-list-row', { hasText: title }).first().waitFor({ state: 'visible' });
-    await shot('code-action-menu');
-    await pickAction(title);
+    await codeAction('Run with inferred capabilities: add to .vscode/tasks.json', 'code-action-menu');
     // needsConfirmation: VS Code opens the Refactor Preview with the granting edits unchecked; check them, apply.
     const tasksFile = path.join(ws, '.vscode', 'tasks.json');
-    const applyButton = page.locator('.part.panel .monaco-button', { hasText: /^Apply$/ }).first();
-    await waitFor(
-      async () => (fs.existsSync(tasksFile) && /"vox"/.test(fs.readFileSync(tasksFile, 'utf8'))) || (await applyButton.isVisible()),
-      'the edit or the refactor preview',
-    );
-    if (await applyButton.isVisible()) {
-      const fileRow = page.locator('.part.panel .monaco-list-row', { hasText: 'tasks.json' }).first();
-      await fileRow.waitFor({ state: 'visible' });
-      await shot('refactor-preview');
-      await fileRow.locator('.monaco-checkbox, input[type="checkbox"], .codicon-check, .edit-checkbox').first().click({ force: true });
-      await page.waitForTimeout(300);
-      await applyButton.click({ force: true });
-    }
+    const hasTask = () => fs.existsSync(tasksFile) && /"vox"/.test(fs.readFileSync(tasksFile, 'utf8'));
+    const previewed = await acceptRefactorPreview('tasks.json', hasTask);
+    log(`     ${previewed ? 'confirmed in the Refactor Preview' : 'applied without a preview'}`);
     const text = await waitFor(async () => {
       if (!fs.existsSync(tasksFile)) return null;
       const t = fs.readFileSync(tasksFile, 'utf8');
@@ -328,6 +344,24 @@ try {
     }, 'the task output in the terminal');
     await shot('task-output');
   });
+  await step('the vox launch configuration from the launch.json code action runs in the Debug Console', async () => {
+    const launchFile = path.join(ws, '.vscode', 'launch.json');
+    const hasLaunch = () => fs.existsSync(launchFile) && /"type":\s*"vox"/.test(fs.readFileSync(launchFile, 'utf8'));
+    await palette('View: Focus Active Editor Group');
+    await codeAction('Run with inferred capabilities: add to .vscode/launch.json');
+    await acceptRefactorPreview('launch.json', hasLaunch);
+    await waitFor(async () => hasLaunch(), '.vscode/launch.json with a vox configuration');
+    const name = JSON.parse(fs.readFileSync(launchFile, 'utf8')).configurations.find((c) => c.type === 'vox').name;
+    await palette('Debug: Select and Start Debugging');
+    await quickPick(name);
+    const console = page.locator('.repl .monaco-list-rows, .repl');
+    await waitFor(async () => {
+      const t = ((await console.allInnerTexts()).join('\n')).replace(/\u00a0/g, ' ');
+      return /vox demo: starting/.test(t) && /exited with code 0/.test(t);
+    }, 'the launch output in the Debug Console');
+    await shot('debug-console');
+  });
+
   await step('no VoxScript error notification, the server never stopped', async () => {
     const toasts = await page.locator('.notifications-toasts .notification-toast').allInnerTexts();
     const bad = toasts.filter((t) => /VoxScript/.test(t));
