@@ -24,7 +24,10 @@ function lexdump() {
   const dir = path.join(EDITORS, 'test', 'lexdump');
   const bin = path.join(dir, 'target', 'release', 'vox-lexdump');
   // Cheap when nothing changed; picks up lexer changes of the syntax crate.
-  execFileSync('cargo', ['build', '--release', '--quiet', '--manifest-path', path.join(dir, 'Cargo.toml')], { stdio: 'inherit' });
+  execFileSync('cargo', ['build', '--release', '--quiet', '--locked', '--manifest-path', path.join(dir, 'Cargo.toml')], {
+    stdio: 'inherit',
+    env: { ...process.env, CARGO_TARGET_DIR: path.join(dir, 'target') },
+  });
   return bin;
 }
 
