@@ -286,7 +286,6 @@ try {
     await palette('View: Focus Problems');
     const panel = page.locator('.markers-panel');
     await panel.waitFor({ state: 'visible' });
-    await panel.locator('.monaco-list-row', { hasText: 'wall-clock' }).first().waitFor({ state: 'visible' });
     await panel.locator('.monaco-list-row', { hasText: 'D003' }).first().waitFor({ state: 'visible' });
   });
 
