@@ -20,6 +20,10 @@ class LspClient {
     this.requestHandlers = {};
     this.stderr = '';
     this.proc.stderr.on('data', (d) => (this.stderr += d));
+    this.proc.on('error', (e) => this.failAll(`cannot start ${command}: ${e.message}`));
+    this.proc.on('exit', (code, signal) =>
+      setImmediate(() => this.failAll(`${command} ${args.join(' ')} exited (code ${code}, signal ${signal}); stderr: ${this.stderr.trim()}`)),
+    );
     let buf = Buffer.alloc(0);
     this.proc.stdout.on('data', (chunk) => {
       buf = Buffer.concat([buf, chunk]);
@@ -36,7 +40,14 @@ class LspClient {
     });
   }
 
+  failAll(message) {
+    for (const p of this.pending.values()) p.reject(new Error(message));
+    this.pending.clear();
+    this.exitMessage = message;
+  }
+
   write(msg) {
+    if (this.exitMessage) return;
     const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', ...msg }), 'utf8');
     this.proc.stdin.write(`Content-Length: ${body.length}\r\n\r\n`);
     this.proc.stdin.write(body);
@@ -61,6 +72,7 @@ class LspClient {
   }
 
   request(method, params, timeoutMs = 10000) {
+    if (this.exitMessage) return Promise.reject(new Error(this.exitMessage));
     const id = this.nextId++;
     this.write({ id, method, params });
     return new Promise((resolve, reject) => {
