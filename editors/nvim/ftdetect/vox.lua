@@ -1,0 +1,2 @@
+-- *.vox files are VoxScript.
+vim.filetype.add({ extension = { vox = 'voxscript' } })
