@@ -164,6 +164,16 @@ pub fn run(flags: LintFlags) -> i32 {
     }
     let opts = options(&flags, &loaded.lint);
     let info = WorkspaceInfo::new(root.clone(), loaded.runs.clone());
+    // Facts and summaries of every function first, on all cores, so that workspace-wide rules
+    // (D005's collisions) find them computed instead of computing them on one thread.
+    let all: Vec<vox_analysis::SourceFile> =
+        loaded.ws.files(&loaded.db).values().copied().collect();
+    parallel(&loaded.db, &all, threads(flags.threads), |db, f| {
+        for def in vox_analysis::file_items(db, *f).all() {
+            let _ = vox_analysis::fn_facts(db, def);
+            let _ = vox_analysis::summary(db, def);
+        }
+    });
     let progress = output::Progress::new(loaded.targets.len());
     let per_file = parallel(
         &loaded.db,

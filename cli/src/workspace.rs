@@ -109,7 +109,12 @@ pub fn load(
     }
     let ws = Workspace::new(&db, root.clone(), Arc::new(files.clone()));
     db.set_workspace(ws);
-    // Follow imports to files outside the walked paths.
+    // Parse every file on all cores first (each file once), then follow imports to files outside
+    // the walked paths.
+    let all: Vec<SourceFile> = files.values().copied().collect();
+    crate::lint::parallel(&db, &all, crate::lint::threads(None), |db, f| {
+        let _ = vox_analysis::resolve_imports(db, *f);
+    });
     loop {
         let mut added = false;
         let current: Vec<SourceFile> = files.values().copied().collect();
