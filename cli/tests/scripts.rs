@@ -304,8 +304,9 @@ fn code_blocks(md: &str) -> Vec<(String, String, usize)> {
 }
 
 /// Every ` ```vox ` block of README.md, ARCHITECTURE.md, docs/*.md and docs/rules/*.md (sorted)
-/// runs; the ` ```output ` block right after it is its exact stdout. A block that shows VoxScript without a `vox` tag would escape the check,
-/// so a block that looks like VoxScript (`let`, `fn`, `print(`) must be tagged `vox`.
+/// runs; the ` ```output ` block right after it is its exact stdout. A block that shows VoxScript
+/// without a `vox` tag would escape the check, so a block that looks like VoxScript (`let`, `fn`,
+/// `print(`) must be tagged `vox`.
 #[test]
 fn every_vox_block_in_the_docs_runs_with_its_output_checked() {
     let ws = workspace();
