@@ -303,9 +303,10 @@ fn code_blocks(md: &str) -> Vec<(String, String, usize)> {
     out
 }
 
-/// Every ` ```vox ` block of README.md and docs/*.md runs; the ` ```output ` block right after it
-/// is its exact stdout. A block that shows VoxScript without a `vox` tag would escape the check,
-/// so a block that looks like VoxScript (`let`, `fn`, `print(`) must be tagged `vox`.
+/// Every ` ```vox ` block of README.md, ARCHITECTURE.md, docs/*.md and docs/rules/*.md (sorted)
+/// runs; the ` ```output ` block right after it is its exact stdout. A block that shows VoxScript
+/// without a `vox` tag would escape the check, so a block that looks like VoxScript (`let`, `fn`,
+/// `print(`) must be tagged `vox`.
 #[test]
 fn every_vox_block_in_the_docs_runs_with_its_output_checked() {
     let ws = workspace();
@@ -317,6 +318,15 @@ fn every_vox_block_in_the_docs_runs_with_its_output_checked() {
         }
     }
     docs.sort();
+    let mut rules = Vec::new();
+    for e in std::fs::read_dir(ws.join("docs/rules")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|e| e == "md") {
+            rules.push(p);
+        }
+    }
+    rules.sort();
+    docs.extend(rules);
     let mut failures = Vec::new();
     let mut ran = 0;
     for doc in &docs {
