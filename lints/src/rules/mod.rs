@@ -18,7 +18,11 @@ mod d004_unchecked_overflow;
 mod d005_unnormalised_path;
 mod d006_unseeded_random;
 mod d007_unordered_listing;
-mod i00x_inputs;
+mod i001_environment_input;
+mod i002_process_output;
+mod i003_network_input;
+mod i004_secret_input;
+mod inputs;
 mod order;
 mod sites;
 
@@ -43,10 +47,10 @@ pub static ALL: &[RuleInfo] = &[
     RuleInfo { code: "D005", name: "unnormalised-path", summary: "A path that is not in normal form, built with `+ \"/\"`, taken from input unnormalised, or colliding by case.", default: W, run: d005_unnormalised_path::check },
     RuleInfo { code: "D006", name: "unseeded-random", summary: "Randomness without a pinned `random:seed=`.", default: W, run: d006_unseeded_random::check },
     RuleInfo { code: "D007", name: "unordered-listing", summary: "A directory listing used in OS order.", default: W, run: d007_unordered_listing::check },
-    RuleInfo { code: "I001", name: "environment-input", summary: "A value read from the environment, arguments or working directory.", default: W, run: i00x_inputs::check_i001 },
-    RuleInfo { code: "I002", name: "process-output", summary: "Output or exit status of a child process.", default: W, run: i00x_inputs::check_i002 },
-    RuleInfo { code: "I003", name: "network-input", summary: "A value read from the network.", default: W, run: i00x_inputs::check_i003 },
-    RuleInfo { code: "I004", name: "secret-input", summary: "A value read from the secrets store.", default: W, run: i00x_inputs::check_i004 },
+    RuleInfo { code: "I001", name: "environment-input", summary: "A value read from the environment, arguments or working directory.", default: W, run: i001_environment_input::check },
+    RuleInfo { code: "I002", name: "process-output", summary: "Output or exit status of a child process.", default: W, run: i002_process_output::check },
+    RuleInfo { code: "I003", name: "network-input", summary: "A value read from the network.", default: W, run: i003_network_input::check },
+    RuleInfo { code: "I004", name: "secret-input", summary: "A value read from the secrets store.", default: W, run: i004_secret_input::check },
     RuleInfo { code: "C001", name: "caps-under-granted", summary: "A run configuration lacks a token the script needs: that run would exit 77.", default: E, run: c001_caps_under_granted::check },
     RuleInfo { code: "C002", name: "caps-over-granted", summary: "A run configuration grants a token the script can never use.", default: W, run: c002_caps_over_granted::check },
     RuleInfo { code: "C003", name: "legacy-caps-directive", summary: "A `// vox:caps` directive that is ignored, overridden or too narrow.", default: W, run: c003_legacy_caps_directive::check },
