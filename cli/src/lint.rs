@@ -192,7 +192,15 @@ pub fn run(flags: LintFlags) -> i32 {
     if flags.fix || flags.diff {
         return output::fixes::apply(&loaded, &findings, flags.unsafe_fixes, flags.diff);
     }
-    let texts = output::Texts::new(&loaded);
+    // Findings may sit in configuration files (C001/C002 on their entries).
+    let extra: std::collections::BTreeSet<PathBuf> =
+        findings.iter().map(|f| f.file.clone()).collect();
+    let texts = output::Texts::with_files(
+        &loaded,
+        extra
+            .into_iter()
+            .filter(|p| p.extension().is_none_or(|e| e != "vox")),
+    );
     let rendered = output::render(flags.format, &findings, &texts, &root);
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(rendered.as_bytes());

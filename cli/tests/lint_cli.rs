@@ -177,4 +177,13 @@ fn caps_check_gates_on_drift() {
     let (code, out, _) = vox_in(&d, &["caps", "--check"]);
     assert_eq!(code, 1);
     assert!(out.contains("C001") && out.contains("C002"), "{out}");
+    // Reported at the call in the script and on the configuration entry (decision 39).
+    let (_, out, _) = vox_in(&d, &["lint", "--format", "compact", "."]);
+    assert_eq!(
+        out,
+        "Vox.toml:1:1: C001 run configuration `j` lacks `fs:ro=data`, which j.vox needs: that run would exit 77\n\
+         Vox.toml:1:1: C002 run configuration `j` grants `net:allow`, which j.vox never uses\n\
+         j.vox:1:1: C002 run configuration `j` grants `net:allow`, which this script never uses\n\
+         j.vox:1:7: C001 run configuration `j` lacks `fs:ro=data`, which `fs.read` needs: that run would exit 77\n"
+    );
 }

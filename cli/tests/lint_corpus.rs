@@ -60,7 +60,7 @@ fn reported(dir: &Path, code: &str) -> BTreeSet<(String, u32)> {
     v.as_array()
         .unwrap()
         .iter()
-        .filter(|f| f["code"] == code)
+        .filter(|f| f["code"] == code && f["file"].as_str().unwrap().ends_with(".vox"))
         .map(|f| {
             (
                 f["file"].as_str().unwrap().to_string(),

@@ -52,6 +52,19 @@ impl WorkspaceInfo {
         map.get(&file).cloned().unwrap_or_default()
     }
 
+    /// The range of a run configuration's entry in its file (C001/C002 are reported there too).
+    pub fn entry_range(&self, run: &RunConfig) -> TextRange {
+        let text = std::fs::read(&run.origin.file).unwrap_or_default();
+        let offset = LineIndex::new(&text).offset(
+            vox_syntax::LineCol {
+                line: run.origin.line.saturating_sub(1),
+                col: run.origin.column.saturating_sub(1),
+            },
+            vox_syntax::ColumnUnit::Char,
+        );
+        TextRange::new(offset, offset)
+    }
+
     /// The run configurations whose `script` is `path`.
     pub fn runs_for(&self, path: &Path) -> Vec<&RunConfig> {
         let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());

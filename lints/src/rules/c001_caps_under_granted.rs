@@ -24,6 +24,27 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
             .iter()
             .filter(|n| !satisfies(&set, &run.cwd, n))
             .collect();
+        // On the configuration entry too, once per missing token (decision 39).
+        let mut tokens: Vec<String> = missing.iter().map(|n| token_for(n, &run.cwd)).collect();
+        tokens.sort();
+        tokens.dedup();
+        for token in tokens {
+            let mut f = Finding::new(
+                "C001",
+                Severity::Error,
+                run.origin.file.clone(),
+                cx.ws.entry_range(run),
+                format!(
+                    "run configuration `{}` lacks `{token}`, which {} needs: that run would exit 77",
+                    run.name,
+                    cx.path
+                        .file_name()
+                        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+                ),
+            );
+            f.help = Some(format!("add \"{token}\" to its caps"));
+            out.push(f);
+        }
         if !missing.is_empty() {
             // Each call that needs a missing token, wherever the script's entry points reach it.
             for f in &reach {

@@ -88,6 +88,22 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
             );
             f.help = Some(format!("remove \"{t}\" from its caps"));
             out.push(f);
+            // On the configuration entry too (decision 39).
+            let mut g = Finding::new(
+                "C002",
+                W,
+                run.origin.file.clone(),
+                cx.ws.entry_range(run),
+                format!(
+                    "run configuration `{}` grants `{t}`, which {} never uses",
+                    run.name,
+                    cx.path
+                        .file_name()
+                        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+                ),
+            );
+            g.help = Some(format!("remove \"{t}\" from its caps"));
+            out.push(g);
         }
     }
 }
