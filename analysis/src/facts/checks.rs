@@ -26,131 +26,19 @@ fn kind_name(k: Kind) -> &'static str {
     }
 }
 
-const ANY: &[&str] = &[
-    "as_str",
-    "as_int",
-    "as_float",
-    "as_bool",
-    "as_array",
-    "as_object",
-    "to_str",
-    "to_string",
-];
-const STR: &[&str] = &[
-    "len",
-    "chars_count",
-    "is_empty",
-    "to_upper",
-    "to_uppercase",
-    "to_lower",
-    "to_lowercase",
-    "trim",
-    "trim_start",
-    "trim_end",
-    "contains",
-    "starts_with",
-    "ends_with",
-    "split",
-    "replace",
-    "repeat",
-    "count",
-    "is_alpha",
-    "is_digit",
-    "is_alnum",
-    "is_upper",
-    "is_lower",
-    "ord",
-    "chars",
-    "slice",
-    "char_at",
-    "index_of",
-    "to_int",
-    "to_float",
-];
-const LIST: &[&str] = &[
-    "len",
-    "is_empty",
-    "push",
-    "pop",
-    "get",
-    "at",
-    "first",
-    "last",
-    "length",
-    "contains",
-    "index",
-    "find_index",
-    "count",
-    "extend",
-    "remove",
-    "remove_at",
-    "zip",
-    "enumerate",
-    "slice_list",
-    "join",
-    "flatten",
-    "reverse",
-    "reversed",
-    "sorted",
-    "sorted_by_key",
-    "sort_by_key",
-    "sorted_by",
-    "sort_by",
-    "sum",
-    "max",
-    "min",
-    "map",
-    "filter",
-    "for_each",
-    "any",
-    "all",
-    "fold",
-];
-const MAP: &[&str] = &[
-    "get",
-    "get_or",
-    "contains_key",
-    "has_key",
-    "has",
-    "len",
-    "is_empty",
-    "keys",
-    "values",
-    "items",
-    "entries",
-    "insert",
-    "set",
-    "remove",
-    "delete",
-    "update",
-    "pointer",
-    "is_null",
-];
-const INT: &[&str] = &["abs", "min", "max"];
-const FLOAT: &[&str] = &["abs", "floor", "ceil", "round", "trunc", "sqrt"];
-
-/// Whether values of kind `k` have method `name` (voxscript.md §5.10–5.11); `None` when the kind
-/// is not one whose methods are listed.
+/// Whether values of kind `k` have method `name`, from the runtime's own method table
+/// (`vox_hir::catalog`); `None` when the kind is not one whose methods are listed.
 fn has_method(k: Kind, name: &str) -> Option<bool> {
-    if ANY.contains(&name) {
-        return Some(true);
-    }
-    Some(match k {
-        Kind::Str => STR.contains(&name),
-        Kind::List => LIST.contains(&name),
-        Kind::Map => MAP.contains(&name),
-        Kind::Int => {
-            INT.contains(&name)
-                || ["checked_", "wrapping_", "saturating_"].iter().any(|p| {
-                    name.strip_prefix(p).is_some_and(|op| {
-                        matches!(op, "add" | "sub" | "mul" | "div" | "neg" | "abs")
-                    })
-                })
-        }
-        Kind::Float => FLOAT.contains(&name) || super::HOST_MATH.contains(&name),
-        Kind::Bool => false,
+    let kind = match k {
+        Kind::Str => "str",
+        Kind::List => "list",
+        Kind::Map => "map",
+        Kind::Int => "int",
+        Kind::Float => "float",
+        Kind::Bool => "bool",
         _ => return None,
-    })
+    };
+    Some(vox_hir::catalog::is_method_of(kind, name))
 }
 
 pub(super) fn checks(body: &Body<'_>, kinds: &Kinds, is_main: bool, facts: &mut FnFacts) {
