@@ -64,6 +64,10 @@ pub struct Shared {
     published: Mutex<HashMap<PathBuf, Vec<Diagnostic>>>,
     runs: runs::Runs,
     shutdown: AtomicBool,
+    /// Orders document changes before the requests that follow them: a notification that
+    /// changes the session takes it for writing, a request for reading while it snapshots
+    /// (tokio's lock is fair, and handlers take it on their first poll, in arrival order).
+    order: tokio::sync::RwLock<()>,
     /// Semantic tokens last sent per document, for deltas.
     semantic: Mutex<HashMap<PathBuf, (String, Vec<SemanticToken>)>>,
 }
@@ -121,6 +125,7 @@ impl Backend {
                 runs: runs::Runs::default(),
                 shutdown: AtomicBool::new(false),
                 semantic: Mutex::new(HashMap::new()),
+                order: tokio::sync::RwLock::new(()),
             }),
         }
     }
@@ -135,6 +140,7 @@ impl Backend {
         &self,
         f: impl FnOnce(&mut Session) -> T + Send + 'static,
     ) -> Option<T> {
+        let _order = self.shared.order.write().await;
         let shared = self.shared.clone();
         let r = tokio::task::spawn_blocking(move || {
             std::panic::catch_unwind(AssertUnwindSafe(|| {
@@ -173,7 +179,10 @@ impl Backend {
         what: &'static str,
         f: impl FnOnce(&Snapshot) -> Result<T> + Send + 'static,
     ) -> Result<T> {
-        let snap = self.snapshot()?;
+        let snap = {
+            let _order = self.shared.order.read().await;
+            self.snapshot()?
+        };
         let r = tokio::task::spawn_blocking(move || {
             let r = std::panic::catch_unwind(AssertUnwindSafe(|| f(&snap)));
             drop(snap);
@@ -326,7 +335,11 @@ fn client_caps(p: &InitializeParams) -> ClientCaps {
             .and_then(|w| w.diagnostics.as_ref())
             .and_then(|d| d.refresh_support)
             .unwrap_or(false),
-        document_changes: wse.and_then(|e| e.document_changes).unwrap_or(false),
+        // Resource operations are only expressible in `documentChanges`.
+        document_changes: wse.and_then(|e| e.document_changes).unwrap_or(false)
+            || wse
+                .and_then(|e| e.resource_operations.as_ref())
+                .is_some_and(|ops| ops.contains(&ResourceOperationKind::Create)),
         create_files: wse
             .and_then(|e| e.resource_operations.as_ref())
             .is_some_and(|ops| ops.contains(&ResourceOperationKind::Create)),
