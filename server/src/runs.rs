@@ -605,6 +605,22 @@ fn expression_end(rope: &ropey::Rope, offset: usize) -> usize {
     best.max(offset)
 }
 
+/// `fs:ro=/abs/dir` as run configurations write it: relative to the run's directory when
+/// beneath it (decision 35).
+fn relative_token(token: &str, cwd: &Path) -> String {
+    for prefix in ["fs:ro=", "fs:rw="] {
+        if let Some(dir) = token.strip_prefix(prefix) {
+            let p = Path::new(dir);
+            if p.is_absolute() {
+                let cwd_c = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
+                let p_c = p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+                return format!("{prefix}{}", vox_analysis::show_dir(&p_c, &cwd_c));
+            }
+        }
+    }
+    token.to_string()
+}
+
 fn run_diagnostics(refresh: &Refresher, events: &[Value], plan: &Plan) -> Vec<(PathBuf, RunDiagnostic)> {
     let enc = refresh.encoding();
     let mut out = Vec::new();
@@ -637,7 +653,7 @@ fn run_diagnostics(refresh: &Refresher, events: &[Value], plan: &Plan) -> Vec<(P
             .get("token")
             .and_then(Value::as_str)
             .filter(|t| vox_caps::parse_token(t, &plan.cwd).is_ok())
-            .map(str::to_string);
+            .map(|t| relative_token(t, &plan.cwd));
         let ceiling = kind.strip_prefix("ceiling.").and_then(|_| {
             let mut words = message.rsplit(' ');
             let limit = words.next()?.to_string();
