@@ -55,17 +55,12 @@ impl Runs {
         }
     }
 
-    pub fn is_active(&self, id: u64) -> bool {
-        lock(&self.active).contains_key(&id)
-    }
 }
 
 /// A diagnostic from a run, and what its quick fixes need.
 #[derive(Clone, Debug)]
 pub struct RunDiagnostic {
     pub diagnostic: Diagnostic,
-    /// `caps.denied`, `ceiling.steps`, `runtime.error`, …
-    pub kind: String,
     /// For a denial: the token that would allow the call.
     pub token: Option<String>,
     /// For a ceiling: the flag and its limit (`max-steps`, `10000000`).
@@ -674,7 +669,6 @@ fn run_diagnostics(refresh: &Refresher, events: &[Value], plan: &Plan) -> Vec<(P
             file,
             RunDiagnostic {
                 diagnostic,
-                kind,
                 token,
                 ceiling,
                 config: plan.config.clone(),
