@@ -213,6 +213,12 @@ impl Backend {
     /// to pull again. Configuration files are always pushed (clients only pull documents of
     /// their own language).
     pub(crate) fn schedule_diagnostics(&self, first: Option<PathBuf>) {
+        self.schedule_diagnostics_from(first, None);
+    }
+
+    /// As [`Self::schedule_diagnostics`]; with `VOX_LSP_TIMING` set, prints on stderr how long
+    /// it took from `since` (a `didChange` arriving) to publishing the changed file.
+    fn schedule_diagnostics_from(&self, first: Option<PathBuf>, since: Option<std::time::Instant>) {
         let generation = self.shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
         let caps = self.caps();
         let shared = self.shared.clone();
@@ -222,6 +228,7 @@ impl Backend {
             let pull = caps.pull;
             let s2 = snap;
             let shared2 = shared.clone();
+            let timed_path = first.clone();
             let computed = tokio::task::spawn_blocking(move || {
                 let mut out: Vec<(PathBuf, Option<i32>, Vec<Diagnostic>)> = Vec::new();
                 // Configuration files.
@@ -247,6 +254,13 @@ impl Backend {
                             let p = scripts.remove(i);
                             scripts.insert(0, p);
                         }
+                        // With many open scripts, only those related to the changed one by
+                        // imports are analysed again (a workspace-wide D005 collision in an
+                        // unrelated open file is refreshed on its own next change).
+                        if scripts.len() > MAX_OPEN_RELINT {
+                            let related = s2.related(f);
+                            scripts.retain(|p| p == f || related.contains(p));
+                        }
                     }
                     for p in scripts {
                         if shared2.generation.load(Ordering::SeqCst) != generation {
@@ -270,7 +284,19 @@ impl Backend {
                 if shared.generation.load(Ordering::SeqCst) != generation {
                     return;
                 }
-                publish(&client, &shared, &path, version, diags).await;
+                let timed = since.filter(|_| timed_path.as_deref() == Some(path.as_path()));
+                let n = diags.len();
+                let force = timed_path.as_deref() == Some(path.as_path());
+                publish(&client, &shared, &path, version, diags, force).await;
+                if let Some(t) = timed {
+                    if std::env::var_os("VOX_LSP_TIMING").is_some() {
+                        eprintln!(
+                            "vox-lsp-timing: change-to-publish {:.3} ms ({n} diagnostics, version {})",
+                            t.elapsed().as_secs_f64() * 1000.0,
+                            version.unwrap_or(0)
+                        );
+                    }
+                }
             }
             if pull && caps.diagnostic_refresh {
                 let c = client.clone();
@@ -287,18 +313,21 @@ impl Backend {
     }
 }
 
-/// Publishes when the set differs from what was last published (and always the first time).
+/// Publishes when the set differs from what was last published (and always the first time, and
+/// for the file that changed).
 async fn publish(
     client: &Client,
     shared: &Shared,
     path: &Path,
     version: Option<i32>,
     diags: Vec<Diagnostic>,
+    force: bool,
 ) {
     {
         let mut published = lock(&shared.published);
         match published.get(path) {
-            Some(old) if *old == diags => return,
+            // The changed file is always published: its version moved on.
+            Some(old) if *old == diags && !force => return,
             None if diags.is_empty() && !session::is_script(path) => return,
             _ => {}
         }
@@ -391,6 +420,9 @@ fn workspace_folder(p: &InitializeParams) -> PathBuf {
         .or_else(|| std::env::current_dir().ok())
         .unwrap_or_else(|| PathBuf::from("/"))
 }
+
+/// Open scripts analysed again after any change; past this, only the related ones.
+const MAX_OPEN_RELINT: usize = 32;
 
 pub const COMMANDS: &[&str] = &[
     "vox.run",
@@ -547,12 +579,14 @@ impl LanguageServer for Backend {
         let doc = params.text_document;
         let Some(path) = path_of(&doc.uri) else { return };
         let p2 = path.clone();
+        let since = std::time::Instant::now();
         self.mutate(move |s| s.open(p2, doc.uri, doc.text, doc.version))
             .await;
-        self.schedule_diagnostics(Some(path));
+        self.schedule_diagnostics_from(Some(path), Some(since));
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        let since = std::time::Instant::now();
         let Some(path) = path_of(&params.text_document.uri) else {
             return;
         };
@@ -565,7 +599,7 @@ impl LanguageServer for Backend {
             .unwrap_or(false);
         if changed {
             lock(&self.shared.run_diags).remove(&path);
-            self.schedule_diagnostics(Some(path));
+            self.schedule_diagnostics_from(Some(path), Some(since));
         }
     }
 

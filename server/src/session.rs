@@ -509,6 +509,36 @@ impl Snapshot {
             .map(|b| String::from_utf8_lossy(&b).into_owned())
     }
 
+    /// The files related to `path` by imports, either way, transitively.
+    pub fn related(&self, path: &Path) -> std::collections::BTreeSet<PathBuf> {
+        let db = &self.db;
+        let mut edges: Vec<(PathBuf, PathBuf)> = Vec::new();
+        for (p, f) in self.files.iter() {
+            for t in &vox_analysis::resolve_imports(db, *f).targets {
+                if let ImportTarget::File(g) = t {
+                    edges.push((p.clone(), g.path(db).clone()));
+                }
+            }
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        let mut todo = vec![path.to_path_buf()];
+        while let Some(p) = todo.pop() {
+            for (a, b) in &edges {
+                let next = if *a == p {
+                    b
+                } else if *b == p {
+                    a
+                } else {
+                    continue;
+                };
+                if seen.insert(next.clone()) {
+                    todo.push(next.clone());
+                }
+            }
+        }
+        seen
+    }
+
     /// The findings `vox lint` reports in `path`: those of its own lint, and those the files
     /// importing it (directly or not) report there (C001 at an imported call, import errors),
     /// merged as the CLI merges them.
