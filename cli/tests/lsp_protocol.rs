@@ -234,6 +234,13 @@ fn robustness_inputs() {
     let err = lsp.request("workspace/executeCommand", json!({"command": "vox.nope", "arguments": []})).unwrap_err();
     assert_eq!(err["code"], -32602);
 
+    // A handler that panics fails alone: the next requests are answered.
+    let err = lsp
+        .request("workspace/executeCommand", json!({"command": "vox.debug.panic", "arguments": []}))
+        .unwrap_err();
+    assert_eq!(err["code"], -32603);
+    assert!(err["message"].as_str().unwrap().contains("deliberate panic"), "{err}");
+
     // Out-of-range positions.
     lsp.open(&a, CLOCK);
     let far = json!({"line": 9999, "character": 9999});

@@ -2,6 +2,7 @@
 //! exit, `vox.stop` leaves no process behind (decision 48), a denial becomes a diagnostic with
 //! its grant fix, `vox.runTest`, `vox.showCaps`, and the code lenses that call them.
 
+mod common;
 mod lsp_common;
 
 use std::time::{Duration, Instant};
@@ -28,6 +29,13 @@ fn collect(lsp: &mut Lsp, id: u64) -> (String, String, i64) {
                 && m["params"]["runId"] == id
         });
         let p = &m["params"];
+        // Every vox/* notification matches its schema (decision 37).
+        let schema = if m["method"] == "vox/runExit" { "lsp-run-exit" } else { "lsp-run-output" };
+        let schema: Value = serde_json::from_str(
+            &std::fs::read_to_string(lsp_common::repo().join(format!("docs/schemas/{schema}.schema.json"))).unwrap(),
+        )
+        .unwrap();
+        common::validate(&schema, p).unwrap();
         if m["method"] == "vox/runExit" {
             return (out, err, p["code"].as_i64().unwrap());
         }
@@ -240,4 +248,43 @@ fn denial_becomes_a_diagnostic_with_its_grant_fix_pull() {
 #[test]
 fn denial_becomes_a_diagnostic_with_its_grant_fix_push() {
     denial("push-only");
+}
+
+#[test]
+fn ceiling_becomes_a_diagnostic_with_a_raise_fix() {
+    let ws = TempDir::new("ceiling");
+    let text = "fn main() {\n    let mut i = 0\n    while i < 1000000 {\n        i = i + 1\n    }\n    print(i)\n}\n";
+    let a = ws.write("spin.vox", text);
+    ws.write("Vox.toml", "[run.spin]\nscript = \"spin.vox\"\ncaps = []\nmax-steps = 1000\n");
+    let mut lsp = Lsp::start(&ws.0, "neovim");
+    lsp.open(&a, text);
+    let id = run(&mut lsp, "vox.run", json!({"uri": uri(&a), "config": "spin"}));
+    let (_, err, code) = collect(&mut lsp, id);
+    assert_eq!(code, 78, "{err}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let d = loop {
+        let diags = lsp.diagnostics(&a);
+        if let Some(d) = diags.iter().find(|d| d["code"] == "ceiling.steps") {
+            break d.clone();
+        }
+        assert!(Instant::now() < deadline, "no ceiling diagnostic: {diags:?}");
+    };
+    let actions = lsp
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri(&a)}, "range": d["range"], "context": {"diagnostics": [d]}}),
+        )
+        .unwrap();
+    let raise = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["title"] == "Raise the ceiling: max-steps = 10000 in run configuration `spin` (Vox.toml)")
+        .unwrap_or_else(|| panic!("{actions:#}"));
+    apply_workspace_edit(&raise["edit"], lsp.utf8);
+    assert_eq!(
+        std::fs::read_to_string(ws.path("Vox.toml")).unwrap(),
+        "[run.spin]\nscript = \"spin.vox\"\ncaps = []\nmax-steps = 10000\n"
+    );
+    assert_eq!(lsp.shutdown(), Some(0));
 }

@@ -119,6 +119,7 @@ mod tests {
         assert_eq!(position(&rope, Encoding::Utf16, 3), Position::new(0, 2));
         assert_eq!(position(&rope, Encoding::Utf8, 7), Position::new(0, 7));
         assert_eq!(position(&rope, Encoding::Utf16, 7), Position::new(0, 4));
-        assert_eq!(position(&rope, Encoding::Utf8, 15), Position::new(2, 0));
+        assert_eq!(position(&rope, Encoding::Utf8, 14), Position::new(2, 0));
+        assert_eq!(position(&rope, Encoding::Utf8, 15), Position::new(2, 1));
     }
 }

@@ -271,6 +271,14 @@ pub async fn execute(backend: &Backend, params: ExecuteCommandParams) -> Result<
             }
             Ok(None)
         }
+        // For the isolation test only: a handler that panics must fail alone.
+        "vox.debug.panic" if std::env::var_os("VOX_LSP_DEBUG").is_some() => {
+            backend
+                .on_snapshot("vox.debug.panic", |_| -> Result<Option<Value>> {
+                    panic!("a deliberate panic (VOX_LSP_DEBUG)")
+                })
+                .await
+        }
         other => Err(Error::invalid_params(format!("unknown command {other:?}"))),
     }
 }

@@ -61,9 +61,10 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
         }
     }
 
-    /// Drops bytes up to the next `Content-Length` (or all but a possible partial one).
-    fn resync(&mut self) {
-        let skip_from = 1.min(self.buf.len());
+    /// Drops bytes up to the next `Content-Length` at or after `from` (or all but a possible
+    /// partial one).
+    fn resync(&mut self, from: usize) {
+        let skip_from = from.min(self.buf.len());
         match find(&self.buf[skip_from..], b"Content-Length") {
             Some(i) => {
                 self.buf.drain(..skip_from + i);
@@ -105,7 +106,7 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
                 }
                 let Some(n) = len.filter(|_| bad.is_none()) else {
                     self.buf.drain(..end + 4);
-                    self.resync();
+                    self.resync(0);
                     return Frame::BadHeader(
                         bad.unwrap_or_else(|| "missing Content-Length header".into()),
                     );
@@ -121,7 +122,7 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
                 return Frame::Body(body);
             }
             if self.buf.len() > MAX_HEADER {
-                self.resync();
+                self.resync(1);
                 return Frame::BadHeader("header too long".into());
             }
             if !self.fill().await {
@@ -276,4 +277,44 @@ pub async fn serve<I, O>(
     let _ = tokio::time::timeout(std::time::Duration::from_secs(2), relay).await;
     drop(out_tx);
     let _ = tokio::time::timeout(std::time::Duration::from_secs(2), writer).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(body: &str) -> Option<i64> {
+        match check_message(body.as_bytes()) {
+            Ok(()) => None,
+            Err(Some(v)) => v["error"]["code"].as_i64(),
+            Err(None) => Some(0),
+        }
+    }
+
+    #[test]
+    fn messages_are_checked() {
+        assert_eq!(code(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#), None);
+        assert_eq!(code(r#"{"jsonrpc":"2.0","method":"initialized"}"#), None);
+        assert_eq!(code(r#"{"jsonrpc":"2.0","id":"a","result":null}"#), None);
+        assert_eq!(code("{"), Some(-32700));
+        assert_eq!(code("[]"), Some(-32600));
+        assert_eq!(code(r#"{"jsonrpc":"1.0","id":1,"method":"x"}"#), Some(-32600));
+        assert_eq!(code(r#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#), Some(-32600));
+        assert_eq!(code(r#"{"jsonrpc":"2.0","id":1,"method":3}"#), Some(-32600));
+        assert_eq!(code(r#"{"jsonrpc":"2.0","id":1,"method":"x","params":"s"}"#), Some(-32600));
+        // Notifications and stray responses that cannot be answered are dropped.
+        assert_eq!(code(r#"{"jsonrpc":"2.0","method":3}"#), Some(0));
+        assert_eq!(code(r#"{"jsonrpc":"2.0","id":1}"#), Some(0));
+    }
+
+    #[tokio::test]
+    async fn frames_resync_after_garbage() {
+        let input: &[u8] = b"Content-Length: 2\r\n\r\n{}junk\r\n\r\nContent-Length: x\r\n\r\nContent-Length: 3\r\n\r\n[1]";
+        let mut r = FrameReader::new(input);
+        assert!(matches!(r.next().await, Frame::Body(b) if b == b"{}"));
+        assert!(matches!(r.next().await, Frame::BadHeader(_)));
+        assert!(matches!(r.next().await, Frame::BadHeader(_)));
+        assert!(matches!(r.next().await, Frame::Body(b) if b == b"[1]"));
+        assert!(matches!(r.next().await, Frame::Eof));
+    }
 }

@@ -107,6 +107,7 @@ impl Lsp {
     pub fn spawn(root: &Path) -> Lsp {
         let mut child = Command::new(env!("CARGO_BIN_EXE_vox"))
             .arg("lsp")
+            .env("VOX_LSP_DEBUG", "1")
             .current_dir(root)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
