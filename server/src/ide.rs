@@ -166,6 +166,8 @@ pub struct FileView {
     pub tree: std::sync::Arc<SyntaxTree>,
     pub defs: Vec<Def>,
     pub rope: Rope,
+    /// Per import: the target's path and its public functions.
+    pub imports: Vec<Option<(PathBuf, Vec<Def>)>>,
 }
 
 impl FileView {
@@ -176,12 +178,24 @@ impl FileView {
         let file = snap.file(path)?;
         let tree = vox_analysis::parse(&snap.db, file).clone();
         let defs = defs(&tree);
+        let imports = import_targets(snap, file)
+            .into_iter()
+            .map(|t| {
+                let t = t?;
+                let pubs = self::defs(vox_analysis::parse(&snap.db, t))
+                    .into_iter()
+                    .filter(|d| d.kind == DefKind::Fn && d.is_pub)
+                    .collect();
+                Some((t.path(&snap.db).clone(), pubs))
+            })
+            .collect();
         Some(FileView {
             path: path.to_path_buf(),
             file,
             tree,
             defs,
             rope: snap.rope(path),
+            imports,
         })
     }
 
@@ -228,14 +242,12 @@ impl FileView {
     }
 }
 
-/// The `pub fn NAME` of an import target.
-fn imported_fn(snap: &Snapshot, target: SourceFile, name: &str) -> Option<Target> {
-    let path = target.path(&snap.db).clone();
-    let tree = vox_analysis::parse(&snap.db, target);
-    defs(tree)
-        .into_iter()
-        .find(|d| d.kind == DefKind::Fn && d.is_pub && d.name == name)
-        .map(|d| Target::Def(path, d))
+/// The `pub fn NAME` of the file's `idx`-th import.
+fn imported_fn(view: &FileView, idx: usize, name: &str) -> Option<Target> {
+    let (path, pubs) = view.imports.get(idx)?.as_ref()?;
+    pubs.iter()
+        .find(|d| d.name == name)
+        .map(|d| Target::Def(path.clone(), d.clone()))
 }
 
 fn import_targets(snap: &Snapshot, file: SourceFile) -> Vec<Option<SourceFile>> {
@@ -250,7 +262,7 @@ fn import_targets(snap: &Snapshot, file: SourceFile) -> Vec<Option<SourceFile>> 
 }
 
 /// What the identifier token `tok` names.
-pub fn resolve(snap: &Snapshot, view: &FileView, tok: SyntaxToken<'_>) -> Option<Target> {
+pub fn resolve(_snap: &Snapshot, view: &FileView, tok: SyntaxToken<'_>) -> Option<Target> {
     let name = tok.text().to_string();
     let at = tok.range().start;
     // A definition site.
@@ -268,8 +280,8 @@ pub fn resolve(snap: &Snapshot, view: &FileView, tok: SyntaxToken<'_>) -> Option
                 return Some(Target::Def(view.path.clone(), d.clone()));
             }
             // Bare names of imported files' pub fns.
-            for t in import_targets(snap, view.file).into_iter().flatten() {
-                if let Some(found) = imported_fn(snap, t, &name) {
+            for idx in 0..view.imports.len() {
+                if let Some(found) = imported_fn(view, idx, &name) {
                     return Some(found);
                 }
             }
@@ -306,8 +318,7 @@ pub fn resolve(snap: &Snapshot, view: &FileView, tok: SyntaxToken<'_>) -> Option
                 let idx = imports
                     .iter()
                     .position(|n| n.range() == alias.node)?;
-                let target = import_targets(snap, view.file).get(idx).copied().flatten()?;
-                return imported_fn(snap, target, &name);
+                return imported_fn(view, idx, &name);
             }
             if catalog().is_namespace(&rname) {
                 let r = catalog().lookup(&rname, &name)?;
