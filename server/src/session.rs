@@ -190,10 +190,24 @@ impl Session {
         let config = Arc::new(vox_caps::config::load_workspace(&root));
         let exclude = exclude_override(&root, &config.lint.exclude);
         let mut files = BTreeMap::new();
-        for p in walk(&root, exclude.as_ref()) {
-            if let Ok(text) = std::fs::read(&p) {
-                files.insert(p.clone(), SourceFile::new(&db, p, Arc::from(text)));
+        let mut todo: Vec<PathBuf> = walk(&root, exclude.as_ref());
+        // Imported files outside the walk (as the CLI's loader adds them), found with a plain
+        // parse: nothing of the analysis is computed before a file is looked at.
+        while let Some(p) = todo.pop() {
+            if files.contains_key(&p) {
+                continue;
             }
+            let Ok(text) = std::fs::read(&p) else { continue };
+            if text.windows(6).any(|w| w == b"import") {
+                let tree = vox_syntax::parse(&text);
+                for imp in vox_hir::file_imports(&tree) {
+                    let target = vox_analysis::import_path(&p, &imp.path);
+                    if !files.contains_key(&target) && target.is_file() {
+                        todo.push(target);
+                    }
+                }
+            }
+            files.insert(p.clone(), SourceFile::new(&db, p, Arc::from(text)));
         }
         let files = Arc::new(files);
         let ws = Workspace::new(&db, root.clone(), files.clone());
@@ -214,8 +228,6 @@ impl Session {
             revision: 0,
         };
         s.opts = s.lint_options();
-        let all: Vec<SourceFile> = s.files.values().copied().collect();
-        s.follow_imports(&all);
         s
     }
 
