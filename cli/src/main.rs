@@ -48,6 +48,12 @@ enum Command {
     Lint(lint::LintFlags),
     /// Print the least `--caps` set a script needs; check run configurations against it.
     Caps(caps::CapsFlags),
+    /// Serve the language server protocol on standard input and output (editors.md §2).
+    Lsp {
+        /// Accepted for clients that pass it; stdio is the only transport.
+        #[arg(long)]
+        stdio: bool,
+    },
     /// Report what this host can enforce (the child jail) and where vox and its configuration are.
     Doctor,
     /// Run the @test functions of a file or of every .vox file under a directory.
@@ -98,6 +104,7 @@ fn main() -> ExitCode {
             only,
         } => run::test(flags, target, only),
         Command::Doctor => doctor::run(),
+        Command::Lsp { stdio: _ } => vox_server::run_stdio(),
         Command::Lint(flags) => lint::run(flags),
         Command::Caps(flags) => caps::run(flags),
     };

@@ -1,0 +1,291 @@
+//! Running scripts from the editor over stdio (decision 41): `vox.run` streams output and
+//! exit, `vox.stop` leaves no process behind (decision 48), a denial becomes a diagnostic with
+//! its grant fix, `vox.runTest`, `vox.showCaps`, and the code lenses that call them.
+
+mod common;
+mod lsp_common;
+
+use std::time::{Duration, Instant};
+
+use lsp_common::{apply_workspace_edit, uri, Lsp, TempDir};
+use serde_json::{json, Value};
+
+fn run(lsp: &mut Lsp, command: &str, args: Value) -> u64 {
+    let r = lsp
+        .request(
+            "workspace/executeCommand",
+            json!({"command": command, "arguments": [args]}),
+        )
+        .unwrap();
+    r["runId"].as_u64().unwrap()
+}
+
+/// Collects `vox/runOutput` of a run until its `vox/runExit`: (stdout, stderr, code).
+fn collect(lsp: &mut Lsp, id: u64) -> (String, String, i64) {
+    let (mut out, mut err) = (String::new(), String::new());
+    loop {
+        let m = lsp.wait_for("run notifications", |m| {
+            (m["method"] == "vox/runOutput" || m["method"] == "vox/runExit")
+                && m["params"]["runId"] == id
+        });
+        let p = &m["params"];
+        // Every vox/* notification matches its schema (decision 37).
+        let schema = if m["method"] == "vox/runExit" { "lsp-run-exit" } else { "lsp-run-output" };
+        let schema: Value = serde_json::from_str(
+            &std::fs::read_to_string(lsp_common::repo().join(format!("docs/schemas/{schema}.schema.json"))).unwrap(),
+        )
+        .unwrap();
+        common::validate(&schema, p).unwrap();
+        if m["method"] == "vox/runExit" {
+            return (out, err, p["code"].as_i64().unwrap());
+        }
+        match p["stream"].as_str().unwrap() {
+            "stdout" => out.push_str(p["text"].as_str().unwrap()),
+            "stderr" => err.push_str(p["text"].as_str().unwrap()),
+            s => panic!("unknown stream {s}"),
+        }
+    }
+}
+
+/// Processes whose command line contains `needle`.
+fn processes_with(needle: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if let Ok(cmd) = std::fs::read(e.path().join("cmdline")) {
+            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+            if cmd.contains(needle) {
+                out.push(pid);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn run_streams_output_and_exit() {
+    let ws = TempDir::new("run");
+    ws.write("data/input.txt", "hello from data\n");
+    let text = "fn main() {\n    print(\"one\")\n    let t = fs.read(\"data/input.txt\")\n    print(t.unwrap().trim())\n    log.warn(\"careful\")\n    process.exit(3)\n}\n";
+    let a = ws.write("a.vox", text);
+    let mut lsp = Lsp::start(&ws.0, "vscode");
+    lsp.open(&a, text);
+    // No run configuration: the inferred caps (fs:ro=data), never allow-all.
+    let id = run(&mut lsp, "vox.run", json!({"uri": uri(&a)}));
+    let (out, err, code) = collect(&mut lsp, id);
+    assert_eq!(out, "one\nhello from data\n");
+    assert_eq!(err, "warn: careful\n");
+    assert_eq!(code, 3);
+    // Progress while it ran.
+    assert!(lsp
+        .server_requests
+        .iter()
+        .any(|(m, _)| m == "window/workDoneProgress/create"));
+    assert_eq!(lsp.shutdown(), Some(0));
+}
+
+#[test]
+fn run_test_and_show_caps_and_lenses() {
+    let ws = TempDir::new("lens");
+    let text = "fn main() {\n    print(env.get(\"HOME\").is_some())\n}\n\n@test\nfn adds() {\n    assert(1 + 1 == 2)\n}\n";
+    let a = ws.write("a.vox", text);
+    let mut lsp = Lsp::start(&ws.0, "neovim");
+    lsp.open(&a, text);
+    let lenses = lsp
+        .request("textDocument/codeLens", json!({"textDocument": {"uri": uri(&a)}}))
+        .unwrap();
+    let lenses = lenses.as_array().unwrap();
+    let titles: Vec<&str> = lenses
+        .iter()
+        .map(|l| l["command"]["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(titles, ["▶ Run", "caps: env:ro", "▶ Run test"]);
+    assert_eq!(lenses[0]["range"]["start"]["line"], 0);
+    assert_eq!(lenses[1]["command"]["command"], "vox.showCaps");
+    assert_eq!(lenses[2]["range"]["start"]["line"], 4);
+    assert_eq!(lenses[2]["command"]["arguments"][0]["test"], "adds");
+    let caps = lsp
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "vox.showCaps", "arguments": [{"uri": uri(&a)}]}),
+        )
+        .unwrap();
+    assert_eq!(caps["tokens"], json!(["env:ro"]));
+    assert_eq!(caps["needed_by"], json!({"env:ro": ["env.get"]}));
+    assert_eq!(caps["notes"], json!([]));
+    let id = run(&mut lsp, "vox.runTest", json!({"uri": uri(&a), "test": "adds"}));
+    let (out, _err, code) = collect(&mut lsp, id);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("adds"), "{out}");
+    assert_eq!(lsp.shutdown(), Some(0));
+}
+
+#[test]
+fn stop_leaves_no_process_behind() {
+    let ws = TempDir::new("stop");
+    let marker = format!("{}", 900000 + std::process::id() % 99999);
+    let text = format!(
+        "fn main() {{\n    process.spawn_background(\"sleep\", [\"{marker}\"])\n    let r = process.run_capture(\"sh\", [\"-c\", \"sleep {marker} & sleep {marker}\"])\n    loop {{\n    }}\n}}\n"
+    );
+    let a = ws.write("spin.vox", &text);
+    ws.write(
+        "Vox.toml",
+        "[run.spin]\nscript = \"spin.vox\"\ncaps = [\"process:allow\"]\nmax-steps = 0\n",
+    );
+    let mut lsp = Lsp::start(&ws.0, "vscode");
+    lsp.open(&a, &text);
+    let id = run(&mut lsp, "vox.run", json!({"uri": uri(&a)}));
+    // Wait until the grandchildren run.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while processes_with(&format!("sleep {marker}")).len() < 2 {
+        assert!(Instant::now() < deadline, "the script's children never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!processes_with(&ws.0.to_string_lossy()).is_empty());
+    let r = lsp
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "vox.stop", "arguments": [{"runId": id}]}),
+        )
+        .unwrap();
+    assert_eq!(r["stopped"], true);
+    let (_, _, code) = collect(&mut lsp, id);
+    assert_ne!(code, 0);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left = processes_with(&format!("sleep {marker}"));
+        let runs = processes_with(&ws.0.to_string_lossy());
+        if left.is_empty() && runs.is_empty() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "processes left behind: {left:?} {runs:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Stopping a finished run says so.
+    let r = lsp
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "vox.stop", "arguments": [{"runId": id}]}),
+        )
+        .unwrap();
+    assert_eq!(r["stopped"], false);
+    assert_eq!(lsp.shutdown(), Some(0));
+}
+
+fn denial(client: &str) {
+    let ws = TempDir::new("deny");
+    ws.write("data/input.txt", "x\n");
+    let text = "fn main() {\n    print(\"start\")\n    let t = fs.read(\"data/input.txt\")\n    print(t)\n}\n";
+    let a = ws.write("deny.vox", text);
+    let toml = "# runs of the denial test\n[run.deny]\nscript = \"deny.vox\"\ncaps = []  # nothing yet\n";
+    ws.write("Vox.toml", toml);
+    let mut lsp = Lsp::start(&ws.0, client);
+    lsp.open(&a, text);
+    let id = run(&mut lsp, "vox.run", json!({"uri": uri(&a)}));
+    let (out, err, code) = collect(&mut lsp, id);
+    assert_eq!(code, 77, "{out}{err}");
+    assert_eq!(out, "start\n");
+    assert!(err.contains("capability denied: fs.read"), "{err}");
+    // The denial is a diagnostic at the call, from the run.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let d = loop {
+        let diags = lsp.diagnostics(&a);
+        if let Some(d) = diags.iter().find(|d| d["code"] == "caps.denied") {
+            break d.clone();
+        }
+        assert!(Instant::now() < deadline, "no run diagnostic: {diags:?}");
+    };
+    assert_eq!(d["source"], "vox run");
+    assert_eq!(d["range"]["start"], json!({"line": 2, "character": 12}));
+    assert_eq!(d["range"]["end"], json!({"line": 2, "character": 37}));
+    // Its quick fix grants the token in the run configuration.
+    let actions = lsp
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri(&a)}, "range": d["range"], "context": {"diagnostics": [d], "only": ["quickfix"]}}),
+        )
+        .unwrap();
+    let grant = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["title"] == "Grant `fs:ro=data` in run configuration `deny` (Vox.toml)")
+        .unwrap_or_else(|| panic!("{actions:#}"));
+    assert_eq!(grant["diagnostics"][0]["code"], "caps.denied");
+    apply_workspace_edit(&grant["edit"], lsp.utf8);
+    assert_eq!(
+        std::fs::read_to_string(ws.path("Vox.toml")).unwrap(),
+        "# runs of the denial test\n[run.deny]\nscript = \"deny.vox\"\ncaps = [\"fs:ro=data\"]  # nothing yet\n"
+    );
+    // Run again with the grant: no denial, and the run diagnostic is gone.
+    lsp.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&ws.path("Vox.toml")), "type": 2}]}),
+    );
+    let id = run(&mut lsp, "vox.run", json!({"uri": uri(&a)}));
+    let (out, _, code) = collect(&mut lsp, id);
+    assert_eq!((out.as_str(), code), ("start\nOk(x\n)\n", 0));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let diags = lsp.diagnostics(&a);
+        if diags.iter().all(|d| d["source"] != "vox run") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the run diagnostic stayed: {diags:?}");
+    }
+    assert_eq!(lsp.shutdown(), Some(0));
+}
+
+#[test]
+fn denial_becomes_a_diagnostic_with_its_grant_fix_pull() {
+    denial("vscode");
+}
+
+#[test]
+fn denial_becomes_a_diagnostic_with_its_grant_fix_push() {
+    denial("push-only");
+}
+
+#[test]
+fn ceiling_becomes_a_diagnostic_with_a_raise_fix() {
+    let ws = TempDir::new("ceiling");
+    let text = "fn main() {\n    let mut i = 0\n    while i < 1000000 {\n        i = i + 1\n    }\n    print(i)\n}\n";
+    let a = ws.write("spin.vox", text);
+    ws.write("Vox.toml", "[run.spin]\nscript = \"spin.vox\"\ncaps = []\nmax-steps = 1000\n");
+    let mut lsp = Lsp::start(&ws.0, "neovim");
+    lsp.open(&a, text);
+    let id = run(&mut lsp, "vox.run", json!({"uri": uri(&a), "config": "spin"}));
+    let (_, err, code) = collect(&mut lsp, id);
+    assert_eq!(code, 78, "{err}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let d = loop {
+        let diags = lsp.diagnostics(&a);
+        if let Some(d) = diags.iter().find(|d| d["code"] == "ceiling.steps") {
+            break d.clone();
+        }
+        assert!(Instant::now() < deadline, "no ceiling diagnostic: {diags:?}");
+    };
+    let actions = lsp
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri(&a)}, "range": d["range"], "context": {"diagnostics": [d]}}),
+        )
+        .unwrap();
+    let raise = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["title"] == "Raise the ceiling: max-steps = 10000 in run configuration `spin` (Vox.toml)")
+        .unwrap_or_else(|| panic!("{actions:#}"));
+    apply_workspace_edit(&raise["edit"], lsp.utf8);
+    assert_eq!(
+        std::fs::read_to_string(ws.path("Vox.toml")).unwrap(),
+        "[run.spin]\nscript = \"spin.vox\"\ncaps = []\nmax-steps = 10000\n"
+    );
+    assert_eq!(lsp.shutdown(), Some(0));
+}

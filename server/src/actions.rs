@@ -1,0 +1,656 @@
+//! Code actions (editors.md §2): every fix of a finding as a quick fix; `source.fixAll.vox`
+//! (the safe fixes, as `vox lint --fix` applies them); "Suppress CODE with a reason"; C001 and
+//! C002 fixes that edit the run configuration; the three "Run with inferred capabilities"
+//! actions; replacing the legacy directive; and the fixes of run diagnostics (grant the token,
+//! raise the ceiling). Configuration edits go through `vox_caps::config` (comments and layout
+//! kept). Edits that grant capabilities carry a `needsConfirmation` change annotation when the
+//! client supports them; other files are edited with `documentChanges` (and `CreateFile`) when
+//! the client supports them, else with `changes`.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::*;
+use vox_caps::config::{ConfigKind, RunConfig};
+use vox_lints::{Applicability, Finding};
+use vox_syntax::TextRange;
+
+use crate::convert;
+use crate::diagnostics::{to_diagnostic, uri_of, Ropes};
+use crate::runs::{inferred_tokens, RunDiagnostic};
+use crate::session::{config_path, is_script, Snapshot};
+use crate::{lock, path_of, ClientCaps, Shared};
+
+pub const FIX_ALL: &str = "source.fixAll.vox";
+pub const RUN_CONFIG_TITLE: &str = "Run with inferred capabilities: add to";
+const GRANT: &str = "vox.grant";
+
+/// One file's change in byte terms.
+pub enum Change {
+    Edit {
+        path: PathBuf,
+        edits: Vec<(TextRange, String)>,
+    },
+    Create {
+        path: PathBuf,
+        text: String,
+    },
+}
+
+/// Builds the protocol edit the client can apply.
+pub fn workspace_edit(
+    snap: &Snapshot,
+    caps: &ClientCaps,
+    changes: Vec<Change>,
+    grant: Option<String>,
+) -> WorkspaceEdit {
+    let enc = snap.encoding;
+    let annotate = grant.is_some() && caps.change_annotations && caps.document_changes;
+    let text_edits = |path: &Path, edits: &[(TextRange, String)]| -> Vec<TextEdit> {
+        let rope = snap.rope(path);
+        edits
+            .iter()
+            .map(|(r, t)| TextEdit::new(convert::range(&rope, enc, *r), t.clone()))
+            .collect()
+    };
+    let wrap = |edits: Vec<TextEdit>| -> Vec<OneOf<TextEdit, AnnotatedTextEdit>> {
+        edits
+            .into_iter()
+            .map(|e| {
+                if annotate {
+                    OneOf::Right(AnnotatedTextEdit {
+                        text_edit: e,
+                        annotation_id: GRANT.into(),
+                    })
+                } else {
+                    OneOf::Left(e)
+                }
+            })
+            .collect()
+    };
+    let annotations = annotate.then(|| {
+        let mut m = HashMap::new();
+        m.insert(
+            GRANT.to_string(),
+            ChangeAnnotation {
+                label: "Grant capabilities".into(),
+                needs_confirmation: Some(true),
+                description: grant.clone(),
+            },
+        );
+        m
+    });
+    if caps.document_changes {
+        let mut ops: Vec<DocumentChangeOperation> = Vec::new();
+        for c in changes {
+            match c {
+                Change::Edit { path, edits } => {
+                    let Some(uri) = uri_of(&path) else { continue };
+                    let version = snap.docs.get(&path).map(|d| d.version);
+                    ops.push(DocumentChangeOperation::Edit(TextDocumentEdit {
+                        text_document: OptionalVersionedTextDocumentIdentifier { uri, version },
+                        edits: wrap(text_edits(&path, &edits)),
+                    }));
+                }
+                Change::Create { path, text } => {
+                    let Some(uri) = uri_of(&path) else { continue };
+                    if caps.create_files {
+                        ops.push(DocumentChangeOperation::Op(ResourceOp::Create(CreateFile {
+                            uri: uri.clone(),
+                            options: Some(CreateFileOptions {
+                                overwrite: Some(false),
+                                ignore_if_exists: Some(true),
+                            }),
+                            annotation_id: annotate.then(|| GRANT.to_string()),
+                        })));
+                    }
+                    let insert = TextEdit::new(Range::default(), text);
+                    ops.push(DocumentChangeOperation::Edit(TextDocumentEdit {
+                        text_document: OptionalVersionedTextDocumentIdentifier {
+                            uri,
+                            version: None,
+                        },
+                        edits: wrap(vec![insert]),
+                    }));
+                }
+            }
+        }
+        WorkspaceEdit {
+            changes: None,
+            document_changes: Some(DocumentChanges::Operations(ops)),
+            change_annotations: annotations,
+        }
+    } else {
+        let mut map: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
+        for c in changes {
+            match c {
+                Change::Edit { path, edits } => {
+                    if let Some(uri) = uri_of(&path) {
+                        map.entry(uri).or_default().extend(text_edits(&path, &edits));
+                    }
+                }
+                Change::Create { path, text } => {
+                    if let Some(uri) = uri_of(&path) {
+                        map.entry(uri)
+                            .or_default()
+                            .push(TextEdit::new(Range::default(), text));
+                    }
+                }
+            }
+        }
+        WorkspaceEdit {
+            changes: Some(map),
+            document_changes: None,
+            change_annotations: None,
+        }
+    }
+}
+
+/// The smallest single edit turning `old` into `new`.
+pub fn minimal_edit(old: &str, new: &str) -> (TextRange, String) {
+    let mut pre = old
+        .bytes()
+        .zip(new.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !old.is_char_boundary(pre) || !new.is_char_boundary(pre) {
+        pre -= 1;
+    }
+    let max_suf = old.len().min(new.len()) - pre;
+    let mut suf = old
+        .bytes()
+        .rev()
+        .zip(new.bytes().rev())
+        .take(max_suf)
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !old.is_char_boundary(old.len() - suf) || !new.is_char_boundary(new.len() - suf) {
+        suf -= 1;
+    }
+    (
+        TextRange::new(pre as u32, (old.len() - suf) as u32),
+        new[pre..new.len() - suf].to_string(),
+    )
+}
+
+/// The script's path as run configurations write it: relative to the root, with `/`.
+pub fn script_rel(root: &Path, script: &Path) -> String {
+    let rel = script.strip_prefix(root).unwrap_or(script);
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The edit setting the caps of the run configuration of `script` in the file of `kind`
+/// (created if missing): the entry `entry` in Vox.toml, the entry for the script in the JSON
+/// files (a new one labelled `entry`).
+pub fn config_change(
+    snap: &Snapshot,
+    kind: ConfigKind,
+    file: &Path,
+    script: &Path,
+    entry: &str,
+    caps: &[String],
+) -> std::result::Result<Change, String> {
+    let old = snap.text(file);
+    let exists = old.is_some();
+    let old = old.unwrap_or_default();
+    let rel = script_rel(&snap.root, script);
+    let new = match kind {
+        ConfigKind::VoxToml => vox_caps::config::set_caps_vox_toml(&old, entry, &rel, caps),
+        ConfigKind::Tasks => vox_caps::config::set_caps_tasks_json(&old, &rel, entry, caps),
+        ConfigKind::Launch => vox_caps::config::set_caps_launch_json(&old, &rel, entry, caps),
+    }
+    .map_err(|e| e.message)?;
+    Ok(text_change(file, exists, &old, new))
+}
+
+fn text_change(file: &Path, exists: bool, old: &str, new: String) -> Change {
+    if exists {
+        let (r, t) = minimal_edit(old, &new);
+        Change::Edit {
+            path: file.to_path_buf(),
+            edits: vec![(r, t)],
+        }
+    } else {
+        Change::Create {
+            path: file.to_path_buf(),
+            text: new,
+        }
+    }
+}
+
+/// The entry name for a new run configuration of `script` in the file of `kind`, or the name of
+/// the one it has there.
+fn entry_for(snap: &Snapshot, kind: ConfigKind, script: &Path) -> String {
+    if let Some(r) = snap
+        .info
+        .runs_for(script)
+        .into_iter()
+        .find(|r| r.origin.kind == kind)
+    {
+        return r.name.clone();
+    }
+    let names: Vec<String> = snap
+        .config
+        .runs
+        .iter()
+        .filter(|r| r.origin.kind == kind)
+        .map(|r| r.name.clone())
+        .collect();
+    vox_caps::config::entry_name_for(script, &names)
+}
+
+fn action(title: String, kind: CodeActionKind, edit: WorkspaceEdit) -> CodeAction {
+    CodeAction {
+        title,
+        kind: Some(kind),
+        edit: Some(edit),
+        ..CodeAction::default()
+    }
+}
+
+fn overlaps(a: TextRange, b: TextRange) -> bool {
+    a.start <= b.end && b.start <= a.end
+}
+
+/// `run configuration \`NAME\`` in a C001/C002 message.
+fn run_name(message: &str) -> Option<&str> {
+    let rest = message.split_once("run configuration `")?.1;
+    rest.split_once('`').map(|(n, _)| n)
+}
+
+/// `add "TOKEN"` / `remove "TOKEN"` in a C001/C002 help.
+fn quoted_token<'a>(help: &'a str, verb: &str) -> Option<&'a str> {
+    let rest = help.split_once(&format!("{verb} \""))?.1;
+    rest.split_once('"').map(|(t, _)| t)
+}
+
+fn config_of<'a>(snap: &'a Snapshot, script: &Path, name: &str) -> Option<&'a RunConfig> {
+    snap.info
+        .runs_for(script)
+        .into_iter()
+        .find(|r| r.name == name)
+}
+
+/// The C001/C002 fix: the caps of the named run configuration with a token added or removed.
+fn caps_fix(snap: &Snapshot, caps: &ClientCaps, f: &Finding, script: &Path) -> Option<CodeAction> {
+    let name = run_name(&f.message)?;
+    let help = f.help.as_deref()?;
+    let run = config_of(snap, script, name)?;
+    let mut list = run.caps.clone().unwrap_or_default();
+    let (title, grant) = if f.code == "C001" {
+        let token = quoted_token(help, "add")?;
+        if !list.iter().any(|t| t == token) {
+            list.push(token.to_string());
+        }
+        (
+            format!("Add \"{token}\" to run configuration `{name}` ({})", run.origin.kind.file_name()),
+            Some(format!("grants {token} to `{name}`")),
+        )
+    } else {
+        let token = quoted_token(help, "remove")?;
+        list.retain(|t| t != token);
+        (
+            format!("Remove \"{token}\" from run configuration `{name}` ({})", run.origin.kind.file_name()),
+            None,
+        )
+    };
+    let change = config_change(snap, run.origin.kind, &run.origin.file, script, name, &list).ok()?;
+    Some(action(
+        title,
+        CodeActionKind::QUICKFIX,
+        workspace_edit(snap, caps, vec![change], grant),
+    ))
+}
+
+fn suppressible(code: &str) -> bool {
+    vox_lints::rule(code).is_some() && !code.starts_with('L')
+}
+
+/// Inserts `// vox:allow(CODE): ` on a line of its own above the finding's line.
+fn suppress_action(
+    snap: &Snapshot,
+    caps: &ClientCaps,
+    f: &Finding,
+    diag: &Diagnostic,
+) -> Option<CodeAction> {
+    let rope = snap.rope(&f.file);
+    let pos = convert::position(&rope, convert::Encoding::Utf8, f.range.start);
+    let line = pos.line as usize;
+    let line_start = rope.line_to_byte(line.min(rope.len_lines().saturating_sub(1)));
+    let line_text: String = rope.line(line.min(rope.len_lines().saturating_sub(1))).to_string();
+    let indent: String = line_text
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect();
+    let comment = format!("{indent}// vox:allow({}): ", f.code);
+    let nl = if line_text.ends_with("\r\n") { "\r\n" } else { "\n" };
+    let at = TextRange::new(line_start as u32, line_start as u32);
+    let edit = workspace_edit(
+        snap,
+        caps,
+        vec![Change::Edit {
+            path: f.file.clone(),
+            edits: vec![(at, format!("{comment}{nl}"))],
+        }],
+        None,
+    );
+    let uri = uri_of(&f.file)?;
+    // The cursor goes after the colon, where the reason is written.
+    let cursor_col = match snap.encoding {
+        convert::Encoding::Utf8 => comment.len(),
+        convert::Encoding::Utf16 => comment.encode_utf16().count(),
+    };
+    let cursor = Position::new(line as u32, cursor_col as u32);
+    Some(CodeAction {
+        title: format!("Suppress {} with a reason", f.code),
+        kind: Some(CodeActionKind::QUICKFIX),
+        diagnostics: Some(vec![diag.clone()]),
+        edit: Some(edit),
+        command: Some(Command {
+            title: "Write the reason".into(),
+            command: "vox.revealSuppression".into(),
+            arguments: Some(vec![serde_json::json!({"uri": uri.as_str(), "position": cursor})]),
+        }),
+        ..CodeAction::default()
+    })
+}
+
+/// The safe fixes of a file, as `vox lint --fix` takes them: at most one per finding, none
+/// overlapping an edit already taken.
+pub fn fix_all_changes(findings: &[Finding]) -> Vec<Change> {
+    let mut per_file: BTreeMap<PathBuf, Vec<(TextRange, String)>> = BTreeMap::new();
+    for f in findings {
+        let Some(fix) = f
+            .fixes
+            .iter()
+            .find(|x| x.applicability == Applicability::Safe)
+        else {
+            continue;
+        };
+        let clash = fix.edits.iter().any(|e| {
+            per_file.get(&e.file).is_some_and(|taken| {
+                taken.iter().any(|(t, _)| {
+                    t.start < e.range.end.max(e.range.start + 1)
+                        && e.range.start < t.end.max(t.start + 1)
+                })
+            })
+        });
+        if clash {
+            continue;
+        }
+        for e in &fix.edits {
+            per_file
+                .entry(e.file.clone())
+                .or_default()
+                .push((e.range, e.new_text.clone()));
+        }
+    }
+    per_file
+        .into_iter()
+        .map(|(path, mut edits)| {
+            edits.sort_by_key(|(r, _)| (r.start, r.end));
+            Change::Edit { path, edits }
+        })
+        .collect()
+}
+
+/// The three "Run with inferred capabilities" actions.
+fn run_config_actions(snap: &Snapshot, caps: &ClientCaps, script: &Path) -> Vec<CodeAction> {
+    let mut out = Vec::new();
+    for (kind, shown) in [
+        (ConfigKind::VoxToml, "Vox.toml"),
+        (ConfigKind::Tasks, ".vscode/tasks.json"),
+        (ConfigKind::Launch, ".vscode/launch.json"),
+    ] {
+        let existing = snap
+            .info
+            .runs_for(script)
+            .into_iter()
+            .find(|r| r.origin.kind == kind)
+            .cloned();
+        let cwd = existing.as_ref().map_or(snap.root.clone(), |r| r.cwd.clone());
+        let Some(tokens) = inferred_tokens(snap, script, &cwd) else {
+            continue;
+        };
+        let list: Vec<String> = tokens.tokens.iter().map(|t| t.token.clone()).collect();
+        let file = existing
+            .as_ref()
+            .map_or_else(|| config_path(&snap.root, kind), |r| r.origin.file.clone());
+        let entry = entry_for(snap, kind, script);
+        let Ok(change) = config_change(snap, kind, &file, script, &entry, &list) else {
+            continue;
+        };
+        let grant = format!(
+            "grants {} to `{entry}`",
+            if list.is_empty() { "nothing".to_string() } else { list.join(", ") }
+        );
+        out.push(action(
+            format!("{RUN_CONFIG_TITLE} {shown}"),
+            CodeActionKind::REFACTOR,
+            workspace_edit(snap, caps, vec![change], Some(grant)),
+        ));
+    }
+    out
+}
+
+/// "Replace `// vox:caps` directive with a run configuration": a Vox.toml entry with the
+/// inferred set, and the directive line removed.
+fn replace_directive(snap: &Snapshot, caps: &ClientCaps, script: &Path) -> Option<CodeAction> {
+    let text = snap.text(script)?;
+    let d = vox_caps::parse_legacy_directive(&text)?;
+    let tokens = inferred_tokens(snap, script, &snap.root)?;
+    let list: Vec<String> = tokens.tokens.iter().map(|t| t.token.clone()).collect();
+    let entry = entry_for(snap, ConfigKind::VoxToml, script);
+    let file = config_path(&snap.root, ConfigKind::VoxToml);
+    let change = config_change(snap, ConfigKind::VoxToml, &file, script, &entry, &list).ok()?;
+    let end = text[d.range.end..]
+        .find('\n')
+        .map_or(text.len(), |i| d.range.end + i + 1);
+    let del = Change::Edit {
+        path: script.to_path_buf(),
+        edits: vec![(TextRange::new(d.range.start as u32, end as u32), String::new())],
+    };
+    Some(action(
+        "Replace `// vox:caps` directive with a run configuration".into(),
+        CodeActionKind::REFACTOR_REWRITE,
+        workspace_edit(snap, caps, vec![change, del], Some(format!("grants {}", list.join(", ")))),
+    ))
+}
+
+/// Sets a ceiling of `[run.NAME]` in Vox.toml text (toml_edit keeps the rest as written).
+fn set_ceiling_toml(text: &str, entry: &str, key: &str, value: i64) -> Option<String> {
+    let mut doc: toml_edit::DocumentMut = text.parse().ok()?;
+    let run = doc.get_mut("run")?.as_table_like_mut()?;
+    let t = run.get_mut(entry)?.as_table_like_mut()?;
+    t.insert(key, toml_edit::value(value));
+    Some(doc.to_string())
+}
+
+/// A raised ceiling: ten times the limit that was hit.
+fn raised(flag: &str, limit: &str) -> Option<i64> {
+    let n: i64 = if flag == "timeout" {
+        vox_caps::parse_duration_secs(limit).ok()? as i64
+    } else {
+        vox_caps::parse_size(limit).ok()? as i64
+    };
+    n.checked_mul(10).filter(|v| *v > 0)
+}
+
+/// Quick fixes of a run diagnostic: grant the token, or raise the ceiling, in the run
+/// configuration the run used (a new Vox.toml entry when it had none).
+fn run_fixes(snap: &Snapshot, caps: &ClientCaps, script: &Path, rd: &RunDiagnostic) -> Vec<CodeAction> {
+    let mut out = Vec::new();
+    let diag = rd.diagnostic.clone();
+    if let Some(token) = &rd.token {
+        let mut list = rd.caps.clone();
+        if !list.contains(token) {
+            list.push(token.clone());
+        }
+        let (kind, file, entry, title) = match &rd.config {
+            Some(c) => (
+                c.origin.kind,
+                c.origin.file.clone(),
+                c.name.clone(),
+                format!(
+                    "Grant `{token}` in run configuration `{}` ({})",
+                    c.name,
+                    c.origin.kind.file_name()
+                ),
+            ),
+            None => (
+                ConfigKind::VoxToml,
+                config_path(&snap.root, ConfigKind::VoxToml),
+                entry_for(snap, ConfigKind::VoxToml, script),
+                format!("Grant `{token}`: add a run configuration to Vox.toml"),
+            ),
+        };
+        if let Ok(change) = config_change(snap, kind, &file, script, &entry, &list) {
+            let mut a = action(
+                title,
+                CodeActionKind::QUICKFIX,
+                workspace_edit(snap, caps, vec![change], Some(format!("grants {token} to `{entry}`"))),
+            );
+            a.diagnostics = Some(vec![diag.clone()]);
+            a.is_preferred = Some(true);
+            out.push(a);
+        }
+    }
+    if let Some((flag, limit)) = &rd.ceiling {
+        let Some(value) = raised(flag, limit) else {
+            return out;
+        };
+        let (file, entry, base) = match &rd.config {
+            Some(c) if c.origin.kind == ConfigKind::VoxToml => {
+                (c.origin.file.clone(), c.name.clone(), snap.text(&c.origin.file))
+            }
+            Some(_) => return out,
+            None => {
+                let file = config_path(&snap.root, ConfigKind::VoxToml);
+                let entry = entry_for(snap, ConfigKind::VoxToml, script);
+                let old = snap.text(&file).unwrap_or_default();
+                let rel = script_rel(&snap.root, script);
+                let with_entry =
+                    vox_caps::config::set_caps_vox_toml(&old, &entry, &rel, &rd.caps).ok();
+                (file, entry, with_entry)
+            }
+        };
+        let Some(base) = base else { return out };
+        let Some(new) = set_ceiling_toml(&base, &entry, flag, value) else {
+            return out;
+        };
+        let old = snap.text(&file);
+        let change = text_change(&file, old.is_some(), &old.unwrap_or_default(), new);
+        let mut a = action(
+            format!("Raise the ceiling: {flag} = {value} in run configuration `{entry}` (Vox.toml)"),
+            CodeActionKind::QUICKFIX,
+            workspace_edit(snap, caps, vec![change], None),
+        );
+        a.diagnostics = Some(vec![diag]);
+        out.push(a);
+    }
+    out
+}
+
+pub fn code_actions(
+    snap: &Snapshot,
+    shared: &Shared,
+    caps: &ClientCaps,
+    params: CodeActionParams,
+) -> Result<Option<CodeActionResponse>> {
+    let Some(path) = path_of(&params.text_document.uri) else {
+        return Ok(None);
+    };
+    if !is_script(&path) || snap.file(&path).is_none() {
+        return Ok(None);
+    }
+    let only = params.context.only.clone();
+    let want = |k: &CodeActionKind| {
+        only.as_ref().is_none_or(|o| {
+            o.iter()
+                .any(|w| k.as_str() == w.as_str() || k.as_str().starts_with(&format!("{}.", w.as_str())))
+        })
+    };
+    let rope = snap.rope(&path);
+    let range = convert::text_range(&rope, snap.encoding, params.range);
+    let findings = snap.findings(&path);
+    let mut ropes = Ropes::new(snap);
+    let mut out: Vec<CodeActionOrCommand> = Vec::new();
+    if want(&CodeActionKind::QUICKFIX) {
+        for f in findings.iter().filter(|f| overlaps(f.range, range)) {
+            let diag = to_diagnostic(f, &mut ropes);
+            for (i, fix) in f.fixes.iter().enumerate() {
+                let changes = fix
+                    .edits
+                    .iter()
+                    .map(|e| Change::Edit {
+                        path: e.file.clone(),
+                        edits: vec![(e.range, e.new_text.clone())],
+                    })
+                    .collect();
+                let mut a = action(
+                    fix.title.clone(),
+                    CodeActionKind::QUICKFIX,
+                    workspace_edit(snap, caps, changes, None),
+                );
+                a.diagnostics = Some(vec![diag.clone()]);
+                a.is_preferred = Some(i == 0 && fix.applicability == Applicability::Safe);
+                out.push(CodeActionOrCommand::CodeAction(a));
+            }
+            if f.code == "C001" || f.code == "C002" {
+                if let Some(mut a) = caps_fix(snap, caps, f, &path) {
+                    a.diagnostics = Some(vec![diag.clone()]);
+                    out.push(CodeActionOrCommand::CodeAction(a));
+                }
+            }
+            if suppressible(&f.code) {
+                if let Some(a) = suppress_action(snap, caps, f, &diag) {
+                    out.push(CodeActionOrCommand::CodeAction(a));
+                }
+            }
+        }
+        let run_diags: Vec<RunDiagnostic> = lock(&shared.run_diags)
+            .get(&path)
+            .cloned()
+            .unwrap_or_default();
+        for rd in &run_diags {
+            let r = convert::text_range(&rope, snap.encoding, rd.diagnostic.range);
+            if overlaps(r, range) {
+                out.extend(
+                    run_fixes(snap, caps, &path, rd)
+                        .into_iter()
+                        .map(CodeActionOrCommand::CodeAction),
+                );
+            }
+        }
+    }
+    let fix_all = CodeActionKind::new(FIX_ALL);
+    if only.as_ref().is_some_and(|o| {
+        o.iter()
+            .any(|w| w.as_str() == FIX_ALL || w.as_str() == "source.fixAll" || w.as_str() == "source")
+    }) || only.is_none()
+    {
+        let changes = fix_all_changes(&findings);
+        if !changes.is_empty() {
+            out.push(CodeActionOrCommand::CodeAction(action(
+                "Fix all safe vox findings".into(),
+                fix_all,
+                workspace_edit(snap, caps, changes, None),
+            )));
+        }
+    }
+    if want(&CodeActionKind::REFACTOR) {
+        out.extend(
+            run_config_actions(snap, caps, &path)
+                .into_iter()
+                .map(CodeActionOrCommand::CodeAction),
+        );
+        if let Some(a) = replace_directive(snap, caps, &path) {
+            out.push(CodeActionOrCommand::CodeAction(a));
+        }
+    }
+    Ok(Some(out))
+}

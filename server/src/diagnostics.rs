@@ -1,0 +1,113 @@
+//! Findings as protocol diagnostics: range in the negotiated unit, severity, code with a link to
+//! the rule's page, the call chain as related information, `unnecessary` for unused
+//! suppressions. Configuration errors (`config.invalid`) land in their file.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use ropey::Rope;
+use tower_lsp_server::ls_types::{
+    CodeDescription, Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, DiagnosticTag,
+    Location, NumberOrString, Position, Range, Uri,
+};
+use vox_lints::{Finding, Severity};
+
+use crate::convert;
+use crate::session::Snapshot;
+
+/// Where the rule pages live (the same base the SARIF output links).
+pub const DOCS: &str = "https://github.com/vox-lang/vox/blob/main/docs/rules";
+
+pub fn uri_of(path: &Path) -> Option<Uri> {
+    Uri::from_file_path(path)
+}
+
+/// Ropes of the files findings point into, built once per batch.
+pub struct Ropes<'a> {
+    snap: &'a Snapshot,
+    cache: HashMap<PathBuf, Rope>,
+}
+
+impl<'a> Ropes<'a> {
+    pub fn new(snap: &'a Snapshot) -> Self {
+        Ropes {
+            snap,
+            cache: HashMap::new(),
+        }
+    }
+
+    pub fn get(&mut self, path: &Path) -> &Rope {
+        self.cache
+            .entry(path.to_path_buf())
+            .or_insert_with(|| self.snap.rope(path))
+    }
+}
+
+pub fn severity(s: Severity) -> DiagnosticSeverity {
+    match s {
+        Severity::Error => DiagnosticSeverity::ERROR,
+        Severity::Warning => DiagnosticSeverity::WARNING,
+    }
+}
+
+pub fn to_diagnostic(f: &Finding, ropes: &mut Ropes<'_>) -> Diagnostic {
+    let enc = ropes.snap.encoding;
+    let range = convert::range(ropes.get(&f.file), enc, f.range);
+    let mut message = f.message.clone();
+    if let Some(h) = &f.help {
+        message.push('\n');
+        message.push_str(h);
+    }
+    let code_description = vox_lints::rule(&f.code).and_then(|r| {
+        format!("{DOCS}/{}.md", r.code)
+            .parse::<Uri>()
+            .ok()
+            .map(|href| CodeDescription { href })
+    });
+    let related: Vec<DiagnosticRelatedInformation> = f
+        .chain
+        .iter()
+        .filter_map(|step| {
+            let uri = uri_of(&step.file)?;
+            let r = convert::range(ropes.get(&step.file), enc, step.range);
+            Some(DiagnosticRelatedInformation {
+                location: Location::new(uri, r),
+                message: format!("reached from `{}`", step.function),
+            })
+        })
+        .collect();
+    let tags = (f.code == "L002").then(|| vec![DiagnosticTag::UNNECESSARY]);
+    Diagnostic {
+        range,
+        severity: Some(severity(f.severity)),
+        code: Some(NumberOrString::String(f.code.clone())),
+        code_description,
+        source: Some("vox".into()),
+        message,
+        related_information: (!related.is_empty()).then_some(related),
+        tags,
+        data: None,
+    }
+}
+
+/// `config.invalid` diagnostics for one configuration file.
+pub fn config_diagnostics(snap: &Snapshot, path: &Path) -> Vec<Diagnostic> {
+    let rope = snap.rope(path);
+    snap.config
+        .errors
+        .iter()
+        .filter(|e| e.file == path)
+        .map(|e| {
+            let off = convert::offset_of_line_col(&rope, e.line, e.column) as u32;
+            let p: Position = convert::position(&rope, snap.encoding, off);
+            Diagnostic {
+                range: Range::new(p, p),
+                severity: Some(DiagnosticSeverity::ERROR),
+                code: Some(NumberOrString::String("config.invalid".into())),
+                source: Some("vox".into()),
+                message: e.message.clone(),
+                ..Diagnostic::default()
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,1409 @@
+//! Navigation and editing help over the syntax tree and the analysis: hover (builtins with the
+//! capability they need and whether they vary between runs; user functions with their effect
+//! summary; the legacy directive), definition, references, rename, document and workspace
+//! symbols, folding, completion, signature help, semantic tokens (full and delta) and inlay
+//! hints (the capability a call consumes, parameter names).
+//!
+//! Names are resolved lexically here (the server only converts): `let`, `for`, parameters,
+//! lambdas and match arms bind in their scope; top-level functions, types, variants and import
+//! aliases bind in the file; an imported file's `pub fn`s bind where the import does.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use ropey::Rope;
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::*;
+use vox_analysis::{ImportTarget, SourceFile};
+use vox_hir::{BuiltinCatalog, Cap, Nondet};
+use vox_syntax::ast::{self, AstNode};
+use vox_syntax::{SyntaxKind as K, SyntaxNode, SyntaxToken, SyntaxTree, TextRange};
+
+use crate::convert::{self, Encoding};
+use crate::diagnostics::uri_of;
+use crate::session::{is_script, Snapshot};
+use crate::{lock, path_of, Shared};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DefKind {
+    Fn,
+    Param,
+    Local,
+    Type,
+    Variant,
+    ImportAlias,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Def {
+    pub name: String,
+    /// The name token.
+    pub range: TextRange,
+    pub kind: DefKind,
+    /// Where the name is visible.
+    pub visible: TextRange,
+    /// For functions: the declaration node.
+    pub node: TextRange,
+    pub is_pub: bool,
+}
+
+/// What a name at a position is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    Def(PathBuf, Def),
+    Builtin(&'static str, &'static str),
+    Namespace(String),
+}
+
+fn catalog() -> &'static vox_runtime::catalog::Catalog {
+    vox_runtime::catalog::Catalog::get()
+}
+
+fn ident_tokens<'t>(node: SyntaxNode<'t>) -> impl Iterator<Item = SyntaxToken<'t>> + 't {
+    node.descendant_tokens().filter(|t| t.kind() == K::Ident)
+}
+
+/// Every binding of a file.
+pub fn defs(tree: &SyntaxTree) -> Vec<Def> {
+    let root = tree.root();
+    let file = root.range();
+    let mut out = Vec::new();
+    let mut push = |name: &SyntaxToken<'_>, kind, visible, node: TextRange, is_pub| {
+        out.push(Def {
+            name: name.text().to_string(),
+            range: name.range(),
+            kind,
+            visible,
+            node,
+            is_pub,
+        })
+    };
+    for item in root.children() {
+        if let Some(f) = ast::FnDecl::cast(item) {
+            if let Some(n) = f.name() {
+                push(&n, DefKind::Fn, file, item.range(), f.is_pub());
+            }
+            for p in f.param_list().into_iter().flat_map(|pl| pl.params().collect::<Vec<_>>()) {
+                if let Some(n) = p.name() {
+                    push(&n, DefKind::Param, item.range(), item.range(), false);
+                }
+            }
+        } else if let Some(t) = ast::TypeDecl::cast(item) {
+            if let Some(n) = t.name() {
+                push(&n, DefKind::Type, file, item.range(), t.is_pub());
+            }
+            for v in t.variants() {
+                if let Some(n) = v.name() {
+                    push(&n, DefKind::Variant, file, v.syntax().range(), t.is_pub());
+                }
+            }
+        } else if let Some(imp) = ast::Import::cast(item) {
+            if let Some(a) = imp.alias() {
+                push(&a, DefKind::ImportAlias, file, item.range(), false);
+            }
+        }
+    }
+    for node in root.descendants() {
+        match node.kind() {
+            K::LetStmt => {
+                let Some(pat) = ast::LetStmt::cast(node).and_then(|l| l.pattern()) else {
+                    continue;
+                };
+                let scope_end = node
+                    .parent()
+                    .map_or(file.end, |p| p.range().end);
+                let visible = TextRange::new(node.range().end, scope_end);
+                for t in ident_tokens(pat) {
+                    if t.parent().kind() == K::IdentPat {
+                        push(&t, DefKind::Local, visible, node.range(), false);
+                    }
+                }
+            }
+            K::ForExpr => {
+                if let Some(b) = node.child_of(K::ForBinding) {
+                    for t in ident_tokens(b) {
+                        if t.parent().kind() == K::IdentPat {
+                            push(&t, DefKind::Local, node.range(), node.range(), false);
+                        }
+                    }
+                }
+            }
+            K::Lambda => {
+                if let Some(pl) = node.child_of(K::ParamList) {
+                    for p in pl.children().filter(|c| c.kind() == K::Param) {
+                        if let Some(t) = p.first_token_of(K::Ident) {
+                            push(&t, DefKind::Param, node.range(), node.range(), false);
+                        }
+                    }
+                }
+            }
+            K::ArrowFn => {
+                if let Some(ps) = node.child_of(K::ArrowParams) {
+                    for t in ident_tokens(ps) {
+                        push(&t, DefKind::Param, node.range(), node.range(), false);
+                    }
+                }
+            }
+            K::MatchArm => {
+                if let Some(pat) = node.children().next() {
+                    for t in ident_tokens(pat) {
+                        if t.parent().kind() == K::IdentPat {
+                            push(&t, DefKind::Local, node.range(), node.range(), false);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Per-file facts the features share.
+pub struct FileView {
+    pub path: PathBuf,
+    pub file: SourceFile,
+    pub tree: std::sync::Arc<SyntaxTree>,
+    pub defs: Vec<Def>,
+    pub rope: Rope,
+    /// Per import: the target's path and its public functions.
+    pub imports: Vec<Option<(PathBuf, Vec<Def>)>>,
+}
+
+impl FileView {
+    pub fn new(snap: &Snapshot, path: &Path) -> Option<FileView> {
+        if !is_script(path) {
+            return None;
+        }
+        let file = snap.file(path)?;
+        let tree = vox_analysis::parse(&snap.db, file).clone();
+        let defs = defs(&tree);
+        let imports = import_targets(snap, file)
+            .into_iter()
+            .map(|t| {
+                let t = t?;
+                let pubs = self::defs(vox_analysis::parse(&snap.db, t))
+                    .into_iter()
+                    .filter(|d| d.kind == DefKind::Fn && d.is_pub)
+                    .collect();
+                Some((t.path(&snap.db).clone(), pubs))
+            })
+            .collect();
+        Some(FileView {
+            path: path.to_path_buf(),
+            file,
+            tree,
+            defs,
+            rope: snap.rope(path),
+            imports,
+        })
+    }
+
+    pub fn offset(&self, enc: Encoding, pos: Position) -> u32 {
+        convert::offset(&self.rope, enc, pos) as u32
+    }
+
+    pub fn range(&self, enc: Encoding, r: TextRange) -> Range {
+        convert::range(&self.rope, enc, r)
+    }
+
+    /// The identifier token at (or just before) an offset.
+    pub fn ident_at(&self, offset: u32) -> Option<SyntaxToken<'_>> {
+        let is_name = |t: &SyntaxToken<'_>| matches!(t.kind(), K::Ident | K::TypeIdent);
+        if let Some(t) = self.tree.token_at_offset(offset).filter(is_name) {
+            return Some(t);
+        }
+        offset
+            .checked_sub(1)
+            .and_then(|o| self.tree.token_at_offset(o))
+            .filter(is_name)
+    }
+
+    fn local(&self, name: &str, at: u32) -> Option<&Def> {
+        self.defs
+            .iter()
+            .filter(|d| {
+                d.name == name
+                    && matches!(d.kind, DefKind::Local | DefKind::Param)
+                    && d.visible.start <= at
+                    && at <= d.visible.end
+            })
+            .max_by_key(|d| d.range.start)
+    }
+
+    fn top(&self, name: &str) -> Option<&Def> {
+        self.defs.iter().find(|d| {
+            d.name == name
+                && matches!(
+                    d.kind,
+                    DefKind::Fn | DefKind::Type | DefKind::Variant | DefKind::ImportAlias
+                )
+        })
+    }
+}
+
+/// The `pub fn NAME` of the file's `idx`-th import.
+fn imported_fn(view: &FileView, idx: usize, name: &str) -> Option<Target> {
+    let (path, pubs) = view.imports.get(idx)?.as_ref()?;
+    pubs.iter()
+        .find(|d| d.name == name)
+        .map(|d| Target::Def(path.clone(), d.clone()))
+}
+
+fn import_targets(snap: &Snapshot, file: SourceFile) -> Vec<Option<SourceFile>> {
+    vox_analysis::resolve_imports(&snap.db, file)
+        .targets
+        .iter()
+        .map(|t| match t {
+            ImportTarget::File(f) => Some(*f),
+            ImportTarget::Missing(_) => None,
+        })
+        .collect()
+}
+
+/// What the identifier token `tok` names.
+pub fn resolve(_snap: &Snapshot, view: &FileView, tok: SyntaxToken<'_>) -> Option<Target> {
+    let name = tok.text().to_string();
+    let at = tok.range().start;
+    // A definition site.
+    if let Some(d) = view.defs.iter().find(|d| d.range == tok.range()) {
+        return Some(Target::Def(view.path.clone(), d.clone()));
+    }
+    let parent = tok.parent();
+    match parent.kind() {
+        K::NameRef => {
+            // `ns.member` and `alias.f` are handled at the member; the receiver itself:
+            if let Some(d) = view.local(&name, at) {
+                return Some(Target::Def(view.path.clone(), d.clone()));
+            }
+            if let Some(d) = view.top(&name) {
+                return Some(Target::Def(view.path.clone(), d.clone()));
+            }
+            // Bare names of imported files' pub fns.
+            for idx in 0..view.imports.len() {
+                if let Some(found) = imported_fn(view, idx, &name) {
+                    return Some(found);
+                }
+            }
+            if catalog().is_namespace(&name) {
+                return Some(Target::Namespace(name));
+            }
+            if let Some(id) = catalog().global_fn(&name) {
+                let r = catalog().row(id);
+                return Some(Target::Builtin(r.ns, r.name));
+            }
+            None
+        }
+        K::FieldExpr => {
+            let recv = parent.children().next()?;
+            if recv.kind() != K::NameRef {
+                return None;
+            }
+            let rname = recv.text().trim().to_string();
+            if view.local(&rname, recv.range().start).is_some() {
+                return None;
+            }
+            if let Some(alias) = view
+                .defs
+                .iter()
+                .find(|d| d.kind == DefKind::ImportAlias && d.name == rname)
+            {
+                // Which import: the one whose node holds the alias.
+                let imports: Vec<SyntaxNode<'_>> = view
+                    .tree
+                    .root()
+                    .children()
+                    .filter(|c| c.kind() == K::Import)
+                    .collect();
+                let idx = imports
+                    .iter()
+                    .position(|n| n.range() == alias.node)?;
+                return imported_fn(view, idx, &name);
+            }
+            if catalog().is_namespace(&rname) {
+                let r = catalog().lookup(&rname, &name)?;
+                return Some(Target::Builtin(r.ns, r.name));
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+pub fn cap_label(cap: Cap) -> Option<&'static str> {
+    Some(match cap {
+        Cap::None => return None,
+        Cap::FsRead => "fs:ro",
+        Cap::FsWrite => "fs:rw",
+        Cap::Net => "net:allow",
+        Cap::Process => "process:allow",
+        Cap::EnvRo => "env:ro",
+        Cap::EnvRw => "env:rw",
+        Cap::Secrets => "secrets:allow",
+        Cap::Time => "time:real",
+        Cap::Random => "random:seed",
+        Cap::Agentos => "agentos:allow",
+    })
+}
+
+fn nondet_text(n: Nondet) -> Option<&'static str> {
+    Some(match n {
+        Nondet::None => return None,
+        Nondet::Clock => "reads the clock: results differ between runs (D003)",
+        Nondet::Entropy => "draws randomness: results differ between runs unless `random:seed=` is pinned (D006)",
+        Nondet::Order => "returns entries in OS order: sort before use (D007)",
+        Nondet::Environment => "reads the environment: results differ between machines (I001)",
+        Nondet::HostMath => "uses the host's math library: results differ between machines (D001)",
+        Nondet::External => "talks to the outside world: results differ between runs",
+    })
+}
+
+fn builtin_markdown(ns: &str, name: &str) -> String {
+    let q = if ns.is_empty() {
+        name.to_string()
+    } else {
+        format!("{ns}.{name}")
+    };
+    let Some(row) = catalog().lookup(ns, name) else {
+        return format!("```voxscript\n{q}\n```");
+    };
+    let mut s = format!("```voxscript\n{q}(…)\n```\nbuiltin");
+    match cap_label(row.cap) {
+        Some(c) => s.push_str(&format!("\n\nneeds: `{c}`")),
+        None => s.push_str("\n\nneeds no capability"),
+    }
+    if let Some(n) = nondet_text(row.nondet) {
+        s.push_str(&format!("\n\nnondeterministic source: {n}"));
+    }
+    s
+}
+
+/// `fn name(a: int, b) to str` of a function item.
+fn signature(tree: &SyntaxTree, node: TextRange) -> Option<(String, Vec<String>)> {
+    let n = tree
+        .root()
+        .children()
+        .find(|c| c.range() == node && c.kind() == K::FnDecl)?;
+    let f = ast::FnDecl::cast(n)?;
+    let name = f.name()?.text().to_string();
+    let params: Vec<String> = f
+        .param_list()
+        .map(|pl| pl.params().map(|p| p.syntax().text().trim().to_string()).collect())
+        .unwrap_or_default();
+    let ret = f
+        .ret_type()
+        .map(|r| format!(" {}", r.syntax().text().trim()))
+        .unwrap_or_default();
+    Some((format!("fn {name}({}){ret}", params.join(", ")), params))
+}
+
+/// "needs: fs:ro=data, time:real" for a function: its effect summary as tokens.
+pub fn effect_summary(snap: &Snapshot, path: &Path, name: &str) -> Option<String> {
+    let file = snap.file(path)?;
+    let fi = vox_analysis::file_items(&snap.db, file);
+    let i = fi.items.fns.iter().position(|f| &*f.name == name)?;
+    let f = fi.fns[i];
+    let summary = vox_analysis::summary(&snap.db, f);
+    let needs: Vec<vox_analysis::CapNeed> = summary
+        .effects
+        .iter()
+        .filter(|(e, _)| e.kind != vox_analysis::EffectKind::Output)
+        .map(|(e, w)| vox_analysis::CapNeed {
+            effect: e.clone(),
+            entry: i as u32,
+            range: w.range,
+        })
+        .collect();
+    let caps = vox_analysis::InferredCaps {
+        needs,
+        imports: Vec::new(),
+    };
+    let tokens = vox_analysis::render_tokens(&caps, &snap.root);
+    Some(if tokens.tokens.is_empty() {
+        "needs: nothing".to_string()
+    } else {
+        format!(
+            "needs: {}",
+            tokens
+                .tokens
+                .iter()
+                .map(|t| t.token.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })
+}
+
+fn directive_hover(snap: &Snapshot, view: &FileView, offset: u32) -> Option<String> {
+    let text = String::from_utf8_lossy(view.file.text(&snap.db)).into_owned();
+    let d = vox_caps::parse_legacy_directive(&text)?;
+    if !(d.range.start as u32 <= offset && offset <= d.range.end as u32) {
+        return None;
+    }
+    let tokens = d.caps().tokens();
+    let denied = snap
+        .findings(&view.path)
+        .into_iter()
+        .find(|f| f.code == "C003" && f.message.contains("exit 77"));
+    let mut s = format!(
+        "**`// vox:caps` directive** (legacy)\n\nGrants, when nothing else does: `{}`.\n\nIt is documentation, never enforced over `--caps` or a run configuration: both override it, and on any other line than the first it is ignored.",
+        tokens.join(" ")
+    );
+    match denied {
+        Some(f) => s.push_str(&format!("\n\nUnder it this script would be denied: {}", f.message)),
+        None => s.push_str("\n\nUnder it this script would not be denied."),
+    }
+    s.push_str("\n\nPrefer a run configuration (code action: \"Replace `// vox:caps` directive with a run configuration\").");
+    Some(s)
+}
+
+fn md(value: String, range: Option<Range>) -> Hover {
+    Hover {
+        contents: HoverContents::Markup(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value,
+        }),
+        range,
+    }
+}
+
+pub fn hover(snap: &Snapshot, p: HoverParams) -> Result<Option<Hover>> {
+    let pp = p.text_document_position_params;
+    let Some(path) = path_of(&pp.text_document.uri) else {
+        return Ok(None);
+    };
+    let Some(view) = FileView::new(snap, &path) else {
+        return Ok(None);
+    };
+    let enc = snap.encoding;
+    let offset = view.offset(enc, pp.position);
+    if let Some(s) = directive_hover(snap, &view, offset) {
+        return Ok(Some(md(s, None)));
+    }
+    let Some(tok) = view.ident_at(offset) else {
+        return Ok(None);
+    };
+    let range = Some(view.range(enc, tok.range()));
+    let Some(target) = resolve(snap, &view, tok) else {
+        return Ok(None);
+    };
+    let text = match target {
+        Target::Builtin(ns, name) => builtin_markdown(ns, name),
+        Target::Namespace(ns) => format!("```voxscript\n{ns}\n```\nbuiltin namespace"),
+        Target::Def(file, d) => match d.kind {
+            DefKind::Fn => {
+                let tree = if file == view.path {
+                    view.tree.clone()
+                } else {
+                    match snap.file(&file) {
+                        Some(f) => vox_analysis::parse(&snap.db, f).clone(),
+                        None => return Ok(None),
+                    }
+                };
+                let sig = signature(&tree, d.node).map_or_else(|| format!("fn {}", d.name), |s| s.0);
+                let mut s = format!("```voxscript\n{sig}\n```");
+                if let Some(e) = effect_summary(snap, &file, &d.name) {
+                    s.push_str(&format!("\n\n{e}"));
+                }
+                if file != view.path {
+                    s.push_str(&format!(
+                        "\n\nfrom `{}`",
+                        file.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned())
+                    ));
+                }
+                s
+            }
+            DefKind::Param => format!("```voxscript\n{}\n```\nparameter", d.name),
+            DefKind::Local => format!("```voxscript\nlet {}\n```\nlocal variable", d.name),
+            DefKind::Type => format!("```voxscript\ntype {}\n```", d.name),
+            DefKind::Variant => format!("```voxscript\n{}\n```\nvariant", d.name),
+            DefKind::ImportAlias => format!("```voxscript\nimport … as {}\n```", d.name),
+        },
+    };
+    Ok(Some(md(text, range)))
+}
+
+fn location(snap: &Snapshot, path: &Path, r: TextRange) -> Option<Location> {
+    let rope = snap.rope(path);
+    Some(Location::new(uri_of(path)?, convert::range(&rope, snap.encoding, r)))
+}
+
+pub fn definition(
+    snap: &Snapshot,
+    p: GotoDefinitionParams,
+) -> Result<Option<GotoDefinitionResponse>> {
+    let pp = p.text_document_position_params;
+    let Some(path) = path_of(&pp.text_document.uri) else {
+        return Ok(None);
+    };
+    let Some(view) = FileView::new(snap, &path) else {
+        return Ok(None);
+    };
+    let offset = view.offset(snap.encoding, pp.position);
+    let Some(tok) = view.ident_at(offset) else {
+        return Ok(None);
+    };
+    match resolve(snap, &view, tok) {
+        Some(Target::Def(file, d)) => Ok(location(snap, &file, d.range).map(GotoDefinitionResponse::Scalar)),
+        _ => Ok(None),
+    }
+}
+
+/// Every reference to `target` (with its definition): in its file, and for a `pub fn` in the
+/// workspace files that import it.
+fn find_references(snap: &Snapshot, target: &Target) -> Vec<(PathBuf, TextRange)> {
+    let Target::Def(def_file, def) = target else {
+        return Vec::new();
+    };
+    let mut files = vec![def_file.clone()];
+    if def.kind == DefKind::Fn && def.is_pub {
+        for (p, f) in snap.files.iter() {
+            if p != def_file
+                && import_targets(snap, *f)
+                    .iter()
+                    .flatten()
+                    .any(|t| t.path(&snap.db) == def_file)
+            {
+                files.push(p.clone());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for path in files {
+        let Some(view) = FileView::new(snap, &path) else {
+            continue;
+        };
+        for tok in view.tree.root().descendant_tokens() {
+            if !matches!(tok.kind(), K::Ident | K::TypeIdent) || tok.text() != def.name.as_str() {
+                continue;
+            }
+            if resolve(snap, &view, tok).as_ref() == Some(target) {
+                out.push((path.clone(), tok.range()));
+            }
+        }
+    }
+    out
+}
+
+pub fn references(snap: &Snapshot, p: ReferenceParams) -> Result<Option<Vec<Location>>> {
+    let pp = p.text_document_position;
+    let Some(path) = path_of(&pp.text_document.uri) else {
+        return Ok(None);
+    };
+    let Some(view) = FileView::new(snap, &path) else {
+        return Ok(None);
+    };
+    let offset = view.offset(snap.encoding, pp.position);
+    let Some(tok) = view.ident_at(offset) else {
+        return Ok(None);
+    };
+    let Some(target) = resolve(snap, &view, tok) else {
+        return Ok(None);
+    };
+    let def_range = match &target {
+        Target::Def(f, d) => Some((f.clone(), d.range)),
+        _ => None,
+    };
+    let locs = find_references(snap, &target)
+        .into_iter()
+        .filter(|r| p.context.include_declaration || Some(r) != def_range.as_ref())
+        .filter_map(|(f, r)| location(snap, &f, r))
+        .collect();
+    Ok(Some(locs))
+}
+
+pub fn prepare_rename(
+    snap: &Snapshot,
+    p: TextDocumentPositionParams,
+) -> Result<Option<PrepareRenameResponse>> {
+    let Some(path) = path_of(&p.text_document.uri) else {
+        return Ok(None);
+    };
+    let Some(view) = FileView::new(snap, &path) else {
+        return Ok(None);
+    };
+    let offset = view.offset(snap.encoding, p.position);
+    let Some(tok) = view.ident_at(offset) else {
+        return Ok(None);
+    };
+    match resolve(snap, &view, tok) {
+        Some(Target::Def(..)) => Ok(Some(PrepareRenameResponse::Range(
+            view.range(snap.encoding, tok.range()),
+        ))),
+        _ => Ok(None),
+    }
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_')
+        && vox_syntax::lexer::lex(s.as_bytes())
+            .tokens
+            .iter()
+            .filter(|t| !t.kind.is_trivia() && t.kind != K::Eof)
+            .all(|t| matches!(t.kind, K::Ident | K::TypeIdent))
+}
+
+pub fn rename(snap: &Snapshot, p: RenameParams) -> Result<Option<WorkspaceEdit>> {
+    let pp = p.text_document_position;
+    let Some(path) = path_of(&pp.text_document.uri) else {
+        return Ok(None);
+    };
+    if !is_identifier(&p.new_name) {
+        return Err(crate::invalid_params(format!(
+            "`{}` is not a valid name",
+            p.new_name
+        )));
+    }
+    let Some(view) = FileView::new(snap, &path) else {
+        return Ok(None);
+    };
+    let offset = view.offset(snap.encoding, pp.position);
+    let Some(tok) = view.ident_at(offset) else {
+        return Ok(None);
+    };
+    let Some(target @ Target::Def(..)) = resolve(snap, &view, tok) else {
+        return Ok(None);
+    };
+    let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
+    for (f, r) in find_references(snap, &target) {
+        if let Some(loc) = location(snap, &f, r) {
+            changes
+                .entry(loc.uri)
+                .or_default()
+                .push(TextEdit::new(loc.range, p.new_name.clone()));
+        }
+    }
+    Ok(Some(WorkspaceEdit {
+        changes: Some(changes),
+        ..WorkspaceEdit::default()
+    }))
+}
+
+#[allow(deprecated)]
+fn symbol_info(name: String, kind: SymbolKind, location: Location, container: Option<String>) -> SymbolInformation {
+    SymbolInformation {
+        name,
+        kind,
+        tags: None,
+        deprecated: None,
+        location,
+        container_name: container,
+    }
+}
+
+fn def_symbol_kind(d: &Def) -> Option<SymbolKind> {
+    Some(match d.kind {
+        DefKind::Fn => SymbolKind::FUNCTION,
+        DefKind::Type => SymbolKind::STRUCT,
+        DefKind::Variant => SymbolKind::ENUM_MEMBER,
+        DefKind::ImportAlias => SymbolKind::MODULE,
+        _ => return None,
+    })
+}
+
+pub fn document_symbols(
+    snap: &Snapshot,
+    p: DocumentSymbolParams,
+    hierarchical: bool,
+) -> Result<Option<DocumentSymbolResponse>> {
+    let Some(path) = path_of(&p.text_document.uri) else {
+        return Ok(None);
+    };
+    let Some(view) = FileView::new(snap, &path) else {
+        return Ok(None);
+    };
+    let enc = snap.encoding;
+    let top: Vec<&Def> = view
+        .defs
+        .iter()
+        .filter(|d| def_symbol_kind(d).is_some() && d.kind != DefKind::Variant)
+        .collect();
+    if hierarchical {
+        #[allow(deprecated)]
+        let out = top
+            .iter()
+            .map(|d| {
+                let children: Vec<DocumentSymbol> = view
+                    .defs
+                    .iter()
+                    .filter(|v| v.kind == DefKind::Variant && d.kind == DefKind::Type && d.node.contains(v.range.start))
+                    .map(|v| DocumentSymbol {
+                        name: v.name.clone(),
+                        detail: None,
+                        kind: SymbolKind::ENUM_MEMBER,
+                        tags: None,
+                        deprecated: None,
+                        range: view.range(enc, v.node),
+                        selection_range: view.range(enc, v.range),
+                        children: None,
+                    })
+                    .collect();
+                let detail = (d.kind == DefKind::Fn)
+                    .then(|| signature(&view.tree, d.node).map(|s| s.0))
+                    .flatten();
+                DocumentSymbol {
+                    name: d.name.clone(),
+                    detail,
+                    kind: def_symbol_kind(d).unwrap_or(SymbolKind::FUNCTION),
+                    tags: None,
+                    deprecated: None,
+                    range: view.range(enc, d.node),
+                    selection_range: view.range(enc, d.range),
+                    children: (!children.is_empty()).then_some(children),
+                }
+            })
+            .collect();
+        return Ok(Some(DocumentSymbolResponse::Nested(out)));
+    }
+    let uri = p.text_document.uri;
+    let out = view
+        .defs
+        .iter()
+        .filter_map(|d| {
+            let kind = def_symbol_kind(d)?;
+            Some(symbol_info(
+                d.name.clone(),
+                kind,
+                Location::new(uri.clone(), view.range(enc, d.range)),
+                None,
+            ))
+        })
+        .collect();
+    Ok(Some(DocumentSymbolResponse::Flat(out)))
+}
+
+pub fn workspace_symbols(
+    snap: &Snapshot,
+    p: WorkspaceSymbolParams,
+) -> Result<Option<WorkspaceSymbolResponse>> {
+    let q = p.query.to_lowercase();
+    let mut out = Vec::new();
+    for (path, file) in snap.files.iter() {
+        let tree = vox_analysis::parse(&snap.db, *file);
+        let hits: Vec<Def> = defs(tree)
+            .into_iter()
+            .filter(|d| def_symbol_kind(d).is_some() && d.name.to_lowercase().contains(&q))
+            .collect();
+        if hits.is_empty() {
+            continue;
+        }
+        let rope = snap.rope(path);
+        let Some(uri) = uri_of(path) else { continue };
+        let container = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        for d in hits {
+            let kind = def_symbol_kind(&d).unwrap_or(SymbolKind::FUNCTION);
+            out.push(symbol_info(
+                d.name,
+                kind,
+                Location::new(uri.clone(), convert::range(&rope, snap.encoding, d.range)),
+                container.clone(),
+            ));
+            if out.len() >= 1000 {
+                return Ok(Some(WorkspaceSymbolResponse::Flat(out)));
+            }
+        }
+    }
+    Ok(Some(WorkspaceSymbolResponse::Flat(out)))
+}
+
+pub fn folding(snap: &Snapshot, p: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
+    let Some(path) = path_of(&p.text_document.uri) else {
+        return Ok(None);
+    };
+    let Some(view) = FileView::new(snap, &path) else {
+        return Ok(None);
+    };
+    let line = |o: u32| convert::position(&view.rope, Encoding::Utf8, o).line;
+    let mut out = Vec::new();
+    for n in view.tree.root().descendants() {
+        if !matches!(
+            n.kind(),
+            K::Block | K::ListExpr | K::MapExpr | K::MatchExpr | K::AdtBody | K::RecordBody | K::ArgList
+        ) {
+            continue;
+        }
+        let (a, b) = (line(n.range().start), line(n.range().end));
+        if b > a {
+            out.push(FoldingRange {
+                start_line: a,
+                end_line: b - 1,
+                ..FoldingRange::default()
+            });
+        }
+    }
+    // Runs of comment lines, and the imports.
+    let mut run: Option<(u32, u32)> = None;
+    let flush = |run: &mut Option<(u32, u32)>, out: &mut Vec<FoldingRange>| {
+        if let Some((a, b)) = run.take() {
+            if b > a {
+                out.push(FoldingRange {
+                    start_line: a,
+                    end_line: b,
+                    kind: Some(FoldingRangeKind::Comment),
+                    ..FoldingRange::default()
+                });
+            }
+        }
+    };
+    for t in view.tree.root().descendant_tokens() {
+        match t.kind() {
+            K::Comment => {
+                let l = line(t.range().start);
+                run = match run {
+                    Some((a, b)) if b + 1 == l || b == l => Some((a, l)),
+                    _ => {
+                        flush(&mut run, &mut out);
+                        Some((l, l))
+                    }
+                };
+            }
+            K::Whitespace | K::Newline => {}
+            _ => flush(&mut run, &mut out),
+        }
+    }
+    flush(&mut run, &mut out);
+    let imports: Vec<SyntaxNode<'_>> = view
+        .tree
+        .root()
+        .children()
+        .filter(|c| c.kind() == K::Import)
+        .collect();
+    if let (Some(a), Some(b)) = (imports.first(), imports.last()) {
+        let (la, lb) = (line(a.range().start), line(b.range().end));
+        if lb > la {
+            out.push(FoldingRange {
+                start_line: la,
+                end_line: lb,
+                kind: Some(FoldingRangeKind::Imports),
+                ..FoldingRange::default()
+            });
+        }
+    }
+    out.sort_by_key(|f| (f.start_line, f.end_line));
+    out.dedup_by_key(|f| (f.start_line, f.end_line));
+    Ok(Some(out))
+}
+
+const KEYWORDS: &[&str] = &[
+    "fn", "let", "mut", "if", "else", "while", "loop", "break", "continue", "match", "for", "in",
+    "return", "type", "import", "pub", "and", "or", "not", "is", "isnt", "true", "false", "null",
+];
+
+/// The kind of a receiver known from its form: a literal, or a local bound to one.
+fn receiver_kind(view: &FileView, recv: SyntaxNode<'_>) -> Option<&'static str> {
+    let of_node = |n: SyntaxNode<'_>| -> Option<&'static str> {
+        match n.kind() {
+            K::ListExpr => Some("list"),
+            K::MapExpr => Some("map"),
+            K::Literal => match n.first_token()?.kind() {
+                K::Str => Some("str"),
+                K::Int => Some("int"),
+                K::Float => Some("float"),
+                _ => None,
+            },
+            _ => None,
+        }
+    };
+    if let Some(k) = of_node(recv) {
+        return Some(k);
+    }
+    if recv.kind() == K::NameRef {
+        let name = recv.text().trim().to_string();
+        let d = view.local(&name, recv.range().start)?;
+        let stmt = view
+            .tree
+            .root()
+            .descendants()
+            .find(|n| n.kind() == K::LetStmt && n.range() == d.node)?;
+        return of_node(ast::LetStmt::cast(stmt)?.value()?);
+    }
+    None
+}
+
+fn item(label: &str, kind: CompletionItemKind, detail: Option<String>) -> CompletionItem {
+    CompletionItem {
+        label: label.to_string(),
+        kind: Some(kind),
+        detail,
+        ..CompletionItem::default()
+    }
+}
+
+pub fn completion(snap: &Snapshot, p: CompletionParams) -> Result<Option<CompletionResponse>> {
+    let pp = p.text_document_position;
+    let Some(path) = path_of(&pp.text_document.uri) else {
+        return Ok(None);
+    };
+    let Some(view) = FileView::new(snap, &path) else {
+        return Ok(None);
+    };
+    let offset = view.offset(snap.encoding, pp.position);
+    // After a dot: the receiver before it.
+    let bytes = view.file.text(&snap.db);
+    let mut i = offset as usize;
+    while i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_') {
+        i -= 1;
+    }
+    let mut out = Vec::new();
+    if i > 0 && bytes[i - 1] == b'.' {
+        let dot = (i - 1) as u32;
+        let mut j = dot as usize;
+        while j > 0 && (bytes[j - 1].is_ascii_alphanumeric() || bytes[j - 1] == b'_') {
+            j -= 1;
+        }
+        let recv = String::from_utf8_lossy(&bytes[j..dot as usize]).into_owned();
+        let shadowed = view.local(&recv, dot).is_some();
+        if recv == "std" {
+            for ns in vox_runtime::builtins::NAMESPACES {
+                out.push(item(ns, CompletionItemKind::MODULE, None));
+            }
+        } else if !shadowed && catalog().is_namespace(&recv) {
+            for r in catalog().rows().iter().filter(|r| r.ns == recv) {
+                let detail = match cap_label(r.cap) {
+                    Some(c) => format!("{}.{}(…) — needs {c}", r.ns, r.name),
+                    None => format!("{}.{}(…)", r.ns, r.name),
+                };
+                out.push(item(r.name, CompletionItemKind::FUNCTION, Some(detail)));
+            }
+        } else if let Some(alias) = view
+            .defs
+            .iter()
+            .find(|d| d.kind == DefKind::ImportAlias && d.name == recv)
+        {
+            let imports: Vec<SyntaxNode<'_>> = view
+                .tree
+                .root()
+                .children()
+                .filter(|c| c.kind() == K::Import)
+                .collect();
+            if let Some(idx) = imports.iter().position(|n| n.range() == alias.node) {
+                if let Some(t) = import_targets(snap, view.file).get(idx).copied().flatten() {
+                    for d in defs(vox_analysis::parse(&snap.db, t)) {
+                        if d.kind == DefKind::Fn && d.is_pub {
+                            out.push(item(&d.name, CompletionItemKind::FUNCTION, None));
+                        }
+                    }
+                }
+            }
+        } else {
+            // Methods of a value of known kind, else of every kind.
+            let kind = view
+                .tree
+                .token_at_offset(dot)
+                .map(|t| t.parent())
+                .filter(|n| n.kind() == K::FieldExpr)
+                .and_then(|n| n.children().next())
+                .and_then(|r| receiver_kind(&view, r));
+            let kinds: Vec<&str> = match kind {
+                Some(k) => vec![k],
+                None => vec!["str", "list", "map", "int", "float"],
+            };
+            let mut seen = std::collections::BTreeSet::new();
+            for k in kinds {
+                for m in vox_runtime::methods::method_names(k) {
+                    if seen.insert(*m) {
+                        out.push(item(m, CompletionItemKind::METHOD, Some(format!("{k}.{m}"))));
+                    }
+                }
+            }
+        }
+        return Ok(Some(CompletionResponse::Array(out)));
+    }
+    // Names in scope, top-level items, namespaces, global builtins, keywords.
+    let mut seen = std::collections::BTreeSet::new();
+    for d in &view.defs {
+        let visible = match d.kind {
+            DefKind::Local | DefKind::Param => d.visible.start <= offset && offset <= d.visible.end,
+            _ => true,
+        };
+        if visible && seen.insert(d.name.clone()) {
+            let kind = match d.kind {
+                DefKind::Fn => CompletionItemKind::FUNCTION,
+                DefKind::Type => CompletionItemKind::STRUCT,
+                DefKind::Variant => CompletionItemKind::ENUM_MEMBER,
+                DefKind::ImportAlias => CompletionItemKind::MODULE,
+                _ => CompletionItemKind::VARIABLE,
+            };
+            let detail = (d.kind == DefKind::Fn)
+                .then(|| signature(&view.tree, d.node).map(|s| s.0))
+                .flatten();
+            out.push(item(&d.name, kind, detail));
+        }
+    }
+    for t in import_targets(snap, view.file).into_iter().flatten() {
+        for d in defs(vox_analysis::parse(&snap.db, t)) {
+            if d.kind == DefKind::Fn && d.is_pub && seen.insert(d.name.clone()) {
+                out.push(item(&d.name, CompletionItemKind::FUNCTION, None));
+            }
+        }
+    }
+    for ns in vox_runtime::builtins::NAMESPACES {
+        if seen.insert(ns.to_string()) {
+            out.push(item(ns, CompletionItemKind::MODULE, Some("builtin namespace".into())));
+        }
+    }
+    for r in catalog().rows().iter().filter(|r| r.ns.is_empty()) {
+        if seen.insert(r.name.to_string()) {
+            out.push(item(r.name, CompletionItemKind::FUNCTION, Some(format!("{}(…)", r.name))));
+        }
+    }
+    for k in KEYWORDS {
+        if seen.insert(k.to_string()) {
+            out.push(item(k, CompletionItemKind::KEYWORD, None));
+        }
+    }
+    Ok(Some(CompletionResponse::Array(out)))
+}
+
+/// The innermost call whose argument list holds `offset`, and the argument index there.
+fn call_at(tree: &SyntaxTree, offset: u32) -> Option<(SyntaxNode<'_>, u32)> {
+    let tok = tree.token_at_offset(offset).or_else(|| tree.token_at_offset(offset.checked_sub(1)?))?;
+    let mut node = Some(tok.parent());
+    while let Some(n) = node {
+        if n.kind() == K::ArgList {
+            let r = n.range();
+            if r.start < offset && (offset < r.end || !n.text().ends_with(')')) {
+                let call = n.parent()?;
+                let commas = n
+                    .children_with_tokens()
+                    .filter_map(|e| e.as_token())
+                    .filter(|t| t.kind() == K::Comma && t.range().end <= offset)
+                    .count() as u32;
+                return Some((call, commas));
+            }
+        }
+        node = n.parent();
+    }
+    None
+}
+
+pub fn signature_help(snap: &Snapshot, p: SignatureHelpParams) -> Result<Option<SignatureHelp>> {
+    let pp = p.text_document_position_params;
+    let Some(path) = path_of(&pp.text_document.uri) else {
+        return Ok(None);
+    };
+    let Some(view) = FileView::new(snap, &path) else {
+        return Ok(None);
+    };
+    let offset = view.offset(snap.encoding, pp.position);
+    let Some((call, active)) = call_at(&view.tree, offset) else {
+        return Ok(None);
+    };
+    let Some(callee) = call.children().next() else {
+        return Ok(None);
+    };
+    let name_tok = match callee.kind() {
+        K::NameRef => callee.first_token(),
+        K::FieldExpr => callee
+            .children_with_tokens()
+            .filter_map(|e| e.as_token())
+            .filter(|t| t.kind() == K::Ident)
+            .last(),
+        _ => None,
+    };
+    let Some(name_tok) = name_tok else {
+        return Ok(None);
+    };
+    let (label, params, doc) = match resolve(snap, &view, name_tok) {
+        Some(Target::Def(file, d)) if d.kind == DefKind::Fn => {
+            let tree = match snap.file(&file) {
+                Some(f) => vox_analysis::parse(&snap.db, f).clone(),
+                None => return Ok(None),
+            };
+            let Some((sig, params)) = signature(&tree, d.node) else {
+                return Ok(None);
+            };
+            (sig, params, effect_summary(snap, &file, &d.name))
+        }
+        Some(Target::Builtin(ns, name)) => {
+            let q = if ns.is_empty() { name.to_string() } else { format!("{ns}.{name}") };
+            let doc = catalog()
+                .lookup(ns, name)
+                .and_then(|r| cap_label(r.cap))
+                .map(|c| format!("needs {c}"));
+            (format!("{q}(…)"), Vec::new(), doc)
+        }
+        _ => return Ok(None),
+    };
+    let parameters = (!params.is_empty()).then(|| {
+        params
+            .iter()
+            .map(|p| ParameterInformation {
+                label: ParameterLabel::Simple(p.clone()),
+                documentation: None,
+            })
+            .collect()
+    });
+    Ok(Some(SignatureHelp {
+        signatures: vec![SignatureInformation {
+            label,
+            documentation: doc.map(Documentation::String),
+            parameters,
+            active_parameter: Some(active),
+        }],
+        active_signature: Some(0),
+        active_parameter: Some(active),
+    }))
+}
+
+const TOKEN_TYPES: &[SemanticTokenType] = &[
+    SemanticTokenType::NAMESPACE,
+    SemanticTokenType::TYPE,
+    SemanticTokenType::ENUM_MEMBER,
+    SemanticTokenType::FUNCTION,
+    SemanticTokenType::METHOD,
+    SemanticTokenType::PARAMETER,
+    SemanticTokenType::VARIABLE,
+    SemanticTokenType::PROPERTY,
+    SemanticTokenType::KEYWORD,
+    SemanticTokenType::COMMENT,
+    SemanticTokenType::STRING,
+    SemanticTokenType::NUMBER,
+    SemanticTokenType::OPERATOR,
+    SemanticTokenType::DECORATOR,
+];
+const MOD_DECLARATION: u32 = 1;
+const MOD_DEFAULT_LIBRARY: u32 = 2;
+
+pub fn semantic_legend() -> SemanticTokensLegend {
+    SemanticTokensLegend {
+        token_types: TOKEN_TYPES.to_vec(),
+        token_modifiers: vec![
+            SemanticTokenModifier::DECLARATION,
+            SemanticTokenModifier::DEFAULT_LIBRARY,
+        ],
+    }
+}
+
+fn ty(t: SemanticTokenType) -> u32 {
+    TOKEN_TYPES.iter().position(|x| *x == t).unwrap_or(0) as u32
+}
+
+/// The classified tokens of a file, encoded relative to each other.
+pub fn semantic_tokens(snap: &Snapshot, view: &FileView) -> Vec<SemanticToken> {
+    let enc = snap.encoding;
+    let mut raw: Vec<(u32, u32, u32, u32, u32)> = Vec::new();
+    for tok in view.tree.root().descendant_tokens() {
+        let kind = tok.kind();
+        let class = match kind {
+            K::Comment => Some((ty(SemanticTokenType::COMMENT), 0)),
+            K::Str => Some((ty(SemanticTokenType::STRING), 0)),
+            K::Int | K::Float | K::Decimal => Some((ty(SemanticTokenType::NUMBER), 0)),
+            K::AtName => Some((ty(SemanticTokenType::DECORATOR), 0)),
+            k if k.is_keyword() => Some((ty(SemanticTokenType::KEYWORD), 0)),
+            K::Ident | K::TypeIdent => {
+                let decl = view.defs.iter().any(|d| d.range == tok.range());
+                let m = if decl { MOD_DECLARATION } else { 0 };
+                match resolve(snap, view, tok) {
+                    Some(Target::Def(_, d)) => Some((
+                        match d.kind {
+                            DefKind::Fn => ty(SemanticTokenType::FUNCTION),
+                            DefKind::Param => ty(SemanticTokenType::PARAMETER),
+                            DefKind::Local => ty(SemanticTokenType::VARIABLE),
+                            DefKind::Type => ty(SemanticTokenType::TYPE),
+                            DefKind::Variant => ty(SemanticTokenType::ENUM_MEMBER),
+                            DefKind::ImportAlias => ty(SemanticTokenType::NAMESPACE),
+                        },
+                        m,
+                    )),
+                    Some(Target::Namespace(_)) => {
+                        Some((ty(SemanticTokenType::NAMESPACE), MOD_DEFAULT_LIBRARY))
+                    }
+                    Some(Target::Builtin(..)) => {
+                        Some((ty(SemanticTokenType::FUNCTION), MOD_DEFAULT_LIBRARY))
+                    }
+                    None if kind == K::TypeIdent => Some((ty(SemanticTokenType::TYPE), 0)),
+                    None if tok.parent().kind() == K::FieldExpr => {
+                        let called = tok
+                            .parent()
+                            .parent()
+                            .is_some_and(|p| p.kind() == K::CallExpr);
+                        Some((
+                            if called {
+                                ty(SemanticTokenType::METHOD)
+                            } else {
+                                ty(SemanticTokenType::PROPERTY)
+                            },
+                            0,
+                        ))
+                    }
+                    None => None,
+                }
+            }
+            _ => None,
+        };
+        let Some((t, m)) = class else { continue };
+        let r = tok.range();
+        let a = convert::position(&view.rope, enc, r.start);
+        let b = convert::position(&view.rope, enc, r.end);
+        // Tokens spanning lines (multi-line strings) are left to the client's grammar.
+        if a.line != b.line || b.character <= a.character {
+            continue;
+        }
+        raw.push((a.line, a.character, b.character - a.character, t, m));
+    }
+    let mut out = Vec::with_capacity(raw.len());
+    let (mut pl, mut pc) = (0, 0);
+    for (line, col, len, t, m) in raw {
+        let dl = line - pl;
+        let dc = if dl == 0 { col - pc } else { col };
+        out.push(SemanticToken {
+            delta_line: dl,
+            delta_start: dc,
+            length: len,
+            token_type: t,
+            token_modifiers_bitset: m,
+        });
+        pl = line;
+        pc = col;
+    }
+    out
+}
+
+pub fn semantic_full(
+    snap: &Snapshot,
+    shared: &Shared,
+    p: SemanticTokensParams,
+) -> Result<Option<SemanticTokensResult>> {
+    let Some(path) = path_of(&p.text_document.uri) else {
+        return Ok(None);
+    };
+    let Some(view) = FileView::new(snap, &path) else {
+        return Ok(None);
+    };
+    let data = semantic_tokens(snap, &view);
+    let id = format!("{}", snap.revision);
+    lock(&shared.semantic).insert(path, (id.clone(), data.clone()));
+    Ok(Some(SemanticTokensResult::Tokens(SemanticTokens {
+        result_id: Some(id),
+        data,
+    })))
+}
+
+pub fn semantic_delta(
+    snap: &Snapshot,
+    shared: &Shared,
+    p: SemanticTokensDeltaParams,
+) -> Result<Option<SemanticTokensFullDeltaResult>> {
+    let Some(path) = path_of(&p.text_document.uri) else {
+        return Ok(None);
+    };
+    let Some(view) = FileView::new(snap, &path) else {
+        return Ok(None);
+    };
+    let data = semantic_tokens(snap, &view);
+    let id = format!("{}", snap.revision);
+    let prev = lock(&shared.semantic).insert(path, (id.clone(), data.clone()));
+    match prev {
+        Some((prev_id, old)) if prev_id == p.previous_result_id => {
+            // One edit over the differing middle (in units of u32: 5 per token).
+            let pre = old.iter().zip(&data).take_while(|(a, b)| a == b).count();
+            let max_suf = old.len().min(data.len()) - pre;
+            let suf = old
+                .iter()
+                .rev()
+                .zip(data.iter().rev())
+                .take(max_suf)
+                .take_while(|(a, b)| a == b)
+                .count();
+            let edits = if old.len() == data.len() && pre == old.len() {
+                Vec::new()
+            } else {
+                vec![SemanticTokensEdit {
+                    start: (pre * 5) as u32,
+                    delete_count: ((old.len() - pre - suf) * 5) as u32,
+                    data: Some(data[pre..data.len() - suf].to_vec()),
+                }]
+            };
+            Ok(Some(SemanticTokensFullDeltaResult::TokensDelta(
+                SemanticTokensDelta {
+                    result_id: Some(id),
+                    edits,
+                },
+            )))
+        }
+        _ => Ok(Some(SemanticTokensFullDeltaResult::Tokens(SemanticTokens {
+            result_id: Some(id),
+            data,
+        }))),
+    }
+}
+
+pub fn inlay_hints(snap: &Snapshot, p: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+    let Some(path) = path_of(&p.text_document.uri) else {
+        return Ok(None);
+    };
+    let Some(view) = FileView::new(snap, &path) else {
+        return Ok(None);
+    };
+    let enc = snap.encoding;
+    let want = convert::text_range(&view.rope, enc, p.range);
+    let mut out = Vec::new();
+    for call in view.tree.root().descendants().filter(|n| n.kind() == K::CallExpr) {
+        let r = call.range();
+        if r.end < want.start || r.start > want.end {
+            continue;
+        }
+        let Some(callee) = call.children().next() else { continue };
+        let name_tok = match callee.kind() {
+            K::NameRef => callee.first_token(),
+            K::FieldExpr => callee
+                .children_with_tokens()
+                .filter_map(|e| e.as_token())
+                .filter(|t| t.kind() == K::Ident)
+                .last(),
+            _ => None,
+        };
+        let Some(name_tok) = name_tok else { continue };
+        match resolve(snap, &view, name_tok) {
+            Some(Target::Builtin(ns, name)) if snap.settings.inlay_caps => {
+                let Some(c) = catalog().lookup(ns, name).and_then(|r| cap_label(r.cap)) else {
+                    continue;
+                };
+                out.push(InlayHint {
+                    position: view.range(enc, r).end,
+                    label: InlayHintLabel::String(c.to_string()),
+                    kind: None,
+                    text_edits: None,
+                    tooltip: Some(InlayHintTooltip::String(format!(
+                        "this call needs the `{c}` capability"
+                    ))),
+                    padding_left: Some(true),
+                    padding_right: None,
+                    data: None,
+                });
+            }
+            Some(Target::Def(file, d)) if d.kind == DefKind::Fn && snap.settings.inlay_params => {
+                let tree = match snap.file(&file) {
+                    Some(f) => vox_analysis::parse(&snap.db, f).clone(),
+                    None => continue,
+                };
+                let Some((_, params)) = signature(&tree, d.node) else { continue };
+                let Some(args) = call.child_of(K::ArgList) else { continue };
+                for (i, arg) in args.children().filter(|a| a.kind() == K::Arg).enumerate() {
+                    let Some(param) = params.get(i) else { break };
+                    let pname = param.split(':').next().unwrap_or("").trim();
+                    if pname.is_empty() || arg.text().trim() == pname {
+                        continue;
+                    }
+                    out.push(InlayHint {
+                        position: view.range(enc, arg.range()).start,
+                        label: InlayHintLabel::String(format!("{pname}:")),
+                        kind: Some(InlayHintKind::PARAMETER),
+                        text_edits: None,
+                        tooltip: None,
+                        padding_left: None,
+                        padding_right: Some(true),
+                        data: None,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(Some(out))
+}

@@ -1,0 +1,855 @@
+//! The VoxScript language server (`vox lsp`, editors.md §2): tower-lsp-server glue over the
+//! analysis database and the rules. Thin: documents are ropes, the analysis is
+//! `vox_analysis`/`vox_lints` as the CLI uses it, and runs spawn `vox run` (this executable).
+//!
+//! Lifecycle: `initialize` loads the workspace (every script under the root, the files they
+//! import, the three configuration files through `vox_caps::config`); `initialized` registers
+//! file watchers; document notifications change the [`session::Session`] under a lock (the
+//! database write cancels analyses still running on older handles) and schedule diagnostics;
+//! every request runs on a [`session::Snapshot`] on a blocking thread, inside `catch_unwind`, so
+//! a bug answers an error for that request only and a cancelled query answers `ContentModified`.
+
+mod actions;
+mod convert;
+mod diagnostics;
+mod handlers;
+mod ide;
+mod runs;
+pub mod session;
+mod transport;
+
+pub use convert::Encoding;
+pub use transport::check_message;
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::{Client, LanguageServer, LspService};
+
+use session::{Session, Settings, Snapshot};
+
+/// What the client said it can do (set once in `initialize`).
+#[derive(Clone, Debug, Default)]
+pub struct ClientCaps {
+    /// `textDocument.diagnostic`: serve pull diagnostics only (decision 40).
+    pub pull: bool,
+    pub diagnostic_refresh: bool,
+    pub document_changes: bool,
+    pub create_files: bool,
+    pub change_annotations: bool,
+    pub show_document: bool,
+    pub work_done_progress: bool,
+    pub watch_dynamic: bool,
+    pub code_lens_refresh: bool,
+    pub semantic_tokens_refresh: bool,
+    pub inlay_hint_refresh: bool,
+    pub hierarchical_symbols: bool,
+    pub snippet_edits: bool,
+}
+
+/// State shared by the handlers.
+pub struct Shared {
+    session: Mutex<Option<Session>>,
+    caps: OnceLock<ClientCaps>,
+    /// Bumped by every change; a diagnostics pass publishes only while it is current.
+    generation: AtomicU64,
+    /// Diagnostics of the last run of each script (decision 41), with what their fixes need.
+    run_diags: Mutex<HashMap<PathBuf, Vec<runs::RunDiagnostic>>>,
+    /// What was last published per file (push mode), to publish only changes.
+    published: Mutex<HashMap<PathBuf, Vec<Diagnostic>>>,
+    runs: runs::Runs,
+    shutdown: AtomicBool,
+    /// Orders document changes before the requests that follow them: a notification that
+    /// changes the session takes it for writing, a request for reading while it snapshots
+    /// (tokio's lock is fair, and handlers take it on their first poll, in arrival order).
+    order: tokio::sync::RwLock<()>,
+    /// Semantic tokens last sent per document, for deltas.
+    semantic: Mutex<HashMap<PathBuf, (String, Vec<SemanticToken>)>>,
+}
+
+pub struct Backend {
+    client: Client,
+    shared: Arc<Shared>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".into()
+    }
+}
+
+pub(crate) fn internal(msg: impl Into<String>) -> Error {
+    Error {
+        code: ErrorCode::InternalError,
+        message: msg.into().into(),
+        data: None,
+    }
+}
+
+pub(crate) fn invalid_params(msg: impl Into<String>) -> Error {
+    Error::invalid_params(msg.into())
+}
+
+/// The path of a `file:` URI, lexically clean.
+pub(crate) fn path_of(uri: &Uri) -> Option<PathBuf> {
+    let p = uri.to_file_path()?;
+    if !p.is_absolute() {
+        return None;
+    }
+    Some(session::clean(&p))
+}
+
+impl Backend {
+    pub fn new(client: Client) -> Backend {
+        Backend {
+            client,
+            shared: Arc::new(Shared {
+                session: Mutex::new(None),
+                caps: OnceLock::new(),
+                generation: AtomicU64::new(0),
+                run_diags: Mutex::new(HashMap::new()),
+                published: Mutex::new(HashMap::new()),
+                runs: runs::Runs::default(),
+                shutdown: AtomicBool::new(false),
+                semantic: Mutex::new(HashMap::new()),
+                order: tokio::sync::RwLock::new(()),
+            }),
+        }
+    }
+
+    pub(crate) fn caps(&self) -> ClientCaps {
+        self.shared.caps.get().cloned().unwrap_or_default()
+    }
+
+    /// Runs `f` on the session under the lock, on a thread allowed to block (a database write
+    /// waits for older handles to unwind). A panic is contained.
+    async fn mutate<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Session) -> T + Send + 'static,
+    ) -> Option<T> {
+        let _order = self.shared.order.write().await;
+        let shared = self.shared.clone();
+        let r = tokio::task::spawn_blocking(move || {
+            std::panic::catch_unwind(AssertUnwindSafe(|| {
+                let mut guard = lock(&shared.session);
+                guard.as_mut().map(f)
+            }))
+        })
+        .await;
+        match r {
+            Ok(Ok(v)) => v,
+            Ok(Err(p)) => {
+                self.log_error(format!("internal error while updating the workspace: {}", panic_message(&*p)))
+                    .await;
+                None
+            }
+            Err(_) => None,
+        }
+    }
+
+    fn snapshot(&self) -> Result<Snapshot> {
+        let guard = lock(&self.shared.session);
+        match guard.as_ref() {
+            Some(s) => Ok(s.snapshot()),
+            None => Err(Error {
+                code: ErrorCode::ServerError(-32002),
+                message: "the server is not initialized".into(),
+                data: None,
+            }),
+        }
+    }
+
+    /// Runs a request on a snapshot, on a blocking thread: a salsa cancellation answers
+    /// `ContentModified`, a panic an internal error (for this request only).
+    pub(crate) async fn on_snapshot<T: Send + 'static>(
+        &self,
+        what: &'static str,
+        f: impl FnOnce(&Snapshot) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        let snap = {
+            let _order = self.shared.order.read().await;
+            self.snapshot()?
+        };
+        let r = tokio::task::spawn_blocking(move || {
+            let r = std::panic::catch_unwind(AssertUnwindSafe(|| f(&snap)));
+            drop(snap);
+            r
+        })
+        .await;
+        match r {
+            Ok(Ok(v)) => v,
+            Ok(Err(p)) => {
+                if p.is::<salsa::Cancelled>() {
+                    Err(Error::content_modified())
+                } else {
+                    let msg = format!("{what} failed: {}", panic_message(&*p));
+                    self.log_error(msg.clone()).await;
+                    Err(internal(msg))
+                }
+            }
+            Err(e) => Err(internal(format!("{what} failed: {e}"))),
+        }
+    }
+
+    async fn log_error(&self, msg: String) {
+        self.client.log_message(MessageType::ERROR, msg).await;
+    }
+
+    /// Recomputes diagnostics after a change: the changed file first, then every other open
+    /// script (their findings may depend on it). Push mode publishes; pull mode asks the client
+    /// to pull again. Configuration files are always pushed (clients only pull documents of
+    /// their own language).
+    pub(crate) fn schedule_diagnostics(&self, first: Option<PathBuf>) {
+        self.schedule_diagnostics_from(first, None);
+    }
+
+    /// As [`Self::schedule_diagnostics`]; with `VOX_LSP_TIMING` set, prints on stderr how long
+    /// it took from `since` (a `didChange` arriving) to publishing the changed file.
+    fn schedule_diagnostics_from(&self, first: Option<PathBuf>, since: Option<std::time::Instant>) {
+        let generation = self.shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        let caps = self.caps();
+        let shared = self.shared.clone();
+        let client = self.client.clone();
+        let Ok(snap) = self.snapshot() else { return };
+        tokio::spawn(async move {
+            let pull = caps.pull;
+            let s2 = snap;
+            let shared2 = shared.clone();
+            let timed_path = first.clone();
+            let computed = tokio::task::spawn_blocking(move || {
+                let mut out: Vec<(PathBuf, Option<i32>, Vec<Diagnostic>)> = Vec::new();
+                // Configuration files.
+                for kind in [
+                    vox_caps::config::ConfigKind::VoxToml,
+                    vox_caps::config::ConfigKind::Tasks,
+                    vox_caps::config::ConfigKind::Launch,
+                ] {
+                    let p = session::config_path(&s2.root, kind);
+                    let d = diagnostics::config_diagnostics(&s2, &p);
+                    out.push((p.clone(), s2.docs.get(&p).map(|d| d.version), d));
+                }
+                if !pull {
+                    let mut scripts: Vec<PathBuf> = s2
+                        .docs
+                        .keys()
+                        .filter(|p| session::is_script(p))
+                        .cloned()
+                        .collect();
+                    scripts.sort();
+                    if let Some(f) = &first {
+                        if let Some(i) = scripts.iter().position(|p| p == f) {
+                            let p = scripts.remove(i);
+                            scripts.insert(0, p);
+                        }
+                        // With many open scripts, only those related to the changed one by
+                        // imports are analysed again (a workspace-wide D005 collision in an
+                        // unrelated open file is refreshed on its own next change).
+                        if scripts.len() > MAX_OPEN_RELINT {
+                            let related = s2.related(f);
+                            scripts.retain(|p| p == f || related.contains(p));
+                        }
+                    }
+                    for p in scripts {
+                        if shared2.generation.load(Ordering::SeqCst) != generation {
+                            break;
+                        }
+                        let r = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                            file_diagnostics(&s2, &shared2, &p)
+                        }));
+                        match r {
+                            Ok(d) => out.push((p.clone(), s2.docs.get(&p).map(|d| d.version), d)),
+                            Err(_) => break,
+                        }
+                    }
+                }
+                drop(s2);
+                out
+            })
+            .await;
+            let Ok(computed) = computed else { return };
+            for (path, version, diags) in computed {
+                if shared.generation.load(Ordering::SeqCst) != generation {
+                    return;
+                }
+                let timed = since.filter(|_| timed_path.as_deref() == Some(path.as_path()));
+                let n = diags.len();
+                let force = timed_path.as_deref() == Some(path.as_path());
+                publish(&client, &shared, &path, version, diags, force).await;
+                if let Some(t) = timed {
+                    if std::env::var_os("VOX_LSP_TIMING").is_some() {
+                        eprintln!(
+                            "vox-lsp-timing: change-to-publish {:.3} ms ({n} diagnostics, version {})",
+                            t.elapsed().as_secs_f64() * 1000.0,
+                            version.unwrap_or(0)
+                        );
+                    }
+                }
+            }
+            if pull && caps.diagnostic_refresh {
+                let c = client.clone();
+                tokio::spawn(async move {
+                    let _ = c.workspace_diagnostic_refresh().await;
+                });
+            }
+        });
+    }
+
+    /// Re-publishes (push) or asks for a pull, after run diagnostics of `path` changed.
+    pub(crate) fn refresh_file(&self, path: PathBuf) {
+        self.schedule_diagnostics(Some(path));
+    }
+}
+
+/// Publishes when the set differs from what was last published (and always the first time, and
+/// for the file that changed).
+async fn publish(
+    client: &Client,
+    shared: &Shared,
+    path: &Path,
+    version: Option<i32>,
+    diags: Vec<Diagnostic>,
+    force: bool,
+) {
+    {
+        let mut published = lock(&shared.published);
+        match published.get(path) {
+            // The changed file is always published: its version moved on.
+            Some(old) if *old == diags && !force => return,
+            None if diags.is_empty() && !session::is_script(path) => return,
+            _ => {}
+        }
+        published.insert(path.to_path_buf(), diags.clone());
+    }
+    if let Some(uri) = diagnostics::uri_of(path) {
+        client.publish_diagnostics(uri, diags, version).await;
+    }
+}
+
+/// Every diagnostic of one script: its findings as `vox lint` reports them, then those of its
+/// last run.
+pub(crate) fn file_diagnostics(snap: &Snapshot, shared: &Shared, path: &Path) -> Vec<Diagnostic> {
+    let findings = snap.findings(path);
+    let mut ropes = diagnostics::Ropes::new(snap);
+    let mut out: Vec<Diagnostic> = findings
+        .iter()
+        .map(|f| diagnostics::to_diagnostic(f, &mut ropes))
+        .collect();
+    if let Some(rd) = lock(&shared.run_diags).get(path) {
+        out.extend(rd.iter().map(|r| r.diagnostic.clone()));
+    }
+    out
+}
+
+fn client_caps(p: &InitializeParams) -> ClientCaps {
+    let c = &p.capabilities;
+    let td = c.text_document.as_ref();
+    let ws = c.workspace.as_ref();
+    let wse = ws.and_then(|w| w.workspace_edit.as_ref());
+    ClientCaps {
+        pull: td.is_some_and(|t| t.diagnostic.is_some()),
+        diagnostic_refresh: ws
+            .and_then(|w| w.diagnostics.as_ref())
+            .and_then(|d| d.refresh_support)
+            .unwrap_or(false),
+        // Resource operations are only expressible in `documentChanges`.
+        document_changes: wse.and_then(|e| e.document_changes).unwrap_or(false)
+            || wse
+                .and_then(|e| e.resource_operations.as_ref())
+                .is_some_and(|ops| ops.contains(&ResourceOperationKind::Create)),
+        create_files: wse
+            .and_then(|e| e.resource_operations.as_ref())
+            .is_some_and(|ops| ops.contains(&ResourceOperationKind::Create)),
+        change_annotations: wse.and_then(|e| e.change_annotation_support.as_ref()).is_some(),
+        show_document: c
+            .window
+            .as_ref()
+            .and_then(|w| w.show_document.as_ref())
+            .is_some_and(|s| s.support),
+        work_done_progress: c
+            .window
+            .as_ref()
+            .and_then(|w| w.work_done_progress)
+            .unwrap_or(false),
+        watch_dynamic: ws
+            .and_then(|w| w.did_change_watched_files.as_ref())
+            .and_then(|d| d.dynamic_registration)
+            .unwrap_or(false),
+        code_lens_refresh: ws
+            .and_then(|w| w.code_lens.as_ref())
+            .and_then(|d| d.refresh_support)
+            .unwrap_or(false),
+        semantic_tokens_refresh: ws
+            .and_then(|w| w.semantic_tokens.as_ref())
+            .and_then(|d| d.refresh_support)
+            .unwrap_or(false),
+        inlay_hint_refresh: ws
+            .and_then(|w| w.inlay_hint.as_ref())
+            .and_then(|d| d.refresh_support)
+            .unwrap_or(false),
+        hierarchical_symbols: td
+            .and_then(|t| t.document_symbol.as_ref())
+            .and_then(|d| d.hierarchical_document_symbol_support)
+            .unwrap_or(false),
+        snippet_edits: false,
+    }
+}
+
+fn workspace_folder(p: &InitializeParams) -> PathBuf {
+    let from_folders = p
+        .workspace_folders
+        .as_ref()
+        .and_then(|f| f.first())
+        .and_then(|f| path_of(&f.uri));
+    #[allow(deprecated)]
+    let from_root = p.root_uri.as_ref().and_then(path_of);
+    from_folders
+        .or(from_root)
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_else(|| PathBuf::from("/"))
+}
+
+/// Open scripts analysed again after any change; past this, only the related ones.
+const MAX_OPEN_RELINT: usize = 32;
+
+pub const COMMANDS: &[&str] = &[
+    "vox.run",
+    "vox.runTest",
+    "vox.stop",
+    "vox.showCaps",
+    "vox.revealSuppression",
+];
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        let caps = client_caps(&params);
+        let _ = self.shared.caps.set(caps.clone());
+        let offered = params
+            .capabilities
+            .general
+            .as_ref()
+            .and_then(|g| g.position_encodings.as_ref());
+        let encoding = if offered.is_some_and(|o| o.contains(&PositionEncodingKind::UTF8)) {
+            Encoding::Utf8
+        } else {
+            Encoding::Utf16
+        };
+        let mut settings = Settings::defaults();
+        if let Some(opts) = &params.initialization_options {
+            settings.update(opts);
+        }
+        let root = session::find_root(&workspace_folder(&params));
+        let loaded = tokio::task::spawn_blocking(move || {
+            std::panic::catch_unwind(AssertUnwindSafe(|| Session::load(root, settings, encoding)))
+        })
+        .await;
+        match loaded {
+            Ok(Ok(s)) => *lock(&self.shared.session) = Some(s),
+            _ => return Err(internal("cannot load the workspace")),
+        }
+        let sync = TextDocumentSyncOptions {
+            open_close: Some(true),
+            change: Some(TextDocumentSyncKind::INCREMENTAL),
+            save: Some(TextDocumentSyncSaveOptions::Supported(true)),
+            ..TextDocumentSyncOptions::default()
+        };
+        let diagnostic_provider = caps.pull.then(|| {
+            DiagnosticServerCapabilities::Options(DiagnosticOptions {
+                identifier: Some("vox".into()),
+                inter_file_dependencies: true,
+                workspace_diagnostics: false,
+                work_done_progress_options: WorkDoneProgressOptions::default(),
+            })
+        });
+        Ok(InitializeResult {
+            capabilities: ServerCapabilities {
+                position_encoding: Some(match encoding {
+                    Encoding::Utf8 => PositionEncodingKind::UTF8,
+                    Encoding::Utf16 => PositionEncodingKind::UTF16,
+                }),
+                text_document_sync: Some(TextDocumentSyncCapability::Options(sync)),
+                diagnostic_provider,
+                code_action_provider: Some(CodeActionProviderCapability::Options(
+                    CodeActionOptions {
+                        code_action_kinds: Some(vec![
+                            CodeActionKind::QUICKFIX,
+                            CodeActionKind::new(actions::FIX_ALL),
+                            CodeActionKind::REFACTOR,
+                        ]),
+                        work_done_progress_options: WorkDoneProgressOptions::default(),
+                        resolve_provider: None,
+                    },
+                )),
+                code_lens_provider: Some(CodeLensOptions {
+                    resolve_provider: Some(false),
+                }),
+                execute_command_provider: Some(ExecuteCommandOptions {
+                    commands: COMMANDS.iter().map(|c| c.to_string()).collect(),
+                    work_done_progress_options: WorkDoneProgressOptions::default(),
+                }),
+                hover_provider: Some(HoverProviderCapability::Simple(true)),
+                definition_provider: Some(OneOf::Left(true)),
+                references_provider: Some(OneOf::Left(true)),
+                rename_provider: Some(OneOf::Right(RenameOptions {
+                    prepare_provider: Some(true),
+                    work_done_progress_options: WorkDoneProgressOptions::default(),
+                })),
+                document_symbol_provider: Some(OneOf::Left(true)),
+                workspace_symbol_provider: Some(OneOf::Left(true)),
+                folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
+                completion_provider: Some(CompletionOptions {
+                    trigger_characters: Some(vec![".".into()]),
+                    ..CompletionOptions::default()
+                }),
+                signature_help_provider: Some(SignatureHelpOptions {
+                    trigger_characters: Some(vec!["(".into(), ",".into()]),
+                    retrigger_characters: None,
+                    work_done_progress_options: WorkDoneProgressOptions::default(),
+                }),
+                semantic_tokens_provider: Some(
+                    SemanticTokensServerCapabilities::SemanticTokensOptions(
+                        SemanticTokensOptions {
+                            legend: ide::semantic_legend(),
+                            full: Some(SemanticTokensFullOptions::Delta { delta: Some(true) }),
+                            range: None,
+                            work_done_progress_options: WorkDoneProgressOptions::default(),
+                        },
+                    ),
+                ),
+                inlay_hint_provider: Some(OneOf::Left(true)),
+                ..ServerCapabilities::default()
+            },
+            server_info: Some(ServerInfo {
+                name: "vox".into(),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
+            offset_encoding: None,
+        })
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        let caps = self.caps();
+        if caps.watch_dynamic {
+            let client = self.client.clone();
+            tokio::spawn(async move {
+                let watchers: Vec<FileSystemWatcher> = [
+                    "**/Vox.toml",
+                    "**/.vscode/tasks.json",
+                    "**/.vscode/launch.json",
+                    "**/*.vox",
+                ]
+                .iter()
+                .map(|g| FileSystemWatcher {
+                    glob_pattern: GlobPattern::String(g.to_string()),
+                    kind: None,
+                })
+                .collect();
+                let opts = DidChangeWatchedFilesRegistrationOptions { watchers };
+                let reg = Registration {
+                    id: "vox-config-watch".into(),
+                    method: "workspace/didChangeWatchedFiles".into(),
+                    register_options: serde_json::to_value(opts).ok(),
+                };
+                let _ = client.register_capability(vec![reg]).await;
+            });
+        }
+        // config.invalid in files that are not open yet.
+        self.schedule_diagnostics(None);
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        self.shared.shutdown.store(true, Ordering::SeqCst);
+        self.shared.runs.stop_all();
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let doc = params.text_document;
+        let Some(path) = path_of(&doc.uri) else { return };
+        let p2 = path.clone();
+        let since = std::time::Instant::now();
+        self.mutate(move |s| s.open(p2, doc.uri, doc.text, doc.version))
+            .await;
+        self.schedule_diagnostics_from(Some(path), Some(since));
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        let since = std::time::Instant::now();
+        let Some(path) = path_of(&params.text_document.uri) else {
+            return;
+        };
+        let p2 = path.clone();
+        let version = params.text_document.version;
+        let changes = params.content_changes;
+        let changed = self
+            .mutate(move |s| s.change(&p2, changes, version))
+            .await
+            .unwrap_or(false);
+        if changed {
+            lock(&self.shared.run_diags).remove(&path);
+            self.schedule_diagnostics_from(Some(path), Some(since));
+        }
+    }
+
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        if let Some(path) = path_of(&params.text_document.uri) {
+            self.schedule_diagnostics(Some(path));
+        }
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        let Some(path) = path_of(&params.text_document.uri) else {
+            return;
+        };
+        let p2 = path.clone();
+        self.mutate(move |s| s.close(&p2)).await;
+        lock(&self.shared.semantic).remove(&path);
+        if session::is_script(&path) {
+            // Closed: an empty set (decision 40), in push mode.
+            lock(&self.shared.published).insert(path.clone(), Vec::new());
+            if !self.caps().pull {
+                if let Some(uri) = diagnostics::uri_of(&path) {
+                    self.client.publish_diagnostics(uri, Vec::new(), None).await;
+                }
+            }
+        }
+        self.schedule_diagnostics(None);
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        let events: Vec<(PathBuf, bool)> = params
+            .changes
+            .iter()
+            .filter_map(|e| Some((path_of(&e.uri)?, e.typ == FileChangeType::DELETED)))
+            .collect();
+        if events.is_empty() {
+            return;
+        }
+        self.mutate(move |s| {
+            for (p, deleted) in &events {
+                s.disk_changed(p, *deleted);
+            }
+        })
+        .await;
+        self.schedule_diagnostics(None);
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        let v = params.settings;
+        self.mutate(move |s| {
+            let mut settings = s.settings.clone();
+            settings.update(&v);
+            s.set_settings(settings);
+        })
+        .await;
+        self.schedule_diagnostics(None);
+    }
+
+    async fn diagnostic(
+        &self,
+        params: DocumentDiagnosticParams,
+    ) -> Result<DocumentDiagnosticReportResult> {
+        let Some(path) = path_of(&params.text_document.uri) else {
+            return Ok(empty_report());
+        };
+        // A newer edit cancels the pass; answer for the newest text.
+        for _ in 0..8 {
+            let shared = self.shared.clone();
+            let p = path.clone();
+            let r = self
+                .on_snapshot("diagnostics", move |snap| {
+                    let items = if session::config_kind(&snap.root, &p).is_some() {
+                        diagnostics::config_diagnostics(snap, &p)
+                    } else if snap.docs.contains_key(&p) && session::is_script(&p) {
+                        file_diagnostics(snap, &shared, &p)
+                    } else {
+                        Vec::new()
+                    };
+                    Ok((snap.revision, items))
+                })
+                .await;
+            match r {
+                Ok((rev, items)) => {
+                    return Ok(DocumentDiagnosticReportResult::Report(
+                        DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
+                            related_documents: None,
+                            full_document_diagnostic_report: FullDocumentDiagnosticReport {
+                                result_id: Some(rev.to_string()),
+                                items,
+                            },
+                        }),
+                    ))
+                }
+                Err(e) if e.code == ErrorCode::ContentModified => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(Error::content_modified())
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let caps = self.caps();
+        let shared = self.shared.clone();
+        self.on_snapshot("code action", move |snap| {
+            actions::code_actions(snap, &shared, &caps, params)
+        })
+        .await
+    }
+
+    async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        self.on_snapshot("code lens", move |snap| handlers::code_lens(snap, params))
+            .await
+    }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        runs::execute(self, params).await
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        self.on_snapshot("hover", move |snap| ide::hover(snap, params))
+            .await
+    }
+
+    async fn goto_definition(
+        &self,
+        params: GotoDefinitionParams,
+    ) -> Result<Option<GotoDefinitionResponse>> {
+        self.on_snapshot("definition", move |snap| ide::definition(snap, params))
+            .await
+    }
+
+    async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
+        self.on_snapshot("references", move |snap| ide::references(snap, params))
+            .await
+    }
+
+    async fn prepare_rename(
+        &self,
+        params: TextDocumentPositionParams,
+    ) -> Result<Option<PrepareRenameResponse>> {
+        self.on_snapshot("prepare rename", move |snap| ide::prepare_rename(snap, params))
+            .await
+    }
+
+    async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
+        self.on_snapshot("rename", move |snap| ide::rename(snap, params))
+            .await
+    }
+
+    async fn document_symbol(
+        &self,
+        params: DocumentSymbolParams,
+    ) -> Result<Option<DocumentSymbolResponse>> {
+        let caps = self.caps();
+        self.on_snapshot("document symbols", move |snap| {
+            ide::document_symbols(snap, params, caps.hierarchical_symbols)
+        })
+        .await
+    }
+
+    async fn symbol(
+        &self,
+        params: WorkspaceSymbolParams,
+    ) -> Result<Option<WorkspaceSymbolResponse>> {
+        self.on_snapshot("workspace symbols", move |snap| {
+            ide::workspace_symbols(snap, params)
+        })
+        .await
+    }
+
+    async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
+        self.on_snapshot("folding", move |snap| ide::folding(snap, params))
+            .await
+    }
+
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        self.on_snapshot("completion", move |snap| ide::completion(snap, params))
+            .await
+    }
+
+    async fn signature_help(&self, params: SignatureHelpParams) -> Result<Option<SignatureHelp>> {
+        self.on_snapshot("signature help", move |snap| {
+            ide::signature_help(snap, params)
+        })
+        .await
+    }
+
+    async fn semantic_tokens_full(
+        &self,
+        params: SemanticTokensParams,
+    ) -> Result<Option<SemanticTokensResult>> {
+        let shared = self.shared.clone();
+        self.on_snapshot("semantic tokens", move |snap| {
+            ide::semantic_full(snap, &shared, params)
+        })
+        .await
+    }
+
+    async fn semantic_tokens_full_delta(
+        &self,
+        params: SemanticTokensDeltaParams,
+    ) -> Result<Option<SemanticTokensFullDeltaResult>> {
+        let shared = self.shared.clone();
+        self.on_snapshot("semantic tokens", move |snap| {
+            ide::semantic_delta(snap, &shared, params)
+        })
+        .await
+    }
+
+    async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+        self.on_snapshot("inlay hints", move |snap| ide::inlay_hints(snap, params))
+            .await
+    }
+}
+
+fn empty_report() -> DocumentDiagnosticReportResult {
+    DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(
+        RelatedFullDocumentDiagnosticReport {
+            related_documents: None,
+            full_document_diagnostic_report: FullDocumentDiagnosticReport {
+                result_id: None,
+                items: Vec::new(),
+            },
+        },
+    ))
+}
+
+/// Serves the protocol on stdin/stdout until `exit`; returns the process exit code (0 after a
+/// `shutdown`, else 1, as the protocol says).
+pub fn run_stdio() -> i32 {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .max_blocking_threads(16)
+        // Parsing and analysis recurse with the input; they also grow their stacks (stacker).
+        .thread_stack_size(64 << 20)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("vox lsp: cannot start the runtime: {e}");
+            return 1;
+        }
+    };
+    let code = rt.block_on(async {
+        let (service, socket) = LspService::new(Backend::new);
+        let shared = service.inner().shared.clone();
+        transport::serve(tokio::io::stdin(), tokio::io::stdout(), service, socket).await;
+        shared.runs.stop_all();
+        i32::from(!shared.shutdown.load(Ordering::SeqCst))
+    });
+    rt.shutdown_timeout(std::time::Duration::from_millis(500));
+    code
+}

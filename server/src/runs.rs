@@ -1,0 +1,689 @@
+//! Running scripts from the editor (decision 41): `workspace/executeCommand` `vox.run`,
+//! `vox.runTest`, `vox.stop`, `vox.showCaps`. A run is a child `vox run` (this executable), so
+//! it is the CLI's interpreter with the CLI's ceilings: with the run configuration's caps and
+//! ceilings, or the inferred caps when there is none (never "allow all"). Output streams as
+//! `vox/runOutput`; the end is `vox/runExit`. The child runs in its own process group, so
+//! `vox.stop` reaches it and whatever it started (the child also kills its descendants on
+//! SIGTERM, decision 48). Its `--error-format json` events become diagnostics at the line.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use tokio::io::AsyncReadExt;
+use tower_lsp_server::jsonrpc::{Error, Result};
+use tower_lsp_server::ls_types::*;
+use vox_caps::config::{ConfigKind, RunConfig};
+
+use crate::session::Snapshot;
+use crate::{convert, invalid_params, lock, path_of, Backend};
+
+#[derive(Default)]
+pub struct Runs {
+    next: AtomicU64,
+    /// Process group of each active run.
+    active: Mutex<HashMap<u64, i32>>,
+}
+
+impl Runs {
+    fn kill(pgid: i32, sig: i32) {
+        if pgid > 1 {
+            // SAFETY: kill(2) with a negative pid signals the process group we created for the
+            // run (the child's pid); it has no memory effects.
+            unsafe {
+                libc::kill(-pgid, sig);
+            }
+        }
+    }
+
+    /// Stops a run: SIGTERM to its process group, SIGKILL two seconds later if it is still there.
+    pub fn stop(&self, id: u64) -> bool {
+        let Some(pgid) = lock(&self.active).get(&id).copied() else {
+            return false;
+        };
+        Self::kill(pgid, libc::SIGTERM);
+        true
+    }
+
+    pub fn stop_all(&self) {
+        let groups: Vec<i32> = lock(&self.active).values().copied().collect();
+        for g in groups {
+            Self::kill(g, libc::SIGTERM);
+        }
+    }
+
+}
+
+/// A diagnostic from a run, and what its quick fixes need.
+#[derive(Clone, Debug)]
+pub struct RunDiagnostic {
+    pub diagnostic: Diagnostic,
+    /// For a denial: the token that would allow the call.
+    pub token: Option<String>,
+    /// For a ceiling: the flag and its limit (`max-steps`, `10000000`).
+    pub ceiling: Option<(String, String)>,
+    /// The run configuration the run used (none: the inferred caps).
+    pub config: Option<RunConfig>,
+    /// The caps the run had.
+    pub caps: Vec<String>,
+    pub cwd: PathBuf,
+}
+
+/// How a run is started.
+struct Plan {
+    args: Vec<String>,
+    cwd: PathBuf,
+    config: Option<RunConfig>,
+    caps: Vec<String>,
+}
+
+fn arg_obj(params: &ExecuteCommandParams) -> Result<&serde_json::Map<String, Value>> {
+    params
+        .arguments
+        .first()
+        .and_then(Value::as_object)
+        .ok_or_else(|| invalid_params(format!("{} expects one object argument", params.command)))
+}
+
+fn arg_path(obj: &serde_json::Map<String, Value>) -> Result<PathBuf> {
+    let uri = obj
+        .get("uri")
+        .and_then(Value::as_str)
+        .ok_or_else(|| invalid_params("missing \"uri\""))?;
+    let uri: Uri = uri
+        .parse()
+        .map_err(|_| invalid_params(format!("invalid uri {uri:?}")))?;
+    path_of(&uri).ok_or_else(|| invalid_params("the uri is not a file"))
+}
+
+/// The inferred tokens of a script for a run from `cwd`.
+pub fn inferred_tokens(snap: &Snapshot, path: &Path, cwd: &Path) -> Option<vox_analysis::Tokens> {
+    let file = snap.file(path)?;
+    if vox_analysis::parse(&snap.db, file).has_errors() {
+        return None;
+    }
+    let inferred = vox_analysis::inferred_caps(&snap.db, file);
+    Some(vox_analysis::render_tokens(inferred, cwd))
+}
+
+fn plan(snap: &Snapshot, path: &Path, config: Option<&str>, test: Option<&str>) -> Result<Plan> {
+    let runs = snap.info.runs_for(path);
+    let chosen: Option<RunConfig> = match config {
+        Some(name) => Some(
+            runs.iter()
+                .find(|r| r.name == name)
+                .map(|r| (*r).clone())
+                .ok_or_else(|| invalid_params(format!("no run configuration `{name}` for this script")))?,
+        ),
+        None => runs.first().map(|r| (*r).clone()),
+    };
+    let mut args = vec![
+        if test.is_some() { "test" } else { "run" }.to_string(),
+        "--error-format".into(),
+        "json".into(),
+    ];
+    let (cwd, caps) = match &chosen {
+        Some(c) => {
+            let caps = c.caps.clone().unwrap_or_default();
+            if c.origin.kind == ConfigKind::VoxToml && test.is_none() {
+                args.push("--config".into());
+                args.push(c.name.clone());
+            } else {
+                push_caps(&mut args, &caps);
+                for (k, v) in &c.ceilings {
+                    args.push(format!("--{k}"));
+                    args.push(v.clone());
+                }
+            }
+            (c.cwd.clone(), caps)
+        }
+        None => {
+            let cwd = snap.root.clone();
+            let tokens = inferred_tokens(snap, path, &cwd).ok_or_else(|| {
+                invalid_params("the script has syntax errors; fix them before running it")
+            })?;
+            let caps: Vec<String> = tokens.tokens.into_iter().map(|t| t.token).collect();
+            push_caps(&mut args, &caps);
+            for (k, v) in &snap.settings.run_ceilings {
+                args.push(format!("--{k}"));
+                args.push(v.clone());
+            }
+            (cwd, caps)
+        }
+    };
+    args.push(path.to_string_lossy().into_owned());
+    if let Some(t) = test {
+        args.push("--test".into());
+        args.push(t.to_string());
+    } else if let Some(c) = &chosen {
+        if c.origin.kind != ConfigKind::VoxToml && !c.args.is_empty() {
+            args.push("--".into());
+            args.extend(c.args.iter().cloned());
+        }
+    }
+    Ok(Plan {
+        args,
+        cwd,
+        config: chosen,
+        caps,
+    })
+}
+
+fn push_caps(args: &mut Vec<String>, caps: &[String]) {
+    if caps.is_empty() {
+        args.push("--caps".into());
+        args.push("none".into());
+    }
+    for c in caps {
+        args.push("--caps".into());
+        args.push(c.clone());
+    }
+}
+
+pub async fn execute(backend: &Backend, params: ExecuteCommandParams) -> Result<Option<Value>> {
+    match params.command.as_str() {
+        "vox.run" | "vox.runTest" => {
+            let obj = arg_obj(&params)?;
+            let path = arg_path(obj)?;
+            let config = obj.get("config").and_then(Value::as_str).map(str::to_string);
+            let test = if params.command == "vox.runTest" {
+                Some(
+                    obj.get("test")
+                        .and_then(Value::as_str)
+                        .ok_or_else(|| invalid_params("missing \"test\""))?
+                        .to_string(),
+                )
+            } else {
+                None
+            };
+            let p2 = path.clone();
+            let plan = backend
+                .on_snapshot("run", move |snap| {
+                    plan(snap, &p2, config.as_deref(), test.as_deref())
+                })
+                .await?;
+            let id = start(backend, path, plan)?;
+            Ok(Some(json!({ "runId": id })))
+        }
+        "vox.stop" => {
+            let obj = arg_obj(&params)?;
+            let id = obj
+                .get("runId")
+                .and_then(Value::as_u64)
+                .ok_or_else(|| invalid_params("missing \"runId\""))?;
+            let stopped = backend.shared.runs.stop(id);
+            Ok(Some(json!({ "stopped": stopped })))
+        }
+        "vox.showCaps" => {
+            let obj = arg_obj(&params)?;
+            let path = arg_path(obj)?;
+            backend
+                .on_snapshot("showCaps", move |snap| {
+                    let cwd = snap
+                        .info
+                        .runs_for(&path)
+                        .first()
+                        .map_or(snap.root.clone(), |r| r.cwd.clone());
+                    let Some(tokens) = inferred_tokens(snap, &path, &cwd) else {
+                        return Err(invalid_params(
+                            "the script has syntax errors (or is not in the workspace)",
+                        ));
+                    };
+                    Ok(Some(json!({
+                        "file": path.to_string_lossy(),
+                        "cwd": cwd.to_string_lossy(),
+                        // Token strings (what the clients show and copy), and per token the
+                        // builtins that need it.
+                        "tokens": tokens.tokens.iter().map(|t| t.token.clone()).collect::<Vec<_>>(),
+                        "needed_by": tokens.tokens.iter().map(|t| (t.token.clone(), json!(t.needed_by))).collect::<serde_json::Map<_, _>>(),
+                        "notes": tokens.notes,
+                    })))
+                })
+                .await
+        }
+        "vox.revealSuppression" => {
+            let obj = arg_obj(&params)?;
+            let uri: Uri = obj
+                .get("uri")
+                .and_then(Value::as_str)
+                .and_then(|u| u.parse().ok())
+                .ok_or_else(|| invalid_params("missing \"uri\""))?;
+            let pos: Position = obj
+                .get("position")
+                .cloned()
+                .and_then(|p| serde_json::from_value(p).ok())
+                .ok_or_else(|| invalid_params("missing \"position\""))?;
+            if backend.caps().show_document {
+                let client = backend.client.clone();
+                tokio::spawn(async move {
+                    let _ = client
+                        .show_document(ShowDocumentParams {
+                            uri,
+                            external: None,
+                            take_focus: Some(true),
+                            selection: Some(Range::new(pos, pos)),
+                        })
+                        .await;
+                });
+            }
+            Ok(None)
+        }
+        // For the isolation test only: a handler that panics must fail alone.
+        "vox.debug.panic" if std::env::var_os("VOX_LSP_DEBUG").is_some() => {
+            backend
+                .on_snapshot("vox.debug.panic", |_| -> Result<Option<Value>> {
+                    panic!("a deliberate panic (VOX_LSP_DEBUG)")
+                })
+                .await
+        }
+        other => Err(Error::invalid_params(format!("unknown command {other:?}"))),
+    }
+}
+
+/// Spawns the run and the task that streams it; returns its id.
+fn start(backend: &Backend, script: PathBuf, plan: Plan) -> Result<u64> {
+    let exe = std::env::current_exe()
+        .map_err(|e| crate::internal(format!("cannot find the vox executable: {e}")))?;
+    let mut cmd = tokio::process::Command::new(exe);
+    cmd.args(&plan.args)
+        .current_dir(&plan.cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(false);
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| crate::internal(format!("cannot start vox run: {e}")))?;
+    let shared = backend.shared.clone();
+    let id = shared.runs.next.fetch_add(1, Ordering::SeqCst) + 1;
+    let pgid = child.id().map_or(0, |p| p as i32);
+    lock(&shared.runs.active).insert(id, pgid);
+    let client = backend.client.clone();
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    let backend_shared = backend.shared.clone();
+    let refresh = Arc::new(backend.refresher());
+    let work_done = backend.caps().work_done_progress;
+    tokio::spawn(async move {
+        let token = NumberOrString::String(format!("vox-run-{id}"));
+        let progress = if work_done {
+            let ok = client
+                .send_request::<request::WorkDoneProgressCreate>(WorkDoneProgressCreateParams {
+                    token: token.clone(),
+                })
+                .await
+                .is_ok();
+            if ok {
+                let title = script
+                    .file_name()
+                    .map_or("script".into(), |n| n.to_string_lossy().into_owned());
+                client
+                    .send_notification::<notification::Progress>(ProgressParams {
+                        token: token.clone(),
+                        value: ProgressParamsValue::WorkDone(WorkDoneProgress::Begin(
+                            WorkDoneProgressBegin {
+                                title: format!("vox run {title}"),
+                                cancellable: Some(false),
+                                message: None,
+                                percentage: None,
+                            },
+                        )),
+                    })
+                    .await;
+            }
+            ok
+        } else {
+            false
+        };
+        let c1 = client.clone();
+        let out_task = tokio::spawn(async move {
+            if let Some(mut out) = stdout {
+                stream(&mut out, |text| {
+                    let c = c1.clone();
+                    async move { send_output(&c, id, "stdout", text).await }
+                })
+                .await;
+            }
+        });
+        let c2 = client.clone();
+        let err_task = tokio::spawn(async move {
+            let mut events = Vec::new();
+            if let Some(mut err) = stderr {
+                let mut pending = String::new();
+                let mut buf = vec![0u8; 16 << 10];
+                let mut carry: Vec<u8> = Vec::new();
+                loop {
+                    let n = match err.read(&mut buf).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => n,
+                    };
+                    carry.extend_from_slice(&buf[..n]);
+                    let text = take_utf8(&mut carry);
+                    pending.push_str(&text);
+                    while let Some(nl) = pending.find('\n') {
+                        let line: String = pending.drain(..=nl).collect();
+                        match event_of(line.trim_end()) {
+                            Some(ev) => {
+                                let msg = ev
+                                    .get("message")
+                                    .and_then(Value::as_str)
+                                    .unwrap_or("")
+                                    .to_string();
+                                send_output(&c2, id, "stderr", format!("{msg}\n")).await;
+                                events.push(ev);
+                            }
+                            None => send_output(&c2, id, "stderr", line).await,
+                        }
+                    }
+                }
+                if !carry.is_empty() {
+                    pending.push_str(&String::from_utf8_lossy(&carry));
+                }
+                if !pending.is_empty() {
+                    send_output(&c2, id, "stderr", pending).await;
+                }
+            }
+            events
+        });
+        let status = child.wait().await;
+        // Background children the script left may hold the pipes: do not wait for them long.
+        let grace = std::time::Duration::from_millis(500);
+        let _ = tokio::time::timeout(grace, out_task).await;
+        let events = match tokio::time::timeout(grace, err_task).await {
+            Ok(Ok(ev)) => ev,
+            _ => Vec::new(),
+        };
+        lock(&shared.runs.active).remove(&id);
+        let code = match status {
+            Ok(s) => {
+                use std::os::unix::process::ExitStatusExt;
+                s.code().unwrap_or_else(|| 128 + s.signal().unwrap_or(0))
+            }
+            Err(_) => -1,
+        };
+        if progress {
+            client
+                .send_notification::<notification::Progress>(ProgressParams {
+                    token,
+                    value: ProgressParamsValue::WorkDone(WorkDoneProgress::End(
+                        WorkDoneProgressEnd {
+                            message: Some(format!("exit {code}")),
+                        },
+                    )),
+                })
+                .await;
+        }
+        // Diagnostics of this run replace those of the script's last run.
+        let mut touched = vec![script.clone()];
+        let diags = run_diagnostics(&refresh, &events, &plan);
+        {
+            let mut all = lock(&backend_shared.run_diags);
+            let old: Vec<PathBuf> = all
+                .iter()
+                .filter(|(_, v)| v.iter().any(|d| d.config_script() == script))
+                .map(|(p, _)| p.clone())
+                .collect();
+            for p in old {
+                all.remove(&p);
+                touched.push(p);
+            }
+            for (p, d) in diags {
+                let mut d = d;
+                d.cwd = plan.cwd.clone();
+                all.entry(p.clone()).or_default().push(d);
+                touched.push(p);
+            }
+        }
+        touched.sort();
+        touched.dedup();
+        client
+            .send_notification::<RunExit>(json!({ "runId": id, "code": code }))
+            .await;
+        for p in touched {
+            refresh.refresh(p);
+        }
+    });
+    Ok(id)
+}
+
+impl RunDiagnostic {
+    /// The script the run was for (kept in the diagnostic's data).
+    fn config_script(&self) -> PathBuf {
+        self.diagnostic
+            .data
+            .as_ref()
+            .and_then(|d| d.get("script"))
+            .and_then(Value::as_str)
+            .map(PathBuf::from)
+            .unwrap_or_default()
+    }
+}
+
+/// Bytes that form complete UTF-8 characters, leaving an incomplete tail in `carry`.
+fn take_utf8(carry: &mut Vec<u8>) -> String {
+    let valid = match std::str::from_utf8(carry) {
+        Ok(_) => carry.len(),
+        Err(e) if e.error_len().is_none() => e.valid_up_to(),
+        Err(_) => carry.len(),
+    };
+    let rest = carry.split_off(valid);
+    let text = String::from_utf8_lossy(carry).into_owned();
+    *carry = rest;
+    text
+}
+
+async fn stream<R, F, Fut>(r: &mut R, mut send: F)
+where
+    R: tokio::io::AsyncRead + Unpin,
+    F: FnMut(String) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let mut buf = vec![0u8; 16 << 10];
+    let mut carry = Vec::new();
+    loop {
+        let n = match r.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        carry.extend_from_slice(&buf[..n]);
+        let text = take_utf8(&mut carry);
+        if !text.is_empty() {
+            send(text).await;
+        }
+    }
+    if !carry.is_empty() {
+        send(String::from_utf8_lossy(&carry).into_owned()).await;
+    }
+}
+
+/// `vox/runOutput`.
+pub enum RunOutput {}
+impl notification::Notification for RunOutput {
+    type Params = Value;
+    const METHOD: &'static str = "vox/runOutput";
+}
+
+/// `vox/runExit`.
+pub enum RunExit {}
+impl notification::Notification for RunExit {
+    type Params = Value;
+    const METHOD: &'static str = "vox/runExit";
+}
+
+async fn send_output(client: &tower_lsp_server::Client, id: u64, stream: &str, text: String) {
+    client
+        .send_notification::<RunOutput>(json!({ "runId": id, "stream": stream, "text": text }))
+        .await;
+}
+
+/// A line of `--error-format json` output (docs/schemas/error-event.schema.json).
+fn event_of(line: &str) -> Option<Value> {
+    if !line.starts_with('{') {
+        return None;
+    }
+    let v: Value = serde_json::from_str(line).ok()?;
+    let kind = v.get("kind")?.as_str()?;
+    let known = kind == "caps.denied"
+        || kind.starts_with("ceiling.")
+        || kind.starts_with("quota.")
+        || matches!(kind, "runtime.error" | "panic" | "syntax.error");
+    (known && v.get("message").is_some()).then_some(v)
+}
+
+/// Where diagnostics are re-published after a run.
+pub struct Refresher {
+    pub(crate) backend_client: tower_lsp_server::Client,
+    pub(crate) shared: Arc<crate::Shared>,
+}
+
+impl Backend {
+    fn refresher(&self) -> Refresher {
+        Refresher {
+            backend_client: self.client.clone(),
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+impl Refresher {
+    fn refresh(&self, path: PathBuf) {
+        let b = Backend {
+            client: self.backend_client.clone(),
+            shared: self.shared.clone(),
+        };
+        b.refresh_file(path);
+    }
+
+    fn rope(&self, path: &Path) -> ropey::Rope {
+        let guard = lock(&self.shared.session);
+        match guard.as_ref() {
+            Some(s) => match s.docs.get(path) {
+                Some(d) => d.rope.clone(),
+                None => match s.files.get(path) {
+                    Some(f) => convert::rope_of(f.text(&s.db)),
+                    None => std::fs::read(path).map_or_else(|_| ropey::Rope::new(), |b| convert::rope_of(&b)),
+                },
+            },
+            None => ropey::Rope::new(),
+        }
+    }
+
+    fn encoding(&self) -> convert::Encoding {
+        lock(&self.shared.session)
+            .as_ref()
+            .map_or(convert::Encoding::Utf16, |s| s.encoding)
+    }
+}
+
+/// The end of the expression that starts at `offset`: the innermost call (or name) there.
+fn expression_end(rope: &ropey::Rope, offset: usize) -> usize {
+    let text = crate::session::rope_bytes(rope);
+    let tree = vox_syntax::parse(&text);
+    let Some(tok) = tree.token_at_offset(offset as u32) else {
+        return offset;
+    };
+    let mut best = tok.range().end as usize;
+    let mut node = Some(tok.parent());
+    while let Some(n) = node {
+        let r = n.range();
+        if r.start as usize != offset {
+            // A call whose callee starts here: `fs.read("x")` starts at `fs`.
+            if !matches!(n.kind(), vox_syntax::SyntaxKind::FieldExpr) {
+                break;
+            }
+        }
+        if matches!(
+            n.kind(),
+            vox_syntax::SyntaxKind::CallExpr | vox_syntax::SyntaxKind::FieldExpr | vox_syntax::SyntaxKind::NameRef
+        ) && r.start as usize == offset
+        {
+            best = r.end as usize;
+        }
+        node = n.parent();
+    }
+    best.max(offset)
+}
+
+/// `fs:ro=/abs/dir` as run configurations write it: relative to the run's directory when
+/// beneath it (decision 35).
+fn relative_token(token: &str, cwd: &Path) -> String {
+    for prefix in ["fs:ro=", "fs:rw="] {
+        if let Some(dir) = token.strip_prefix(prefix) {
+            let p = Path::new(dir);
+            if p.is_absolute() {
+                let cwd_c = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
+                let p_c = p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+                return format!("{prefix}{}", vox_analysis::show_dir(&p_c, &cwd_c));
+            }
+        }
+    }
+    token.to_string()
+}
+
+fn run_diagnostics(refresh: &Refresher, events: &[Value], plan: &Plan) -> Vec<(PathBuf, RunDiagnostic)> {
+    let enc = refresh.encoding();
+    let mut out = Vec::new();
+    let script = plan.args.iter().rev().find(|a| a.ends_with(".vox")).cloned().unwrap_or_default();
+    for ev in events {
+        let kind = ev.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
+        let message = ev.get("message").and_then(Value::as_str).unwrap_or("");
+        let message = message.strip_prefix("vox: ").unwrap_or(message).to_string();
+        let file = ev.get("file").and_then(Value::as_str).map(|f| {
+            let p = Path::new(f);
+            if p.is_absolute() {
+                crate::session::clean(p)
+            } else {
+                crate::session::clean(&plan.cwd.join(p))
+            }
+        });
+        let Some(file) = file.or_else(|| Some(PathBuf::from(&script))) else {
+            continue;
+        };
+        let line = ev.get("line").and_then(Value::as_u64).unwrap_or(1) as u32;
+        let column = ev.get("column").and_then(Value::as_u64).unwrap_or(1) as u32;
+        let rope = refresh.rope(&file);
+        let start = convert::offset_of_line_col(&rope, line, column);
+        let end = expression_end(&rope, start);
+        let range = Range::new(
+            convert::position(&rope, enc, start as u32),
+            convert::position(&rope, enc, end as u32),
+        );
+        let token = ev
+            .get("token")
+            .and_then(Value::as_str)
+            .filter(|t| vox_caps::parse_token(t, &plan.cwd).is_ok())
+            .map(|t| relative_token(t, &plan.cwd));
+        let ceiling = kind.strip_prefix("ceiling.").and_then(|_| {
+            let mut words = message.rsplit(' ');
+            let limit = words.next()?.to_string();
+            let flag = words.next()?.strip_prefix("--")?.to_string();
+            Some((flag, limit))
+        });
+        let severity = DiagnosticSeverity::ERROR;
+        let diagnostic = Diagnostic {
+            range,
+            severity: Some(severity),
+            code: Some(NumberOrString::String(kind.clone())),
+            source: Some("vox run".into()),
+            message,
+            data: Some(json!({ "script": script })),
+            ..Diagnostic::default()
+        };
+        out.push((
+            file,
+            RunDiagnostic {
+                diagnostic,
+                token,
+                ceiling,
+                config: plan.config.clone(),
+                caps: plan.caps.clone(),
+                cwd: plan.cwd.clone(),
+            },
+        ));
+    }
+    out
+}
