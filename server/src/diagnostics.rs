@@ -90,9 +90,15 @@ pub fn to_diagnostic(f: &Finding, ropes: &mut Ropes<'_>) -> Diagnostic {
     }
 }
 
-/// `config.invalid` diagnostics for one configuration file.
+/// Diagnostics of one configuration file: `config.invalid`, and C001/C002 on its entries.
 pub fn config_diagnostics(snap: &Snapshot, path: &Path) -> Vec<Diagnostic> {
     let rope = snap.rope(path);
+    let mut ropes = Ropes::new(snap);
+    let entries: Vec<Diagnostic> = snap
+        .config_findings(path)
+        .iter()
+        .map(|f| to_diagnostic(f, &mut ropes))
+        .collect();
     snap.config
         .errors
         .iter()
@@ -109,5 +115,6 @@ pub fn config_diagnostics(snap: &Snapshot, path: &Path) -> Vec<Diagnostic> {
                 ..Diagnostic::default()
             }
         })
+        .chain(entries)
         .collect()
 }

@@ -86,7 +86,9 @@ impl Settings {
                     Some(serde_json::Value::String(s)) if !s.is_empty() => {
                         out.push((flag.to_string(), s.clone()))
                     }
-                    Some(serde_json::Value::Number(n)) => out.push((flag.to_string(), n.to_string())),
+                    Some(serde_json::Value::Number(n)) => {
+                        out.push((flag.to_string(), n.to_string()))
+                    }
                     _ => {}
                 }
             }
@@ -197,7 +199,9 @@ impl Session {
             if files.contains_key(&p) {
                 continue;
             }
-            let Ok(text) = std::fs::read(&p) else { continue };
+            let Ok(text) = std::fs::read(&p) else {
+                continue;
+            };
             if text.windows(6).any(|w| w == b"import") {
                 let tree = vox_syntax::parse(&text);
                 for imp in vox_hir::file_imports(&tree) {
@@ -324,7 +328,10 @@ impl Session {
     fn touch(&mut self) {
         self.revision += 1;
         // The D005 cache of the workspace's path literals belongs to one revision.
-        self.info = Arc::new(WorkspaceInfo::new(self.root.clone(), self.config.runs.clone()));
+        self.info = Arc::new(WorkspaceInfo::new(
+            self.root.clone(),
+            self.config.runs.clone(),
+        ));
     }
 
     /// Reads the three configuration files again (open buffers first, else the disk).
@@ -549,6 +556,34 @@ impl Snapshot {
             }
         }
         seen
+    }
+
+    /// The findings scripts report on their run configuration entries in `path` (a Vox.toml,
+    /// tasks.json or launch.json): C001 and C002 (decision 39).
+    pub fn config_findings(&self, path: &Path) -> Vec<Finding> {
+        let mut scripts: Vec<PathBuf> = self
+            .config
+            .runs
+            .iter()
+            .filter(|r| r.origin.file == path)
+            .map(|r| r.script.clone())
+            .collect();
+        scripts.sort();
+        scripts.dedup();
+        let mut out = Vec::new();
+        for script in scripts {
+            let Some(file) = self.file(&script) else {
+                continue;
+            };
+            out.extend(
+                vox_lints::lint_file(&self.db, file, &self.info, &self.opts)
+                    .into_iter()
+                    .filter(|f| f.file == path),
+            );
+        }
+        out.sort_by_key(Finding::sort_key);
+        out.dedup_by(|a, b| a.file == b.file && a.range == b.range && a.code == b.code);
+        out
     }
 
     /// The findings `vox lint` reports in `path`: those of its own lint, and those the files
