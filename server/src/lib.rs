@@ -287,7 +287,11 @@ impl Backend {
                 let timed = since.filter(|_| timed_path.as_deref() == Some(path.as_path()));
                 let n = diags.len();
                 let force = timed_path.as_deref() == Some(path.as_path());
+                let tp = std::time::Instant::now();
                 publish(&client, &shared, &path, version, diags, force).await;
+                if timed.is_some() && timing() {
+                    eprintln!("vox-lsp-timing: publish {:.3} ms", tp.elapsed().as_secs_f64() * 1e3);
+                }
                 if let Some(t) = timed {
                     if std::env::var_os("VOX_LSP_TIMING").is_some() {
                         eprintln!(
@@ -311,6 +315,11 @@ impl Backend {
     pub(crate) fn refresh_file(&self, path: PathBuf) {
         self.schedule_diagnostics(Some(path));
     }
+}
+
+fn timing() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("VOX_LSP_TIMING").is_some())
 }
 
 /// Publishes when the set differs from what was last published (and always the first time, and
@@ -341,12 +350,21 @@ async fn publish(
 /// Every diagnostic of one script: its findings as `vox lint` reports them, then those of its
 /// last run.
 pub(crate) fn file_diagnostics(snap: &Snapshot, shared: &Shared, path: &Path) -> Vec<Diagnostic> {
+    let t0 = std::time::Instant::now();
     let findings = snap.findings(path);
+    let t1 = std::time::Instant::now();
     let mut ropes = diagnostics::Ropes::new(snap);
     let mut out: Vec<Diagnostic> = findings
         .iter()
         .map(|f| diagnostics::to_diagnostic(f, &mut ropes))
         .collect();
+    if timing() {
+        eprintln!(
+            "vox-lsp-timing: findings {:.3} ms, conversion {:.3} ms",
+            (t1 - t0).as_secs_f64() * 1e3,
+            t1.elapsed().as_secs_f64() * 1e3
+        );
+    }
     if let Some(rd) = lock(&shared.run_diags).get(path) {
         out.extend(rd.iter().map(|r| r.diagnostic.clone()));
     }
@@ -597,6 +615,9 @@ impl LanguageServer for Backend {
             .mutate(move |s| s.change(&p2, changes, version))
             .await
             .unwrap_or(false);
+        if timing() {
+            eprintln!("vox-lsp-timing: change applied {:.3} ms", since.elapsed().as_secs_f64() * 1e3);
+        }
         if changed {
             lock(&self.shared.run_diags).remove(&path);
             self.schedule_diagnostics_from(Some(path), Some(since));

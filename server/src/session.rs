@@ -375,20 +375,43 @@ impl Session {
         let Some(doc) = self.docs.get_mut(path) else {
             return false;
         };
+        // Whether the edit may have changed the imports: it touched a line with `import`.
+        let mut imports_may_change = false;
+        let touches_import = |rope: &Rope, a: usize, b: usize| {
+            let (la, lb) = (rope.byte_to_line(a), rope.byte_to_line(b));
+            (la..=lb.min(rope.len_lines().saturating_sub(1)))
+                .any(|l| rope.line(l).to_string().contains("import"))
+        };
         for c in changes {
             match c.range {
-                None => doc.rope = Rope::from_str(&c.text),
+                None => {
+                    doc.rope = Rope::from_str(&c.text);
+                    imports_may_change = true;
+                }
                 Some(r) => {
                     let a = convert::offset(&doc.rope, enc, r.start);
                     let b = convert::offset(&doc.rope, enc, r.end);
                     let (a, b) = (a.min(b), a.max(b));
+                    imports_may_change |= touches_import(&doc.rope, a, b);
                     let (ca, cb) = (doc.rope.byte_to_char(a), doc.rope.byte_to_char(b));
                     doc.rope.remove(ca..cb);
                     doc.rope.insert(ca, &c.text);
+                    let end = a + c.text.len();
+                    imports_may_change |= touches_import(&doc.rope, a, end.min(doc.rope.len_bytes()));
                 }
             }
         }
         doc.version = version;
+        if !imports_may_change && is_script(path) && self.files.contains_key(path) {
+            // The common keystroke: only the text input changes; the analysis follows
+            // imports when it runs.
+            let text = rope_bytes(&self.docs[path].rope);
+            if let Some(f) = self.files.get(path).copied() {
+                f.set_text(&mut self.db).to(Arc::from(text));
+            }
+            self.touch();
+            return true;
+        }
         self.after_text_change(path);
         true
     }
