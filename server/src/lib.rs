@@ -160,6 +160,13 @@ impl Backend {
         }
     }
 
+    /// The workspace root (for classifying paths outside a request).
+    fn root_hint(&self) -> PathBuf {
+        lock(&self.shared.session)
+            .as_ref()
+            .map_or_else(PathBuf::new, |s| s.root.clone())
+    }
+
     fn snapshot(&self) -> Result<Snapshot> {
         let guard = lock(&self.shared.session);
         match guard.as_ref() {
@@ -309,6 +316,17 @@ impl Backend {
                 });
             }
         });
+    }
+
+    /// Asks the client to request code lenses again (the inferred caps or the run
+    /// configurations changed).
+    fn refresh_lenses(&self) {
+        if self.caps().code_lens_refresh {
+            let c = self.client.clone();
+            tokio::spawn(async move {
+                let _ = c.code_lens_refresh().await;
+            });
+        }
     }
 
     /// Re-publishes (push) or asks for a pull, after run diagnostics of `path` changed.
@@ -619,6 +637,9 @@ impl LanguageServer for Backend {
             eprintln!("vox-lsp-timing: change applied {:.3} ms", since.elapsed().as_secs_f64() * 1e3);
         }
         if changed {
+            if session::config_kind(&self.root_hint(), &path).is_some() {
+                self.refresh_lenses();
+            }
             lock(&self.shared.run_diags).remove(&path);
             self.schedule_diagnostics_from(Some(path), Some(since));
         }
@@ -664,6 +685,7 @@ impl LanguageServer for Backend {
             }
         })
         .await;
+        self.refresh_lenses();
         self.schedule_diagnostics(None);
     }
 
