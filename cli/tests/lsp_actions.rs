@@ -96,12 +96,18 @@ fn run_configuration_actions_keep_comments_byte_for_byte() {
     golden("Vox.toml.report", &read(&ws.path("Vox.toml")));
 
     // tasks.json with comments and a trailing comma: a vox task appended.
-    let a = find(&all, "Run with inferred capabilities: add to .vscode/tasks.json");
+    let a = find(
+        &all,
+        "Run with inferred capabilities: add to .vscode/tasks.json",
+    );
     apply_workspace_edit(&a["edit"], false);
     golden("tasks.json.report", &read(&ws.path(".vscode/tasks.json")));
 
     // launch.json does not exist: CreateFile, then its text.
-    let a = find(&all, "Run with inferred capabilities: add to .vscode/launch.json");
+    let a = find(
+        &all,
+        "Run with inferred capabilities: add to .vscode/launch.json",
+    );
     let ops = a["edit"]["documentChanges"].as_array().unwrap();
     assert_eq!(ops[0]["kind"], "create");
     assert_eq!(ops[0]["annotationId"], "vox.grant");
@@ -148,7 +154,10 @@ fn clients_without_document_changes_get_changes() {
     let new = apply_edits(&read(&ws.path("Vox.toml")), edits, false);
     golden("Vox.toml.report", &new);
     // A file that does not exist: one insertion at its start.
-    let a = find(&all, "Run with inferred capabilities: add to .vscode/launch.json");
+    let a = find(
+        &all,
+        "Run with inferred capabilities: add to .vscode/launch.json",
+    );
     let edits = a["edit"]["changes"][uri(&ws.path(".vscode/launch.json"))]
         .as_array()
         .unwrap();
@@ -166,7 +175,10 @@ fn c001_fix_edits_the_run_configuration() {
     let c001 = diags.iter().find(|d| d["code"] == "C001").expect("C001");
     assert_eq!(c001["range"]["start"]["line"], 2);
     let all = actions(&mut lsp, &build, 2, Some(vec!["quickfix"]));
-    let a = find(&all, "Add \"env:ro\" to run configuration `build` (Vox.toml)");
+    let a = find(
+        &all,
+        "Add \"env:ro\" to run configuration `build` (Vox.toml)",
+    );
     assert_eq!(a["diagnostics"][0]["code"], "C001");
     apply_workspace_edit(&a["edit"], true);
     golden("Vox.toml.build-env", &read(&ws.path("Vox.toml")));
@@ -189,7 +201,9 @@ fn quick_fixes_fix_all_and_suppression() {
     lsp.open(&a, text);
     let d = lsp.diagnostics(&a);
     assert_eq!(
-        d.iter().map(|x| x["code"].as_str().unwrap()).collect::<Vec<_>>(),
+        d.iter()
+            .map(|x| x["code"].as_str().unwrap())
+            .collect::<Vec<_>>(),
         ["D001", "D001", "D003"]
     );
     // The rule's own fix as a quick fix.
@@ -198,16 +212,23 @@ fn quick_fixes_fix_all_and_suppression() {
         .iter()
         .find(|x| x["diagnostics"][0]["code"] == "D001" && x["isPreferred"] == true)
         .expect("D001 fix");
-    let edits = fix["edit"]["documentChanges"][0]["edits"].as_array().unwrap();
+    let edits = fix["edit"]["documentChanges"][0]["edits"]
+        .as_array()
+        .unwrap();
     let fixed = apply_edits(text, edits, false);
     assert!(fixed.contains("print(math.sin(x))"), "{fixed}");
     // Fix all: both D001 at once.
     let all = actions(&mut lsp, &a, 0, Some(vec!["source.fixAll.vox"]));
     assert_eq!(all.len(), 1);
     assert_eq!(all[0]["kind"], "source.fixAll.vox");
-    let edits = all[0]["edit"]["documentChanges"][0]["edits"].as_array().unwrap();
+    let edits = all[0]["edit"]["documentChanges"][0]["edits"]
+        .as_array()
+        .unwrap();
     let fixed = apply_edits(text, edits, false);
-    assert!(fixed.contains("math.sin(x)") && fixed.contains("math.cos(x)"), "{fixed}");
+    assert!(
+        fixed.contains("math.sin(x)") && fixed.contains("math.cos(x)"),
+        "{fixed}"
+    );
     // Suppress with a reason: the comment above, and the cursor after it.
     let all = actions(&mut lsp, &a, 4, Some(vec!["quickfix"]));
     let s = find(&all, "Suppress D003 with a reason");
@@ -227,7 +248,11 @@ fn quick_fixes_fix_all_and_suppression() {
     assert!(r.is_ok());
     // The server asked the client to show the document with the cursor there.
     for _ in 0..50 {
-        if lsp.server_requests.iter().any(|(m, _)| m == "window/showDocument") {
+        if lsp
+            .server_requests
+            .iter()
+            .any(|(m, _)| m == "window/showDocument")
+        {
             break;
         }
         let _ = lsp.request("workspace/symbol", json!({"query": ""}));

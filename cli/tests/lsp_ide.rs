@@ -28,7 +28,9 @@ fn at(path: &std::path::Path, line: u32, character: u32) -> Value {
 }
 
 fn hover_text(lsp: &mut Lsp, path: &std::path::Path, line: u32, ch: u32) -> String {
-    let h = lsp.request("textDocument/hover", at(path, line, ch)).unwrap();
+    let h = lsp
+        .request("textDocument/hover", at(path, line, ch))
+        .unwrap();
     h["contents"]["value"].as_str().unwrap_or("").to_string()
 }
 
@@ -40,19 +42,30 @@ fn hover_definition_references_rename() {
     lsp.open(&lib, LIB);
     // A builtin: capability and nondeterminism.
     let h = hover_text(&mut lsp, &lib, 1, 18);
-    assert!(h.contains("time.now_ms") && h.contains("`time:real`") && h.contains("clock"), "{h}");
+    assert!(
+        h.contains("time.now_ms") && h.contains("`time:real`") && h.contains("clock"),
+        "{h}"
+    );
     // A user function: signature and effect summary, through the import.
     let h = hover_text(&mut lsp, &main, 3, 19);
     assert!(h.contains("fn stamp(label: str) to str"), "{h}");
     assert!(h.contains("needs: fs:ro=data, time:real"), "{h}");
     let h = hover_text(&mut lsp, &main, 9, 5);
-    assert!(h.contains("fn report(name: str, count: int)") && h.contains("needs: fs:ro=data, time:real"), "{h}");
+    assert!(
+        h.contains("fn report(name: str, count: int)")
+            && h.contains("needs: fs:ro=data, time:real"),
+        "{h}"
+    );
     // Definition across the import.
-    let d = lsp.request("textDocument/definition", at(&main, 3, 19)).unwrap();
+    let d = lsp
+        .request("textDocument/definition", at(&main, 3, 19))
+        .unwrap();
     assert_eq!(d["uri"], uri(&lib));
     assert_eq!(d["range"]["start"], pos(0, 7));
     // A local.
-    let d = lsp.request("textDocument/definition", at(&main, 10, 17)).unwrap();
+    let d = lsp
+        .request("textDocument/definition", at(&main, 10, 17))
+        .unwrap();
     assert_eq!(d["range"]["start"], pos(8, 8));
     // References of a pub fn: its definition and the call in main.vox.
     let r = lsp
@@ -65,14 +78,21 @@ fn hover_definition_references_rename() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|l| (l["uri"].as_str().unwrap().to_string(), l["range"]["start"]["line"].as_u64().unwrap()))
+        .map(|l| {
+            (
+                l["uri"].as_str().unwrap().to_string(),
+                l["range"]["start"]["line"].as_u64().unwrap(),
+            )
+        })
         .collect();
     got.sort();
     let mut want = vec![(uri(&lib), 0), (uri(&main), 3)];
     want.sort();
     assert_eq!(got, want);
     // Rename a parameter: its uses change, nothing else.
-    let prep = lsp.request("textDocument/prepareRename", at(&main, 2, 11)).unwrap();
+    let prep = lsp
+        .request("textDocument/prepareRename", at(&main, 2, 11))
+        .unwrap();
     assert_eq!(prep["start"], pos(2, 10));
     let e = lsp
         .request(
@@ -82,7 +102,10 @@ fn hover_definition_references_rename() {
         .unwrap();
     let edits = e["changes"][uri(&main)].as_array().unwrap();
     let renamed = apply_edits(MAIN, edits, false);
-    assert!(renamed.contains("fn report(who: str, count: int)") && renamed.contains("lib.stamp(who)"), "{renamed}");
+    assert!(
+        renamed.contains("fn report(who: str, count: int)") && renamed.contains("lib.stamp(who)"),
+        "{renamed}"
+    );
     // Renaming to a keyword is refused.
     let err = lsp
         .request(
@@ -102,7 +125,10 @@ fn legacy_directive_hover() {
     let mut lsp = Lsp::start(&ws.0, "neovim");
     lsp.open(&a, text);
     let h = hover_text(&mut lsp, &a, 0, 5);
-    assert!(h.contains("never enforced over `--caps` or a run configuration"), "{h}");
+    assert!(
+        h.contains("never enforced over `--caps` or a run configuration"),
+        "{h}"
+    );
     assert!(h.contains("would be denied"), "{h}");
     assert_eq!(lsp.shutdown(), Some(0));
 }
@@ -113,44 +139,90 @@ fn symbols_folding_completion_signature() {
     let mut lsp = Lsp::start(&ws.0, "vscode");
     lsp.open(&main, MAIN);
     let s = lsp
-        .request("textDocument/documentSymbol", json!({"textDocument": {"uri": uri(&main)}}))
+        .request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri(&main)}}),
+        )
         .unwrap();
-    let names: Vec<&str> = s.as_array().unwrap().iter().map(|x| x["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = s
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["lib", "report", "main"]);
-    let w = lsp.request("workspace/symbol", json!({"query": "sta"})).unwrap();
+    let w = lsp
+        .request("workspace/symbol", json!({"query": "sta"}))
+        .unwrap();
     let w = w.as_array().unwrap();
     assert_eq!(w.len(), 1);
     assert_eq!(w[0]["name"], "stamp");
     assert_eq!(w[0]["location"]["uri"], uri(&lib));
     let f = lsp
-        .request("textDocument/foldingRange", json!({"textDocument": {"uri": uri(&main)}}))
+        .request(
+            "textDocument/foldingRange",
+            json!({"textDocument": {"uri": uri(&main)}}),
+        )
         .unwrap();
     let folds: Vec<(u64, u64)> = f
         .as_array()
         .unwrap()
         .iter()
-        .map(|x| (x["startLine"].as_u64().unwrap(), x["endLine"].as_u64().unwrap()))
+        .map(|x| {
+            (
+                x["startLine"].as_u64().unwrap(),
+                x["endLine"].as_u64().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(folds, [(2, 4), (7, 10)]);
     // Completion: namespace members with their capability, import members, names in scope.
-    let c = lsp.request("textDocument/completion", at(&main, 3, 18)).unwrap();
-    let labels: Vec<&str> = c.as_array().unwrap().iter().map(|x| x["label"].as_str().unwrap()).collect();
+    let c = lsp
+        .request("textDocument/completion", at(&main, 3, 18))
+        .unwrap();
+    let labels: Vec<&str> = c
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["label"].as_str().unwrap())
+        .collect();
     assert_eq!(labels, ["stamp"]);
-    lsp.change(&main, Some(json!({"start": pos(9, 4), "end": pos(9, 4)})), "fs.\n    ");
-    let c = lsp.request("textDocument/completion", at(&main, 9, 7)).unwrap();
+    lsp.change(
+        &main,
+        Some(json!({"start": pos(9, 4), "end": pos(9, 4)})),
+        "fs.\n    ",
+    );
+    let c = lsp
+        .request("textDocument/completion", at(&main, 9, 7))
+        .unwrap();
     let items = c.as_array().unwrap();
-    let read = items.iter().find(|x| x["label"] == "read").expect("fs.read");
+    let read = items
+        .iter()
+        .find(|x| x["label"] == "read")
+        .expect("fs.read");
     assert!(read["detail"].as_str().unwrap().contains("needs fs:ro"));
-    let c = lsp.request("textDocument/completion", at(&main, 10, 4)).unwrap();
-    let labels: Vec<&str> = c.as_array().unwrap().iter().map(|x| x["label"].as_str().unwrap()).collect();
+    let c = lsp
+        .request("textDocument/completion", at(&main, 10, 4))
+        .unwrap();
+    let labels: Vec<&str> = c
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["label"].as_str().unwrap())
+        .collect();
     for want in ["n", "report", "main", "lib", "fs", "print", "while"] {
         assert!(labels.contains(&want), "{want} missing from {labels:?}");
     }
     assert!(!labels.contains(&"msg"), "msg is out of scope: {labels:?}");
     lsp.change(&main, None, MAIN);
     // Signature help inside `report("a", n)` at the second argument.
-    let s = lsp.request("textDocument/signatureHelp", at(&main, 9, 16)).unwrap();
-    assert_eq!(s["signatures"][0]["label"], "fn report(name: str, count: int)");
+    let s = lsp
+        .request("textDocument/signatureHelp", at(&main, 9, 16))
+        .unwrap();
+    assert_eq!(
+        s["signatures"][0]["label"],
+        "fn report(name: str, count: int)"
+    );
     assert_eq!(s["activeParameter"], 1);
     let s = lsp.request("textDocument/signatureHelp", at(&lib, 2, 27));
     assert!(s.is_ok());
@@ -164,9 +236,17 @@ fn semantic_tokens_and_inlay_hints() {
     lsp.open(&main, MAIN);
     lsp.open(&lib, LIB);
     let full = lsp
-        .request("textDocument/semanticTokens/full", json!({"textDocument": {"uri": uri(&main)}}))
+        .request(
+            "textDocument/semanticTokens/full",
+            json!({"textDocument": {"uri": uri(&main)}}),
+        )
         .unwrap();
-    let data: Vec<u64> = full["data"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect();
+    let data: Vec<u64> = full["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect();
     assert_eq!(data.len() % 5, 0);
     // The first token: `import`, a keyword (index 8 in the legend).
     assert_eq!(&data[..5], &[0, 0, 6, 8, 0]);
@@ -186,7 +266,11 @@ fn semantic_tokens_and_inlay_hints() {
     assert!(decoded.contains(&(2, 3, 6, 3, 1)), "{decoded:?}");
     let id = full["resultId"].as_str().unwrap().to_string();
     // An edit, then a delta against the previous result.
-    lsp.change(&main, Some(json!({"start": pos(8, 8), "end": pos(8, 9)})), "count");
+    lsp.change(
+        &main,
+        Some(json!({"start": pos(8, 8), "end": pos(8, 9)})),
+        "count",
+    );
     let delta = lsp
         .request(
             "textDocument/semanticTokens/full/delta",
@@ -203,7 +287,12 @@ fn semantic_tokens_and_inlay_hints() {
             json!({"textDocument": {"uri": uri(&lib)}, "range": {"start": pos(0, 0), "end": pos(4, 0)}}),
         )
         .unwrap();
-    let labels: Vec<&str> = h.as_array().unwrap().iter().map(|x| x["label"].as_str().unwrap()).collect();
+    let labels: Vec<&str> = h
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["label"].as_str().unwrap())
+        .collect();
     assert_eq!(labels, ["time:real", "fs:ro"]);
     let h = lsp
         .request(
@@ -215,9 +304,17 @@ fn semantic_tokens_and_inlay_hints() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|x| (x["position"]["line"].as_u64().unwrap(), x["label"].as_str().unwrap().to_string()))
+        .map(|x| {
+            (
+                x["position"]["line"].as_u64().unwrap(),
+                x["label"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
     assert!(labels.contains(&(3, "label:".into())), "{labels:?}");
-    assert!(labels.contains(&(9, "name:".into())) && labels.contains(&(9, "count:".into())), "{labels:?}");
+    assert!(
+        labels.contains(&(9, "name:".into())) && labels.contains(&(9, "count:".into())),
+        "{labels:?}"
+    );
     assert_eq!(lsp.shutdown(), Some(0));
 }

@@ -34,7 +34,10 @@ fn lifecycle_and_encodings() {
     assert_eq!(codes(&d), ["D003"]);
     assert_eq!(d[0]["range"]["start"], json!({"line": 1, "character": 12}));
     assert_eq!(d[0]["source"], "vox");
-    assert!(d[0]["codeDescription"]["href"].as_str().unwrap().ends_with("/D003.md"));
+    assert!(d[0]["codeDescription"]["href"]
+        .as_str()
+        .unwrap()
+        .ends_with("/D003.md"));
     assert_eq!(nvim.shutdown(), Some(0));
 
     let mut code = Lsp::start(&ws.0, "vscode");
@@ -105,7 +108,8 @@ fn pull_diagnostics_serve_pull_only() {
     // Nothing was pushed for the script.
     let u = uri(&a);
     assert!(lsp
-        .maybe(Duration::from_millis(300), |m| m["method"] == "textDocument/publishDiagnostics"
+        .maybe(Duration::from_millis(300), |m| m["method"]
+            == "textDocument/publishDiagnostics"
             && m["params"]["uri"] == u)
         .is_none());
     assert_eq!(lsp.shutdown(), Some(0));
@@ -132,7 +136,10 @@ type Key = (String, u64, u64, String, String, String);
 
 #[test]
 fn same_findings_as_vox_lint_on_the_lint_corpus() {
-    let corpus = lsp_common::repo().join("tests/lint").canonicalize().unwrap();
+    let corpus = lsp_common::repo()
+        .join("tests/lint")
+        .canonicalize()
+        .unwrap();
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&corpus)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -141,9 +148,12 @@ fn same_findings_as_vox_lint_on_the_lint_corpus() {
     dirs.sort();
     let mut total = 0;
     for dir in dirs {
-        let (status, stdout, stderr) =
-            common::vox_in(&dir, &["lint", "--format", "json", "."]);
-        assert!(status == 0 || status == 1, "vox lint failed in {}: {stderr}", dir.display());
+        let (status, stdout, stderr) = common::vox_in(&dir, &["lint", "--format", "json", "."]);
+        assert!(
+            status == 0 || status == 1,
+            "vox lint failed in {}: {stderr}",
+            dir.display()
+        );
         let cli: Vec<Value> = serde_json::from_str(&stdout).unwrap();
         let want: BTreeSet<Key> = cli
             .iter()
@@ -174,7 +184,11 @@ fn same_findings_as_vox_lint_on_the_lint_corpus() {
             let text = std::fs::read_to_string(f).unwrap();
             let rel = f.strip_prefix(&dir).unwrap().to_string_lossy().into_owned();
             for d in lsp.diagnostics(f) {
-                let sev = if d["severity"] == 1 { "error" } else { "warning" };
+                let sev = if d["severity"] == 1 {
+                    "error"
+                } else {
+                    "warning"
+                };
                 got.insert((
                     rel.clone(),
                     offset(&text, &d["range"]["start"], true) as u64,
@@ -219,46 +233,98 @@ fn robustness_inputs() {
     lsp.wait_for("bad header", |m| m["error"]["code"] == -32700);
     lsp.send_raw(b"garbage without headers\r\n\r\n");
     lsp.wait_for("missing length", |m| m["error"]["code"] == -32700);
-    lsp.send_raw(&lsp_common::frame(br#"{"jsonrpc":"2.0","id":1.5,"method":"textDocument/hover"}"#));
+    lsp.send_raw(&lsp_common::frame(
+        br#"{"jsonrpc":"2.0","id":1.5,"method":"textDocument/hover"}"#,
+    ));
     lsp.wait_for("bad id", |m| m["error"]["code"] == -32600);
-    lsp.send_raw(&lsp_common::frame(br#"{"jsonrpc":"2.0","id":77,"method":"textDocument/hover","params":"x"}"#));
-    lsp.wait_for("bad params", |m| m["id"] == 77 && m["error"]["code"] == -32600);
+    lsp.send_raw(&lsp_common::frame(
+        br#"{"jsonrpc":"2.0","id":77,"method":"textDocument/hover","params":"x"}"#,
+    ));
+    lsp.wait_for("bad params", |m| {
+        m["id"] == 77 && m["error"]["code"] == -32600
+    });
     lsp.send_raw(&lsp_common::frame(br#"[1,2,3]"#));
     lsp.wait_for("batch", |m| m["error"]["code"] == -32600);
-    lsp.send_raw(&lsp_common::frame(br#"{"jsonrpc":"2.0","id":78,"method":"textDocument/hover","params":{"textDocument":5}}"#));
-    lsp.wait_for("invalid params", |m| m["id"] == 78 && m["error"]["code"] == -32602);
+    lsp.send_raw(&lsp_common::frame(
+        br#"{"jsonrpc":"2.0","id":78,"method":"textDocument/hover","params":{"textDocument":5}}"#,
+    ));
+    lsp.wait_for("invalid params", |m| {
+        m["id"] == 78 && m["error"]["code"] == -32602
+    });
     // Unknown methods: an error for a request, silence for a notification.
     let err = lsp.request("vox/unknownThing", json!({})).unwrap_err();
     assert_eq!(err["code"], -32601);
     lsp.notify("vox/unknownNotification", json!({}));
-    let err = lsp.request("workspace/executeCommand", json!({"command": "vox.nope", "arguments": []})).unwrap_err();
+    let err = lsp
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "vox.nope", "arguments": []}),
+        )
+        .unwrap_err();
     assert_eq!(err["code"], -32602);
 
     // A handler that panics fails alone: the next requests are answered.
     let err = lsp
-        .request("workspace/executeCommand", json!({"command": "vox.debug.panic", "arguments": []}))
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "vox.debug.panic", "arguments": []}),
+        )
         .unwrap_err();
     assert_eq!(err["code"], -32603);
-    assert!(err["message"].as_str().unwrap().contains("deliberate panic"), "{err}");
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("deliberate panic"),
+        "{err}"
+    );
 
     // Out-of-range positions.
     lsp.open(&a, CLOCK);
     let far = json!({"line": 9999, "character": 9999});
     let doc = json!({"uri": uri(&a)});
     for (method, params) in [
-        ("textDocument/hover", json!({"textDocument": doc, "position": far})),
-        ("textDocument/definition", json!({"textDocument": doc, "position": far})),
-        ("textDocument/references", json!({"textDocument": doc, "position": far, "context": {"includeDeclaration": true}})),
-        ("textDocument/completion", json!({"textDocument": doc, "position": far})),
-        ("textDocument/signatureHelp", json!({"textDocument": doc, "position": far})),
-        ("textDocument/codeAction", json!({"textDocument": doc, "range": {"start": far, "end": {"line": 0, "character": 0}}, "context": {"diagnostics": []}})),
-        ("textDocument/inlayHint", json!({"textDocument": doc, "range": {"start": {"line": 0, "character": 0}, "end": far}})),
-        ("textDocument/prepareRename", json!({"textDocument": doc, "position": far})),
+        (
+            "textDocument/hover",
+            json!({"textDocument": doc, "position": far}),
+        ),
+        (
+            "textDocument/definition",
+            json!({"textDocument": doc, "position": far}),
+        ),
+        (
+            "textDocument/references",
+            json!({"textDocument": doc, "position": far, "context": {"includeDeclaration": true}}),
+        ),
+        (
+            "textDocument/completion",
+            json!({"textDocument": doc, "position": far}),
+        ),
+        (
+            "textDocument/signatureHelp",
+            json!({"textDocument": doc, "position": far}),
+        ),
+        (
+            "textDocument/codeAction",
+            json!({"textDocument": doc, "range": {"start": far, "end": {"line": 0, "character": 0}}, "context": {"diagnostics": []}}),
+        ),
+        (
+            "textDocument/inlayHint",
+            json!({"textDocument": doc, "range": {"start": {"line": 0, "character": 0}, "end": far}}),
+        ),
+        (
+            "textDocument/prepareRename",
+            json!({"textDocument": doc, "position": far}),
+        ),
     ] {
         let r = lsp.request(method, params);
         assert!(r.is_ok(), "{method}: {r:?}");
     }
-    lsp.change(&a, Some(json!({"start": far, "end": far})), "\nfn other() {\n    print(time.now_ms())\n}\n");
+    lsp.change(
+        &a,
+        Some(json!({"start": far, "end": far})),
+        "\nfn other() {\n    print(time.now_ms())\n}\n",
+    );
     let d = lsp.diagnostics(&a);
     assert_eq!(codes(&d), ["D003", "D003"]);
     // Any source text (binary garbage, deep nesting): diagnostics, no crash.
@@ -268,8 +334,18 @@ fn robustness_inputs() {
     assert!(codes(&d).iter().all(|c| c.starts_with("syntax.")), "{d:?}");
     // Requests on files the server does not know.
     let ghost = json!({"uri": "file:///nonexistent/ghost.vox"});
-    assert!(lsp.request("textDocument/hover", json!({"textDocument": ghost, "position": {"line": 0, "character": 0}})).is_ok());
-    assert!(lsp.request("textDocument/diagnostic", json!({"textDocument": {"uri": "untitled:Untitled-1"}})).is_ok());
+    assert!(lsp
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": ghost, "position": {"line": 0, "character": 0}})
+        )
+        .is_ok());
+    assert!(lsp
+        .request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": "untitled:Untitled-1"}})
+        )
+        .is_ok());
 
     // A file outside the workspace is analysed too.
     lsp.open(&out, CLOCK);
@@ -277,12 +353,18 @@ fn robustness_inputs() {
 
     // Fixing Vox.toml in the editor clears config.invalid.
     lsp.open(&toml, "[run.x]\nscript = 3\n");
-    lsp.change(&toml, None, "[run.x]\nscript = \"a.vox\"\ncaps = [\"time:real\"]\n");
+    lsp.change(
+        &toml,
+        None,
+        "[run.x]\nscript = \"a.vox\"\ncaps = [\"time:real\"]\n",
+    );
     let u = uri(&toml);
     let cleared = lsp.wait_for("cleared", |m| {
         m["method"] == "textDocument/publishDiagnostics"
             && m["params"]["uri"] == u
-            && m["params"]["diagnostics"].as_array().is_some_and(|d| d.is_empty())
+            && m["params"]["diagnostics"]
+                .as_array()
+                .is_some_and(|d| d.is_empty())
     });
     assert!(cleared.is_object());
     assert!(lsp.is_alive());

@@ -30,9 +30,16 @@ fn collect(lsp: &mut Lsp, id: u64) -> (String, String, i64) {
         });
         let p = &m["params"];
         // Every vox/* notification matches its schema (decision 37).
-        let schema = if m["method"] == "vox/runExit" { "lsp-run-exit" } else { "lsp-run-output" };
+        let schema = if m["method"] == "vox/runExit" {
+            "lsp-run-exit"
+        } else {
+            "lsp-run-output"
+        };
         let schema: Value = serde_json::from_str(
-            &std::fs::read_to_string(lsp_common::repo().join(format!("docs/schemas/{schema}.schema.json"))).unwrap(),
+            &std::fs::read_to_string(
+                lsp_common::repo().join(format!("docs/schemas/{schema}.schema.json")),
+            )
+            .unwrap(),
         )
         .unwrap();
         common::validate(&schema, p).unwrap();
@@ -94,7 +101,10 @@ fn run_test_and_show_caps_and_lenses() {
     let mut lsp = Lsp::start(&ws.0, "neovim");
     lsp.open(&a, text);
     let lenses = lsp
-        .request("textDocument/codeLens", json!({"textDocument": {"uri": uri(&a)}}))
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri(&a)}}),
+        )
         .unwrap();
     let lenses = lenses.as_array().unwrap();
     let titles: Vec<&str> = lenses
@@ -112,9 +122,16 @@ fn run_test_and_show_caps_and_lenses() {
             json!({"command": "vox.showCaps", "arguments": [{"uri": uri(&a)}]}),
         )
         .unwrap();
-    assert_eq!(caps["tokens"], json!([{"token": "env:ro", "needed_by": ["env.get"]}]));
+    assert_eq!(
+        caps["tokens"],
+        json!([{"token": "env:ro", "needed_by": ["env.get"]}])
+    );
     assert_eq!(caps["notes"], json!([]));
-    let id = run(&mut lsp, "vox.runTest", json!({"uri": uri(&a), "test": "adds"}));
+    let id = run(
+        &mut lsp,
+        "vox.runTest",
+        json!({"uri": uri(&a), "test": "adds"}),
+    );
     let (out, _err, code) = collect(&mut lsp, id);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("adds"), "{out}");
@@ -139,7 +156,10 @@ fn stop_leaves_no_process_behind() {
     // Wait until the grandchildren run.
     let deadline = Instant::now() + Duration::from_secs(20);
     while processes_with(&format!("sleep {marker}")).len() < 2 {
-        assert!(Instant::now() < deadline, "the script's children never started");
+        assert!(
+            Instant::now() < deadline,
+            "the script's children never started"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     assert!(!processes_with(&ws.0.to_string_lossy()).is_empty());
@@ -181,7 +201,8 @@ fn denial(client: &str) {
     ws.write("data/input.txt", "x\n");
     let text = "fn main() {\n    print(\"start\")\n    let t = fs.read(\"data/input.txt\")\n    print(t)\n}\n";
     let a = ws.write("deny.vox", text);
-    let toml = "# runs of the denial test\n[run.deny]\nscript = \"deny.vox\"\ncaps = []  # nothing yet\n";
+    let toml =
+        "# runs of the denial test\n[run.deny]\nscript = \"deny.vox\"\ncaps = []  # nothing yet\n";
     ws.write("Vox.toml", toml);
     let mut lsp = Lsp::start(&ws.0, client);
     lsp.open(&a, text);
@@ -235,7 +256,10 @@ fn denial(client: &str) {
         if diags.iter().all(|d| d["source"] != "vox run") {
             break;
         }
-        assert!(Instant::now() < deadline, "the run diagnostic stayed: {diags:?}");
+        assert!(
+            Instant::now() < deadline,
+            "the run diagnostic stayed: {diags:?}"
+        );
     }
     assert_eq!(lsp.shutdown(), Some(0));
 }
@@ -255,10 +279,17 @@ fn ceiling_becomes_a_diagnostic_with_a_raise_fix() {
     let ws = TempDir::new("ceiling");
     let text = "fn main() {\n    let mut i = 0\n    while i < 1000000 {\n        i = i + 1\n    }\n    print(i)\n}\n";
     let a = ws.write("spin.vox", text);
-    ws.write("Vox.toml", "[run.spin]\nscript = \"spin.vox\"\ncaps = []\nmax-steps = 1000\n");
+    ws.write(
+        "Vox.toml",
+        "[run.spin]\nscript = \"spin.vox\"\ncaps = []\nmax-steps = 1000\n",
+    );
     let mut lsp = Lsp::start(&ws.0, "neovim");
     lsp.open(&a, text);
-    let id = run(&mut lsp, "vox.run", json!({"uri": uri(&a), "config": "spin"}));
+    let id = run(
+        &mut lsp,
+        "vox.run",
+        json!({"uri": uri(&a), "config": "spin"}),
+    );
     let (_, err, code) = collect(&mut lsp, id);
     assert_eq!(code, 78, "{err}");
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -267,7 +298,10 @@ fn ceiling_becomes_a_diagnostic_with_a_raise_fix() {
         if let Some(d) = diags.iter().find(|d| d["code"] == "ceiling.steps") {
             break d.clone();
         }
-        assert!(Instant::now() < deadline, "no ceiling diagnostic: {diags:?}");
+        assert!(
+            Instant::now() < deadline,
+            "no ceiling diagnostic: {diags:?}"
+        );
     };
     let actions = lsp
         .request(
@@ -279,7 +313,10 @@ fn ceiling_becomes_a_diagnostic_with_a_raise_fix() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|x| x["title"] == "Raise the ceiling: max-steps = 10000 in run configuration `spin` (Vox.toml)")
+        .find(|x| {
+            x["title"]
+                == "Raise the ceiling: max-steps = 10000 in run configuration `spin` (Vox.toml)"
+        })
         .unwrap_or_else(|| panic!("{actions:#}"));
     apply_workspace_edit(&raise["edit"], lsp.utf8);
     assert_eq!(

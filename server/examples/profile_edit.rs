@@ -18,12 +18,18 @@ fn main() {
     let t = Instant::now();
     s.open(path.clone(), uri, text, 1);
     let n = s.snapshot().findings(&path).len();
-    eprintln!("cold open + findings: {:.2} ms ({n} findings)", t.elapsed().as_secs_f64() * 1e3);
+    eprintln!(
+        "cold open + findings: {:.2} ms ({n} findings)",
+        t.elapsed().as_secs_f64() * 1e3
+    );
     let mut parts = [0f64; 3];
     for i in 0..50 {
         let t0 = Instant::now();
         let change = TextDocumentContentChangeEvent {
-            range: Some(Range::new(Position::new(line, col), Position::new(line, col + 1))),
+            range: Some(Range::new(
+                Position::new(line, col),
+                Position::new(line, col + 1),
+            )),
             range_length: None,
             text: format!("{}", 1 + i % 9),
         };

@@ -96,14 +96,16 @@ pub fn workspace_edit(
                 Change::Create { path, text } => {
                     let Some(uri) = uri_of(&path) else { continue };
                     if caps.create_files {
-                        ops.push(DocumentChangeOperation::Op(ResourceOp::Create(CreateFile {
-                            uri: uri.clone(),
-                            options: Some(CreateFileOptions {
-                                overwrite: Some(false),
-                                ignore_if_exists: Some(true),
-                            }),
-                            annotation_id: annotate.then(|| GRANT.to_string()),
-                        })));
+                        ops.push(DocumentChangeOperation::Op(ResourceOp::Create(
+                            CreateFile {
+                                uri: uri.clone(),
+                                options: Some(CreateFileOptions {
+                                    overwrite: Some(false),
+                                    ignore_if_exists: Some(true),
+                                }),
+                                annotation_id: annotate.then(|| GRANT.to_string()),
+                            },
+                        )));
                     }
                     let insert = TextEdit::new(Range::default(), text);
                     ops.push(DocumentChangeOperation::Edit(TextDocumentEdit {
@@ -127,7 +129,9 @@ pub fn workspace_edit(
             match c {
                 Change::Edit { path, edits } => {
                     if let Some(uri) = uri_of(&path) {
-                        map.entry(uri).or_default().extend(text_edits(&path, &edits));
+                        map.entry(uri)
+                            .or_default()
+                            .extend(text_edits(&path, &edits));
                     }
                 }
                 Change::Create { path, text } => {
@@ -287,18 +291,25 @@ fn caps_fix(snap: &Snapshot, caps: &ClientCaps, f: &Finding, script: &Path) -> O
             list.push(token.to_string());
         }
         (
-            format!("Add \"{token}\" to run configuration `{name}` ({})", run.origin.kind.file_name()),
+            format!(
+                "Add \"{token}\" to run configuration `{name}` ({})",
+                run.origin.kind.file_name()
+            ),
             Some(format!("grants {token} to `{name}`")),
         )
     } else {
         let token = quoted_token(help, "remove")?;
         list.retain(|t| t != token);
         (
-            format!("Remove \"{token}\" from run configuration `{name}` ({})", run.origin.kind.file_name()),
+            format!(
+                "Remove \"{token}\" from run configuration `{name}` ({})",
+                run.origin.kind.file_name()
+            ),
             None,
         )
     };
-    let change = config_change(snap, run.origin.kind, &run.origin.file, script, name, &list).ok()?;
+    let change =
+        config_change(snap, run.origin.kind, &run.origin.file, script, name, &list).ok()?;
     Some(action(
         title,
         CodeActionKind::QUICKFIX,
@@ -321,13 +332,19 @@ fn suppress_action(
     let pos = convert::position(&rope, convert::Encoding::Utf8, f.range.start);
     let line = pos.line as usize;
     let line_start = rope.line_to_byte(line.min(rope.len_lines().saturating_sub(1)));
-    let line_text: String = rope.line(line.min(rope.len_lines().saturating_sub(1))).to_string();
+    let line_text: String = rope
+        .line(line.min(rope.len_lines().saturating_sub(1)))
+        .to_string();
     let indent: String = line_text
         .chars()
         .take_while(|c| *c == ' ' || *c == '\t')
         .collect();
     let comment = format!("{indent}// vox:allow({}): ", f.code);
-    let nl = if line_text.ends_with("\r\n") { "\r\n" } else { "\n" };
+    let nl = if line_text.ends_with("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    };
     let at = TextRange::new(line_start as u32, line_start as u32);
     let edit = workspace_edit(
         snap,
@@ -353,7 +370,9 @@ fn suppress_action(
         command: Some(Command {
             title: "Write the reason".into(),
             command: "vox.revealSuppression".into(),
-            arguments: Some(vec![serde_json::json!({"uri": uri.as_str(), "position": cursor})]),
+            arguments: Some(vec![
+                serde_json::json!({"uri": uri.as_str(), "position": cursor}),
+            ]),
         }),
         ..CodeAction::default()
     })
@@ -412,7 +431,9 @@ fn run_config_actions(snap: &Snapshot, caps: &ClientCaps, script: &Path) -> Vec<
             .into_iter()
             .find(|r| r.origin.kind == kind)
             .cloned();
-        let cwd = existing.as_ref().map_or(snap.root.clone(), |r| r.cwd.clone());
+        let cwd = existing
+            .as_ref()
+            .map_or(snap.root.clone(), |r| r.cwd.clone());
         let Some(tokens) = inferred_tokens(snap, script, &cwd) else {
             continue;
         };
@@ -426,7 +447,11 @@ fn run_config_actions(snap: &Snapshot, caps: &ClientCaps, script: &Path) -> Vec<
         };
         let grant = format!(
             "grants {} to `{entry}`",
-            if list.is_empty() { "nothing".to_string() } else { list.join(", ") }
+            if list.is_empty() {
+                "nothing".to_string()
+            } else {
+                list.join(", ")
+            }
         );
         out.push(action(
             format!("{RUN_CONFIG_TITLE} {shown}"),
@@ -452,12 +477,20 @@ fn replace_directive(snap: &Snapshot, caps: &ClientCaps, script: &Path) -> Optio
         .map_or(text.len(), |i| d.range.end + i + 1);
     let del = Change::Edit {
         path: script.to_path_buf(),
-        edits: vec![(TextRange::new(d.range.start as u32, end as u32), String::new())],
+        edits: vec![(
+            TextRange::new(d.range.start as u32, end as u32),
+            String::new(),
+        )],
     };
     Some(action(
         "Replace `// vox:caps` directive with a run configuration".into(),
         CodeActionKind::REFACTOR_REWRITE,
-        workspace_edit(snap, caps, vec![change, del], Some(format!("grants {}", list.join(", ")))),
+        workspace_edit(
+            snap,
+            caps,
+            vec![change, del],
+            Some(format!("grants {}", list.join(", "))),
+        ),
     ))
 }
 
@@ -482,7 +515,12 @@ fn raised(flag: &str, limit: &str) -> Option<i64> {
 
 /// Quick fixes of a run diagnostic: grant the token, or raise the ceiling, in the run
 /// configuration the run used (a new Vox.toml entry when it had none).
-fn run_fixes(snap: &Snapshot, caps: &ClientCaps, script: &Path, rd: &RunDiagnostic) -> Vec<CodeAction> {
+fn run_fixes(
+    snap: &Snapshot,
+    caps: &ClientCaps,
+    script: &Path,
+    rd: &RunDiagnostic,
+) -> Vec<CodeAction> {
     let mut out = Vec::new();
     let diag = rd.diagnostic.clone();
     if let Some(token) = &rd.token {
@@ -512,7 +550,12 @@ fn run_fixes(snap: &Snapshot, caps: &ClientCaps, script: &Path, rd: &RunDiagnost
             let mut a = action(
                 title,
                 CodeActionKind::QUICKFIX,
-                workspace_edit(snap, caps, vec![change], Some(format!("grants {token} to `{entry}`"))),
+                workspace_edit(
+                    snap,
+                    caps,
+                    vec![change],
+                    Some(format!("grants {token} to `{entry}`")),
+                ),
             );
             a.diagnostics = Some(vec![diag.clone()]);
             a.is_preferred = Some(true);
@@ -524,9 +567,11 @@ fn run_fixes(snap: &Snapshot, caps: &ClientCaps, script: &Path, rd: &RunDiagnost
             return out;
         };
         let (file, entry, base) = match &rd.config {
-            Some(c) if c.origin.kind == ConfigKind::VoxToml => {
-                (c.origin.file.clone(), c.name.clone(), snap.text(&c.origin.file))
-            }
+            Some(c) if c.origin.kind == ConfigKind::VoxToml => (
+                c.origin.file.clone(),
+                c.name.clone(),
+                snap.text(&c.origin.file),
+            ),
             Some(_) => return out,
             None => {
                 let file = config_path(&snap.root, ConfigKind::VoxToml);
@@ -545,7 +590,9 @@ fn run_fixes(snap: &Snapshot, caps: &ClientCaps, script: &Path, rd: &RunDiagnost
         let old = snap.text(&file);
         let change = text_change(&file, old.is_some(), &old.unwrap_or_default(), new);
         let mut a = action(
-            format!("Raise the ceiling: {flag} = {value} in run configuration `{entry}` (Vox.toml)"),
+            format!(
+                "Raise the ceiling: {flag} = {value} in run configuration `{entry}` (Vox.toml)"
+            ),
             CodeActionKind::QUICKFIX,
             workspace_edit(snap, caps, vec![change], None),
         );
@@ -570,8 +617,9 @@ pub fn code_actions(
     let only = params.context.only.clone();
     let want = |k: &CodeActionKind| {
         only.as_ref().is_none_or(|o| {
-            o.iter()
-                .any(|w| k.as_str() == w.as_str() || k.as_str().starts_with(&format!("{}.", w.as_str())))
+            o.iter().any(|w| {
+                k.as_str() == w.as_str() || k.as_str().starts_with(&format!("{}.", w.as_str()))
+            })
         })
     };
     let rope = snap.rope(&path);
@@ -629,8 +677,9 @@ pub fn code_actions(
     }
     let fix_all = CodeActionKind::new(FIX_ALL);
     if only.as_ref().is_some_and(|o| {
-        o.iter()
-            .any(|w| w.as_str() == FIX_ALL || w.as_str() == "source.fixAll" || w.as_str() == "source")
+        o.iter().any(|w| {
+            w.as_str() == FIX_ALL || w.as_str() == "source.fixAll" || w.as_str() == "source"
+        })
     }) || only.is_none()
     {
         let changes = fix_all_changes(&findings);

@@ -114,7 +114,10 @@ mod tests {
                 assert!(back <= b as usize);
             }
             assert_eq!(offset(&rope, enc, Position::new(99, 0)), rope.len_bytes());
-            assert_eq!(offset(&rope, enc, Position::new(0, 999)), "a\u{e9}\u{1f600}b".len());
+            assert_eq!(
+                offset(&rope, enc, Position::new(0, 999)),
+                "a\u{e9}\u{1f600}b".len()
+            );
         }
         assert_eq!(position(&rope, Encoding::Utf16, 3), Position::new(0, 2));
         assert_eq!(position(&rope, Encoding::Utf8, 7), Position::new(0, 7));

@@ -72,14 +72,16 @@ pub fn code_lens(snap: &Snapshot, params: CodeLensParams) -> Result<Option<Vec<C
             } else if name == "main" && main_at.is_none() {
                 main_at = Some(item.range().start);
             }
-        } else if first_stmt.is_none() && matches!(
-            item.kind(),
-            vox_syntax::SyntaxKind::ExprStmt
-                | vox_syntax::SyntaxKind::LetStmt
-                | vox_syntax::SyntaxKind::AssignStmt
-                | vox_syntax::SyntaxKind::WhileStmt
-                | vox_syntax::SyntaxKind::LoopStmt
-        ) {
+        } else if first_stmt.is_none()
+            && matches!(
+                item.kind(),
+                vox_syntax::SyntaxKind::ExprStmt
+                    | vox_syntax::SyntaxKind::LetStmt
+                    | vox_syntax::SyntaxKind::AssignStmt
+                    | vox_syntax::SyntaxKind::WhileStmt
+                    | vox_syntax::SyntaxKind::LoopStmt
+            )
+        {
             first_stmt = Some(item.range().start);
         }
     }
@@ -88,7 +90,12 @@ pub fn code_lens(snap: &Snapshot, params: CodeLensParams) -> Result<Option<Vec<C
     if main_at.is_some() || first_stmt.is_some() || tests.is_empty() {
         let r = at(main_at.or(first_stmt).unwrap_or(0));
         out.push(lens(r, "▶ Run".into(), "vox.run", json!({ "uri": uri_s })));
-        out.push(lens(r, caps_title(snap, &path), "vox.showCaps", json!({ "uri": uri_s })));
+        out.push(lens(
+            r,
+            caps_title(snap, &path),
+            "vox.showCaps",
+            json!({ "uri": uri_s }),
+        ));
     }
     for (start, name) in tests {
         out.push(lens(

@@ -83,7 +83,11 @@ pub fn defs(tree: &SyntaxTree) -> Vec<Def> {
             if let Some(n) = f.name() {
                 push(&n, DefKind::Fn, file, item.range(), f.is_pub());
             }
-            for p in f.param_list().into_iter().flat_map(|pl| pl.params().collect::<Vec<_>>()) {
+            for p in f
+                .param_list()
+                .into_iter()
+                .flat_map(|pl| pl.params().collect::<Vec<_>>())
+            {
                 if let Some(n) = p.name() {
                     push(&n, DefKind::Param, item.range(), item.range(), false);
                 }
@@ -109,9 +113,7 @@ pub fn defs(tree: &SyntaxTree) -> Vec<Def> {
                 let Some(pat) = ast::LetStmt::cast(node).and_then(|l| l.pattern()) else {
                     continue;
                 };
-                let scope_end = node
-                    .parent()
-                    .map_or(file.end, |p| p.range().end);
+                let scope_end = node.parent().map_or(file.end, |p| p.range().end);
                 let visible = TextRange::new(node.range().end, scope_end);
                 for t in ident_tokens(pat) {
                     if t.parent().kind() == K::IdentPat {
@@ -315,9 +317,7 @@ pub fn resolve(_snap: &Snapshot, view: &FileView, tok: SyntaxToken<'_>) -> Optio
                     .children()
                     .filter(|c| c.kind() == K::Import)
                     .collect();
-                let idx = imports
-                    .iter()
-                    .position(|n| n.range() == alias.node)?;
+                let idx = imports.iter().position(|n| n.range() == alias.node)?;
                 return imported_fn(view, idx, &name);
             }
             if catalog().is_namespace(&rname) {
@@ -350,7 +350,9 @@ fn nondet_text(n: Nondet) -> Option<&'static str> {
     Some(match n {
         Nondet::None => return None,
         Nondet::Clock => "reads the clock: results differ between runs (D003)",
-        Nondet::Entropy => "draws randomness: results differ between runs unless `random:seed=` is pinned (D006)",
+        Nondet::Entropy => {
+            "draws randomness: results differ between runs unless `random:seed=` is pinned (D006)"
+        }
         Nondet::Order => "returns entries in OS order: sort before use (D007)",
         Nondet::Environment => "reads the environment: results differ between machines (I001)",
         Nondet::HostMath => "uses the host's math library: results differ between machines (D001)",
@@ -388,7 +390,11 @@ fn signature(tree: &SyntaxTree, node: TextRange) -> Option<(String, Vec<String>)
     let name = f.name()?.text().to_string();
     let params: Vec<String> = f
         .param_list()
-        .map(|pl| pl.params().map(|p| p.syntax().text().trim().to_string()).collect())
+        .map(|pl| {
+            pl.params()
+                .map(|p| p.syntax().text().trim().to_string())
+                .collect()
+        })
         .unwrap_or_default();
     let ret = f
         .ret_type()
@@ -450,7 +456,10 @@ fn directive_hover(snap: &Snapshot, view: &FileView, offset: u32) -> Option<Stri
         tokens.join(" ")
     );
     match denied {
-        Some(f) => s.push_str(&format!("\n\nUnder it this script would be denied: {}", f.message)),
+        Some(f) => s.push_str(&format!(
+            "\n\nUnder it this script would be denied: {}",
+            f.message
+        )),
         None => s.push_str("\n\nUnder it this script would not be denied."),
     }
     s.push_str("\n\nPrefer a run configuration (code action: \"Replace `// vox:caps` directive with a run configuration\").");
@@ -500,7 +509,8 @@ pub fn hover(snap: &Snapshot, p: HoverParams) -> Result<Option<Hover>> {
                         None => return Ok(None),
                     }
                 };
-                let sig = signature(&tree, d.node).map_or_else(|| format!("fn {}", d.name), |s| s.0);
+                let sig =
+                    signature(&tree, d.node).map_or_else(|| format!("fn {}", d.name), |s| s.0);
                 let mut s = format!("```voxscript\n{sig}\n```");
                 if let Some(e) = effect_summary(snap, &file, &d.name) {
                     s.push_str(&format!("\n\n{e}"));
@@ -508,7 +518,8 @@ pub fn hover(snap: &Snapshot, p: HoverParams) -> Result<Option<Hover>> {
                 if file != view.path {
                     s.push_str(&format!(
                         "\n\nfrom `{}`",
-                        file.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned())
+                        file.file_name()
+                            .map_or(String::new(), |n| n.to_string_lossy().into_owned())
                     ));
                 }
                 s
@@ -525,7 +536,10 @@ pub fn hover(snap: &Snapshot, p: HoverParams) -> Result<Option<Hover>> {
 
 fn location(snap: &Snapshot, path: &Path, r: TextRange) -> Option<Location> {
     let rope = snap.rope(path);
-    Some(Location::new(uri_of(path)?, convert::range(&rope, snap.encoding, r)))
+    Some(Location::new(
+        uri_of(path)?,
+        convert::range(&rope, snap.encoding, r),
+    ))
 }
 
 pub fn definition(
@@ -544,7 +558,9 @@ pub fn definition(
         return Ok(None);
     };
     match resolve(snap, &view, tok) {
-        Some(Target::Def(file, d)) => Ok(location(snap, &file, d.range).map(GotoDefinitionResponse::Scalar)),
+        Some(Target::Def(file, d)) => {
+            Ok(location(snap, &file, d.range).map(GotoDefinitionResponse::Scalar))
+        }
         _ => Ok(None),
     }
 }
@@ -636,9 +652,7 @@ pub fn prepare_rename(
 
 fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_alphabetic() || c == '_')
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
         && chars.all(|c| c.is_alphanumeric() || c == '_')
         && vox_syntax::lexer::lex(s.as_bytes())
             .tokens
@@ -684,7 +698,12 @@ pub fn rename(snap: &Snapshot, p: RenameParams) -> Result<Option<WorkspaceEdit>>
 }
 
 #[allow(deprecated)]
-fn symbol_info(name: String, kind: SymbolKind, location: Location, container: Option<String>) -> SymbolInformation {
+fn symbol_info(
+    name: String,
+    kind: SymbolKind,
+    location: Location,
+    container: Option<String>,
+) -> SymbolInformation {
     SymbolInformation {
         name,
         kind,
@@ -730,7 +749,11 @@ pub fn document_symbols(
                 let children: Vec<DocumentSymbol> = view
                     .defs
                     .iter()
-                    .filter(|v| v.kind == DefKind::Variant && d.kind == DefKind::Type && d.node.contains(v.range.start))
+                    .filter(|v| {
+                        v.kind == DefKind::Variant
+                            && d.kind == DefKind::Type
+                            && d.node.contains(v.range.start)
+                    })
                     .map(|v| DocumentSymbol {
                         name: v.name.clone(),
                         detail: None,
@@ -822,7 +845,13 @@ pub fn folding(snap: &Snapshot, p: FoldingRangeParams) -> Result<Option<Vec<Fold
     for n in view.tree.root().descendants() {
         if !matches!(
             n.kind(),
-            K::Block | K::ListExpr | K::MapExpr | K::MatchExpr | K::AdtBody | K::RecordBody | K::ArgList
+            K::Block
+                | K::ListExpr
+                | K::MapExpr
+                | K::MatchExpr
+                | K::AdtBody
+                | K::RecordBody
+                | K::ArgList
         ) {
             continue;
         }
@@ -1006,7 +1035,11 @@ pub fn completion(snap: &Snapshot, p: CompletionParams) -> Result<Option<Complet
             for k in kinds {
                 for m in vox_runtime::methods::method_names(k) {
                     if seen.insert(*m) {
-                        out.push(item(m, CompletionItemKind::METHOD, Some(format!("{k}.{m}"))));
+                        out.push(item(
+                            m,
+                            CompletionItemKind::METHOD,
+                            Some(format!("{k}.{m}")),
+                        ));
                     }
                 }
             }
@@ -1043,12 +1076,20 @@ pub fn completion(snap: &Snapshot, p: CompletionParams) -> Result<Option<Complet
     }
     for ns in vox_runtime::builtins::NAMESPACES {
         if seen.insert(ns.to_string()) {
-            out.push(item(ns, CompletionItemKind::MODULE, Some("builtin namespace".into())));
+            out.push(item(
+                ns,
+                CompletionItemKind::MODULE,
+                Some("builtin namespace".into()),
+            ));
         }
     }
     for r in catalog().rows().iter().filter(|r| r.ns.is_empty()) {
         if seen.insert(r.name.to_string()) {
-            out.push(item(r.name, CompletionItemKind::FUNCTION, Some(format!("{}(…)", r.name))));
+            out.push(item(
+                r.name,
+                CompletionItemKind::FUNCTION,
+                Some(format!("{}(…)", r.name)),
+            ));
         }
     }
     for k in KEYWORDS {
@@ -1061,7 +1102,9 @@ pub fn completion(snap: &Snapshot, p: CompletionParams) -> Result<Option<Complet
 
 /// The innermost call whose argument list holds `offset`, and the argument index there.
 fn call_at(tree: &SyntaxTree, offset: u32) -> Option<(SyntaxNode<'_>, u32)> {
-    let tok = tree.token_at_offset(offset).or_else(|| tree.token_at_offset(offset.checked_sub(1)?))?;
+    let tok = tree
+        .token_at_offset(offset)
+        .or_else(|| tree.token_at_offset(offset.checked_sub(1)?))?;
     let mut node = Some(tok.parent());
     while let Some(n) = node {
         if n.kind() == K::ArgList {
@@ -1120,7 +1163,11 @@ pub fn signature_help(snap: &Snapshot, p: SignatureHelpParams) -> Result<Option<
             (sig, params, effect_summary(snap, &file, &d.name))
         }
         Some(Target::Builtin(ns, name)) => {
-            let q = if ns.is_empty() { name.to_string() } else { format!("{ns}.{name}") };
+            let q = if ns.is_empty() {
+                name.to_string()
+            } else {
+                format!("{ns}.{name}")
+            };
             let doc = catalog()
                 .lookup(ns, name)
                 .and_then(|r| cap_label(r.cap))
@@ -1326,10 +1373,12 @@ pub fn semantic_delta(
                 },
             )))
         }
-        _ => Ok(Some(SemanticTokensFullDeltaResult::Tokens(SemanticTokens {
-            result_id: Some(id),
-            data,
-        }))),
+        _ => Ok(Some(SemanticTokensFullDeltaResult::Tokens(
+            SemanticTokens {
+                result_id: Some(id),
+                data,
+            },
+        ))),
     }
 }
 
@@ -1343,12 +1392,19 @@ pub fn inlay_hints(snap: &Snapshot, p: InlayHintParams) -> Result<Option<Vec<Inl
     let enc = snap.encoding;
     let want = convert::text_range(&view.rope, enc, p.range);
     let mut out = Vec::new();
-    for call in view.tree.root().descendants().filter(|n| n.kind() == K::CallExpr) {
+    for call in view
+        .tree
+        .root()
+        .descendants()
+        .filter(|n| n.kind() == K::CallExpr)
+    {
         let r = call.range();
         if r.end < want.start || r.start > want.end {
             continue;
         }
-        let Some(callee) = call.children().next() else { continue };
+        let Some(callee) = call.children().next() else {
+            continue;
+        };
         let name_tok = match callee.kind() {
             K::NameRef => callee.first_token(),
             K::FieldExpr => callee
@@ -1382,8 +1438,12 @@ pub fn inlay_hints(snap: &Snapshot, p: InlayHintParams) -> Result<Option<Vec<Inl
                     Some(f) => vox_analysis::parse(&snap.db, f).clone(),
                     None => continue,
                 };
-                let Some((_, params)) = signature(&tree, d.node) else { continue };
-                let Some(args) = call.child_of(K::ArgList) else { continue };
+                let Some((_, params)) = signature(&tree, d.node) else {
+                    continue;
+                };
+                let Some(args) = call.child_of(K::ArgList) else {
+                    continue;
+                };
                 for (i, arg) in args.children().filter(|a| a.kind() == K::Arg).enumerate() {
                     let Some(param) = params.get(i) else { break };
                     let pname = param.split(':').next().unwrap_or("").trim();

@@ -152,8 +152,11 @@ impl Backend {
         match r {
             Ok(Ok(v)) => v,
             Ok(Err(p)) => {
-                self.log_error(format!("internal error while updating the workspace: {}", panic_message(&*p)))
-                    .await;
+                self.log_error(format!(
+                    "internal error while updating the workspace: {}",
+                    panic_message(&*p)
+                ))
+                .await;
                 None
             }
             Err(_) => None,
@@ -297,7 +300,10 @@ impl Backend {
                 let tp = std::time::Instant::now();
                 publish(&client, &shared, &path, version, diags, force).await;
                 if timed.is_some() && timing() {
-                    eprintln!("vox-lsp-timing: publish {:.3} ms", tp.elapsed().as_secs_f64() * 1e3);
+                    eprintln!(
+                        "vox-lsp-timing: publish {:.3} ms",
+                        tp.elapsed().as_secs_f64() * 1e3
+                    );
                 }
                 if let Some(t) = timed {
                     if std::env::var_os("VOX_LSP_TIMING").is_some() {
@@ -408,7 +414,9 @@ fn client_caps(p: &InitializeParams) -> ClientCaps {
         create_files: wse
             .and_then(|e| e.resource_operations.as_ref())
             .is_some_and(|ops| ops.contains(&ResourceOperationKind::Create)),
-        change_annotations: wse.and_then(|e| e.change_annotation_support.as_ref()).is_some(),
+        change_annotations: wse
+            .and_then(|e| e.change_annotation_support.as_ref())
+            .is_some(),
         show_document: c
             .window
             .as_ref()
@@ -613,7 +621,9 @@ impl LanguageServer for Backend {
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
         let doc = params.text_document;
-        let Some(path) = path_of(&doc.uri) else { return };
+        let Some(path) = path_of(&doc.uri) else {
+            return;
+        };
         let p2 = path.clone();
         let since = std::time::Instant::now();
         self.mutate(move |s| s.open(p2, doc.uri, doc.text, doc.version))
@@ -634,7 +644,10 @@ impl LanguageServer for Backend {
             .await
             .unwrap_or(false);
         if timing() {
-            eprintln!("vox-lsp-timing: change applied {:.3} ms", since.elapsed().as_secs_f64() * 1e3);
+            eprintln!(
+                "vox-lsp-timing: change applied {:.3} ms",
+                since.elapsed().as_secs_f64() * 1e3
+            );
         }
         if changed {
             if session::config_kind(&self.root_hint(), &path).is_some() {
@@ -782,8 +795,10 @@ impl LanguageServer for Backend {
         &self,
         params: TextDocumentPositionParams,
     ) -> Result<Option<PrepareRenameResponse>> {
-        self.on_snapshot("prepare rename", move |snap| ide::prepare_rename(snap, params))
-            .await
+        self.on_snapshot("prepare rename", move |snap| {
+            ide::prepare_rename(snap, params)
+        })
+        .await
     }
 
     async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {

@@ -54,7 +54,6 @@ impl Runs {
             Self::kill(g, libc::SIGTERM);
         }
     }
-
 }
 
 /// A diagnostic from a run, and what its quick fixes need.
@@ -116,7 +115,9 @@ fn plan(snap: &Snapshot, path: &Path, config: Option<&str>, test: Option<&str>) 
             runs.iter()
                 .find(|r| r.name == name)
                 .map(|r| (*r).clone())
-                .ok_or_else(|| invalid_params(format!("no run configuration `{name}` for this script")))?,
+                .ok_or_else(|| {
+                    invalid_params(format!("no run configuration `{name}` for this script"))
+                })?,
         ),
         None => runs.first().map(|r| (*r).clone()),
     };
@@ -188,7 +189,10 @@ pub async fn execute(backend: &Backend, params: ExecuteCommandParams) -> Result<
         "vox.run" | "vox.runTest" => {
             let obj = arg_obj(&params)?;
             let path = arg_path(obj)?;
-            let config = obj.get("config").and_then(Value::as_str).map(str::to_string);
+            let config = obj
+                .get("config")
+                .and_then(Value::as_str)
+                .map(str::to_string);
             let test = if params.command == "vox.runTest" {
                 Some(
                     obj.get("test")
@@ -565,7 +569,8 @@ impl Refresher {
                 Some(d) => d.rope.clone(),
                 None => match s.files.get(path) {
                     Some(f) => convert::rope_of(f.text(&s.db)),
-                    None => std::fs::read(path).map_or_else(|_| ropey::Rope::new(), |b| convert::rope_of(&b)),
+                    None => std::fs::read(path)
+                        .map_or_else(|_| ropey::Rope::new(), |b| convert::rope_of(&b)),
                 },
             },
             None => ropey::Rope::new(),
@@ -598,7 +603,9 @@ fn expression_end(rope: &ropey::Rope, offset: usize) -> usize {
         }
         if matches!(
             n.kind(),
-            vox_syntax::SyntaxKind::CallExpr | vox_syntax::SyntaxKind::FieldExpr | vox_syntax::SyntaxKind::NameRef
+            vox_syntax::SyntaxKind::CallExpr
+                | vox_syntax::SyntaxKind::FieldExpr
+                | vox_syntax::SyntaxKind::NameRef
         ) && r.start as usize == offset
         {
             best = r.end as usize;
@@ -624,12 +631,26 @@ fn relative_token(token: &str, cwd: &Path) -> String {
     token.to_string()
 }
 
-fn run_diagnostics(refresh: &Refresher, events: &[Value], plan: &Plan) -> Vec<(PathBuf, RunDiagnostic)> {
+fn run_diagnostics(
+    refresh: &Refresher,
+    events: &[Value],
+    plan: &Plan,
+) -> Vec<(PathBuf, RunDiagnostic)> {
     let enc = refresh.encoding();
     let mut out = Vec::new();
-    let script = plan.args.iter().rev().find(|a| a.ends_with(".vox")).cloned().unwrap_or_default();
+    let script = plan
+        .args
+        .iter()
+        .rev()
+        .find(|a| a.ends_with(".vox"))
+        .cloned()
+        .unwrap_or_default();
     for ev in events {
-        let kind = ev.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
+        let kind = ev
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
         let message = ev.get("message").and_then(Value::as_str).unwrap_or("");
         let message = message.strip_prefix("vox: ").unwrap_or(message).to_string();
         let file = ev.get("file").and_then(Value::as_str).map(|f| {

@@ -86,7 +86,9 @@ impl Settings {
                     Some(serde_json::Value::String(s)) if !s.is_empty() => {
                         out.push((flag.to_string(), s.clone()))
                     }
-                    Some(serde_json::Value::Number(n)) => out.push((flag.to_string(), n.to_string())),
+                    Some(serde_json::Value::Number(n)) => {
+                        out.push((flag.to_string(), n.to_string()))
+                    }
                     _ => {}
                 }
             }
@@ -197,7 +199,9 @@ impl Session {
             if files.contains_key(&p) {
                 continue;
             }
-            let Ok(text) = std::fs::read(&p) else { continue };
+            let Ok(text) = std::fs::read(&p) else {
+                continue;
+            };
             if text.windows(6).any(|w| w == b"import") {
                 let tree = vox_syntax::parse(&text);
                 for imp in vox_hir::file_imports(&tree) {
@@ -324,7 +328,10 @@ impl Session {
     fn touch(&mut self) {
         self.revision += 1;
         // The D005 cache of the workspace's path literals belongs to one revision.
-        self.info = Arc::new(WorkspaceInfo::new(self.root.clone(), self.config.runs.clone()));
+        self.info = Arc::new(WorkspaceInfo::new(
+            self.root.clone(),
+            self.config.runs.clone(),
+        ));
     }
 
     /// Reads the three configuration files again (open buffers first, else the disk).
@@ -397,7 +404,8 @@ impl Session {
                     doc.rope.remove(ca..cb);
                     doc.rope.insert(ca, &c.text);
                     let end = a + c.text.len();
-                    imports_may_change |= touches_import(&doc.rope, a, end.min(doc.rope.len_bytes()));
+                    imports_may_change |=
+                        touches_import(&doc.rope, a, end.min(doc.rope.len_bytes()));
                 }
             }
         }

@@ -150,16 +150,30 @@ pub fn check_message(body: &[u8]) -> Result<(), Option<Value>> {
     };
     let v: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
-        Err(_) => return Err(err(Value::Null, -32700, "Parse error: the message is not JSON")),
+        Err(_) => {
+            return Err(err(
+                Value::Null,
+                -32700,
+                "Parse error: the message is not JSON",
+            ))
+        }
     };
     let Some(obj) = v.as_object() else {
-        return Err(err(Value::Null, -32600, "Invalid request: expected a JSON object"));
+        return Err(err(
+            Value::Null,
+            -32600,
+            "Invalid request: expected a JSON object",
+        ));
     };
     let id = obj.get("id").cloned();
     let id_ok = id.as_ref().is_none_or(valid_id);
     let reply_id = id.clone().filter(valid_id).unwrap_or(Value::Null);
     if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Err(err(reply_id, -32600, "Invalid request: \"jsonrpc\" must be \"2.0\""));
+        return Err(err(
+            reply_id,
+            -32600,
+            "Invalid request: \"jsonrpc\" must be \"2.0\"",
+        ));
     }
     match obj.get("method") {
         Some(Value::String(_)) => {
@@ -170,7 +184,11 @@ pub fn check_message(body: &[u8]) -> Result<(), Option<Value>> {
                 None | Some(Value::Object(_)) | Some(Value::Array(_)) | Some(Value::Null) => Ok(()),
                 Some(_) => {
                     if id.is_some() {
-                        Err(err(reply_id, -32600, "Invalid request: \"params\" must be an object or an array"))
+                        Err(err(
+                            reply_id,
+                            -32600,
+                            "Invalid request: \"params\" must be an object or an array",
+                        ))
                     } else {
                         Err(None)
                     }
@@ -179,7 +197,11 @@ pub fn check_message(body: &[u8]) -> Result<(), Option<Value>> {
         }
         Some(_) => {
             if id.is_some() {
-                Err(err(reply_id, -32600, "Invalid request: \"method\" must be a string"))
+                Err(err(
+                    reply_id,
+                    -32600,
+                    "Invalid request: \"method\" must be a string",
+                ))
             } else {
                 Err(None)
             }
@@ -293,15 +315,27 @@ mod tests {
 
     #[test]
     fn messages_are_checked() {
-        assert_eq!(code(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#), None);
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#),
+            None
+        );
         assert_eq!(code(r#"{"jsonrpc":"2.0","method":"initialized"}"#), None);
         assert_eq!(code(r#"{"jsonrpc":"2.0","id":"a","result":null}"#), None);
         assert_eq!(code("{"), Some(-32700));
         assert_eq!(code("[]"), Some(-32600));
-        assert_eq!(code(r#"{"jsonrpc":"1.0","id":1,"method":"x"}"#), Some(-32600));
-        assert_eq!(code(r#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#), Some(-32600));
+        assert_eq!(
+            code(r#"{"jsonrpc":"1.0","id":1,"method":"x"}"#),
+            Some(-32600)
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#),
+            Some(-32600)
+        );
         assert_eq!(code(r#"{"jsonrpc":"2.0","id":1,"method":3}"#), Some(-32600));
-        assert_eq!(code(r#"{"jsonrpc":"2.0","id":1,"method":"x","params":"s"}"#), Some(-32600));
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":1,"method":"x","params":"s"}"#),
+            Some(-32600)
+        );
         // Notifications and stray responses that cannot be answered are dropped.
         assert_eq!(code(r#"{"jsonrpc":"2.0","method":3}"#), Some(0));
         assert_eq!(code(r#"{"jsonrpc":"2.0","id":1}"#), Some(0));

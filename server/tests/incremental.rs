@@ -23,10 +23,34 @@ impl Rng {
 }
 
 const SNIPPETS: &[&str] = &[
-    "time.now_ms()", "x.sin()", "fs.read(\"data/a.txt\")", "\n", "    ", "let y = 1\n", "print(y)\n",
-    "}", "{", "(", ")", "fn helper() {\n    return random.int(0, 9)\n}\n", "for k, v in m {\n", "\"",
-    "// vox:allow(D003): on purpose\n", "env.get(\"HOME\")", "é", "😀", "+ 1", ", ", "import \"./lib.vox\"\n",
-    "@test\n", "a * b", "process.run(\"ls\", [])", "m.keys()", "fs.list_dir(\".\")", "\r\n", ";",
+    "time.now_ms()",
+    "x.sin()",
+    "fs.read(\"data/a.txt\")",
+    "\n",
+    "    ",
+    "let y = 1\n",
+    "print(y)\n",
+    "}",
+    "{",
+    "(",
+    ")",
+    "fn helper() {\n    return random.int(0, 9)\n}\n",
+    "for k, v in m {\n",
+    "\"",
+    "// vox:allow(D003): on purpose\n",
+    "env.get(\"HOME\")",
+    "é",
+    "😀",
+    "+ 1",
+    ", ",
+    "import \"./lib.vox\"\n",
+    "@test\n",
+    "a * b",
+    "process.run(\"ls\", [])",
+    "m.keys()",
+    "fs.list_dir(\".\")",
+    "\r\n",
+    ";",
 ];
 
 fn corpus() -> Vec<PathBuf> {
@@ -118,7 +142,10 @@ fn incremental_diagnostics_equal_a_fresh_analysis() {
         let mut fresh = session(&dir);
         fresh.open(path.clone(), uri.clone(), text.clone(), 1);
         let want = fresh.snapshot().findings(&path);
-        assert_eq!(got, want, "sequence {seq}: incremental findings differ for:\n{text}");
+        assert_eq!(
+            got, want,
+            "sequence {seq}: incremental findings differ for:\n{text}"
+        );
         incremental.close(&path);
         checked += 1;
     }

@@ -20,7 +20,9 @@ pub fn repo() -> PathBuf {
 
 /// The `initialize` params of a client fixture (`vscode`, `neovim`, `push-only`).
 pub fn client_fixture(name: &str) -> Value {
-    let p = repo().join("tests/lsp/clients").join(format!("{name}.json"));
+    let p = repo()
+        .join("tests/lsp/clients")
+        .join(format!("{name}.json"));
     serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap()
 }
 
@@ -176,7 +178,8 @@ impl Lsp {
     /// Answers a request from the server as an editor would.
     fn answer(&mut self, msg: &Value) {
         let method = msg["method"].as_str().unwrap_or("").to_string();
-        self.server_requests.push((method.clone(), msg["params"].clone()));
+        self.server_requests
+            .push((method.clone(), msg["params"].clone()));
         let result = match method.as_str() {
             "window/showDocument" => json!({"success": true}),
             "workspace/applyEdit" => json!({"applied": true}),
@@ -490,10 +493,7 @@ impl TempDir {
     pub fn new(tag: &str) -> TempDir {
         static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        let p = std::env::temp_dir().join(format!(
-            "vox-lsp-{tag}-{}-{n}",
-            std::process::id()
-        ));
+        let p = std::env::temp_dir().join(format!("vox-lsp-{tag}-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&p);
         std::fs::create_dir_all(&p).unwrap();
         // Canonical, as the server sees paths.
