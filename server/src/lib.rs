@@ -451,7 +451,9 @@ fn client_caps(p: &InitializeParams) -> ClientCaps {
     }
 }
 
-fn workspace_folder(p: &InitializeParams) -> PathBuf {
+/// The folder the client names, if any (else the current directory, which is not walked: a
+/// client that names no folder may have been started anywhere, even in `/`).
+fn workspace_folder(p: &InitializeParams) -> (PathBuf, bool) {
     let from_folders = p
         .workspace_folders
         .as_ref()
@@ -459,10 +461,13 @@ fn workspace_folder(p: &InitializeParams) -> PathBuf {
         .and_then(|f| path_of(&f.uri));
     #[allow(deprecated)]
     let from_root = p.root_uri.as_ref().and_then(path_of);
-    from_folders
-        .or(from_root)
-        .or_else(|| std::env::current_dir().ok())
-        .unwrap_or_else(|| PathBuf::from("/"))
+    match from_folders.or(from_root) {
+        Some(f) => (f, true),
+        None => (
+            std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+            false,
+        ),
+    }
 }
 
 /// Open scripts analysed again after any change; past this, only the related ones.
@@ -494,9 +499,12 @@ impl LanguageServer for Backend {
         if let Some(opts) = &params.initialization_options {
             settings.update(opts);
         }
-        let root = session::find_root(&workspace_folder(&params));
+        let (folder, named) = workspace_folder(&params);
+        let root = session::find_root(&folder);
         let loaded = tokio::task::spawn_blocking(move || {
-            std::panic::catch_unwind(AssertUnwindSafe(|| Session::load(root, settings, encoding)))
+            std::panic::catch_unwind(AssertUnwindSafe(|| {
+                Session::load_with(root, settings, encoding, named)
+            }))
         })
         .await;
         match loaded {

@@ -186,13 +186,27 @@ fn exclude_override(root: &Path, patterns: &[String]) -> Option<ignore::override
 impl Session {
     /// Loads every script of the workspace at `root` (and the files they import) from disk.
     pub fn load(root: PathBuf, settings: Settings, encoding: Encoding) -> Session {
+        Self::load_with(root, settings, encoding, true)
+    }
+
+    /// [`Self::load`]; without `walk`, no script is read until one is opened.
+    pub fn load_with(
+        root: PathBuf,
+        settings: Settings,
+        encoding: Encoding,
+        walk_root: bool,
+    ) -> Session {
         let catalog: &'static (dyn vox_hir::BuiltinCatalog + Sync) =
             vox_runtime::catalog::Catalog::get();
         let mut db = AnalysisDb::new(catalog);
         let config = Arc::new(vox_caps::config::load_workspace(&root));
         let exclude = exclude_override(&root, &config.lint.exclude);
         let mut files = BTreeMap::new();
-        let mut todo: Vec<PathBuf> = walk(&root, exclude.as_ref());
+        let mut todo: Vec<PathBuf> = if walk_root {
+            walk(&root, exclude.as_ref())
+        } else {
+            Vec::new()
+        };
         // Imported files outside the walk (as the CLI's loader adds them), found with a plain
         // parse: nothing of the analysis is computed before a file is looked at.
         while let Some(p) = todo.pop() {
