@@ -436,7 +436,7 @@ pub fn effect_summary(snap: &Snapshot, path: &Path, name: &str) -> Option<String
     let file = snap.file(path)?;
     let fi = vox_analysis::file_items(&snap.db, file);
     let i = fi.items.fns.iter().position(|f| &*f.name == name)?;
-    let f = fi.fns[i];
+    let f = *fi.fns.get(i)?;
     let summary = vox_analysis::summary(&snap.db, f);
     let needs: Vec<vox_analysis::CapNeed> = summary
         .effects
