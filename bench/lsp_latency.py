@@ -2,8 +2,9 @@
 """Language server latency benchmark (issue 8, acceptance 3). A benchmark, not a test: it prints figures and
 marks the targets met / NOT met; it never fails on a timing.
 
-Setup: a generated 10,000-line script (500 functions of 20 lines, with clock reads, host math, map iteration
-and unchecked arithmetic among them, so every edit re-reports findings), opened in `vox lsp` by a push client
+Setup: a generated 10,000-line script (500 functions of 20 lines; one function in 25 has clock reads, host math,
+map iteration and unchecked arithmetic, about 60 diagnostics; --dense puts them in every function, about 1,500
+diagnostics per publish), opened in `vox lsp` by a push client
 (no pull diagnostics: the server publishes after each change). Then 100 single-character edits inside one
 function body (a digit of an integer literal replaced by another), each sent as an incremental didChange and
 timed until the publishDiagnostics of that version arrives:
@@ -24,6 +25,30 @@ from lsp_common import Client, find_vox, pct, uri  # noqa: E402
 PUSH_CAPS = {"textDocument": {"publishDiagnostics": {"relatedInformation": True, "versionSupport": True},
                               "synchronization": {"didSave": True}},
              "general": {"positionEncodings": ["utf-16"]}}
+
+CLEAN = """fn work_{n}(items: list[int], scale: int) to int {{
+    let mut total = 0
+    let base = {lit}
+    for x in items {{
+        if x > 0 and x < 1000 {{
+            total = total + 1
+        }}
+    }}
+    let counts = {{"a": 1, "b": 2}}
+    let keys = sorted(counts.keys())
+    for k in keys {{
+        print(k)
+    }}
+    if total > 100 {{
+        print("big", scale)
+    }}
+    let label = "run-" + str(base)
+    print(label)
+    let half = total / 2
+    print(half)
+    return base
+}}
+"""
 
 FN = """fn work_{n}(items: list[int], scale: float) to int {{
     let mut total = 0
@@ -49,9 +74,11 @@ FN = """fn work_{n}(items: list[int], scale: float) to int {{
 """
 
 
-def generate(path, functions=500):
+def generate(path, functions=500, dense=False):
+    """Every function has findings when `dense`; else one in 25 (about 60 diagnostics in all)."""
     rnd = random.Random(8)
-    parts = [FN.format(n=i, lit=rnd.randint(100, 999)) for i in range(functions)]
+    parts = [(FN if dense or i % 25 == 0 else CLEAN).format(n=i, lit=rnd.randint(100, 999))
+             for i in range(functions)]
     calls = "\n".join("    print(work_%d([1, 2, 3], 0.5))" % i for i in range(0, functions, 50))
     text = "".join(parts) + "fn main() {\n" + calls + "\n}\n"
     with open(path, "w") as f:
@@ -64,12 +91,14 @@ def main():
     ap.add_argument("--vox")
     ap.add_argument("--edits", type=int, default=100)
     ap.add_argument("--keep")
+    ap.add_argument("--dense", action="store_true",
+                    help="findings in every function (about 1,500 diagnostics per publish)")
     a = ap.parse_args()
     vox = find_vox(a.vox)
     ws = a.keep or tempfile.mkdtemp(prefix="vox-lsp-latency-")
     os.makedirs(ws, exist_ok=True)
     path = os.path.join(ws, "big.vox")
-    text = generate(path)
+    text = generate(path, dense=a.dense)
     lines = text.count("\n")
     chk = subprocess.run([vox, "check", path], capture_output=True, text=True)
     if chk.returncode != 0:

@@ -43,9 +43,11 @@ fn hover_definition_references_rename() {
     // A builtin: capability and nondeterminism.
     let h = hover_text(&mut lsp, &lib, 1, 18);
     assert!(
-        h.contains("time.now_ms") && h.contains("`time:real`") && h.contains("clock"),
+        h.contains("time.now_ms()") && h.contains("`time:real`") && h.contains("clock"),
         "{h}"
     );
+    // Its one-line doc, from the language reference.
+    assert!(h.contains("milliseconds since the Unix epoch"), "{h}");
     // A user function: signature and effect summary, through the import.
     let h = hover_text(&mut lsp, &main, 3, 19);
     assert!(h.contains("fn stamp(label: str) to str"), "{h}");

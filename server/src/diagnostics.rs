@@ -26,6 +26,8 @@ pub fn uri_of(path: &Path) -> Option<Uri> {
 pub struct Ropes<'a> {
     snap: &'a Snapshot,
     cache: HashMap<PathBuf, Rope>,
+    uris: HashMap<PathBuf, Option<Uri>>,
+    docs: HashMap<String, Option<CodeDescription>>,
 }
 
 impl<'a> Ropes<'a> {
@@ -33,7 +35,30 @@ impl<'a> Ropes<'a> {
         Ropes {
             snap,
             cache: HashMap::new(),
+            uris: HashMap::new(),
+            docs: HashMap::new(),
         }
+    }
+
+    fn uri(&mut self, path: &Path) -> Option<Uri> {
+        self.uris
+            .entry(path.to_path_buf())
+            .or_insert_with(|| uri_of(path))
+            .clone()
+    }
+
+    fn doc(&mut self, code: &str) -> Option<CodeDescription> {
+        self.docs
+            .entry(code.to_string())
+            .or_insert_with(|| {
+                vox_lints::rule(code).and_then(|r| {
+                    format!("{DOCS}/{}.md", r.code)
+                        .parse::<Uri>()
+                        .ok()
+                        .map(|href| CodeDescription { href })
+                })
+            })
+            .clone()
     }
 
     pub fn get(&mut self, path: &Path) -> &Rope {
@@ -58,17 +83,12 @@ pub fn to_diagnostic(f: &Finding, ropes: &mut Ropes<'_>) -> Diagnostic {
         message.push('\n');
         message.push_str(h);
     }
-    let code_description = vox_lints::rule(&f.code).and_then(|r| {
-        format!("{DOCS}/{}.md", r.code)
-            .parse::<Uri>()
-            .ok()
-            .map(|href| CodeDescription { href })
-    });
+    let code_description = ropes.doc(&f.code);
     let related: Vec<DiagnosticRelatedInformation> = f
         .chain
         .iter()
         .filter_map(|step| {
-            let uri = uri_of(&step.file)?;
+            let uri = ropes.uri(&step.file)?;
             let r = convert::range(ropes.get(&step.file), enc, step.range);
             Some(DiagnosticRelatedInformation {
                 location: Location::new(uri, r),

@@ -360,16 +360,44 @@ fn nondet_text(n: Nondet) -> Option<&'static str> {
     })
 }
 
-fn builtin_markdown(ns: &str, name: &str) -> String {
-    let q = if ns.is_empty() {
+/// Signature and one-line doc of a builtin, from voxscript.md §5 (`builtin_docs.tsv`).
+pub fn builtin_doc(qualified: &str) -> Option<(&'static str, &'static str)> {
+    static DOCS: std::sync::OnceLock<HashMap<&'static str, (&'static str, &'static str)>> =
+        std::sync::OnceLock::new();
+    DOCS.get_or_init(|| {
+        include_str!("builtin_docs.tsv")
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| {
+                let mut parts = l.splitn(3, '\t');
+                Some((parts.next()?, (parts.next()?, parts.next()?)))
+            })
+            .collect()
+    })
+    .get(qualified)
+    .copied()
+}
+
+fn qualified(ns: &str, name: &str) -> String {
+    if ns.is_empty() {
         name.to_string()
     } else {
         format!("{ns}.{name}")
-    };
+    }
+}
+
+fn builtin_markdown(ns: &str, name: &str) -> String {
+    let q = qualified(ns, name);
     let Some(row) = catalog().lookup(ns, name) else {
         return format!("```voxscript\n{q}\n```");
     };
-    let mut s = format!("```voxscript\n{q}(…)\n```\nbuiltin");
+    let (sig, doc) = builtin_doc(&q).unwrap_or(("", ""));
+    let sig = if sig.is_empty() {
+        format!("{q}(…)")
+    } else {
+        sig.to_string()
+    };
+    let mut s = format!("```voxscript\n{sig}\n```\n{doc}");
     match cap_label(row.cap) {
         Some(c) => s.push_str(&format!("\n\nneeds: `{c}`")),
         None => s.push_str("\n\nneeds no capability"),
@@ -408,7 +436,7 @@ pub fn effect_summary(snap: &Snapshot, path: &Path, name: &str) -> Option<String
     let file = snap.file(path)?;
     let fi = vox_analysis::file_items(&snap.db, file);
     let i = fi.items.fns.iter().position(|f| &*f.name == name)?;
-    let f = fi.fns[i];
+    let f = *fi.fns.get(i)?;
     let summary = vox_analysis::summary(&snap.db, f);
     let needs: Vec<vox_analysis::CapNeed> = summary
         .effects
@@ -992,11 +1020,22 @@ pub fn completion(snap: &Snapshot, p: CompletionParams) -> Result<Option<Complet
             }
         } else if !shadowed && catalog().is_namespace(&recv) {
             for r in catalog().rows().iter().filter(|r| r.ns == recv) {
-                let detail = match cap_label(r.cap) {
-                    Some(c) => format!("{}.{}(…) — needs {c}", r.ns, r.name),
-                    None => format!("{}.{}(…)", r.ns, r.name),
+                let q = qualified(r.ns, r.name);
+                let (sig, doc) = builtin_doc(&q).unwrap_or(("", ""));
+                let sig = if sig.is_empty() {
+                    format!("{q}(…)")
+                } else {
+                    sig.to_string()
                 };
-                out.push(item(r.name, CompletionItemKind::FUNCTION, Some(detail)));
+                let detail = match cap_label(r.cap) {
+                    Some(c) => format!("{sig} — needs {c}"),
+                    None => sig,
+                };
+                let mut it = item(r.name, CompletionItemKind::FUNCTION, Some(detail));
+                if !doc.is_empty() {
+                    it.documentation = Some(Documentation::String(doc.to_string()));
+                }
+                out.push(it);
             }
         } else if let Some(alias) = view
             .defs

@@ -163,6 +163,13 @@ impl Backend {
         }
     }
 
+    /// The workspace root (for classifying paths outside a request).
+    fn root_hint(&self) -> PathBuf {
+        lock(&self.shared.session)
+            .as_ref()
+            .map_or_else(PathBuf::new, |s| s.root.clone())
+    }
+
     fn snapshot(&self) -> Result<Snapshot> {
         let guard = lock(&self.shared.session);
         match guard.as_ref() {
@@ -290,7 +297,14 @@ impl Backend {
                 let timed = since.filter(|_| timed_path.as_deref() == Some(path.as_path()));
                 let n = diags.len();
                 let force = timed_path.as_deref() == Some(path.as_path());
+                let tp = std::time::Instant::now();
                 publish(&client, &shared, &path, version, diags, force).await;
+                if timed.is_some() && timing() {
+                    eprintln!(
+                        "vox-lsp-timing: publish {:.3} ms",
+                        tp.elapsed().as_secs_f64() * 1e3
+                    );
+                }
                 if let Some(t) = timed {
                     if std::env::var_os("VOX_LSP_TIMING").is_some() {
                         eprintln!(
@@ -310,10 +324,26 @@ impl Backend {
         });
     }
 
+    /// Asks the client to request code lenses again (the inferred caps or the run
+    /// configurations changed).
+    fn refresh_lenses(&self) {
+        if self.caps().code_lens_refresh {
+            let c = self.client.clone();
+            tokio::spawn(async move {
+                let _ = c.code_lens_refresh().await;
+            });
+        }
+    }
+
     /// Re-publishes (push) or asks for a pull, after run diagnostics of `path` changed.
     pub(crate) fn refresh_file(&self, path: PathBuf) {
         self.schedule_diagnostics(Some(path));
     }
+}
+
+fn timing() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("VOX_LSP_TIMING").is_some())
 }
 
 /// Publishes when the set differs from what was last published (and always the first time, and
@@ -344,12 +374,21 @@ async fn publish(
 /// Every diagnostic of one script: its findings as `vox lint` reports them, then those of its
 /// last run.
 pub(crate) fn file_diagnostics(snap: &Snapshot, shared: &Shared, path: &Path) -> Vec<Diagnostic> {
+    let t0 = std::time::Instant::now();
     let findings = snap.findings(path);
+    let t1 = std::time::Instant::now();
     let mut ropes = diagnostics::Ropes::new(snap);
     let mut out: Vec<Diagnostic> = findings
         .iter()
         .map(|f| diagnostics::to_diagnostic(f, &mut ropes))
         .collect();
+    if timing() {
+        eprintln!(
+            "vox-lsp-timing: findings {:.3} ms, conversion {:.3} ms",
+            (t1 - t0).as_secs_f64() * 1e3,
+            t1.elapsed().as_secs_f64() * 1e3
+        );
+    }
     if let Some(rd) = lock(&shared.run_diags).get(path) {
         out.extend(rd.iter().map(|r| r.diagnostic.clone()));
     }
@@ -412,7 +451,9 @@ fn client_caps(p: &InitializeParams) -> ClientCaps {
     }
 }
 
-fn workspace_folder(p: &InitializeParams) -> PathBuf {
+/// The folder the client names, if any (else the current directory, which is not walked: a
+/// client that names no folder may have been started anywhere, even in `/`).
+fn workspace_folder(p: &InitializeParams) -> (PathBuf, bool) {
     let from_folders = p
         .workspace_folders
         .as_ref()
@@ -420,10 +461,13 @@ fn workspace_folder(p: &InitializeParams) -> PathBuf {
         .and_then(|f| path_of(&f.uri));
     #[allow(deprecated)]
     let from_root = p.root_uri.as_ref().and_then(path_of);
-    from_folders
-        .or(from_root)
-        .or_else(|| std::env::current_dir().ok())
-        .unwrap_or_else(|| PathBuf::from("/"))
+    match from_folders.or(from_root) {
+        Some(f) => (f, true),
+        None => (
+            std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+            false,
+        ),
+    }
 }
 
 /// Open scripts analysed again after any change; past this, only the related ones.
@@ -455,9 +499,12 @@ impl LanguageServer for Backend {
         if let Some(opts) = &params.initialization_options {
             settings.update(opts);
         }
-        let root = session::find_root(&workspace_folder(&params));
+        let (folder, named) = workspace_folder(&params);
+        let root = session::find_root(&folder);
         let loaded = tokio::task::spawn_blocking(move || {
-            std::panic::catch_unwind(AssertUnwindSafe(|| Session::load(root, settings, encoding)))
+            std::panic::catch_unwind(AssertUnwindSafe(|| {
+                Session::load_with(root, settings, encoding, named)
+            }))
         })
         .await;
         match loaded {
@@ -604,7 +651,16 @@ impl LanguageServer for Backend {
             .mutate(move |s| s.change(&p2, changes, version))
             .await
             .unwrap_or(false);
+        if timing() {
+            eprintln!(
+                "vox-lsp-timing: change applied {:.3} ms",
+                since.elapsed().as_secs_f64() * 1e3
+            );
+        }
         if changed {
+            if session::config_kind(&self.root_hint(), &path).is_some() {
+                self.refresh_lenses();
+            }
             lock(&self.shared.run_diags).remove(&path);
             self.schedule_diagnostics_from(Some(path), Some(since));
         }
@@ -650,6 +706,7 @@ impl LanguageServer for Backend {
             }
         })
         .await;
+        self.refresh_lenses();
         self.schedule_diagnostics(None);
     }
 

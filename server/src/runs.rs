@@ -315,12 +315,16 @@ fn start(backend: &Backend, script: PathBuf, plan: Plan) -> Result<u64> {
     tokio::spawn(async move {
         let token = NumberOrString::String(format!("vox-run-{id}"));
         let progress = if work_done {
-            let ok = client
-                .send_request::<request::WorkDoneProgressCreate>(WorkDoneProgressCreateParams {
+            // A client that never answers must not hold the run's output back.
+            let create = client.send_request::<request::WorkDoneProgressCreate>(
+                WorkDoneProgressCreateParams {
                     token: token.clone(),
-                })
-                .await
-                .is_ok();
+                },
+            );
+            let ok = matches!(
+                tokio::time::timeout(std::time::Duration::from_secs(2), create).await,
+                Ok(Ok(()))
+            );
             if ok {
                 let title = script
                     .file_name()

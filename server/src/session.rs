@@ -186,13 +186,27 @@ fn exclude_override(root: &Path, patterns: &[String]) -> Option<ignore::override
 impl Session {
     /// Loads every script of the workspace at `root` (and the files they import) from disk.
     pub fn load(root: PathBuf, settings: Settings, encoding: Encoding) -> Session {
+        Self::load_with(root, settings, encoding, true)
+    }
+
+    /// [`Self::load`]; without `walk`, no script is read until one is opened.
+    pub fn load_with(
+        root: PathBuf,
+        settings: Settings,
+        encoding: Encoding,
+        walk_root: bool,
+    ) -> Session {
         let catalog: &'static (dyn vox_hir::BuiltinCatalog + Sync) =
             vox_runtime::catalog::Catalog::get();
         let mut db = AnalysisDb::new(catalog);
         let config = Arc::new(vox_caps::config::load_workspace(&root));
         let exclude = exclude_override(&root, &config.lint.exclude);
         let mut files = BTreeMap::new();
-        let mut todo: Vec<PathBuf> = walk(&root, exclude.as_ref());
+        let mut todo: Vec<PathBuf> = if walk_root {
+            walk(&root, exclude.as_ref())
+        } else {
+            Vec::new()
+        };
         // Imported files outside the walk (as the CLI's loader adds them), found with a plain
         // parse: nothing of the analysis is computed before a file is looked at.
         while let Some(p) = todo.pop() {
@@ -382,20 +396,44 @@ impl Session {
         let Some(doc) = self.docs.get_mut(path) else {
             return false;
         };
+        // Whether the edit may have changed the imports: it touched a line with `import`.
+        let mut imports_may_change = false;
+        let touches_import = |rope: &Rope, a: usize, b: usize| {
+            let (la, lb) = (rope.byte_to_line(a), rope.byte_to_line(b));
+            (la..=lb.min(rope.len_lines().saturating_sub(1)))
+                .any(|l| rope.line(l).to_string().contains("import"))
+        };
         for c in changes {
             match c.range {
-                None => doc.rope = Rope::from_str(&c.text),
+                None => {
+                    doc.rope = Rope::from_str(&c.text);
+                    imports_may_change = true;
+                }
                 Some(r) => {
                     let a = convert::offset(&doc.rope, enc, r.start);
                     let b = convert::offset(&doc.rope, enc, r.end);
                     let (a, b) = (a.min(b), a.max(b));
+                    imports_may_change |= touches_import(&doc.rope, a, b);
                     let (ca, cb) = (doc.rope.byte_to_char(a), doc.rope.byte_to_char(b));
                     doc.rope.remove(ca..cb);
                     doc.rope.insert(ca, &c.text);
+                    let end = a + c.text.len();
+                    imports_may_change |=
+                        touches_import(&doc.rope, a, end.min(doc.rope.len_bytes()));
                 }
             }
         }
         doc.version = version;
+        if !imports_may_change && is_script(path) && self.files.contains_key(path) {
+            // The common keystroke: only the text input changes; the analysis follows
+            // imports when it runs.
+            let text = rope_bytes(&self.docs[path].rope);
+            if let Some(f) = self.files.get(path).copied() {
+                f.set_text(&mut self.db).to(Arc::from(text));
+            }
+            self.touch();
+            return true;
+        }
         self.after_text_change(path);
         true
     }
