@@ -104,3 +104,16 @@ pub fn reachable<'db>(cx: &FileCx<'db>) -> Vec<vox_analysis::FnDef<'db>> {
     }
     out
 }
+
+/// Whether every run configuration of the script pins a grant (`time:frozen=`, `random:seed=`):
+/// D003 and D006 are then not reported (decision 30). No run configuration: not pinned.
+pub fn pinned_by_every_run(cx: &FileCx<'_>, prefix: &str) -> bool {
+    let runs = cx.runs();
+    !runs.is_empty()
+        && runs.iter().all(|r| {
+            r.caps.as_ref().is_some_and(|caps| {
+                caps.iter()
+                    .any(|t| t.starts_with(prefix) || t == "deterministic")
+            })
+        })
+}

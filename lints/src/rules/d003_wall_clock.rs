@@ -7,19 +7,8 @@
 use super::sites::{each_site, qualified, W};
 use crate::{FileCx, Finding};
 
-fn pinned(cx: &FileCx<'_>) -> bool {
-    let runs = cx.runs();
-    !runs.is_empty()
-        && runs.iter().all(|r| {
-            r.caps.as_ref().is_some_and(|caps| {
-                caps.iter()
-                    .any(|t| t.starts_with("time:frozen=") || t == "deterministic")
-            })
-        })
-}
-
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
-    if pinned(cx) {
+    if super::caps_check::pinned_by_every_run(cx, "time:frozen=") {
         return;
     }
     each_site(
