@@ -1350,20 +1350,37 @@ pub fn semantic_tokens(snap: &Snapshot, view: &FileView) -> Vec<SemanticToken> {
     out
 }
 
+/// A result id and the tokens sent under it.
+type CachedTokens = (String, Vec<SemanticToken>);
+
+/// The file's semantic tokens at this revision, cached under its result id, with what was cached
+/// before (for deltas).
+#[allow(clippy::type_complexity)]
+fn fresh_tokens(
+    snap: &Snapshot,
+    shared: &Shared,
+    uri: &Uri,
+) -> Option<(
+    String,
+    Vec<SemanticToken>,
+    Option<(String, Vec<SemanticToken>)>,
+)> {
+    let path = path_of(uri)?;
+    let view = FileView::new(snap, &path)?;
+    let data = semantic_tokens(snap, &view);
+    let id = format!("{}", snap.revision);
+    let prev = lock(&shared.semantic).insert(path, (id.clone(), data.clone()));
+    Some((id, data, prev))
+}
+
 pub fn semantic_full(
     snap: &Snapshot,
     shared: &Shared,
     p: SemanticTokensParams,
 ) -> Result<Option<SemanticTokensResult>> {
-    let Some(path) = path_of(&p.text_document.uri) else {
+    let Some((id, data, _)) = fresh_tokens(snap, shared, &p.text_document.uri) else {
         return Ok(None);
     };
-    let Some(view) = FileView::new(snap, &path) else {
-        return Ok(None);
-    };
-    let data = semantic_tokens(snap, &view);
-    let id = format!("{}", snap.revision);
-    lock(&shared.semantic).insert(path, (id.clone(), data.clone()));
     Ok(Some(SemanticTokensResult::Tokens(SemanticTokens {
         result_id: Some(id),
         data,
@@ -1375,15 +1392,9 @@ pub fn semantic_delta(
     shared: &Shared,
     p: SemanticTokensDeltaParams,
 ) -> Result<Option<SemanticTokensFullDeltaResult>> {
-    let Some(path) = path_of(&p.text_document.uri) else {
+    let Some((id, data, prev)) = fresh_tokens(snap, shared, &p.text_document.uri) else {
         return Ok(None);
     };
-    let Some(view) = FileView::new(snap, &path) else {
-        return Ok(None);
-    };
-    let data = semantic_tokens(snap, &view);
-    let id = format!("{}", snap.revision);
-    let prev = lock(&shared.semantic).insert(path, (id.clone(), data.clone()));
     match prev {
         Some((prev_id, old)) if prev_id == p.previous_result_id => {
             // One edit over the differing middle (in units of u32: 5 per token).
