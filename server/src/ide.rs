@@ -1355,16 +1355,11 @@ type CachedTokens = (String, Vec<SemanticToken>);
 
 /// The file's semantic tokens at this revision, cached under its result id, with what was cached
 /// before (for deltas).
-#[allow(clippy::type_complexity)]
 fn fresh_tokens(
     snap: &Snapshot,
     shared: &Shared,
     uri: &Uri,
-) -> Option<(
-    String,
-    Vec<SemanticToken>,
-    Option<(String, Vec<SemanticToken>)>,
-)> {
+) -> Option<(String, Vec<SemanticToken>, Option<CachedTokens>)> {
     let path = path_of(uri)?;
     let view = FileView::new(snap, &path)?;
     let data = semantic_tokens(snap, &view);
