@@ -14,6 +14,10 @@ pub trait Db: salsa::Database {
     fn catalog(&self) -> &'static (dyn BuiltinCatalog + Sync);
     /// The workspace input.
     fn workspace(&self) -> Workspace;
+    /// Whether no file's text ever changes in this database (a command-line run): function
+    /// texts then share their file's text instead of copying it. An editor's database edits
+    /// files, and a shared text would keep every old version of a file alive.
+    fn fixed_texts(&self) -> bool;
 }
 
 /// Names of the queries that executed, in order, when logging is on (tests read it to check
@@ -33,6 +37,7 @@ pub struct AnalysisDb {
     storage: salsa::Storage<Self>,
     catalog: &'static (dyn BuiltinCatalog + Sync),
     workspace: Option<Workspace>,
+    fixed_texts: bool,
 }
 
 impl AnalysisDb {
@@ -41,6 +46,7 @@ impl AnalysisDb {
             storage: salsa::Storage::new(None),
             catalog,
             workspace: None,
+            fixed_texts: false,
         }
     }
 
@@ -59,9 +65,15 @@ impl AnalysisDb {
                 storage,
                 catalog,
                 workspace: None,
+                fixed_texts: false,
             },
             log,
         )
+    }
+
+    /// Declares that no file's text will change (see [`Db::fixed_texts`]).
+    pub fn set_fixed_texts(&mut self) {
+        self.fixed_texts = true;
     }
 
     /// Sets the workspace this database answers for (once, before the first query).
@@ -81,5 +93,8 @@ impl Db for AnalysisDb {
     fn workspace(&self) -> Workspace {
         self.workspace
             .expect("AnalysisDb::set_workspace is called before any query")
+    }
+    fn fixed_texts(&self) -> bool {
+        self.fixed_texts
     }
 }

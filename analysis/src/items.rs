@@ -4,7 +4,8 @@
 //! Each function becomes a tracked [`FnDef`] whose `text` only changes when that function's own
 //! text does, so its facts are recomputed (from a parse of that text alone) only then.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use vox_hir::ItemTree;
 use vox_syntax::{Diagnostic, SyntaxKind, SyntaxTree, TextRange};
@@ -54,24 +55,128 @@ impl FileSyntax {
     }
 }
 
+/// A function's text, and the subtree its file's one parse built for it, which its first
+/// lowering takes (a later one parses the text again: [`vox_syntax::SyntaxTree::subtree`] gives
+/// what that parse gives, which `syntax/tests/subtree.rs` checks). Equal when the texts are;
+/// the tree is a cache.
+pub struct FnSource {
+    /// The text is `text[start..end]`: the file's own text when the database answers one
+    /// revision, else a copy.
+    text: Arc<[u8]>,
+    start: u32,
+    end: u32,
+    tree: Mutex<Option<Box<SyntaxTree>>>,
+}
+
+/// Bytes of trees waiting in [`FnSource`]s, all databases together. Past the budget, functions
+/// are parsed again rather than kept: memory stays bounded whatever order queries run in.
+static HELD: AtomicUsize = AtomicUsize::new(0);
+const HELD_BUDGET: usize = 48 << 20;
+
+impl FnSource {
+    fn new(text: Arc<[u8]>, start: u32, end: u32, tree: Option<SyntaxTree>) -> FnSource {
+        let tree = tree.map(Box::new);
+        let tree = tree.filter(|t| {
+            let size = t.heap_size();
+            let held = HELD.fetch_add(size, Ordering::Relaxed);
+            if held + size > HELD_BUDGET {
+                HELD.fetch_sub(size, Ordering::Relaxed);
+                false
+            } else {
+                true
+            }
+        });
+        FnSource {
+            text,
+            start,
+            end,
+            tree: Mutex::new(tree),
+        }
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        &self.text[self.start as usize..self.end as usize]
+    }
+
+    /// The function's tree: the one its file's parse built, the first time; a new parse after.
+    pub fn tree(&self) -> SyntaxTree {
+        match self.take() {
+            Some(t) => *t,
+            None => vox_syntax::parse(self.bytes()),
+        }
+    }
+
+    fn take(&self) -> Option<Box<SyntaxTree>> {
+        let t = self.tree.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(t) = &t {
+            HELD.fetch_sub(t.heap_size(), Ordering::Relaxed);
+        }
+        t
+    }
+
+    /// The same text, with the tree moved over (this one keeps none).
+    fn hand_over(&self) -> FnSource {
+        FnSource {
+            text: self.text.clone(),
+            start: self.start,
+            end: self.end,
+            tree: Mutex::new(self.tree.lock().unwrap_or_else(|e| e.into_inner()).take()),
+        }
+    }
+}
+
+impl Drop for FnSource {
+    fn drop(&mut self) {
+        self.take();
+    }
+}
+
+impl PartialEq for FnSource {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes() == other.bytes()
+    }
+}
+impl Eq for FnSource {}
+
+impl std::fmt::Debug for FnSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "FnSource({} bytes)", self.end - self.start)
+    }
+}
+
 /// One parse of a file. Never backdated (a new text is a new parse); the queries that read it
 /// compare their own results.
 #[derive(Debug)]
 pub struct FileParse {
     pub items: Arc<ItemTree>,
-    /// Each function's text, in `items.fns` order.
-    pub fn_texts: Vec<Arc<[u8]>>,
+    /// Each function's source, in `items.fns` order (their trees move on to [`file_items`]).
+    fn_sources: Vec<FnSource>,
+    /// The synthetic main's source (the whole file) when there are top-level statements.
+    main_source: Option<FnSource>,
     pub syntax: Arc<FileSyntax>,
 }
 
 #[salsa::tracked(returns(ref), no_eq)]
 pub fn file_parse(db: &dyn Db, file: SourceFile) -> FileParse {
-    let text: &[u8] = file.text(db);
+    let file_text = file.text(db);
+    let text: &[u8] = file_text;
     let tree = vox_syntax::parse(text);
     let (items, nodes) = vox_hir::item_tree(&tree);
-    let fn_texts = nodes
+    // Lowering takes each function's subtree instead of parsing its text again, when the parse
+    // has no errors (recovery could differ between the file and the function alone).
+    let hand_trees = !tree.has_errors();
+    let share = db.fixed_texts();
+    let fn_sources = nodes
         .iter()
-        .map(|n| Arc::from(&text[n.range().start as usize..n.range().end as usize]))
+        .map(|n| {
+            let r = n.range();
+            let sub = hand_trees.then(|| tree.subtree(*n));
+            if share {
+                FnSource::new(file_text.clone(), r.start, r.end, sub)
+            } else {
+                FnSource::new(Arc::from(&text[r.as_usize()]), 0, r.len(), sub)
+            }
+        })
         .collect();
     let mut allow_comments = Vec::new();
     let mut leading = true;
@@ -101,9 +206,15 @@ pub fn file_parse(db: &dyn Db, file: SourceFile) -> FileParse {
         allow_comments,
         fn_starts: nodes.iter().map(|n| n.range().start).collect(),
     };
+    drop(nodes);
+    let main_source = items.has_top_level_stmts.then(|| {
+        let len = text.len() as u32;
+        FnSource::new(file_text.clone(), 0, len, hand_trees.then_some(tree))
+    });
     FileParse {
         items: Arc::new(items),
-        fn_texts,
+        fn_sources,
+        main_source,
         syntax: Arc::new(syntax),
     }
 }
@@ -133,7 +244,7 @@ pub struct FnDef<'db> {
     /// relative to its first byte.
     #[tracked]
     #[returns(ref)]
-    pub text: Arc<[u8]>,
+    pub text: FnSource,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, salsa::SalsaValue)]
@@ -158,15 +269,15 @@ pub fn file_items(db: &dyn Db, file: SourceFile) -> FileItems<'_> {
     let parsed = file_parse(db, file);
     let items = parsed.items.clone();
     let fns = parsed
-        .fn_texts
+        .fn_sources
         .iter()
         .enumerate()
-        .map(|(i, text)| FnDef::new(db, file, items.fns[i].name.clone(), i as u32, text.clone()))
+        .map(|(i, src)| FnDef::new(db, file, items.fns[i].name.clone(), i as u32, src.hand_over()))
         .collect();
-    let main = items.has_top_level_stmts.then(|| {
-        let text: Arc<[u8]> = file.text(db).clone();
-        FnDef::new(db, file, Arc::from("<main>"), u32::MAX, text)
-    });
+    let main = parsed
+        .main_source
+        .as_ref()
+        .map(|src| FnDef::new(db, file, Arc::from("<main>"), u32::MAX, src.hand_over()));
     FileItems { items, fns, main }
 }
 

@@ -69,14 +69,16 @@ pub struct Witness {
     pub via: Option<(SourceFile, u32)>,
 }
 
+/// Sorted by effect, one witness each. A boxed slice rather than a map: there is one summary
+/// per function of the workspace, and a map's smallest node is a kilobyte.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
-    pub effects: BTreeMap<Effect, Witness>,
+    pub effects: Box<[(Effect, Witness)]>,
 }
 
 impl Summary {
     pub fn writes_output(&self) -> bool {
-        self.effects.keys().any(|e| e.kind == EffectKind::Output)
+        self.effects.iter().any(|(e, _)| e.kind == EffectKind::Output)
     }
 }
 
@@ -207,9 +209,9 @@ fn initial(_db: &dyn Db, _id: salsa::Id, _f: FnDef<'_>) -> Summary {
 /// Everything `f` reaches. Cyclic through recursion; iterated to a fixpoint.
 #[salsa::tracked(returns(ref), cycle_initial = initial)]
 pub fn summary<'db>(db: &'db dyn Db, f: FnDef<'db>) -> Summary {
-    let mut s = Summary::default();
+    let mut effects: BTreeMap<Effect, Witness> = BTreeMap::new();
     for (effect, range) in local_effects(db, f) {
-        s.effects
+        effects
             .entry(effect)
             .or_insert(Witness { range, via: None });
     }
@@ -219,12 +221,19 @@ pub fn summary<'db>(db: &'db dyn Db, f: FnDef<'db>) -> Summary {
             continue;
         };
         let sub = summary(db, g);
-        for effect in sub.effects.keys() {
-            s.effects.entry(effect.clone()).or_insert(Witness {
-                range: call.range,
-                via: Some((g.file(db), g.index(db))),
-            });
+        for (effect, _) in sub.effects.iter() {
+            if !effects.contains_key(effect) {
+                effects.insert(
+                    effect.clone(),
+                    Witness {
+                        range: call.range,
+                        via: Some((g.file(db), g.index(db))),
+                    },
+                );
+            }
         }
     }
-    s
+    Summary {
+        effects: effects.into_iter().collect(),
+    }
 }

@@ -143,7 +143,9 @@ pub fn run(flags: LintFlags) -> i32 {
             return 2;
         }
     };
-    let (loaded, _) = match workspace::load(files, root.clone(), false) {
+    // Imports are followed after the first pass over the files (below), not before: the pass
+    // parses each file once, and a file imported from outside the paths is rare.
+    let (mut loaded, _) = match workspace::load_files(files, root.clone(), false) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("vox: {e}");
@@ -165,15 +167,21 @@ pub fn run(flags: LintFlags) -> i32 {
     let opts = options(&flags, &loaded.lint);
     let info = WorkspaceInfo::new(root.clone(), loaded.runs.clone());
     // Facts and summaries of every function first, on all cores, so that workspace-wide rules
-    // (D005's collisions) find them computed instead of computing them on one thread.
-    let all: Vec<vox_analysis::SourceFile> =
-        loaded.ws.files(&loaded.db).values().copied().collect();
-    parallel(&loaded.db, &all, threads(flags.threads), |db, f| {
-        for def in vox_analysis::file_items(db, *f).all() {
-            let _ = vox_analysis::fn_facts(db, def);
-            let _ = vox_analysis::summary(db, def);
+    // (D005's collisions) find them computed instead of computing them on one thread. Then the
+    // files imported from outside the paths, and again for what they change.
+    loop {
+        let all: Vec<vox_analysis::SourceFile> =
+            loaded.ws.files(&loaded.db).values().copied().collect();
+        parallel(&loaded.db, &all, threads(flags.threads), |db, f| {
+            for def in vox_analysis::file_items(db, *f).all() {
+                let _ = vox_analysis::fn_facts(db, def);
+                let _ = vox_analysis::summary(db, def);
+            }
+        });
+        if !workspace::add_imported(&mut loaded) {
+            break;
         }
-    });
+    }
     let progress = output::Progress::new(loaded.targets.len());
     let per_file = parallel(
         &loaded.db,

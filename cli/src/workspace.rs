@@ -94,6 +94,24 @@ pub fn load(
     root: PathBuf,
     log: bool,
 ) -> Result<(Loaded, Option<vox_analysis::EventLog>), String> {
+    let (mut loaded, log) = load_files(paths, root, log)?;
+    // Parse every file on all cores first (each file once), then follow imports to files outside
+    // the walked paths.
+    let all: Vec<SourceFile> = loaded.ws.files(&loaded.db).values().copied().collect();
+    crate::lint::parallel(&loaded.db, &all, crate::lint::threads(None), |db, f| {
+        let _ = vox_analysis::resolve_imports(db, *f);
+    });
+    while add_imported(&mut loaded) {}
+    Ok((loaded, log))
+}
+
+/// Reads `paths` into a fresh database, without following their imports yet (see
+/// [`add_imported`]).
+pub fn load_files(
+    paths: Vec<PathBuf>,
+    root: PathBuf,
+    log: bool,
+) -> Result<(Loaded, Option<vox_analysis::EventLog>), String> {
     let catalog: &'static (dyn vox_hir::BuiltinCatalog + Sync) =
         vox_runtime::catalog::Catalog::get();
     let (mut db, log) = if log {
@@ -102,41 +120,19 @@ pub fn load(
     } else {
         (AnalysisDb::new(catalog), None)
     };
+    // The command line never edits a file.
+    db.set_fixed_texts();
     let mut files: BTreeMap<PathBuf, SourceFile> = BTreeMap::new();
     for p in &paths {
         let text = std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
         files.insert(p.clone(), SourceFile::new(&db, p.clone(), Arc::from(text)));
     }
-    let ws = Workspace::new(&db, root.clone(), Arc::new(files.clone()));
+    let ws = Workspace::new(&db, root.clone(), Arc::new(files));
     db.set_workspace(ws);
-    // Parse every file on all cores first (each file once), then follow imports to files outside
-    // the walked paths.
-    let all: Vec<SourceFile> = files.values().copied().collect();
-    crate::lint::parallel(&db, &all, crate::lint::threads(None), |db, f| {
-        let _ = vox_analysis::resolve_imports(db, *f);
-    });
-    loop {
-        let mut added = false;
-        let current: Vec<SourceFile> = files.values().copied().collect();
-        for f in current {
-            for t in &vox_analysis::resolve_imports(&db, f).targets {
-                if let ImportTarget::Missing(p) = t {
-                    if files.contains_key(p) {
-                        continue;
-                    }
-                    if let Ok(text) = std::fs::read(p) {
-                        files.insert(p.clone(), SourceFile::new(&db, p.clone(), Arc::from(text)));
-                        added = true;
-                    }
-                }
-            }
-        }
-        if !added {
-            break;
-        }
-        ws.set_files(&mut db).to(Arc::new(files.clone()));
-    }
-    let targets = paths.iter().filter_map(|p| files.get(p).copied()).collect();
+    let targets = {
+        let files = ws.files(&db);
+        paths.iter().filter_map(|p| files.get(p).copied()).collect()
+    };
     // One resolver for the CLI, `vox run` and the server: Vox.toml, tasks.json, launch.json.
     let config = vox_caps::config::load_workspace(&root);
     Ok((
@@ -150,4 +146,29 @@ pub fn load(
         },
         log,
     ))
+}
+
+/// Adds the files that the workspace's files import from outside it and that exist on disk;
+/// whether any was added (then call it again: the new files may import others).
+pub fn add_imported(loaded: &mut Loaded) -> bool {
+    let mut files: BTreeMap<PathBuf, SourceFile> = (**loaded.ws.files(&loaded.db)).clone();
+    let mut added = false;
+    for f in files.values().copied().collect::<Vec<_>>() {
+        for t in &vox_analysis::resolve_imports(&loaded.db, f).targets {
+            if let ImportTarget::Missing(p) = t {
+                if files.contains_key(p) {
+                    continue;
+                }
+                if let Ok(text) = std::fs::read(p) {
+                    let file = SourceFile::new(&loaded.db, p.clone(), Arc::from(text));
+                    files.insert(p.clone(), file);
+                    added = true;
+                }
+            }
+        }
+    }
+    if added {
+        loaded.ws.set_files(&mut loaded.db).to(Arc::new(files));
+    }
+    added
 }

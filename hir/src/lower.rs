@@ -139,7 +139,8 @@ enum TableGlobal {
         is_pub: bool,
     },
     ImportAlias(u32),
-    Imported(u32, Arc<str>),
+    /// A public function or variant of an import, under its own name (the table's key).
+    Imported(u32),
     JsonFrom(u32),
     JsonTo(u32),
 }
@@ -187,7 +188,7 @@ pub fn global_table(items: &ItemTree, imported: &[ImportedNames]) -> GlobalTable
                     is_pub: *is_pub,
                 },
                 Global::ImportAlias { import } => TableGlobal::ImportAlias(*import),
-                Global::Imported { import, name } => TableGlobal::Imported(*import, arc(name)),
+                Global::Imported { import, .. } => TableGlobal::Imported(*import),
                 Global::JsonFrom { ty } => TableGlobal::JsonFrom(*ty),
                 Global::JsonTo { ty } => TableGlobal::JsonTo(*ty),
             })
@@ -258,9 +259,9 @@ impl<'c> Lowerer<'c> {
                 is_pub: *is_pub,
             },
             TableGlobal::ImportAlias(import) => Global::ImportAlias { import: *import },
-            TableGlobal::Imported(import, n) => Global::Imported {
+            TableGlobal::Imported(import) => Global::Imported {
                 import: *import,
-                name: rc(n),
+                name: rc(name),
             },
             TableGlobal::JsonFrom(ty) => Global::JsonFrom { ty: *ty },
             TableGlobal::JsonTo(ty) => Global::JsonTo { ty: *ty },

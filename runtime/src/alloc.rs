@@ -9,7 +9,8 @@ use std::sync::OnceLock;
 
 use crate::exc::{CeilingKind, Exc, Res};
 
-pub struct CountingAlloc;
+/// Counts the bytes live through the allocator `A` (the binary picks it).
+pub struct CountingAlloc<A = System>(pub A);
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static BASE: AtomicUsize = AtomicUsize::new(0);
@@ -50,10 +51,10 @@ fn hard_stop() -> ! {
     unsafe { libc::_exit(79) }
 }
 
-// SAFETY: every method forwards to the system allocator and only adds atomic bookkeeping.
-unsafe impl GlobalAlloc for CountingAlloc {
+// SAFETY: every method forwards to the inner allocator and only adds atomic bookkeeping.
+unsafe impl<A: GlobalAlloc> GlobalAlloc for CountingAlloc<A> {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = System.alloc(layout);
+        let p = self.0.alloc(layout);
         if !p.is_null() {
             let now = LIVE.fetch_add(layout.size(), Relaxed) + layout.size();
             after_grow(now);
@@ -62,7 +63,7 @@ unsafe impl GlobalAlloc for CountingAlloc {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = System.alloc_zeroed(layout);
+        let p = self.0.alloc_zeroed(layout);
         if !p.is_null() {
             let now = LIVE.fetch_add(layout.size(), Relaxed) + layout.size();
             after_grow(now);
@@ -71,12 +72,12 @@ unsafe impl GlobalAlloc for CountingAlloc {
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout);
+        self.0.dealloc(ptr, layout);
         LIVE.fetch_sub(layout.size(), Relaxed);
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = System.realloc(ptr, layout, new_size);
+        let p = self.0.realloc(ptr, layout, new_size);
         if !p.is_null() {
             if new_size >= layout.size() {
                 let grow = new_size - layout.size();

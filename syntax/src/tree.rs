@@ -147,6 +147,81 @@ impl SyntaxTree {
         TextRange::new(self.tokens[i].start, self.tokens[i + 1].start)
     }
 
+    /// A copy of one node's subtree as a tree of its own, rooted at that node, with offsets
+    /// relative to its first byte and no diagnostics. Much cheaper than parsing the node's text
+    /// again: the analysis hands each function of a file's one parse to its lowering this way.
+    pub fn subtree(&self, node: SyntaxNode<'_>) -> SyntaxTree {
+        debug_assert!(std::ptr::eq(node.tree, self));
+        let last = node.id as usize;
+        // Post-order: the subtree's nodes are `first..=last`, and the first to finish lies at
+        // the end of the first-node-child chain.
+        let mut first = last;
+        while let Some(c) = self.node(first as u32).elems().iter().find_map(|e| e.as_node()) {
+            first = c as usize;
+        }
+        let range = node.range();
+        let base = range.start;
+        let n = self.tokens.len() - 1;
+        let t0 = self.tokens[..n].partition_point(|t| t.start < range.start);
+        let t1 = t0 + self.tokens[t0..n].partition_point(|t| t.start < range.end);
+        let mut tokens: Vec<Token> = Vec::with_capacity(t1 - t0 + 1);
+        tokens.extend(self.tokens[t0..t1].iter().map(|t| Token {
+            kind: t.kind,
+            start: t.start - base,
+        }));
+        tokens.push(Token {
+            kind: SyntaxKind::Eof,
+            start: range.len(),
+        });
+        let root = (last - first) as u32;
+        let mut token_parent: Vec<u32> = self.token_parent[t0..t1]
+            .iter()
+            .map(|&p| p - first as u32)
+            .collect();
+        token_parent.push(root);
+        let c0 = self.nodes[first].first_child as usize;
+        let c1 = (self.nodes[last].first_child + self.nodes[last].n_children) as usize;
+        let children = self.children[c0..c1]
+            .iter()
+            .map(|&e| match e.as_node() {
+                Some(id) => Elem::node(id as usize - first),
+                None => Elem::token(e.0 as usize - t0),
+            })
+            .collect();
+        let nodes = self.nodes[first..=last]
+            .iter()
+            .map(|d| NodeData {
+                kind: d.kind,
+                parent: if d.parent == NO_PARENT || d.parent as usize > last {
+                    NO_PARENT
+                } else {
+                    d.parent - first as u32
+                },
+                first_child: d.first_child - c0 as u32,
+                n_children: d.n_children,
+                range: TextRange::new(d.range.start - base, d.range.end - base),
+            })
+            .collect();
+        SyntaxTree {
+            text: self.text[range.as_usize()].into(),
+            tokens,
+            token_parent,
+            nodes,
+            children,
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// Bytes of heap the tree holds (for callers that bound how many trees they keep).
+    pub fn heap_size(&self) -> usize {
+        self.text.len()
+            + self.tokens.capacity() * std::mem::size_of::<Token>()
+            + self.token_parent.capacity() * 4
+            + self.nodes.capacity() * std::mem::size_of::<NodeData>()
+            + self.children.capacity() * std::mem::size_of::<Elem>()
+            + self.diagnostics.capacity() * std::mem::size_of::<Diagnostic>()
+    }
+
     /// Writes the tree back out by walking it: every token's bytes in tree order.
     pub fn print(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.text.len());
@@ -368,8 +443,23 @@ impl<'t> SyntaxNode<'t> {
 
     /// The first non-trivia token below this node.
     pub fn first_token(&self) -> Option<SyntaxToken<'t>> {
-        self.descendant_tokens()
-            .find(|t| !t.kind().is_trivia() && t.kind() != SyntaxKind::Newline)
+        // A node's tokens are the contiguous run of tokens inside its range: find the first by
+        // position rather than by walking the subtree (no allocation; this is hot in lowering).
+        let tree = self.tree;
+        let range = self.range();
+        let n = tree.tokens.len() - 1;
+        let mut i = tree.tokens[..n].partition_point(|t| t.start < range.start);
+        while i < n && tree.tokens[i].start < range.end {
+            let kind = tree.tokens[i].kind;
+            if !kind.is_trivia() && kind != SyntaxKind::Newline {
+                return Some(SyntaxToken {
+                    tree,
+                    index: i as u32,
+                });
+            }
+            i += 1;
+        }
+        None
     }
 }
 

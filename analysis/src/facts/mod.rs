@@ -154,8 +154,9 @@ fn with_body<R: Default>(db: &dyn Db, def: FnDef<'_>, f: impl FnOnce(&Body<'_>, 
     let items = file_items(db, file).items.clone();
     let table = global_table(db, file);
     let catalog = db.catalog();
-    // Parse this function's text alone: nothing else of the file is read.
-    let tree = vox_syntax::parse(def.text(db));
+    // This function's tree alone (its file's parse's subtree, or a parse of its text): nothing
+    // else of the file is read.
+    let tree = def.text(db).tree();
     let index = def.index(db);
     if index == u32::MAX {
         let Some(m) = vox_hir::lower_top_level(&tree, &items, table, catalog) else {
@@ -190,8 +191,25 @@ pub fn fn_facts<'db>(db: &'db dyn Db, f: FnDef<'db>) -> FnFacts {
         paths::path_args(body, &kinds, &mut facts);
         order::order_facts(body, &kinds, &mut facts);
         checks::checks(body, &kinds, is_main, &mut facts);
+        facts.shrink();
         facts
     })
+}
+
+impl FnFacts {
+    /// Drops spare capacity: the facts of every function of a workspace stay in memory.
+    fn shrink(&mut self) {
+        self.calls.shrink_to_fit();
+        self.effects.shrink_to_fit();
+        self.host_math.shrink_to_fit();
+        self.mtime_reads.shrink_to_fit();
+        self.overflows.shrink_to_fit();
+        self.paths.shrink_to_fit();
+        self.order_leaks.shrink_to_fit();
+        self.order_args.shrink_to_fit();
+        self.param_order_sensitive.shrink_to_fit();
+        self.checks.shrink_to_fit();
+    }
 }
 
 /// Only the `check.*` findings of one function (what `vox check` needs), without the rules'

@@ -14,10 +14,19 @@ use crate::render::DisplaySource;
 pub fn render(findings: &[Finding], texts: &Texts, root: &Path) -> String {
     let mut out = String::new();
     let config = Config::default();
+    // Findings come sorted by file: each file's display text and line starts are built once.
+    let mut current: Option<(&Path, DisplaySource, SimpleFiles<String, String>, usize)> = None;
     for f in findings {
-        let src = DisplaySource::new(texts.text(&f.file));
-        let mut files = SimpleFiles::new();
-        let id = files.add(shown(&f.file, root), src.text.as_str());
+        if current.as_ref().is_none_or(|(p, ..)| *p != f.file.as_path()) {
+            let src = DisplaySource::new(texts.text(&f.file));
+            let mut files = SimpleFiles::new();
+            let id = files.add(shown(&f.file, root), src.text.clone());
+            current = Some((f.file.as_path(), src, files, id));
+        }
+        let Some((_, src, files, id)) = current.as_ref() else {
+            continue;
+        };
+        let id = *id;
         let severity = match f.severity {
             Severity::Error => CsSeverity::Error,
             Severity::Warning => CsSeverity::Warning,
@@ -53,7 +62,7 @@ pub fn render(findings: &[Finding], texts: &Texts, root: &Path) -> String {
             .with_message(f.message.clone())
             .with_labels(labels)
             .with_notes(notes);
-        match term::emit_into_string(&config, &files, &d) {
+        match term::emit_into_string(&config, files, &d) {
             Ok(s) => out.push_str(&s),
             Err(e) => out.push_str(&format!(
                 "{}[{}]: {} ({}: excerpt unavailable: {e})\n",

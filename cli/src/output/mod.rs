@@ -9,6 +9,7 @@ mod sarif;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
 use vox_lints::Finding;
 use vox_syntax::{ColumnUnit, LineIndex, TextRange};
@@ -24,18 +25,17 @@ pub enum Format {
     Compact,
 }
 
-/// File texts and line indexes for positions and excerpts.
+/// File texts (shared with the database, not copied) and their line indexes, built on first use:
+/// most files of a large workspace never need one.
 pub struct Texts {
-    files: BTreeMap<PathBuf, (Vec<u8>, LineIndex)>,
+    files: BTreeMap<PathBuf, (Arc<[u8]>, OnceLock<LineIndex>)>,
 }
 
 impl Texts {
     pub fn new(loaded: &Loaded) -> Texts {
         let mut files = BTreeMap::new();
         for (p, f) in loaded.ws.files(&loaded.db).iter() {
-            let text = f.text(&loaded.db).to_vec();
-            let idx = LineIndex::new(&text);
-            files.insert(p.clone(), (text, idx));
+            files.insert(p.clone(), (f.text(&loaded.db).clone(), OnceLock::new()));
         }
         Texts { files }
     }
@@ -45,17 +45,22 @@ impl Texts {
         let mut t = Texts::new(loaded);
         for p in extra {
             if let Ok(text) = std::fs::read(&p) {
-                let idx = LineIndex::new(&text);
-                t.files.insert(p, (text, idx));
+                t.files.insert(p, (Arc::from(text), OnceLock::new()));
             }
         }
         t
     }
 
+    fn index(&self, p: &Path) -> Option<&LineIndex> {
+        self.files
+            .get(p)
+            .map(|(text, idx)| idx.get_or_init(|| LineIndex::new(text)))
+    }
+
     /// The offset of a 1-based line and column.
     pub fn offset(&self, p: &Path, line: u32, column: u32) -> u32 {
-        match self.files.get(p) {
-            Some((_, idx)) => idx.offset(
+        match self.index(p) {
+            Some(idx) => idx.offset(
                 vox_syntax::LineCol {
                     line: line.saturating_sub(1),
                     col: column.saturating_sub(1),
@@ -67,13 +72,13 @@ impl Texts {
     }
 
     pub fn text(&self, p: &Path) -> &[u8] {
-        self.files.get(p).map_or(&[], |(t, _)| t.as_slice())
+        self.files.get(p).map_or(&[], |(t, _)| &t[..])
     }
 
     /// 1-based line and column (Unicode scalars) of an offset.
     pub fn pos(&self, p: &Path, offset: u32) -> (u32, u32) {
-        match self.files.get(p) {
-            Some((_, idx)) => {
+        match self.index(p) {
+            Some(idx) => {
                 let lc = idx.line_col(offset, ColumnUnit::Char);
                 (lc.line + 1, lc.col + 1)
             }
