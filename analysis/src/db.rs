@@ -5,7 +5,8 @@ use std::sync::{Arc, Mutex};
 
 use vox_hir::BuiltinCatalog;
 
-use crate::Workspace;
+use crate::{SourceFile, Workspace};
+use vox_syntax::SyntaxTree;
 
 /// What every query of the analysis can ask of the database.
 #[salsa::db]
@@ -18,7 +19,14 @@ pub trait Db: salsa::Database {
     /// texts then share their file's text instead of copying it. An editor's database edits
     /// files, and a shared text would keep every old version of a file alive.
     fn fixed_texts(&self) -> bool;
+    /// The tree of a file's latest parse, if still kept (a few files only): an edit inside one
+    /// function then re-parses that function alone ([`vox_syntax::reparse`]).
+    fn last_tree(&self, file: SourceFile) -> Option<Arc<SyntaxTree>>;
+    fn keep_tree(&self, file: SourceFile, tree: Arc<SyntaxTree>);
 }
+
+/// How many files' latest trees an editor's database keeps for re-parsing.
+const KEPT_TREES: usize = 8;
 
 /// Names of the queries that executed, in order, when logging is on (tests read it to check
 /// what an edit re-ran).
@@ -38,6 +46,8 @@ pub struct AnalysisDb {
     catalog: &'static (dyn BuiltinCatalog + Sync),
     workspace: Option<Workspace>,
     fixed_texts: bool,
+    /// Most recent last. Shared by the database's clones (snapshots).
+    last_trees: Arc<Mutex<Vec<(SourceFile, Arc<SyntaxTree>)>>>,
 }
 
 impl AnalysisDb {
@@ -47,6 +57,7 @@ impl AnalysisDb {
             catalog,
             workspace: None,
             fixed_texts: false,
+            last_trees: Arc::default(),
         }
     }
 
@@ -66,6 +77,7 @@ impl AnalysisDb {
                 catalog,
                 workspace: None,
                 fixed_texts: false,
+                last_trees: Arc::default(),
             },
             log,
         )
@@ -96,5 +108,17 @@ impl Db for AnalysisDb {
     }
     fn fixed_texts(&self) -> bool {
         self.fixed_texts
+    }
+    fn last_tree(&self, file: SourceFile) -> Option<Arc<SyntaxTree>> {
+        let kept = self.last_trees.lock().unwrap_or_else(|e| e.into_inner());
+        kept.iter().find(|(f, _)| *f == file).map(|(_, t)| t.clone())
+    }
+    fn keep_tree(&self, file: SourceFile, tree: Arc<SyntaxTree>) {
+        let mut kept = self.last_trees.lock().unwrap_or_else(|e| e.into_inner());
+        kept.retain(|(f, _)| *f != file);
+        if kept.len() >= KEPT_TREES {
+            kept.remove(0);
+        }
+        kept.push((file, tree));
     }
 }

@@ -160,12 +160,22 @@ pub struct FileParse {
 pub fn file_parse(db: &dyn Db, file: SourceFile) -> FileParse {
     let file_text = file.text(db);
     let text: &[u8] = file_text;
-    let tree = vox_syntax::parse(text);
-    let (items, nodes) = vox_hir::item_tree(&tree);
-    // Lowering takes each function's subtree instead of parsing its text again, when the parse
-    // has no errors (recovery could differ between the file and the function alone).
-    let hand_trees = !tree.has_errors();
     let share = db.fixed_texts();
+    // A command-line run parses each file once. An editor re-parses a file on every change:
+    // only the function that changed, when it can.
+    let tree = if share {
+        vox_syntax::parse(text)
+    } else {
+        db.last_tree(file)
+            .and_then(|old| vox_syntax::reparse(&old, text))
+            .unwrap_or_else(|| vox_syntax::parse(text))
+    };
+    let (items, nodes) = vox_hir::item_tree(&tree);
+    // On the command line, lowering takes each function's subtree instead of parsing its text
+    // again, when the parse has no errors (recovery could differ between the file and the
+    // function alone). An editor's change re-lowers one function: parsing it alone is cheaper
+    // than cutting every function out of the file on every keystroke.
+    let hand_trees = share && !tree.has_errors();
     let fn_sources = nodes
         .iter()
         .map(|n| {
@@ -180,7 +190,8 @@ pub fn file_parse(db: &dyn Db, file: SourceFile) -> FileParse {
         .collect();
     let mut allow_comments = Vec::new();
     let mut leading = true;
-    for tok in tree.root().descendant_tokens() {
+    // Tokens in source order straight from the token array (no walk of the tree).
+    for tok in (0..tree.token_count()).map(|i| tree.token(i)) {
         let kind = tok.kind();
         if kind == SyntaxKind::Comment {
             if memchr_allow(tok.bytes()) {
@@ -207,10 +218,19 @@ pub fn file_parse(db: &dyn Db, file: SourceFile) -> FileParse {
         fn_starts: nodes.iter().map(|n| n.range().start).collect(),
     };
     drop(nodes);
-    let main_source = items.has_top_level_stmts.then(|| {
-        let len = text.len() as u32;
-        FnSource::new(file_text.clone(), 0, len, hand_trees.then_some(tree))
-    });
+    let len = text.len() as u32;
+    let main_source = if hand_trees {
+        items
+            .has_top_level_stmts
+            .then(|| FnSource::new(file_text.clone(), 0, len, Some(tree)))
+    } else {
+        if !share {
+            db.keep_tree(file, Arc::new(tree));
+        }
+        items
+            .has_top_level_stmts
+            .then(|| FnSource::new(file_text.clone(), 0, len, None))
+    };
     FileParse {
         items: Arc::new(items),
         fn_sources,

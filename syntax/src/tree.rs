@@ -212,6 +212,108 @@ impl SyntaxTree {
         }
     }
 
+    /// This tree with the top-level `item` replaced by `replacement` (a tree rooted at the new
+    /// item, as [`SyntaxTree::subtree`] gives) and the text by `text`; no diagnostics. Every id,
+    /// index and offset after the item moves by what the replacement adds.
+    pub(crate) fn splice_item(
+        &self,
+        item: SyntaxNode<'_>,
+        replacement: &SyntaxTree,
+        text: Box<[u8]>,
+    ) -> SyntaxTree {
+        let last = item.id as usize;
+        let mut first = last;
+        while let Some(c) = self.node(first as u32).elems().iter().find_map(|e| e.as_node()) {
+            first = c as usize;
+        }
+        let range = item.range();
+        let n = self.tokens.len() - 1;
+        let t0 = self.tokens[..n].partition_point(|t| t.start < range.start);
+        let t1 = t0 + self.tokens[t0..n].partition_point(|t| t.start < range.end);
+        let c0 = self.nodes[first].first_child as usize;
+        let c1 = (self.nodes[last].first_child + self.nodes[last].n_children) as usize;
+        let r_tokens = replacement.tokens.len() - 1;
+        let r_nodes = replacement.nodes.len();
+        let new_len = replacement.text.len() as i64;
+        let delta = new_len - range.len() as i64;
+        let dt = r_tokens as i64 - (t1 - t0) as i64;
+        let dn = r_nodes as i64 - (last + 1 - first) as i64;
+        let dc = replacement.children.len() as i64 - (c1 - c0) as i64;
+        let shift = |x: u32, d: i64| (x as i64 + d) as u32;
+        // Ids after the item's subtree move by `dn`; ids before it stay.
+        let map_node = |id: u32| if id as usize > last { shift(id, dn) } else { id };
+        let map_token = |i: u32| if i as usize >= t1 { shift(i, dt) } else { i };
+        let new_item = (first + r_nodes - 1) as u32;
+
+        let mut tokens = Vec::with_capacity((self.tokens.len() as i64 + dt) as usize);
+        tokens.extend_from_slice(&self.tokens[..t0]);
+        tokens.extend(replacement.tokens[..r_tokens].iter().map(|t| Token {
+            kind: t.kind,
+            start: t.start + range.start,
+        }));
+        tokens.extend(self.tokens[t1..].iter().map(|t| Token {
+            kind: t.kind,
+            start: shift(t.start, delta),
+        }));
+
+        let mut token_parent = Vec::with_capacity(tokens.len());
+        token_parent.extend(self.token_parent[..t0].iter().map(|&p| map_node(p)));
+        token_parent.extend(replacement.token_parent[..r_tokens].iter().map(|&p| p + first as u32));
+        token_parent.extend(self.token_parent[t1..].iter().map(|&p| map_node(p)));
+
+        let mut nodes = Vec::with_capacity((self.nodes.len() as i64 + dn) as usize);
+        nodes.extend(self.nodes[..first].iter().map(|d| NodeData {
+            parent: if d.parent == NO_PARENT { NO_PARENT } else { map_node(d.parent) },
+            ..d.clone()
+        }));
+        let item_parent = map_node(self.nodes[last].parent);
+        nodes.extend(replacement.nodes.iter().map(|d| NodeData {
+            kind: d.kind,
+            parent: if d.parent == NO_PARENT {
+                item_parent
+            } else {
+                d.parent + first as u32
+            },
+            first_child: d.first_child + c0 as u32,
+            n_children: d.n_children,
+            range: TextRange::new(d.range.start + range.start, d.range.end + range.start),
+        }));
+        nodes.extend(self.nodes[last + 1..].iter().map(|d| NodeData {
+            kind: d.kind,
+            parent: if d.parent == NO_PARENT { NO_PARENT } else { map_node(d.parent) },
+            first_child: shift(d.first_child, dc),
+            n_children: d.n_children,
+            range: if d.range.end <= range.start {
+                d.range
+            } else if d.range.start >= range.end {
+                TextRange::new(shift(d.range.start, delta), shift(d.range.end, delta))
+            } else {
+                TextRange::new(d.range.start, shift(d.range.end, delta))
+            },
+        }));
+
+        let mut children = Vec::with_capacity((self.children.len() as i64 + dc) as usize);
+        children.extend_from_slice(&self.children[..c0]);
+        children.extend(replacement.children.iter().map(|&e| match e.as_node() {
+            Some(id) => Elem::node(id as usize + first),
+            None => Elem::token(e.0 as usize + t0),
+        }));
+        children.extend(self.children[c1..].iter().map(|&e| match e.as_node() {
+            Some(id) if id as usize == last => Elem(new_item | NODE_BIT),
+            Some(id) => Elem(map_node(id) | NODE_BIT),
+            None => Elem(map_token(e.0)),
+        }));
+
+        SyntaxTree {
+            text,
+            tokens,
+            token_parent,
+            nodes,
+            children,
+            diagnostics: Vec::new(),
+        }
+    }
+
     /// Bytes of heap the tree holds (for callers that bound how many trees they keep).
     pub fn heap_size(&self) -> usize {
         self.text.len()

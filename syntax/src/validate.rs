@@ -9,7 +9,13 @@ use crate::{Diagnostic, SyntaxNode, TextRange};
 
 /// `has_not_a_script`: whether parsing reported any `syntax.not-a-script` (only then can the tree
 /// hold `NotAScript` nodes, which silence the rest of their item).
-pub(crate) fn validate(root: SyntaxNode<'_>, has_not_a_script: bool, diags: &mut Vec<Diagnostic>) {
+/// `check_items`: also check inside each top-level item (false when they are known clean).
+pub(crate) fn validate(
+    root: SyntaxNode<'_>,
+    has_not_a_script: bool,
+    check_items: bool,
+    diags: &mut Vec<Diagnostic>,
+) {
     let file = ast::SourceFile::cast(root).expect("the root is a SourceFile");
     let mut seen: HashMap<String, TextRange> = HashMap::new();
     let bytes = root.tree().bytes();
@@ -94,6 +100,9 @@ pub(crate) fn validate(root: SyntaxNode<'_>, has_not_a_script: bool, diags: &mut
     let _ = file;
     let tree = root.tree();
     let mut first_id = 0u32;
+    if !check_items {
+        return;
+    }
     for item in root.children() {
         // Post-order ids: the item's subtree is `first_id..=item.id()`.
         check_item(

@@ -1,0 +1,144 @@
+//! `reparse` gives exactly what `parse` gives: random edit sequences over the corpus, each
+//! step re-parsed incrementally from the previous step's tree (spliced or not) and compared with
+//! a full parse of the new text: nodes, tokens, parents, ranges and diagnostics.
+
+use std::path::{Path, PathBuf};
+
+use vox_syntax::{parse, reparse, SyntaxTree};
+
+fn vox_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            vox_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "vox") {
+            out.push(p);
+        }
+    }
+}
+
+/// Every node and token with its kind, range and parent's range, in id order, plus diagnostics.
+fn shape(tree: &SyntaxTree) -> Vec<String> {
+    let mut out = Vec::new();
+    for id in 0..tree.node_count() as u32 {
+        let n = tree.node(id);
+        out.push(format!(
+            "{:?}@{:?} parent {:?} kids {}",
+            n.kind(),
+            n.range(),
+            n.parent().map(|p| (p.id(), p.range())),
+            n.children_with_tokens().count()
+        ));
+    }
+    for t in tree.root().descendant_tokens() {
+        out.push(format!("{:?}@{:?} in {}", t.kind(), t.range(), t.parent().id()));
+    }
+    for d in tree.diagnostics() {
+        out.push(format!("{d:?}"));
+    }
+    out
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+const PIECES: &[&str] = &[
+    "1", "x", "a", " ", "\n", "{", "}", "(", ")", "\"", "+", "-", "*", "/", "//", "/*", ",", ".",
+    "let y = 2\n", "print(1)\n", "if x { 1 } else { 2 }", "fn", "return", "\"{x}\"", "[", "]",
+];
+
+#[test]
+fn reparse_equals_a_full_parse_over_random_edit_sequences() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    for d in ["tests/corpus", "examples", "tests/lint"] {
+        vox_files(&root.join(d), &mut files);
+    }
+    files.sort();
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let (mut spliced, mut steps) = (0usize, 0usize);
+    for path in &files {
+        let mut text = std::fs::read(path).unwrap();
+        let mut tree = parse(&text);
+        if !tree.diagnostics().is_empty() || text.is_empty() {
+            continue;
+        }
+        for _ in 0..40 {
+            let at = rng.below(text.len());
+            let mut next = text.clone();
+            match rng.below(5) {
+                // Edits that usually keep the file valid: a digit for a digit, a letter into a
+                // name, a space after a space.
+                3 | 4 if text[at].is_ascii_digit() => next[at] = b'0' + rng.below(10) as u8,
+                3 | 4 if text[at].is_ascii_alphabetic() => next.insert(at, b'q'),
+                3 | 4 if text[at] == b' ' => next.insert(at, b' '),
+                3 | 4 => {}
+                0 => {
+                    let p = PIECES[rng.below(PIECES.len())].as_bytes();
+                    next.splice(at..at, p.iter().copied());
+                }
+                1 => {
+                    let end = (at + 1 + rng.below(3)).min(next.len());
+                    next.drain(at..end);
+                }
+                _ => {
+                    let end = (at + 1).min(next.len());
+                    let p = PIECES[rng.below(PIECES.len())].as_bytes();
+                    next.splice(at..end, p.iter().copied());
+                }
+            }
+            let full = parse(&next);
+            steps += 1;
+            let incremental = reparse(&tree, &next);
+            if let Some(inc) = &incremental {
+                spliced += 1;
+                assert!(
+                    *inc == full,
+                    "{}: reparse differs after an edit at {at}\n{}\n---\n{}",
+                    path.display(),
+                    inc.debug_dump(),
+                    full.debug_dump()
+                );
+                assert_eq!(shape(inc), shape(&full), "{}: edit at {at}", path.display());
+                assert_eq!(inc.print(), next);
+            }
+            // Go on from the incremental tree when there is one (a spliced tree must be as good
+            // a base for the next edit as a parsed one), as long as the file stays clean.
+            if full.diagnostics().is_empty() {
+                tree = incremental.unwrap_or(full);
+                text = next;
+            }
+        }
+    }
+    assert!(steps > 1000, "only {steps} edits tried");
+    eprintln!("{spliced} of {steps} edits spliced");
+    assert!(spliced > steps / 10, "only {spliced} of {steps} edits were spliced");
+}
+
+#[test]
+fn an_edit_outside_any_function_or_to_a_file_with_diagnostics_is_not_spliced() {
+    let old = parse(b"fn a() {\n    1\n}\n\nfn b() {\n    2\n}\n");
+    // Between the functions.
+    assert!(reparse(&old, b"fn a() {\n    1\n}\n\n\nfn b() {\n    2\n}\n").is_none());
+    // Inside a body: spliced.
+    let inc = reparse(&old, b"fn a() {\n    12\n}\n\nfn b() {\n    2\n}\n").unwrap();
+    assert!(inc == parse(b"fn a() {\n    12\n}\n\nfn b() {\n    2\n}\n"));
+    // An edit that breaks the function: a full parse decides.
+    assert!(reparse(&old, b"fn a() {\n    1 +\n}\n\nfn b() {\n    2\n}\n").is_none());
+    // A renamed function may clash with another: left to a full parse when validation speaks.
+    let old = parse(b"fn a() {\n    1\n}\n\nfn bb() {\n    2\n}\n");
+    assert!(reparse(&old, b"fn a() {\n    1\n}\n\nfn a() {\n    2\n}\n").is_none());
+}
