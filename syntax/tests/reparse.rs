@@ -2,23 +2,14 @@
 //! step re-parsed incrementally from the previous step's tree (spliced or not) and compared with
 //! a full parse of the new text: nodes, tokens, parents, ranges and diagnostics.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
+
+use common::vox_files;
 
 use vox_syntax::{parse, reparse, SyntaxTree};
 
-fn vox_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            vox_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "vox") {
-            out.push(p);
-        }
-    }
-}
 
 /// Every node and token with its kind, range and parent's range, in id order, plus diagnostics.
 fn shape(tree: &SyntaxTree) -> Vec<String> {

@@ -2,23 +2,14 @@
 //! parsing that function's text alone: the analysis relies on it to lower functions from their
 //! file's one parse and still get what a later re-parse of the function's text would give.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
+
+use common::vox_files;
 
 use vox_syntax::{parse, SyntaxKind, SyntaxNode, SyntaxTree};
 
-fn vox_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            vox_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "vox") {
-            out.push(p);
-        }
-    }
-}
 
 /// Kinds, ranges and parents of every node and token, in tree order.
 fn shape(node: SyntaxNode<'_>) -> Vec<String> {
