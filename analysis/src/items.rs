@@ -60,8 +60,8 @@ impl FileSyntax {
 /// what that parse gives, which `syntax/tests/subtree.rs` checks). Equal when the texts are;
 /// the tree is a cache.
 pub struct FnSource {
-    /// The text is `text[start..end]`: the file's own text when the database answers one
-    /// revision, else a copy.
+    /// The text is `text[start..end]`: the file's own text when no file's text ever changes
+    /// ([`Db::fixed_texts`]), else a copy.
     text: Arc<[u8]>,
     start: u32,
     end: u32,
@@ -72,6 +72,12 @@ pub struct FnSource {
 /// are parsed again rather than kept: memory stays bounded whatever order queries run in.
 static HELD: AtomicUsize = AtomicUsize::new(0);
 const HELD_BUDGET: usize = 48 << 20;
+
+/// Whether a new tree may wait (checked before cutting one out, so that past the budget no
+/// work is wasted on a subtree that would be dropped).
+fn room_for_trees() -> bool {
+    HELD.load(Ordering::Relaxed) < HELD_BUDGET
+}
 
 impl FnSource {
     fn new(text: Arc<[u8]>, start: u32, end: u32, tree: Option<SyntaxTree>) -> FnSource {
@@ -180,7 +186,7 @@ pub fn file_parse(db: &dyn Db, file: SourceFile) -> FileParse {
         .iter()
         .map(|n| {
             let r = n.range();
-            let sub = hand_trees.then(|| tree.subtree(*n));
+            let sub = (hand_trees && room_for_trees()).then(|| tree.subtree(*n));
             if share {
                 FnSource::new(file_text.clone(), r.start, r.end, sub)
             } else {
