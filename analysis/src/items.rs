@@ -71,7 +71,7 @@ pub struct FnSource {
 /// Bytes of trees waiting in [`FnSource`]s, all databases together. Past the budget, functions
 /// are parsed again rather than kept: memory stays bounded whatever order queries run in.
 static HELD: AtomicUsize = AtomicUsize::new(0);
-const HELD_BUDGET: usize = 48 << 20;
+const HELD_BUDGET: usize = 16 << 20;
 
 /// Whether a new tree may wait (checked before cutting one out, so that past the budget no
 /// work is wasted on a subtree that would be dropped).
@@ -279,9 +279,19 @@ pub struct FileItems<'db> {
     /// In `items.fns` order.
     pub fns: Vec<FnDef<'db>>,
     pub main: Option<FnDef<'db>>,
+    /// The public functions by name (sorted; among equal names, source order): what importers
+    /// look up for every call they make.
+    pub_fns: Box<[(Arc<str>, u32)]>,
 }
 
 impl<'db> FileItems<'db> {
+    /// The first public function named `name`.
+    pub fn pub_fn(&self, name: &str) -> Option<FnDef<'db>> {
+        let i = self.pub_fns.partition_point(|(n, _)| &**n < name);
+        let (n, k) = self.pub_fns.get(i)?;
+        (&**n == name).then(|| self.fns[*k as usize])
+    }
+
     /// Every function, the synthetic main last.
     pub fn all(&self) -> impl Iterator<Item = FnDef<'db>> + '_ {
         self.fns.iter().copied().chain(self.main)
@@ -304,7 +314,20 @@ pub fn file_items(db: &dyn Db, file: SourceFile) -> FileItems<'_> {
         .main_source
         .as_ref()
         .map(|src| FnDef::new(db, file, Arc::from("<main>"), u32::MAX, src.hand_over()));
-    FileItems { items, fns, main }
+    let mut pub_fns: Vec<(Arc<str>, u32)> = items
+        .fns
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.is_pub)
+        .map(|(i, f)| (f.name.clone(), i as u32))
+        .collect();
+    pub_fns.sort_by(|a, b| a.0.cmp(&b.0));
+    FileItems {
+        items,
+        fns,
+        main,
+        pub_fns: pub_fns.into(),
+    }
 }
 
 /// Where each function of the file starts now (in `fns` order): relative ranges of facts become

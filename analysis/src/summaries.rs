@@ -102,14 +102,7 @@ pub fn callee<'db>(db: &'db dyn Db, file: SourceFile, target: &CallTarget) -> Op
         CallTarget::Local(k) => file_items(db, file).fns.get(*k as usize).copied(),
         CallTarget::Imported { import, name } => {
             match resolve_imports(db, file).targets.get(*import as usize)? {
-                ImportTarget::File(t) => {
-                    let fi = file_items(db, *t);
-                    fi.items
-                        .fns
-                        .iter()
-                        .position(|f| f.is_pub && f.name == *name)
-                        .map(|i| fi.fns[i])
-                }
+                ImportTarget::File(t) => file_items(db, *t).pub_fn(name),
                 ImportTarget::Missing(_) => None,
             }
         }

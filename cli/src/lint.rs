@@ -82,6 +82,43 @@ where
         .collect()
 }
 
+/// Facts and summaries of every function of `files`, each file after the files it imports
+/// (depth first): a file's function trees, cut out of its parse, are then lowered soon after the
+/// parse rather than waiting while other files are analysed (see `vox_analysis::FnSource`).
+fn facts_in_import_order(
+    db: &vox_analysis::AnalysisDb,
+    files: &[vox_analysis::SourceFile],
+    threads: usize,
+) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let index: std::collections::HashMap<vox_analysis::SourceFile, usize> =
+        files.iter().enumerate().map(|(i, f)| (*f, i)).collect();
+    let started: Vec<AtomicBool> = files.iter().map(|_| AtomicBool::new(false)).collect();
+    fn visit(
+        db: &vox_analysis::AnalysisDb,
+        f: vox_analysis::SourceFile,
+        index: &std::collections::HashMap<vox_analysis::SourceFile, usize>,
+        started: &[AtomicBool],
+    ) {
+        let Some(&i) = index.get(&f) else {
+            return;
+        };
+        if started[i].swap(true, Ordering::Relaxed) {
+            return;
+        }
+        for t in &vox_analysis::resolve_imports(db, f).targets {
+            if let vox_analysis::ImportTarget::File(t) = t {
+                visit(db, *t, index, started);
+            }
+        }
+        for def in vox_analysis::file_items(db, f).all() {
+            let _ = vox_analysis::fn_facts(db, def);
+            let _ = vox_analysis::summary(db, def);
+        }
+    }
+    parallel(db, files, threads, |db, f| visit(db, *f, &index, &started));
+}
+
 pub fn threads(n: Option<usize>) -> usize {
     n.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
@@ -172,12 +209,7 @@ pub fn run(flags: LintFlags) -> i32 {
     loop {
         let all: Vec<vox_analysis::SourceFile> =
             loaded.ws.files(&loaded.db).values().copied().collect();
-        parallel(&loaded.db, &all, threads(flags.threads), |db, f| {
-            for def in vox_analysis::file_items(db, *f).all() {
-                let _ = vox_analysis::fn_facts(db, def);
-                let _ = vox_analysis::summary(db, def);
-            }
-        });
+        facts_in_import_order(&loaded.db, &all, threads(flags.threads));
         if !workspace::add_imported(&mut loaded) {
             break;
         }

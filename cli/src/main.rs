@@ -92,12 +92,35 @@ pub fn parse_on_big_stack(bytes: Vec<u8>) -> vox_syntax::SyntaxTree {
     }
 }
 
+/// The analysis frees every function's tree and lowered body as soon as its facts are taken:
+/// mimalloc gives such pages back at once, and commits arena memory as it is used, instead of
+/// keeping them for reuse (a fifth of `vox lint`'s peak memory, at no measurable cost in time).
+/// The interpreter keeps mimalloc's defaults.
+fn return_memory_promptly() {
+    use libmimalloc_sys::{mi_option_set, mi_option_t};
+    // Positions in mimalloc.h's `mi_option_e` (the same in its v2 and v3), which the Rust
+    // binding does not name.
+    const ARENA_EAGER_COMMIT: mi_option_t = 4;
+    const PURGE_DELAY: mi_option_t = 15;
+    // SAFETY: plain option setters, called before any other thread exists.
+    unsafe {
+        mi_option_set(PURGE_DELAY, 0);
+        mi_option_set(ARENA_EAGER_COMMIT, 0);
+    }
+}
+
 fn main() -> ExitCode {
     // A Rust panic is an interpreter bug: say so, and exit 101 (runtime.md §3).
     std::panic::set_hook(Box::new(|info| {
         eprintln!("vox: internal error (this is a bug in vox; please report it with the script that triggered it): {info}");
     }));
     let cli = Cli::parse();
+    if matches!(
+        cli.command,
+        Command::Check { .. } | Command::Lsp { .. } | Command::Lint(_) | Command::Caps(_)
+    ) {
+        return_memory_promptly();
+    }
     let code = match cli.command {
         Command::Check { files } => check::run(&files),
         Command::Run { flags, file, args } => run::run(flags, file, args),

@@ -4,7 +4,7 @@
 use vox_hir::{Expr, Global, Stmt};
 
 use super::walk::Body;
-use super::{CheckFact, FnFacts};
+use super::{CheckFact, FactsBuilder};
 use crate::kinds::{Kind, Kinds};
 
 fn kind_name(k: Kind) -> &'static str {
@@ -41,10 +41,10 @@ fn has_method(k: Kind, name: &str) -> Option<bool> {
     Some(vox_hir::catalog::is_method_of(kind, name))
 }
 
-pub(super) fn checks(body: &Body<'_>, kinds: &Kinds, is_main: bool, facts: &mut FnFacts) {
+pub(super) fn checks(body: &Body<'_>, kinds: &Kinds, is_main: bool, facts: &mut FactsBuilder) {
     let m = body.m;
     let r = |e: u32| m.expr_ranges[e as usize];
-    let cond = |facts: &mut FnFacts, c: u32, what: &str| {
+    let cond = |facts: &mut FactsBuilder, c: u32, what: &str| {
         let k = kinds.expr(c);
         if !matches!(k, Kind::Bool | Kind::Unknown) {
             facts.checks.push(CheckFact {

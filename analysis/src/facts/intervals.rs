@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use vox_hir::{BinOp, Expr, Literal, Module, Pat, PlaceRoot, Stmt, UnOp};
 
 use super::walk::Body;
-use super::{FnFacts, Overflow};
+use super::{FactsBuilder, Overflow};
 use crate::kinds::{Kind, Kinds};
 
 const MIN: i128 = i64::MIN as i128;
@@ -70,7 +70,7 @@ fn join_env(a: &Env, b: &Env) -> Env {
         .collect()
 }
 
-pub(super) fn overflows(body: &Body<'_>, kinds: &Kinds, facts: &mut FnFacts) {
+pub(super) fn overflows(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuilder) {
     let m = body.m;
     let mut cx = Ctx {
         body,

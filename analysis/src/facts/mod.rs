@@ -23,8 +23,37 @@ use crate::items::{file_items, FnDef};
 use crate::kinds::{self, Kind};
 use crate::Db;
 
+/// Boxed slices, not vectors: the facts of every function of a workspace stay in memory.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FnFacts {
+    /// User functions this body calls or passes as values.
+    pub calls: Box<[CallFact]>,
+    /// Builtin calls that need a capability or vary between runs, in source order.
+    pub effects: Box<[EffectSite]>,
+    /// Host-math method calls (D001).
+    pub host_math: Box<[HostMath]>,
+    /// Reads of `modified_ms` (D003).
+    pub mtime_reads: Box<[TextRange]>,
+    /// Integer operations whose result may leave i64 (D004).
+    pub overflows: Box<[Overflow]>,
+    /// Path arguments of fs, io and process calls (D005, C004, capability inference).
+    pub paths: Box<[PathArg]>,
+    /// Map iterations and directory listings whose order reaches output (D002, D007).
+    pub order_leaks: Box<[OrderLeak]>,
+    /// Order-carrying values passed to user functions: resolved against the callee's
+    /// `param_order_sensitive` by the rules.
+    pub order_args: Box<[OrderArg]>,
+    /// Whether the body prints, logs or writes anything itself.
+    pub writes_output: bool,
+    /// Per parameter of the function: whether the body uses its order.
+    pub param_order_sensitive: Box<[bool]>,
+    /// `check.*` findings.
+    pub checks: Box<[CheckFact]>,
+}
+
+#[derive(Default)]
+/// [`FnFacts`] while it is computed.
+pub(crate) struct FactsBuilder {
     /// User functions this body calls or passes as values.
     pub calls: Vec<CallFact>,
     /// Builtin calls that need a capability or vary between runs, in source order.
@@ -185,30 +214,31 @@ fn with_body<R: Default>(db: &dyn Db, def: FnDef<'_>, f: impl FnOnce(&Body<'_>, 
 pub fn fn_facts<'db>(db: &'db dyn Db, f: FnDef<'db>) -> FnFacts {
     with_body(db, f, |body, is_main| {
         let kinds = kinds::infer(body);
-        let mut facts = FnFacts::default();
+        let mut facts = FactsBuilder::default();
         scan(body, &kinds, &mut facts);
         intervals::overflows(body, &kinds, &mut facts);
         paths::path_args(body, &kinds, &mut facts);
         order::order_facts(body, &kinds, &mut facts);
         checks::checks(body, &kinds, is_main, &mut facts);
-        facts.shrink();
-        facts
+        facts.finish()
     })
 }
 
-impl FnFacts {
-    /// Drops spare capacity: the facts of every function of a workspace stay in memory.
-    fn shrink(&mut self) {
-        self.calls.shrink_to_fit();
-        self.effects.shrink_to_fit();
-        self.host_math.shrink_to_fit();
-        self.mtime_reads.shrink_to_fit();
-        self.overflows.shrink_to_fit();
-        self.paths.shrink_to_fit();
-        self.order_leaks.shrink_to_fit();
-        self.order_args.shrink_to_fit();
-        self.param_order_sensitive.shrink_to_fit();
-        self.checks.shrink_to_fit();
+impl FactsBuilder {
+    fn finish(self) -> FnFacts {
+        FnFacts {
+            calls: self.calls.into(),
+            effects: self.effects.into(),
+            host_math: self.host_math.into(),
+            mtime_reads: self.mtime_reads.into(),
+            overflows: self.overflows.into(),
+            paths: self.paths.into(),
+            order_leaks: self.order_leaks.into(),
+            order_args: self.order_args.into(),
+            writes_output: self.writes_output,
+            param_order_sensitive: self.param_order_sensitive.into(),
+            checks: self.checks.into(),
+        }
     }
 }
 
@@ -218,7 +248,7 @@ impl FnFacts {
 pub fn fn_checks<'db>(db: &'db dyn Db, f: FnDef<'db>) -> Vec<CheckFact> {
     with_body(db, f, |body, is_main| {
         let kinds = kinds::infer(body);
-        let mut facts = FnFacts::default();
+        let mut facts = FactsBuilder::default();
         checks::checks(body, &kinds, is_main, &mut facts);
         facts.checks
     })
@@ -250,7 +280,7 @@ pub fn is_output(ns: &str, name: &str) -> bool {
 }
 
 /// One pass over every expression: calls, effects, host math, `modified_ms`.
-fn scan(body: &Body<'_>, kinds: &kinds::Kinds, facts: &mut FnFacts) {
+fn scan(body: &Body<'_>, kinds: &kinds::Kinds, facts: &mut FactsBuilder) {
     let m = body.m;
     let r = |e: u32| m.expr_ranges[e as usize];
     for (i, e) in m.exprs.iter().enumerate() {

@@ -11,7 +11,7 @@ use vox_syntax::TextRange;
 
 use super::paths::pat_slots;
 use super::walk::{for_each_child, for_each_stmt_child, Body, Node};
-use super::{is_output, CallTarget, FnFacts, OrderArg};
+use super::{is_output, CallTarget, FactsBuilder, OrderArg};
 use crate::kinds::{Kind, Kinds};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -79,7 +79,7 @@ struct Flow<'a, 'b> {
     slot: Vec<Set>,
 }
 
-pub(super) fn order_facts(body: &Body<'_>, kinds: &Kinds, facts: &mut FnFacts) {
+pub(super) fn order_facts(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuilder) {
     let m = body.m;
     let mut fl = Flow {
         body,
@@ -321,7 +321,7 @@ impl Flow<'_, '_> {
         s
     }
 
-    fn leak(&self, facts: &mut FnFacts, set: &Set, sink: TextRange, what: &str) {
+    fn leak(&self, facts: &mut FactsBuilder, set: &Set, sink: TextRange, what: &str) {
         for &i in set {
             let src = &self.srcs[i as usize];
             match src.param {
@@ -336,7 +336,7 @@ impl Flow<'_, '_> {
         }
     }
 
-    fn sinks(&self, facts: &mut FnFacts) {
+    fn sinks(&self, facts: &mut FactsBuilder) {
         let m = self.body.m;
         let r = |e: u32| m.expr_ranges[e as usize];
         for (i, e) in m.exprs.iter().enumerate() {

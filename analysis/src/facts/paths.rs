@@ -6,7 +6,7 @@ use vox_hir::{Expr, Literal, Module, Pat, Stmt, TemplatePart};
 use vox_syntax::TextRange;
 
 use super::walk::Body;
-use super::FnFacts;
+use super::FactsBuilder;
 use crate::kinds::Kinds;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -438,7 +438,7 @@ fn input_taint(body: &Body<'_>) -> Vec<bool> {
     expr
 }
 
-pub(super) fn path_args(body: &Body<'_>, _kinds: &Kinds, facts: &mut FnFacts) {
+pub(super) fn path_args(body: &Body<'_>, _kinds: &Kinds, facts: &mut FactsBuilder) {
     let m = body.m;
     let inits = single_inits(body);
     let mut for_iters = vec![None; body.n_slots as usize];

@@ -12,7 +12,7 @@ use crate::{FileCx, Finding};
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>, full: bool) {
     for f in cx.items.all() {
         let base = vox_analysis::fn_base(cx.db, f);
-        let checks = if full {
+        let checks: &[vox_analysis::facts::CheckFact] = if full {
             &vox_analysis::fn_facts(cx.db, f).checks
         } else {
             vox_analysis::fn_checks(cx.db, f)
