@@ -545,12 +545,25 @@ impl<'t> SyntaxNode<'t> {
 
     /// The first non-trivia token below this node.
     pub fn first_token(&self) -> Option<SyntaxToken<'t>> {
-        // A node's tokens are the contiguous run of tokens inside its range: find the first by
-        // position rather than by walking the subtree (no allocation; this is hot in lowering).
+        // A node's tokens are the contiguous run of tokens inside its range. The first one is
+        // found by following first children (a level or two, no allocation; this is hot in
+        // lowering), then the run is scanned for the first that is not trivia.
         let tree = self.tree;
         let range = self.range();
         let n = tree.tokens.len() - 1;
-        let mut i = tree.tokens[..n].partition_point(|t| t.start < range.start);
+        let mut node = self.id;
+        let mut i = loop {
+            let d = &tree.nodes[node as usize];
+            if d.n_children == 0 {
+                // An empty first child: find the run by position instead.
+                break tree.tokens[..n].partition_point(|t| t.start < range.start);
+            }
+            let e = tree.children[d.first_child as usize];
+            match e.as_node() {
+                Some(c) => node = c,
+                None => break e.0 as usize,
+            }
+        };
         while i < n && tree.tokens[i].start < range.end {
             let kind = tree.tokens[i].kind;
             if !kind.is_trivia() && kind != SyntaxKind::Newline {
