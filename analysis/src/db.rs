@@ -25,6 +25,9 @@ pub trait Db: salsa::Database {
     fn keep_tree(&self, file: SourceFile, tree: Arc<SyntaxTree>);
 }
 
+/// The latest trees of a few files, most recent last.
+type KeptTrees = Arc<Mutex<Vec<(SourceFile, Arc<SyntaxTree>)>>>;
+
 /// How many files' latest trees an editor's database keeps for re-parsing.
 const KEPT_TREES: usize = 8;
 
@@ -46,8 +49,8 @@ pub struct AnalysisDb {
     catalog: &'static (dyn BuiltinCatalog + Sync),
     workspace: Option<Workspace>,
     fixed_texts: bool,
-    /// Most recent last. Shared by the database's clones (snapshots).
-    last_trees: Arc<Mutex<Vec<(SourceFile, Arc<SyntaxTree>)>>>,
+    /// Shared by the database's clones (snapshots).
+    last_trees: KeptTrees,
 }
 
 impl AnalysisDb {
@@ -111,7 +114,9 @@ impl Db for AnalysisDb {
     }
     fn last_tree(&self, file: SourceFile) -> Option<Arc<SyntaxTree>> {
         let kept = self.last_trees.lock().unwrap_or_else(|e| e.into_inner());
-        kept.iter().find(|(f, _)| *f == file).map(|(_, t)| t.clone())
+        kept.iter()
+            .find(|(f, _)| *f == file)
+            .map(|(_, t)| t.clone())
     }
     fn keep_tree(&self, file: SourceFile, tree: Arc<SyntaxTree>) {
         let mut kept = self.last_trees.lock().unwrap_or_else(|e| e.into_inner());

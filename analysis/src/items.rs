@@ -308,7 +308,15 @@ pub fn file_items(db: &dyn Db, file: SourceFile) -> FileItems<'_> {
         .fn_sources
         .iter()
         .enumerate()
-        .map(|(i, src)| FnDef::new(db, file, items.fns[i].name.clone(), i as u32, src.hand_over()))
+        .map(|(i, src)| {
+            FnDef::new(
+                db,
+                file,
+                items.fns[i].name.clone(),
+                i as u32,
+                src.hand_over(),
+            )
+        })
         .collect();
     let main = parsed
         .main_source
@@ -332,7 +340,7 @@ pub fn file_items(db: &dyn Db, file: SourceFile) -> FileItems<'_> {
 
 /// Where each function of the file starts now (in `fns` order): relative ranges of facts become
 /// file offsets here, at the edge. Changes on every edit that moves a function; cheap.
-pub fn fn_starts<'db>(db: &'db dyn Db, file: SourceFile) -> &'db [u32] {
+pub fn fn_starts(db: &dyn Db, file: SourceFile) -> &[u32] {
     &file_parse(db, file).syntax.fn_starts
 }
 

@@ -78,7 +78,9 @@ pub struct Summary {
 
 impl Summary {
     pub fn writes_output(&self) -> bool {
-        self.effects.iter().any(|(e, _)| e.kind == EffectKind::Output)
+        self.effects
+            .iter()
+            .any(|(e, _)| e.kind == EffectKind::Output)
     }
 }
 

@@ -160,7 +160,7 @@ fn check(flags: &CapsFlags) -> i32 {
             return 2;
         }
     };
-    for e in &loaded.config_errors {
+    if let Some(e) = loaded.config_errors.first() {
         eprintln!("vox: {e}");
         return 2;
     }

@@ -85,7 +85,10 @@ pub fn reparse(old: &SyntaxTree, new_text: &[u8]) -> Option<SyntaxTree> {
     }
     let mut items = alone.root().children();
     let f = items.next()?;
-    if items.next().is_some() || f.kind() != SyntaxKind::FnDecl || f.range().as_usize() != (0..new_end - r.start as usize) {
+    if items.next().is_some()
+        || f.kind() != SyntaxKind::FnDecl
+        || f.range().as_usize() != (0..new_end - r.start as usize)
+    {
         return None;
     }
     let renamed = fn_name(item) != fn_name(f);

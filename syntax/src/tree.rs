@@ -156,7 +156,12 @@ impl SyntaxTree {
         // Post-order: the subtree's nodes are `first..=last`, and the first to finish lies at
         // the end of the first-node-child chain.
         let mut first = last;
-        while let Some(c) = self.node(first as u32).elems().iter().find_map(|e| e.as_node()) {
+        while let Some(c) = self
+            .node(first as u32)
+            .elems()
+            .iter()
+            .find_map(|e| e.as_node())
+        {
             first = c as usize;
         }
         let range = node.range();
@@ -223,7 +228,12 @@ impl SyntaxTree {
     ) -> SyntaxTree {
         let last = item.id as usize;
         let mut first = last;
-        while let Some(c) = self.node(first as u32).elems().iter().find_map(|e| e.as_node()) {
+        while let Some(c) = self
+            .node(first as u32)
+            .elems()
+            .iter()
+            .find_map(|e| e.as_node())
+        {
             first = c as usize;
         }
         let range = item.range();
@@ -241,7 +251,13 @@ impl SyntaxTree {
         let dc = replacement.children.len() as i64 - (c1 - c0) as i64;
         let shift = |x: u32, d: i64| (x as i64 + d) as u32;
         // Ids after the item's subtree move by `dn`; ids before it stay.
-        let map_node = |id: u32| if id as usize > last { shift(id, dn) } else { id };
+        let map_node = |id: u32| {
+            if id as usize > last {
+                shift(id, dn)
+            } else {
+                id
+            }
+        };
         let map_token = |i: u32| if i as usize >= t1 { shift(i, dt) } else { i };
         let new_item = (first + r_nodes - 1) as u32;
 
@@ -258,12 +274,20 @@ impl SyntaxTree {
 
         let mut token_parent = Vec::with_capacity(tokens.len());
         token_parent.extend(self.token_parent[..t0].iter().map(|&p| map_node(p)));
-        token_parent.extend(replacement.token_parent[..r_tokens].iter().map(|&p| p + first as u32));
+        token_parent.extend(
+            replacement.token_parent[..r_tokens]
+                .iter()
+                .map(|&p| p + first as u32),
+        );
         token_parent.extend(self.token_parent[t1..].iter().map(|&p| map_node(p)));
 
         let mut nodes = Vec::with_capacity((self.nodes.len() as i64 + dn) as usize);
         nodes.extend(self.nodes[..first].iter().map(|d| NodeData {
-            parent: if d.parent == NO_PARENT { NO_PARENT } else { map_node(d.parent) },
+            parent: if d.parent == NO_PARENT {
+                NO_PARENT
+            } else {
+                map_node(d.parent)
+            },
             ..d.clone()
         }));
         let item_parent = map_node(self.nodes[last].parent);
@@ -280,7 +304,11 @@ impl SyntaxTree {
         }));
         nodes.extend(self.nodes[last + 1..].iter().map(|d| NodeData {
             kind: d.kind,
-            parent: if d.parent == NO_PARENT { NO_PARENT } else { map_node(d.parent) },
+            parent: if d.parent == NO_PARENT {
+                NO_PARENT
+            } else {
+                map_node(d.parent)
+            },
             first_child: shift(d.first_child, dc),
             n_children: d.n_children,
             range: if d.range.end <= range.start {

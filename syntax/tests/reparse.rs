@@ -10,7 +10,6 @@ use common::vox_files;
 
 use vox_syntax::{parse, reparse, SyntaxTree};
 
-
 /// Every node and token with its kind, range and parent's range, in id order, plus diagnostics.
 fn shape(tree: &SyntaxTree) -> Vec<String> {
     let mut out = Vec::new();
@@ -25,7 +24,12 @@ fn shape(tree: &SyntaxTree) -> Vec<String> {
         ));
     }
     for t in tree.root().descendant_tokens() {
-        out.push(format!("{:?}@{:?} in {}", t.kind(), t.range(), t.parent().id()));
+        out.push(format!(
+            "{:?}@{:?} in {}",
+            t.kind(),
+            t.range(),
+            t.parent().id()
+        ));
     }
     for d in tree.diagnostics() {
         out.push(format!("{d:?}"));
@@ -47,8 +51,32 @@ impl Rng {
 }
 
 const PIECES: &[&str] = &[
-    "1", "x", "a", " ", "\n", "{", "}", "(", ")", "\"", "+", "-", "*", "/", "//", "/*", ",", ".",
-    "let y = 2\n", "print(1)\n", "if x { 1 } else { 2 }", "fn", "return", "\"{x}\"", "[", "]",
+    "1",
+    "x",
+    "a",
+    " ",
+    "\n",
+    "{",
+    "}",
+    "(",
+    ")",
+    "\"",
+    "+",
+    "-",
+    "*",
+    "/",
+    "//",
+    "/*",
+    ",",
+    ".",
+    "let y = 2\n",
+    "print(1)\n",
+    "if x { 1 } else { 2 }",
+    "fn",
+    "return",
+    "\"{x}\"",
+    "[",
+    "]",
 ];
 
 #[test]
@@ -116,7 +144,10 @@ fn reparse_equals_a_full_parse_over_random_edit_sequences() {
     }
     assert!(steps > 1000, "only {steps} edits tried");
     eprintln!("{spliced} of {steps} edits spliced");
-    assert!(spliced > steps / 10, "only {spliced} of {steps} edits were spliced");
+    assert!(
+        spliced > steps / 10,
+        "only {spliced} of {steps} edits were spliced"
+    );
 }
 
 #[test]

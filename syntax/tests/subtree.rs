@@ -10,23 +10,41 @@ use common::vox_files;
 
 use vox_syntax::{parse, SyntaxKind, SyntaxNode, SyntaxTree};
 
-
 /// Kinds, ranges and parents of every node and token, in tree order.
 fn shape(node: SyntaxNode<'_>) -> Vec<String> {
-    let mut out = vec![format!("{:?}@{:?} parent {:?}", node.kind(), node.range(), node.parent().map(|p| p.range()))];
+    let mut out = vec![format!(
+        "{:?}@{:?} parent {:?}",
+        node.kind(),
+        node.range(),
+        node.parent().map(|p| p.range())
+    )];
     for t in node.descendant_tokens() {
-        out.push(format!("{:?}@{:?} in {:?}", t.kind(), t.range(), t.parent().range()));
+        out.push(format!(
+            "{:?}@{:?} in {:?}",
+            t.kind(),
+            t.range(),
+            t.parent().range()
+        ));
     }
     let tree = node.tree();
     for id in 0..tree.node_count() as u32 {
         let n = tree.node(id);
-        out.push(format!("{:?}@{:?} parent {:?} kids {}", n.kind(), n.range(), n.parent().map(|p| p.range()), n.children_with_tokens().count()));
+        out.push(format!(
+            "{:?}@{:?} parent {:?} kids {}",
+            n.kind(),
+            n.range(),
+            n.parent().map(|p| p.range()),
+            n.children_with_tokens().count()
+        ));
     }
     out
 }
 
 fn fn_nodes(tree: &SyntaxTree) -> Vec<SyntaxNode<'_>> {
-    tree.root().children().filter(|n| n.kind() == SyntaxKind::FnDecl).collect()
+    tree.root()
+        .children()
+        .filter(|n| n.kind() == SyntaxKind::FnDecl)
+        .collect()
 }
 
 #[test]
@@ -52,13 +70,34 @@ fn every_function_subtree_equals_a_parse_of_its_text() {
             assert_eq!(alone_fns.len(), 1, "{}: {:?}", path.display(), node);
             let expected = alone.subtree(alone_fns[0]);
             assert_eq!(sub.root().kind(), SyntaxKind::FnDecl);
-            assert_eq!(sub.print(), &text[node.range().as_usize()], "{}", path.display());
-            assert!(sub == expected, "{}: {:?}\n{}\n---\n{}", path.display(), node, sub.debug_dump(), expected.debug_dump());
-            assert_eq!(shape(sub.root()), shape(expected.root()), "{}: {:?}", path.display(), node);
+            assert_eq!(
+                sub.print(),
+                &text[node.range().as_usize()],
+                "{}",
+                path.display()
+            );
+            assert!(
+                sub == expected,
+                "{}: {:?}\n{}\n---\n{}",
+                path.display(),
+                node,
+                sub.debug_dump(),
+                expected.debug_dump()
+            );
+            assert_eq!(
+                shape(sub.root()),
+                shape(expected.root()),
+                "{}: {:?}",
+                path.display(),
+                node
+            );
             // And the function as its own parse's child, which lowering also accepts.
             assert_eq!(sub.debug_dump(), alone.subtree(alone_fns[0]).debug_dump());
             checked += 1;
         }
     }
-    assert!(checked > 400, "only {checked} functions checked ({skipped} files with errors skipped)");
+    assert!(
+        checked > 400,
+        "only {checked} functions checked ({skipped} files with errors skipped)"
+    );
 }

@@ -17,7 +17,10 @@ pub fn render(findings: &[Finding], texts: &Texts, root: &Path) -> String {
     // Findings come sorted by file: each file's display text and line starts are built once.
     let mut current: Option<(&Path, DisplaySource, SimpleFiles<String, String>, usize)> = None;
     for f in findings {
-        if current.as_ref().is_none_or(|(p, ..)| *p != f.file.as_path()) {
+        if current
+            .as_ref()
+            .is_none_or(|(p, ..)| *p != f.file.as_path())
+        {
             let src = DisplaySource::new(texts.text(&f.file));
             let mut files = SimpleFiles::new();
             let id = files.add(shown(&f.file, root), src.text.clone());
