@@ -225,18 +225,19 @@ pub fn file_parse(db: &dyn Db, file: SourceFile) -> FileParse {
     };
     drop(nodes);
     let len = text.len() as u32;
-    let main_source = if hand_trees {
-        items
-            .has_top_level_stmts
-            .then(|| FnSource::new(file_text.clone(), 0, len, Some(tree)))
+    // The whole tree goes to the synthetic main on the command line; an editor keeps it for
+    // the next re-parse.
+    let main_tree = if hand_trees {
+        Some(tree)
     } else {
         if !share {
             db.keep_tree(file, Arc::new(tree));
         }
-        items
-            .has_top_level_stmts
-            .then(|| FnSource::new(file_text.clone(), 0, len, None))
+        None
     };
+    let main_source = items
+        .has_top_level_stmts
+        .then(|| FnSource::new(file_text.clone(), 0, len, main_tree));
     FileParse {
         items: Arc::new(items),
         fn_sources,

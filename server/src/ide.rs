@@ -201,6 +201,26 @@ impl FileView {
         })
     }
 
+    /// Whether `name` is an import alias of this file.
+    pub fn is_import_alias(&self, name: &str) -> bool {
+        self.defs
+            .iter()
+            .any(|d| d.kind == DefKind::ImportAlias && d.name == name)
+    }
+
+    /// The index (among the file's imports) of the import that the alias `name` names.
+    pub fn alias_import(&self, name: &str) -> Option<usize> {
+        let alias = self
+            .defs
+            .iter()
+            .find(|d| d.kind == DefKind::ImportAlias && d.name == name)?;
+        self.tree
+            .root()
+            .children()
+            .filter(|c| c.kind() == K::Import)
+            .position(|n| n.range() == alias.node)
+    }
+
     pub fn offset(&self, enc: Encoding, pos: Position) -> u32 {
         convert::offset(&self.rope, enc, pos) as u32
     }
@@ -305,20 +325,8 @@ pub fn resolve(_snap: &Snapshot, view: &FileView, tok: SyntaxToken<'_>) -> Optio
             if view.local(&rname, recv.range().start).is_some() {
                 return None;
             }
-            if let Some(alias) = view
-                .defs
-                .iter()
-                .find(|d| d.kind == DefKind::ImportAlias && d.name == rname)
-            {
-                // Which import: the one whose node holds the alias.
-                let imports: Vec<SyntaxNode<'_>> = view
-                    .tree
-                    .root()
-                    .children()
-                    .filter(|c| c.kind() == K::Import)
-                    .collect();
-                let idx = imports.iter().position(|n| n.range() == alias.node)?;
-                return imported_fn(view, idx, &name);
+            if view.is_import_alias(&rname) {
+                return imported_fn(view, view.alias_import(&rname)?, &name);
             }
             if catalog().is_namespace(&rname) {
                 let r = catalog().lookup(&rname, &name)?;
@@ -1037,25 +1045,12 @@ pub fn completion(snap: &Snapshot, p: CompletionParams) -> Result<Option<Complet
                 }
                 out.push(it);
             }
-        } else if let Some(alias) = view
-            .defs
-            .iter()
-            .find(|d| d.kind == DefKind::ImportAlias && d.name == recv)
-        {
-            let imports: Vec<SyntaxNode<'_>> = view
-                .tree
-                .root()
-                .children()
-                .filter(|c| c.kind() == K::Import)
-                .collect();
-            if let Some(idx) = imports.iter().position(|n| n.range() == alias.node) {
-                if let Some(t) = import_targets(snap, view.file).get(idx).copied().flatten() {
-                    for d in defs(vox_analysis::parse(&snap.db, t)) {
-                        if d.kind == DefKind::Fn && d.is_pub {
-                            out.push(item(&d.name, CompletionItemKind::FUNCTION, None));
-                        }
-                    }
-                }
+        } else if view.is_import_alias(&recv) {
+            let pubs = view
+                .alias_import(&recv)
+                .and_then(|i| view.imports.get(i)?.as_ref());
+            for d in pubs.map_or(&[][..], |(_, pubs)| pubs) {
+                out.push(item(&d.name, CompletionItemKind::FUNCTION, None));
             }
         } else {
             // Methods of a value of known kind, else of every kind.

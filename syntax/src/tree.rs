@@ -147,11 +147,8 @@ impl SyntaxTree {
         TextRange::new(self.tokens[i].start, self.tokens[i + 1].start)
     }
 
-    /// A copy of one node's subtree as a tree of its own, rooted at that node, with offsets
-    /// relative to its first byte and no diagnostics. Much cheaper than parsing the node's text
-    /// again: the analysis hands each function of a file's one parse to its lowering this way.
-    pub fn subtree(&self, node: SyntaxNode<'_>) -> SyntaxTree {
-        debug_assert!(std::ptr::eq(node.tree, self));
+    /// Where a node's subtree lies in the flat arrays.
+    fn span(&self, node: SyntaxNode<'_>) -> Span {
         let last = node.id as usize;
         // Post-order: the subtree's nodes are `first..=last`, and the first to finish lies at
         // the end of the first-node-child chain.
@@ -165,10 +162,38 @@ impl SyntaxTree {
             first = c as usize;
         }
         let range = node.range();
-        let base = range.start;
         let n = self.tokens.len() - 1;
         let t0 = self.tokens[..n].partition_point(|t| t.start < range.start);
         let t1 = t0 + self.tokens[t0..n].partition_point(|t| t.start < range.end);
+        // Children lists are appended as nodes finish: the subtree's are one contiguous run.
+        let c0 = self.nodes[first].first_child as usize;
+        let c1 = (self.nodes[last].first_child + self.nodes[last].n_children) as usize;
+        Span {
+            first,
+            last,
+            t0,
+            t1,
+            c0,
+            c1,
+            range,
+        }
+    }
+
+    /// A copy of one node's subtree as a tree of its own, rooted at that node, with offsets
+    /// relative to its first byte and no diagnostics. Much cheaper than parsing the node's text
+    /// again: the analysis hands each function of a file's one parse to its lowering this way.
+    pub fn subtree(&self, node: SyntaxNode<'_>) -> SyntaxTree {
+        debug_assert!(std::ptr::eq(node.tree, self));
+        let Span {
+            first,
+            last,
+            t0,
+            t1,
+            c0,
+            c1,
+            range,
+        } = self.span(node);
+        let base = range.start;
         let mut tokens: Vec<Token> = Vec::with_capacity(t1 - t0 + 1);
         tokens.extend(self.tokens[t0..t1].iter().map(|t| Token {
             kind: t.kind,
@@ -184,8 +209,6 @@ impl SyntaxTree {
             .map(|&p| p - first as u32)
             .collect();
         token_parent.push(root);
-        let c0 = self.nodes[first].first_child as usize;
-        let c1 = (self.nodes[last].first_child + self.nodes[last].n_children) as usize;
         let children = self.children[c0..c1]
             .iter()
             .map(|&e| match e.as_node() {
@@ -226,22 +249,15 @@ impl SyntaxTree {
         replacement: &SyntaxTree,
         text: Box<[u8]>,
     ) -> SyntaxTree {
-        let last = item.id as usize;
-        let mut first = last;
-        while let Some(c) = self
-            .node(first as u32)
-            .elems()
-            .iter()
-            .find_map(|e| e.as_node())
-        {
-            first = c as usize;
-        }
-        let range = item.range();
-        let n = self.tokens.len() - 1;
-        let t0 = self.tokens[..n].partition_point(|t| t.start < range.start);
-        let t1 = t0 + self.tokens[t0..n].partition_point(|t| t.start < range.end);
-        let c0 = self.nodes[first].first_child as usize;
-        let c1 = (self.nodes[last].first_child + self.nodes[last].n_children) as usize;
+        let Span {
+            first,
+            last,
+            t0,
+            t1,
+            c0,
+            c1,
+            range,
+        } = self.span(item);
         let r_tokens = replacement.tokens.len() - 1;
         let r_nodes = replacement.nodes.len();
         let new_len = replacement.text.len() as i64;
@@ -390,6 +406,18 @@ impl SyntaxTree {
         }
         out
     }
+}
+
+/// A node's subtree in a tree's flat arrays: nodes `first..=last`, tokens `t0..t1`, children
+/// entries `c0..c1`, and its text range.
+struct Span {
+    first: usize,
+    last: usize,
+    t0: usize,
+    t1: usize,
+    c0: usize,
+    c1: usize,
+    range: TextRange,
 }
 
 /// A node of the tree. Cheap to copy.

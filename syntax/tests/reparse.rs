@@ -4,9 +4,7 @@
 
 mod common;
 
-use std::path::Path;
-
-use common::vox_files;
+use common::corpus;
 
 use vox_syntax::{parse, reparse, SyntaxTree};
 
@@ -81,12 +79,7 @@ const PIECES: &[&str] = &[
 
 #[test]
 fn reparse_equals_a_full_parse_over_random_edit_sequences() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut files = Vec::new();
-    for d in ["tests/corpus", "examples", "tests/lint"] {
-        vox_files(&root.join(d), &mut files);
-    }
-    files.sort();
+    let files = corpus(&["tests/corpus", "examples", "tests/lint"]);
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let (mut spliced, mut steps) = (0usize, 0usize);
     for path in &files {

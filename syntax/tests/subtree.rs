@@ -4,9 +4,7 @@
 
 mod common;
 
-use std::path::Path;
-
-use common::vox_files;
+use common::corpus;
 
 use vox_syntax::{parse, SyntaxKind, SyntaxNode, SyntaxTree};
 
@@ -49,12 +47,7 @@ fn fn_nodes(tree: &SyntaxTree) -> Vec<SyntaxNode<'_>> {
 
 #[test]
 fn every_function_subtree_equals_a_parse_of_its_text() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut files = Vec::new();
-    for d in ["tests", "examples", "docs"] {
-        vox_files(&root.join(d), &mut files);
-    }
-    files.sort();
+    let files = corpus(&["tests", "examples", "docs"]);
     let (mut checked, mut skipped) = (0, 0);
     for path in &files {
         let text = std::fs::read(path).unwrap();

@@ -2,8 +2,19 @@
 
 use std::path::{Path, PathBuf};
 
+/// Every `.vox` file under these directories of the repository, sorted.
+pub fn corpus(dirs: &[&str]) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    for d in dirs {
+        vox_files(&root.join(d), &mut files);
+    }
+    files.sort();
+    files
+}
+
 /// Every `.vox` file under `dir`, recursively.
-pub fn vox_files(dir: &Path, out: &mut Vec<PathBuf>) {
+fn vox_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
