@@ -5,8 +5,8 @@ use std::sync::{Arc, Mutex};
 
 use vox_hir::BuiltinCatalog;
 
+use crate::parsed::KeptParse;
 use crate::{SourceFile, Workspace};
-use vox_syntax::SyntaxTree;
 
 /// What every query of the analysis can ask of the database.
 #[salsa::db]
@@ -19,17 +19,17 @@ pub trait Db: salsa::Database {
     /// texts then share their file's text instead of copying it. An editor's database edits
     /// files, and a shared text would keep every old version of a file alive.
     fn fixed_texts(&self) -> bool;
-    /// The tree of a file's latest parse, if still kept (a few files only): an edit inside one
-    /// function then re-parses that function alone ([`vox_syntax::reparse`]).
-    fn last_tree(&self, file: SourceFile) -> Option<Arc<SyntaxTree>>;
-    fn keep_tree(&self, file: SourceFile, tree: Arc<SyntaxTree>);
+    /// Takes what is kept of a file's latest parse, if anything (a few files only, in an
+    /// editor): the next parse of that file starts from it and keeps its own in turn.
+    fn take_kept(&self, file: SourceFile) -> Option<KeptParse>;
+    fn keep_parse(&self, file: SourceFile, kept: KeptParse);
 }
 
-/// The latest trees of a few files, most recent last.
-type KeptTrees = Arc<Mutex<Vec<(SourceFile, Arc<SyntaxTree>)>>>;
+/// The latest parses of a few files, most recent last.
+type KeptParses = Arc<Mutex<Vec<(SourceFile, KeptParse)>>>;
 
-/// How many files' latest trees an editor's database keeps for re-parsing.
-const KEPT_TREES: usize = 8;
+/// How many files' latest parses an editor's database keeps for re-parsing.
+const KEPT_PARSES: usize = 8;
 
 /// Names of the queries that executed, in order, when logging is on (tests read it to check
 /// what an edit re-ran).
@@ -50,7 +50,7 @@ pub struct AnalysisDb {
     workspace: Option<Workspace>,
     fixed_texts: bool,
     /// Shared by the database's clones (snapshots).
-    last_trees: KeptTrees,
+    kept: KeptParses,
 }
 
 impl AnalysisDb {
@@ -60,7 +60,7 @@ impl AnalysisDb {
             catalog,
             workspace: None,
             fixed_texts: false,
-            last_trees: Arc::default(),
+            kept: Arc::default(),
         }
     }
 
@@ -80,7 +80,7 @@ impl AnalysisDb {
                 catalog,
                 workspace: None,
                 fixed_texts: false,
-                last_trees: Arc::default(),
+                kept: Arc::default(),
             },
             log,
         )
@@ -112,18 +112,17 @@ impl Db for AnalysisDb {
     fn fixed_texts(&self) -> bool {
         self.fixed_texts
     }
-    fn last_tree(&self, file: SourceFile) -> Option<Arc<SyntaxTree>> {
-        let kept = self.last_trees.lock().unwrap_or_else(|e| e.into_inner());
-        kept.iter()
-            .find(|(f, _)| *f == file)
-            .map(|(_, t)| t.clone())
+    fn take_kept(&self, file: SourceFile) -> Option<KeptParse> {
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        let i = kept.iter().position(|(f, _)| *f == file)?;
+        Some(kept.remove(i).1)
     }
-    fn keep_tree(&self, file: SourceFile, tree: Arc<SyntaxTree>) {
-        let mut kept = self.last_trees.lock().unwrap_or_else(|e| e.into_inner());
+    fn keep_parse(&self, file: SourceFile, parse: KeptParse) {
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         kept.retain(|(f, _)| *f != file);
-        if kept.len() >= KEPT_TREES {
+        if kept.len() >= KEPT_PARSES {
             kept.remove(0);
         }
-        kept.push((file, tree));
+        kept.push((file, parse));
     }
 }

@@ -8,8 +8,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use vox_hir::ItemTree;
-use vox_syntax::{Diagnostic, SyntaxKind, SyntaxTree, TextRange};
+use vox_syntax::{Spliced, SyntaxKind, SyntaxTree, TextRange};
 
+use crate::parsed::{FileSyntax, ImportSite, KeptParse};
 use crate::{Db, SourceFile};
 
 /// The file's syntax tree, for editor features that walk it. The analysis itself never needs it
@@ -17,42 +18,6 @@ use crate::{Db, SourceFile};
 #[salsa::tracked(returns(ref), no_eq, lru = 16)]
 pub fn parse(db: &dyn Db, file: SourceFile) -> Arc<SyntaxTree> {
     Arc::new(vox_syntax::parse(file.text(db)))
-}
-
-/// An import as written, with where it is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ImportSite {
-    pub path: String,
-    pub alias: Option<String>,
-    pub range: TextRange,
-}
-
-/// What the rules need of a file's syntax, without its tree.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FileSyntax {
-    pub diagnostics: Vec<Diagnostic>,
-    pub has_errors: bool,
-    pub imports: Vec<ImportSite>,
-    /// Top-level declared names with their ranges (import clashes).
-    pub local_names: Vec<(String, TextRange)>,
-    /// Comments that mention `vox:allow`, and whether each is in the leading comment block.
-    pub allow_comments: Vec<(TextRange, bool)>,
-    /// Where each function starts (in `ItemTree::fns` order).
-    pub fn_starts: Vec<u32>,
-}
-
-impl FileSyntax {
-    /// The imports as the HIR's `FileImport`s (for clash detection).
-    pub fn file_imports(&self) -> Vec<vox_hir::FileImport> {
-        self.imports
-            .iter()
-            .map(|i| vox_hir::FileImport {
-                path: i.path.clone(),
-                alias: i.alias.as_deref().map(std::rc::Rc::from),
-                range: i.range,
-            })
-            .collect()
-    }
 }
 
 /// A function's text, and the subtree its file's one parse built for it, which its first
@@ -139,7 +104,9 @@ impl Drop for FnSource {
 
 impl PartialEq for FnSource {
     fn eq(&self, other: &Self) -> bool {
-        self.bytes() == other.bytes()
+        // An editor's unchanged functions share their text with the previous parse.
+        (Arc::ptr_eq(&self.text, &other.text) && (self.start, self.end) == (other.start, other.end))
+            || self.bytes() == other.bytes()
     }
 }
 impl Eq for FnSource {}
@@ -165,49 +132,219 @@ pub struct FileParse {
 #[salsa::tracked(returns(ref), no_eq)]
 pub fn file_parse(db: &dyn Db, file: SourceFile) -> FileParse {
     let file_text = file.text(db);
-    let text: &[u8] = file_text;
-    let share = db.fixed_texts();
-    // A command-line run parses each file once. An editor re-parses a file on every change:
-    // only the function that changed, when it can.
-    let tree = if share {
-        vox_syntax::parse(text)
+    if db.fixed_texts() {
+        parse_fixed(file_text)
     } else {
-        db.last_tree(file)
-            .and_then(|old| vox_syntax::reparse(&old, text))
-            .unwrap_or_else(|| vox_syntax::parse(text))
-    };
+        parse_edited(db, file, file_text)
+    }
+}
+
+/// A command-line run parses each file once. Lowering takes each function's subtree instead of
+/// parsing its text again, when the parse has no errors (recovery could differ between the file
+/// and the function alone); function texts share the file's.
+fn parse_fixed(file_text: &Arc<[u8]>) -> FileParse {
+    let text: &[u8] = file_text;
+    let tree = vox_syntax::parse(text);
     let (items, nodes) = vox_hir::item_tree(&tree);
-    // On the command line, lowering takes each function's subtree instead of parsing its text
-    // again, when the parse has no errors (recovery could differ between the file and the
-    // function alone). An editor's change re-lowers one function: parsing it alone is cheaper
-    // than cutting every function out of the file on every keystroke.
-    let hand_trees = share && !tree.has_errors();
+    let hand_trees = !tree.has_errors();
     let fn_sources = nodes
         .iter()
         .map(|n| {
             let r = n.range();
             let sub = (hand_trees && room_for_trees()).then(|| tree.subtree(*n));
-            if share {
-                FnSource::new(file_text.clone(), r.start, r.end, sub)
-            } else {
-                FnSource::new(Arc::from(&text[r.as_usize()]), 0, r.len(), sub)
-            }
+            FnSource::new(file_text.clone(), r.start, r.end, sub)
         })
         .collect();
-    let mut allow_comments = Vec::new();
-    let mut leading = true;
-    // Tokens in source order straight from the token array (no walk of the tree).
-    for tok in (0..tree.token_count()).map(|i| tree.token(i)) {
-        let kind = tok.kind();
-        if kind == SyntaxKind::Comment {
-            if memchr_allow(tok.bytes()) {
-                allow_comments.push((tok.range(), leading));
-            }
-        } else if !kind.is_trivia() && kind != SyntaxKind::Newline {
-            leading = false;
-        }
+    let syntax = syntax_facts(&tree, &nodes);
+    drop(nodes);
+    // The whole tree goes to the synthetic main.
+    let main_source = items.has_top_level_stmts.then(|| {
+        FnSource::new(
+            file_text.clone(),
+            0,
+            text.len() as u32,
+            hand_trees.then_some(tree),
+        )
+    });
+    FileParse {
+        items: Arc::new(items),
+        fn_sources,
+        main_source,
+        syntax: Arc::new(syntax),
     }
-    let imports = vox_hir::file_imports(&tree)
+}
+
+/// An editor re-parses a file on every change. It starts from what it kept of the file's last
+/// parse: the same text takes it over as it is; an edit inside one function re-parses that
+/// function alone and re-reads only its item, text and comments. Function texts are copies
+/// (a shared text would keep every old version of the file alive), and no subtree is cut out:
+/// an edit re-lowers one function, and parsing it alone is cheaper than cutting every function
+/// out of the file on every keystroke.
+fn parse_edited(db: &dyn Db, file: SourceFile, file_text: &Arc<[u8]>) -> FileParse {
+    let text: &[u8] = file_text;
+    let kept = match db.take_kept(file) {
+        Some(k) if k.tree.bytes() == text => k,
+        Some(k) => {
+            let KeptParse {
+                tree,
+                items,
+                fn_texts,
+                syntax,
+            } = k;
+            match vox_syntax::reparse_owned(tree, text) {
+                Some((tree, spliced)) => {
+                    after_splice(tree, spliced, items, fn_texts, &syntax).unwrap_or_else(read_all)
+                }
+                None => read_all(vox_syntax::parse(text)),
+            }
+        }
+        None => read_all(vox_syntax::parse(text)),
+    };
+    let parse = FileParse {
+        items: kept.items.clone(),
+        fn_sources: kept
+            .fn_texts
+            .iter()
+            .map(|t| FnSource::new(t.clone(), 0, t.len() as u32, None))
+            .collect(),
+        main_source: kept
+            .items
+            .has_top_level_stmts
+            .then(|| FnSource::new(file_text.clone(), 0, text.len() as u32, None)),
+        syntax: kept.syntax.clone(),
+    };
+    db.keep_parse(file, kept);
+    parse
+}
+
+/// Everything an editor keeps, read from a whole tree.
+fn read_all(tree: SyntaxTree) -> KeptParse {
+    let (items, nodes) = vox_hir::item_tree(&tree);
+    let fn_texts = nodes
+        .iter()
+        .map(|n| Arc::from(&tree.bytes()[n.range().as_usize()]))
+        .collect();
+    let syntax = syntax_facts(&tree, &nodes);
+    drop(nodes);
+    KeptParse {
+        items: Arc::new(items),
+        fn_texts,
+        syntax: Arc::new(syntax),
+        tree,
+    }
+}
+
+/// What an editor keeps, after `spliced` replaced one function of the tree: that function's
+/// item, text, name and comments are read again; whatever lies after it moves by the change in
+/// length. A renamed function (or one that is not an item) gives the tree back to be read in
+/// full.
+fn after_splice(
+    tree: SyntaxTree,
+    spliced: Spliced,
+    items: Arc<ItemTree>,
+    mut fn_texts: Vec<Arc<[u8]>>,
+    syntax: &FileSyntax,
+) -> Result<KeptParse, SyntaxTree> {
+    let (old, new) = (spliced.old_range, spliced.new_range);
+    let Some(k) = (!spliced.renamed)
+        .then(|| syntax.fn_starts.binary_search(&old.start).ok())
+        .flatten()
+    else {
+        return Err(tree);
+    };
+    let Some(node) = tree.root().children().find(|n| n.range() == new) else {
+        return Err(tree);
+    };
+    let (Some(item), Some(name)) = (
+        vox_hir::fn_item(node),
+        <vox_syntax::ast::FnDecl as vox_syntax::ast::AstNode>::cast(node).and_then(|f| f.name()),
+    ) else {
+        return Err(tree);
+    };
+    let items = if items.fns[k] == item {
+        items
+    } else {
+        let mut changed = (*items).clone();
+        changed.fns[k] = item;
+        Arc::new(changed)
+    };
+    fn_texts[k] = Arc::from(&tree.bytes()[new.as_usize()]);
+
+    let delta = new.end as i64 - old.end as i64;
+    let moved = |r: TextRange| {
+        if r.start >= old.end {
+            let at = |x: u32| (x as i64 + delta) as u32;
+            TextRange::new(at(r.start), at(r.end))
+        } else {
+            r
+        }
+    };
+    let inside = |r: TextRange| old.start <= r.start && r.end <= old.end;
+    let mut allow_comments: Vec<(TextRange, bool)> = syntax
+        .allow_comments
+        .iter()
+        .take_while(|(r, _)| r.start < old.start)
+        .copied()
+        .collect();
+    let leading = (0..tree.token_count())
+        .map(|i| tree.token(i))
+        .take_while(|t| t.range().start < new.start)
+        .all(|t| is_layout(t.kind()));
+    scan_allow_comments(node.descendant_tokens(), leading, &mut allow_comments);
+    allow_comments.extend(
+        syntax
+            .allow_comments
+            .iter()
+            .filter(|(r, _)| r.start >= old.end)
+            .map(|&(r, lead)| (moved(r), lead)),
+    );
+    let facts = FileSyntax {
+        diagnostics: tree.diagnostics().to_vec(),
+        has_errors: tree.has_errors(),
+        imports: syntax
+            .imports
+            .iter()
+            .map(|i| ImportSite {
+                range: moved(i.range),
+                ..i.clone()
+            })
+            .collect(),
+        local_names: syntax
+            .local_names
+            .iter()
+            .map(|(n, r)| {
+                if inside(*r) {
+                    (n.clone(), name.range())
+                } else {
+                    (n.clone(), moved(*r))
+                }
+            })
+            .collect(),
+        allow_comments,
+        fn_starts: syntax
+            .fn_starts
+            .iter()
+            .map(|&s| moved(TextRange::new(s, s)).start)
+            .collect(),
+    };
+    Ok(KeptParse {
+        tree,
+        items,
+        fn_texts,
+        syntax: Arc::new(facts),
+    })
+}
+
+/// The syntax facts of a whole tree (`fns`: its functions' nodes, in item-tree order).
+fn syntax_facts(tree: &SyntaxTree, fns: &[vox_syntax::SyntaxNode<'_>]) -> FileSyntax {
+    let mut allow_comments = Vec::new();
+    // Tokens in source order straight from the token array (no walk of the tree).
+    scan_allow_comments(
+        (0..tree.token_count()).map(|i| tree.token(i)),
+        true,
+        &mut allow_comments,
+    );
+    let imports = vox_hir::file_imports(tree)
         .into_iter()
         .map(|i| ImportSite {
             path: i.path,
@@ -215,34 +352,37 @@ pub fn file_parse(db: &dyn Db, file: SourceFile) -> FileParse {
             range: i.range,
         })
         .collect();
-    let syntax = FileSyntax {
+    FileSyntax {
         diagnostics: tree.diagnostics().to_vec(),
         has_errors: tree.has_errors(),
         imports,
-        local_names: vox_hir::local_names(&tree),
+        local_names: vox_hir::local_names(tree),
         allow_comments,
-        fn_starts: nodes.iter().map(|n| n.range().start).collect(),
-    };
-    drop(nodes);
-    let len = text.len() as u32;
-    // The whole tree goes to the synthetic main on the command line; an editor keeps it for
-    // the next re-parse.
-    let main_tree = if hand_trees {
-        Some(tree)
-    } else {
-        if !share {
-            db.keep_tree(file, Arc::new(tree));
+        fn_starts: fns.iter().map(|n| n.range().start).collect(),
+    }
+}
+
+/// Tokens that do not end the leading comment block.
+fn is_layout(kind: SyntaxKind) -> bool {
+    kind.is_trivia() || kind == SyntaxKind::Newline
+}
+
+/// The comments among `tokens` that mention `vox:allow`, each with whether it is still in the
+/// leading comment block (`leading`: whether it is at the first of `tokens`).
+fn scan_allow_comments<'t>(
+    tokens: impl Iterator<Item = vox_syntax::SyntaxToken<'t>>,
+    mut leading: bool,
+    out: &mut Vec<(TextRange, bool)>,
+) {
+    for tok in tokens {
+        let kind = tok.kind();
+        if kind == SyntaxKind::Comment {
+            if memchr_allow(tok.bytes()) {
+                out.push((tok.range(), leading));
+            }
+        } else if !is_layout(kind) {
+            leading = false;
         }
-        None
-    };
-    let main_source = items
-        .has_top_level_stmts
-        .then(|| FnSource::new(file_text.clone(), 0, len, main_tree));
-    FileParse {
-        items: Arc::new(items),
-        fn_sources,
-        main_source,
-        syntax: Arc::new(syntax),
     }
 }
 

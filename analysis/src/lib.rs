@@ -14,6 +14,7 @@ pub mod facts;
 mod imports;
 mod items;
 mod kinds;
+mod parsed;
 mod summaries;
 
 pub use caps_infer::{
@@ -26,11 +27,9 @@ pub use imports::{
     import_errors, import_path, resolve_imports, ImportError, ImportErrorAt, ImportTarget,
     ResolvedImports,
 };
-pub use items::{
-    file_items, file_parse, file_syntax, fn_base, fn_starts, parse, FileItems, FileSyntax, FnDef,
-    ImportSite,
-};
+pub use items::{file_items, file_parse, file_syntax, fn_base, fn_starts, parse, FileItems, FnDef};
 pub use kinds::Kind;
+pub use parsed::{FileSyntax, ImportSite, KeptParse};
 pub use summaries::{
     callee, local_effects, summary, Effect, EffectKind, PathKey, Summary, Witness,
 };

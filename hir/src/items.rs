@@ -89,31 +89,11 @@ pub fn item_tree(tree: &SyntaxTree) -> (ItemTree, Vec<SyntaxNode<'_>>) {
     let mut names = Names::default();
     for item in tree.root().children() {
         if let Some(f) = ast::FnDecl::cast(item) {
-            let Some(name) = f.name() else { continue };
-            let mut params: Vec<_> = f
-                .param_list()
-                .map(|pl| {
-                    pl.params()
-                        .map(|p| {
-                            let n = names.get(&p.name().map_or_else(|| "_".into(), |n| n.text()));
-                            (n, p.ty().map(|t| names.get(t.text().trim())))
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            params.shrink_to_fit();
-            let ret = f
-                .ret_type()
-                .and_then(|r| r.syntax().children().next())
-                .map(|n| names.get(n.text().trim()));
+            let Some(fn_item) = fn_item_in(f, &mut names) else {
+                continue;
+            };
             items.decls.push(Decl::Fn(items.fns.len() as u32));
-            items.fns.push(FnItem {
-                name: arc(&name.text()),
-                is_pub: f.is_pub(),
-                params,
-                ret,
-                decorators: f.decorators().map(|d| names.get(&d.name())).collect(),
-            });
+            items.fns.push(fn_item);
             fn_nodes.push(item);
         } else if let Some(t) = ast::TypeDecl::cast(item) {
             let Some(name) = t.name() else { continue };
@@ -153,6 +133,39 @@ pub fn item_tree(tree: &SyntaxTree) -> (ItemTree, Vec<SyntaxNode<'_>>) {
     items.fns.shrink_to_fit();
     items.types.shrink_to_fit();
     (items, fn_nodes)
+}
+
+/// The item of one function declaration (`None` without a name: not an item). Equal to its
+/// entry in the file's [`item_tree`], so an editor re-reads only the function an edit changed.
+pub fn fn_item(node: SyntaxNode<'_>) -> Option<FnItem> {
+    fn_item_in(ast::FnDecl::cast(node)?, &mut Names::default())
+}
+
+fn fn_item_in(f: ast::FnDecl<'_>, names: &mut Names) -> Option<FnItem> {
+    let name = f.name()?;
+    let mut params: Vec<_> = f
+        .param_list()
+        .map(|pl| {
+            pl.params()
+                .map(|p| {
+                    let n = names.get(&p.name().map_or_else(|| "_".into(), |n| n.text()));
+                    (n, p.ty().map(|t| names.get(t.text().trim())))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    params.shrink_to_fit();
+    let ret = f
+        .ret_type()
+        .and_then(|r| r.syntax().children().next())
+        .map(|n| names.get(n.text().trim()));
+    Some(FnItem {
+        name: arc(&name.text()),
+        is_pub: f.is_pub(),
+        params,
+        ret,
+        decorators: f.decorators().map(|d| names.get(&d.name())).collect(),
+    })
 }
 
 /// Statements that form the synthetic main when they stand at top level.

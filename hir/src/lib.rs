@@ -10,7 +10,7 @@ mod lower;
 pub use catalog::{BuiltinInfo, Cap, Nondet};
 pub use clash::{clashes_with, import_clashes, local_names, ClashWith, ImportClash};
 pub use ir::*;
-pub use items::{item_tree, ItemTree};
+pub use items::{fn_item, item_tree, ItemTree};
 pub use lower::{
     file_imports, global_table, literal, lower, lower_function, lower_top_level, BuiltinCatalog,
     GlobalTable, ImportedNames,

@@ -48,26 +48,49 @@ pub fn parse(text: &[u8]) -> SyntaxTree {
 /// (`syntax/tests/reparse.rs` checks it over random edits), only sooner; `None` when this cannot
 /// be done, and the caller parses in full.
 pub fn reparse(old: &SyntaxTree, new_text: &[u8]) -> Option<SyntaxTree> {
+    let plan = plan_splice(old, new_text)?;
+    let mut tree = old.clone();
+    apply_splice(&mut tree, plan, new_text).map(|_| tree)
+}
+
+/// [`reparse`] on a tree the caller gives up: spliced in place, so that what lies outside the
+/// changed function is not copied. Also says what was replaced. On `None`, the tree is gone and
+/// the caller parses in full.
+pub fn reparse_owned(mut tree: SyntaxTree, new_text: &[u8]) -> Option<(SyntaxTree, Spliced)> {
+    let plan = plan_splice(&tree, new_text)?;
+    let spliced = apply_splice(&mut tree, plan, new_text)?;
+    Some((tree, spliced))
+}
+
+/// The top-level function a [`reparse_owned`] replaced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Spliced {
+    /// Its range in the old text, and in the new one (same start).
+    pub old_range: TextRange,
+    pub new_range: TextRange,
+    /// Whether its name changed.
+    pub renamed: bool,
+}
+
+struct Plan {
+    item: u32,
+    old_range: TextRange,
+    /// The new function, alone, rooted at its `FnDecl`.
+    function: SyntaxTree,
+    renamed: bool,
+}
+
+fn plan_splice(old: &SyntaxTree, new_text: &[u8]) -> Option<Plan> {
     if !old.diagnostics().is_empty() {
         return None;
     }
     let old_text = old.bytes();
-    let prefix = old_text
-        .iter()
-        .zip(new_text)
-        .take_while(|(a, b)| a == b)
-        .count();
-    let max_suffix = old_text.len().min(new_text.len()) - prefix;
-    let suffix = old_text
-        .iter()
-        .rev()
-        .zip(new_text.iter().rev())
-        .take(max_suffix)
-        .take_while(|(a, b)| a == b)
-        .count();
+    let prefix = common_prefix(old_text, new_text);
     if prefix == old_text.len() && prefix == new_text.len() {
         return None;
     }
+    let max_suffix = old_text.len().min(new_text.len()) - prefix;
+    let suffix = common_suffix(&old_text[prefix..], &new_text[prefix..]).min(max_suffix);
     let (changed_start, changed_end) = (prefix as u32, (old_text.len() - suffix) as u32);
     // The function whose inside holds the whole change (its first and last bytes unchanged).
     let item = old.root().children().find(|n| {
@@ -91,20 +114,66 @@ pub fn reparse(old: &SyntaxTree, new_text: &[u8]) -> Option<SyntaxTree> {
     {
         return None;
     }
-    let renamed = fn_name(item) != fn_name(f);
-    let tree = old.splice_item(item, &alone.subtree(f), new_text.into());
+    Some(Plan {
+        item: item.id(),
+        old_range: r,
+        renamed: fn_name(item) != fn_name(f),
+        function: alone.subtree(f),
+    })
+}
+
+fn apply_splice(tree: &mut SyntaxTree, plan: Plan, new_text: &[u8]) -> Option<Spliced> {
+    let new_len = plan.function.bytes().len() as u32;
+    tree.splice_item(plan.item, &plan.function, new_text.into());
     // Inside items there is nothing new to check: the others are unchanged, and the new function
     // passed the checks alone, where they are stricter (no variant of the file's types is known
     // to it; as `main`, no other statement could conflict). Across items, only a new name can
     // change anything (a clash).
-    if renamed {
+    if plan.renamed {
         let mut diags = Vec::new();
         validate::validate(tree.root(), false, false, &mut diags);
         if !diags.is_empty() {
             return None;
         }
     }
-    Some(tree)
+    Some(Spliced {
+        old_range: plan.old_range,
+        new_range: TextRange::new(plan.old_range.start, plan.old_range.start + new_len),
+        renamed: plan.renamed,
+    })
+}
+
+/// How many leading bytes `a` and `b` share (compared a block at a time: files are long, edits
+/// small).
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 64;
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + BLOCK <= n && a[i..i + BLOCK] == b[i..i + BLOCK] {
+        i += BLOCK;
+    }
+    i + a[i..n]
+        .iter()
+        .zip(&b[i..n])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// How many trailing bytes `a` and `b` share.
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 64;
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[a.len() - n..], &b[b.len() - n..]);
+    let mut k = 0;
+    while k + BLOCK <= n && a[n - k - BLOCK..n - k] == b[n - k - BLOCK..n - k] {
+        k += BLOCK;
+    }
+    k + a[..n - k]
+        .iter()
+        .rev()
+        .zip(b[..n - k].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 fn fn_name(item: SyntaxNode<'_>) -> Option<std::borrow::Cow<'_, str>> {

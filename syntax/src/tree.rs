@@ -39,6 +39,7 @@ struct NodeData {
 }
 
 /// A parsed file: its bytes, tokens, nodes and diagnostics.
+#[derive(Clone)]
 pub struct SyntaxTree {
     text: Box<[u8]>,
     tokens: Vec<Token>,
@@ -240,15 +241,12 @@ impl SyntaxTree {
         }
     }
 
-    /// This tree with the top-level `item` replaced by `replacement` (a tree rooted at the new
-    /// item, as [`SyntaxTree::subtree`] gives) and the text by `text`; no diagnostics. Every id,
-    /// index and offset after the item moves by what the replacement adds.
-    pub(crate) fn splice_item(
-        &self,
-        item: SyntaxNode<'_>,
-        replacement: &SyntaxTree,
-        text: Box<[u8]>,
-    ) -> SyntaxTree {
+    /// Replaces the top-level item `item` (a node id) by `replacement` (a tree rooted at the new
+    /// item, as [`SyntaxTree::subtree`] gives) and the text by `text`; no diagnostics. In place:
+    /// what precedes the item stays where it is, and ids, indexes and offsets after it move by
+    /// what the replacement adds (nothing at all when it has the old item's shape and length,
+    /// as when a digit is retyped).
+    pub(crate) fn splice_item(&mut self, item: u32, replacement: &SyntaxTree, text: Box<[u8]>) {
         let Span {
             first,
             last,
@@ -257,105 +255,107 @@ impl SyntaxTree {
             c0,
             c1,
             range,
-        } = self.span(item);
+        } = self.span(self.node(item));
         let r_tokens = replacement.tokens.len() - 1;
         let r_nodes = replacement.nodes.len();
-        let new_len = replacement.text.len() as i64;
-        let delta = new_len - range.len() as i64;
+        let delta = replacement.text.len() as i64 - range.len() as i64;
         let dt = r_tokens as i64 - (t1 - t0) as i64;
         let dn = r_nodes as i64 - (last + 1 - first) as i64;
         let dc = replacement.children.len() as i64 - (c1 - c0) as i64;
         let shift = |x: u32, d: i64| (x as i64 + d) as u32;
-        // Ids after the item's subtree move by `dn`; ids before it stay.
+        // Old ids after the item's subtree move by `dn`; ids before it stay.
         let map_node = |id: u32| {
-            if id as usize > last {
+            if id != NO_PARENT && id as usize > last {
                 shift(id, dn)
             } else {
                 id
             }
         };
-        let map_token = |i: u32| if i as usize >= t1 { shift(i, dt) } else { i };
         let new_item = (first + r_nodes - 1) as u32;
+        let item_parent = map_node(self.nodes[last].parent);
+        let base = range.start;
 
-        let mut tokens = Vec::with_capacity((self.tokens.len() as i64 + dt) as usize);
-        tokens.extend_from_slice(&self.tokens[..t0]);
-        tokens.extend(replacement.tokens[..r_tokens].iter().map(|t| Token {
-            kind: t.kind,
-            start: t.start + range.start,
-        }));
-        tokens.extend(self.tokens[t1..].iter().map(|t| Token {
-            kind: t.kind,
-            start: shift(t.start, delta),
-        }));
+        self.tokens.splice(
+            t0..t1,
+            replacement.tokens[..r_tokens].iter().map(|t| Token {
+                kind: t.kind,
+                start: t.start + base,
+            }),
+        );
+        if delta != 0 {
+            for t in &mut self.tokens[t0 + r_tokens..] {
+                t.start = shift(t.start, delta);
+            }
+        }
 
-        let mut token_parent = Vec::with_capacity(tokens.len());
-        token_parent.extend(self.token_parent[..t0].iter().map(|&p| map_node(p)));
-        token_parent.extend(
+        self.token_parent.splice(
+            t0..t1,
             replacement.token_parent[..r_tokens]
                 .iter()
                 .map(|&p| p + first as u32),
         );
-        token_parent.extend(self.token_parent[t1..].iter().map(|&p| map_node(p)));
-
-        let mut nodes = Vec::with_capacity((self.nodes.len() as i64 + dn) as usize);
-        nodes.extend(self.nodes[..first].iter().map(|d| NodeData {
-            parent: if d.parent == NO_PARENT {
-                NO_PARENT
-            } else {
-                map_node(d.parent)
-            },
-            ..d.clone()
-        }));
-        let item_parent = map_node(self.nodes[last].parent);
-        nodes.extend(replacement.nodes.iter().map(|d| NodeData {
-            kind: d.kind,
-            parent: if d.parent == NO_PARENT {
-                item_parent
-            } else {
-                d.parent + first as u32
-            },
-            first_child: d.first_child + c0 as u32,
-            n_children: d.n_children,
-            range: TextRange::new(d.range.start + range.start, d.range.end + range.start),
-        }));
-        nodes.extend(self.nodes[last + 1..].iter().map(|d| NodeData {
-            kind: d.kind,
-            parent: if d.parent == NO_PARENT {
-                NO_PARENT
-            } else {
-                map_node(d.parent)
-            },
-            first_child: shift(d.first_child, dc),
-            n_children: d.n_children,
-            range: if d.range.end <= range.start {
-                d.range
-            } else if d.range.start >= range.end {
-                TextRange::new(shift(d.range.start, delta), shift(d.range.end, delta))
-            } else {
-                TextRange::new(d.range.start, shift(d.range.end, delta))
-            },
-        }));
-
-        let mut children = Vec::with_capacity((self.children.len() as i64 + dc) as usize);
-        children.extend_from_slice(&self.children[..c0]);
-        children.extend(replacement.children.iter().map(|&e| match e.as_node() {
-            Some(id) => Elem::node(id as usize + first),
-            None => Elem::token(e.0 as usize + t0),
-        }));
-        children.extend(self.children[c1..].iter().map(|&e| match e.as_node() {
-            Some(id) if id as usize == last => Elem(new_item | NODE_BIT),
-            Some(id) => Elem(map_node(id) | NODE_BIT),
-            None => Elem(map_token(e.0)),
-        }));
-
-        SyntaxTree {
-            text,
-            tokens,
-            token_parent,
-            nodes,
-            children,
-            diagnostics: Vec::new(),
+        if dn != 0 {
+            let (before, rest) = self.token_parent.split_at_mut(t0);
+            for p in before.iter_mut().chain(&mut rest[r_tokens..]) {
+                *p = map_node(*p);
+            }
         }
+
+        self.nodes.splice(
+            first..=last,
+            replacement.nodes.iter().map(|d| NodeData {
+                kind: d.kind,
+                parent: if d.parent == NO_PARENT {
+                    item_parent
+                } else {
+                    d.parent + first as u32
+                },
+                first_child: d.first_child + c0 as u32,
+                n_children: d.n_children,
+                range: TextRange::new(d.range.start + base, d.range.end + base),
+            }),
+        );
+        if dn != 0 {
+            for d in &mut self.nodes[..first] {
+                d.parent = map_node(d.parent);
+            }
+        }
+        if dn != 0 || dc != 0 || delta != 0 {
+            // After the item in post-order: later items, and the ancestors that contain it.
+            for d in &mut self.nodes[first + r_nodes..] {
+                d.parent = map_node(d.parent);
+                d.first_child = shift(d.first_child, dc);
+                d.range = if d.range.start >= range.end {
+                    TextRange::new(shift(d.range.start, delta), shift(d.range.end, delta))
+                } else if d.range.end > range.start {
+                    TextRange::new(d.range.start, shift(d.range.end, delta))
+                } else {
+                    d.range
+                };
+            }
+        }
+
+        let r_children = replacement.children.len();
+        self.children.splice(
+            c0..c1,
+            replacement.children.iter().map(|&e| match e.as_node() {
+                Some(id) => Elem::node(id as usize + first),
+                None => Elem::token(e.0 as usize + t0),
+            }),
+        );
+        if dn != 0 || dt != 0 {
+            for e in &mut self.children[c0 + r_children..] {
+                *e = match e.as_node() {
+                    Some(id) if id as usize == last => Elem(new_item | NODE_BIT),
+                    Some(id) => Elem(map_node(id) | NODE_BIT),
+                    None if e.0 as usize >= t1 => Elem(shift(e.0, dt)),
+                    None => *e,
+                };
+            }
+        }
+
+        self.text = text;
+        self.diagnostics = Vec::new();
     }
 
     /// Bytes of heap the tree holds (for callers that bound how many trees they keep).

@@ -157,3 +157,19 @@ fn an_edit_outside_any_function_or_to_a_file_with_diagnostics_is_not_spliced() {
     let old = parse(b"fn a() {\n    1\n}\n\nfn bb() {\n    2\n}\n");
     assert!(reparse(&old, b"fn a() {\n    1\n}\n\nfn a() {\n    2\n}\n").is_none());
 }
+
+#[test]
+fn an_owned_reparse_says_which_function_it_replaced() {
+    let old = parse(b"fn a() {\n    1\n}\n\nfn b() {\n    2\n}\n");
+    let new = b"fn a() {\n    1\n}\n\nfn b() {\n    2345\n}\n";
+    let (tree, spliced) = vox_syntax::reparse_owned(old, new).unwrap();
+    assert!(tree == parse(new));
+    assert_eq!(spliced.old_range.as_usize(), 18..34);
+    assert_eq!(spliced.new_range.as_usize(), 18..37);
+    assert!(!spliced.renamed);
+    let (_, spliced) =
+        vox_syntax::reparse_owned(tree, b"fn a() {\n    1\n}\n\nfn c() {\n    2345\n}\n").unwrap();
+    assert!(spliced.renamed);
+    // The same text again: nothing to splice.
+    assert!(vox_syntax::reparse_owned(parse(new), new).is_none());
+}

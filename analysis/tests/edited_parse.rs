@@ -1,0 +1,131 @@
+//! An editor's parse of an edited file (re-parsing one function and taking the rest of the last
+//! parse over, shifted) gives the same item tree, syntax facts and function texts as a parse of
+//! the new text from scratch: random edit sequences over the corpus, one database kept across
+//! each sequence, compared at every step with a fresh database.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use salsa::Setter;
+use vox_analysis::{file_items, file_syntax, AnalysisDb, SourceFile, Workspace};
+
+fn corpus() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut out = Vec::new();
+    let mut dirs: Vec<PathBuf> = ["tests/corpus", "examples", "tests/lint"]
+        .iter()
+        .map(|d| root.join(d))
+        .collect();
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "vox") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn database(text: &[u8]) -> (AnalysisDb, SourceFile) {
+    let mut db = AnalysisDb::new(vox_runtime::catalog::Catalog::get());
+    let path = PathBuf::from("/ws/script.vox");
+    let f = SourceFile::new(&db, path.clone(), Arc::from(text));
+    let ws = Workspace::new(&db, PathBuf::from("/ws"), Arc::new([(path, f)].into()));
+    db.set_workspace(ws);
+    (db, f)
+}
+
+/// What the queries above the parse see of a file.
+fn products(db: &AnalysisDb, f: SourceFile) -> String {
+    let items = file_items(db, f);
+    let texts: Vec<(String, String)> = items
+        .all()
+        .map(|d| {
+            (
+                d.name(db).to_string(),
+                String::from_utf8_lossy(d.text(db).bytes()).into_owned(),
+            )
+        })
+        .collect();
+    format!(
+        "{:#?}\n{:#?}\n{:#?}",
+        items.items,
+        file_syntax(db, f),
+        texts
+    )
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+const PIECES: &[&str] = &[
+    "1",
+    "x",
+    " ",
+    "\n",
+    "let y = 2\n",
+    "    // vox:allow(D003) a comment that suppresses\n",
+    "// note\n",
+    "print(1)\n",
+    "{",
+    "}",
+    "(",
+    ")",
+    ", n: int",
+    "\"",
+];
+
+#[test]
+fn an_edited_parse_equals_a_parse_from_scratch() {
+    let files = corpus();
+    assert!(files.len() > 20, "corpus not found");
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let mut steps = 0;
+    for path in &files {
+        let mut text = std::fs::read(path).unwrap();
+        if text.is_empty() {
+            continue;
+        }
+        let (mut db, f) = database(&text);
+        let _ = products(&db, f);
+        for _ in 0..25 {
+            let at = rng.below(text.len());
+            match rng.below(4) {
+                0 | 1 if text[at].is_ascii_digit() => text[at] = b'0' + rng.below(10) as u8,
+                0 | 1 if text[at].is_ascii_alphabetic() => text.insert(at, b'q'),
+                2 => {
+                    let end = (at + 1 + rng.below(2)).min(text.len());
+                    text.drain(at..end);
+                }
+                _ => {
+                    let p = PIECES[rng.below(PIECES.len())].as_bytes();
+                    text.splice(at..at, p.iter().copied());
+                }
+            }
+            f.set_text(&mut db).to(Arc::from(&text[..]));
+            let (fresh, g) = database(&text);
+            assert_eq!(
+                products(&db, f),
+                products(&fresh, g),
+                "{}: after an edit at {at}",
+                path.display()
+            );
+            steps += 1;
+        }
+    }
+    assert!(steps > 1000, "only {steps} edits");
+}
