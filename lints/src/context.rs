@@ -85,8 +85,11 @@ pub struct FileCx<'a> {
     pub syntax: &'a FileSyntax,
     pub items: &'a FileItems<'a>,
     pub ws: &'a WorkspaceInfo,
-    /// Built on first use: most files have no finding that needs a line number.
-    lines: std::cell::OnceCell<LineIndex>,
+    /// Where each line starts, built on first use: most files have no finding that needs a
+    /// line number.
+    line_starts: std::cell::OnceCell<Vec<u32>>,
+    /// Every function with its facts and base offset, fetched once for all rules.
+    functions: std::cell::OnceCell<Vec<(FnDef<'a>, &'a FnFacts, u32)>>,
     chains: std::cell::OnceCell<crate::chain::Chains<'a>>,
 }
 
@@ -102,7 +105,8 @@ impl<'a> FileCx<'a> {
             syntax,
             items: vox_analysis::file_items(db, file),
             ws,
-            lines: std::cell::OnceCell::new(),
+            line_starts: std::cell::OnceCell::new(),
+            functions: std::cell::OnceCell::new(),
             chains: std::cell::OnceCell::new(),
         }
     }
@@ -116,9 +120,15 @@ impl<'a> FileCx<'a> {
 
     /// Every function of the file with its facts and the offset its ranges start at.
     pub fn functions(&self) -> impl Iterator<Item = (FnDef<'a>, &'a FnFacts, u32)> + '_ {
-        self.items
-            .all()
-            .map(|f| (f, fn_facts(self.db, f), fn_base(self.db, f)))
+        self.functions
+            .get_or_init(|| {
+                self.items
+                    .all()
+                    .map(|f| (f, fn_facts(self.db, f), fn_base(self.db, f)))
+                    .collect()
+            })
+            .iter()
+            .copied()
     }
 
     pub fn abs(&self, base: u32, r: TextRange) -> TextRange {
@@ -136,11 +146,12 @@ impl<'a> FileCx<'a> {
 
     /// 1-based line of an offset.
     pub fn line(&self, offset: u32) -> u32 {
-        self.lines
-            .get_or_init(|| LineIndex::new(self.text))
-            .line_col(offset, vox_syntax::ColumnUnit::Char)
-            .line
-            + 1
+        let starts = self.line_starts.get_or_init(|| {
+            std::iter::once(0)
+                .chain(memchr::memchr_iter(b'\n', self.text).map(|i| i as u32 + 1))
+                .collect()
+        });
+        starts.partition_point(|&s| s <= offset) as u32
     }
 
     /// The run configurations of this script.
