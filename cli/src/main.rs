@@ -93,16 +93,18 @@ pub fn parse_on_big_stack(bytes: Vec<u8>) -> vox_syntax::SyntaxTree {
 }
 
 /// The analysis frees every function's tree and lowered body as soon as its facts are taken:
-/// mimalloc then gives the pages back at once instead of after 10 ms. `vox lint` on the 850-file
-/// benchmark workspace peaks at about 152 MB instead of 165 MB, for about 0.7 s more system time
-/// (`bench/lint.py`). The interpreter and the language server keep mimalloc's defaults.
+/// mimalloc gives freed pages back after a short delay, so that the peak stays near what the
+/// analysis keeps (`bench/lint.py`). The interpreter and the language server keep mimalloc's
+/// defaults.
 fn return_memory_promptly() {
     use libmimalloc_sys::{mi_option_set, mi_option_t};
     // The position of `mi_option_purge_delay` in mimalloc.h's `mi_option_e` (the same in its v2
     // and v3), which the Rust binding does not name.
     const PURGE_DELAY: mi_option_t = 15;
+    // 10 ms: about the peak of purging at once (+2 MB on the lint benchmark) for a third of
+    // its page faults (0 ms faulted 600 MB back in, over a second of system time).
     // SAFETY: a plain option setter, called before any other thread exists.
-    unsafe { mi_option_set(PURGE_DELAY, 0) }
+    unsafe { mi_option_set(PURGE_DELAY, 10) }
 }
 
 fn main() -> ExitCode {
