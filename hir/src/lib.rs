@@ -5,12 +5,14 @@ pub mod catalog;
 mod clash;
 pub mod ir;
 pub mod items;
+mod link;
 mod lower;
 
 pub use catalog::{BuiltinInfo, Cap, Nondet};
 pub use clash::{clashes_with, import_clashes, local_names, ClashWith, ImportClash};
 pub use ir::*;
 pub use items::{fn_item, item_tree, ItemTree};
+pub use link::lower_by_function;
 pub use lower::{
     file_imports, global_table, literal, lower, lower_function, lower_top_level, BuiltinCatalog,
     GlobalTable, ImportedNames,

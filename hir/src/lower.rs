@@ -56,6 +56,21 @@ pub fn lower(
     l.m
 }
 
+/// What [`lower`] declares before it lowers any body: the file's globals, types and imports,
+/// and one placeholder per function (`crate::link` fills them with the functions' own bodies).
+pub(crate) fn file_level(
+    tree: &SyntaxTree,
+    items: &ItemTree,
+    catalog: &dyn BuiltinCatalog,
+    imported: &[ImportedNames],
+) -> Module {
+    let mut l = Lowerer::new(catalog);
+    l.m.imports = file_imports(tree);
+    l.declare_globals(items, imported);
+    l.declare_definitions(tree);
+    l.m
+}
+
 /// Lowers one top-level function from its extracted subtree (`SyntaxTree::extract`), so every
 /// range is relative to the function's first byte (decision 47). `functions[0]` is the function
 /// and its closures follow; `Global::Fn(k)` names the file's `k`-th function item.

@@ -226,7 +226,7 @@ impl Loader<'_> {
         let hir = if has_errors {
             Module::default()
         } else {
-            vox_hir::lower(&tree, Catalog::get(), &names)
+            vox_hir::lower_by_function(&tree, Catalog::get(), &names)
         };
         self.files.push(LoadedFile {
             shown,
