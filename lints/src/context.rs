@@ -21,6 +21,8 @@ pub struct WorkspaceInfo {
     pub(crate) path_literals: OnceLock<Arc<Collisions>>,
     /// For each file, the workspace files that import it, built once (chains).
     importers: OnceLock<HashMap<SourceFile, Vec<SourceFile>>>,
+    /// Each run configuration's script, canonical, computed once (every file asks).
+    run_scripts: OnceLock<Vec<PathBuf>>,
 }
 
 impl WorkspaceInfo {
@@ -30,6 +32,7 @@ impl WorkspaceInfo {
             runs,
             path_literals: OnceLock::new(),
             importers: OnceLock::new(),
+            run_scripts: OnceLock::new(),
         }
     }
 
@@ -68,10 +71,15 @@ impl WorkspaceInfo {
     /// The run configurations whose `script` is `path`.
     pub fn runs_for(&self, path: &Path) -> Vec<&RunConfig> {
         let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+        let scripts = self
+            .run_scripts
+            .get_or_init(|| self.runs.iter().map(|r| canon(&r.script)).collect());
         let want = canon(path);
         self.runs
             .iter()
-            .filter(|r| canon(&r.script) == want)
+            .zip(scripts)
+            .filter(|(_, s)| **s == want)
+            .map(|(r, _)| r)
             .collect()
     }
 }
@@ -91,6 +99,7 @@ pub struct FileCx<'a> {
     /// Every function with its facts and base offset, fetched once for all rules.
     functions: std::cell::OnceCell<Vec<(FnDef<'a>, &'a FnFacts, u32)>>,
     chains: std::cell::OnceCell<crate::chain::Chains<'a>>,
+    runs: std::cell::OnceCell<Vec<&'a RunConfig>>,
 }
 
 impl<'a> FileCx<'a> {
@@ -108,6 +117,7 @@ impl<'a> FileCx<'a> {
             line_starts: std::cell::OnceCell::new(),
             functions: std::cell::OnceCell::new(),
             chains: std::cell::OnceCell::new(),
+            runs: std::cell::OnceCell::new(),
         }
     }
 
@@ -156,7 +166,9 @@ impl<'a> FileCx<'a> {
 
     /// The run configurations of this script.
     pub fn runs(&self) -> Vec<&'a RunConfig> {
-        self.ws.runs_for(&self.path)
+        self.runs
+            .get_or_init(|| self.ws.runs_for(&self.path))
+            .clone()
     }
 
     pub fn finding(
