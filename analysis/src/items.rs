@@ -192,9 +192,8 @@ fn parse_edited(db: &dyn Db, file: SourceFile, file_text: &Arc<[u8]>) -> FilePar
                 syntax,
             } = k;
             match vox_syntax::reparse_owned(tree, text) {
-                Some((tree, spliced)) => {
-                    after_splice(tree, spliced, items, fn_texts, &syntax).unwrap_or_else(read_all)
-                }
+                Some((tree, spliced)) => after_splice(tree, spliced, items, fn_texts, &syntax)
+                    .unwrap_or_else(|tree| read_all(*tree)),
                 None => read_all(vox_syntax::parse(text)),
             }
         }
@@ -244,22 +243,22 @@ fn after_splice(
     items: Arc<ItemTree>,
     mut fn_texts: Vec<Arc<[u8]>>,
     syntax: &FileSyntax,
-) -> Result<KeptParse, SyntaxTree> {
+) -> Result<KeptParse, Box<SyntaxTree>> {
     let (old, new) = (spliced.old_range, spliced.new_range);
     let Some(k) = (!spliced.renamed)
         .then(|| syntax.fn_starts.binary_search(&old.start).ok())
         .flatten()
     else {
-        return Err(tree);
+        return Err(Box::new(tree));
     };
     let Some(node) = tree.root().children().find(|n| n.range() == new) else {
-        return Err(tree);
+        return Err(Box::new(tree));
     };
     let (Some(item), Some(name)) = (
         vox_hir::fn_item(node),
         <vox_syntax::ast::FnDecl as vox_syntax::ast::AstNode>::cast(node).and_then(|f| f.name()),
     ) else {
-        return Err(tree);
+        return Err(Box::new(tree));
     };
     let items = if items.fns[k] == item {
         items

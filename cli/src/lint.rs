@@ -44,15 +44,12 @@ pub struct LintFlags {
 }
 
 /// Runs `f` over `items` on `threads` workers, each with its own clone of `db`, on large stacks.
-pub fn parallel<T: Send, R: Send>(
+pub fn parallel<T: Send + Sync, R: Send>(
     db: &vox_analysis::AnalysisDb,
     items: &[T],
     threads: usize,
     f: impl Fn(&vox_analysis::AnalysisDb, &T) -> R + Sync,
-) -> Vec<R>
-where
-    T: Sync,
-{
+) -> Vec<R> {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results: Vec<std::sync::Mutex<Option<R>>> =
         items.iter().map(|_| std::sync::Mutex::new(None)).collect();
@@ -252,8 +249,7 @@ pub fn run(flags: LintFlags) -> i32 {
     if flags.format == Format::Human {
         let warnings = findings.len() - errors;
         eprintln!(
-            "{}: {} error{}, {} warning{} in {} file{}",
-            "vox lint",
+            "vox lint: {} error{}, {} warning{} in {} file{}",
             errors,
             if errors == 1 { "" } else { "s" },
             warnings,

@@ -161,7 +161,7 @@ impl Progress {
 
     pub fn tick(&self) {
         let n = self.done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        if self.enabled && self.start.elapsed().as_millis() > 300 && n % 16 == 0 {
+        if self.enabled && self.start.elapsed().as_millis() > 300 && n.is_multiple_of(16) {
             let width = 30;
             let filled = n * width / self.total.max(1);
             eprint!(
