@@ -238,9 +238,10 @@ pub fn run(flags: LintFlags) -> i32 {
             .into_iter()
             .filter(|p| p.extension().is_none_or(|e| e != "vox")),
     );
-    let rendered = output::render(flags.format, &findings, &texts, &root);
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(rendered.as_bytes());
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    output::write(flags.format, &findings, &texts, &root, &mut |s| {
+        let _ = out.write_all(s.as_bytes());
+    });
     let _ = out.flush();
     let errors = findings
         .iter()

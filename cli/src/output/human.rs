@@ -11,8 +11,9 @@ use vox_lints::{Finding, Severity};
 use super::{shown, Texts};
 use crate::render::DisplaySource;
 
-pub fn render(findings: &[Finding], texts: &Texts, root: &Path) -> String {
-    let mut out = String::new();
+/// Hands each finding's excerpt to `emit` as soon as it is made (a workspace's output is never
+/// held whole).
+pub fn write(findings: &[Finding], texts: &Texts, root: &Path, emit: &mut dyn FnMut(&str)) {
     let config = Config::default();
     // Findings come sorted by file: each file's display text and line starts are built once.
     let mut current: Option<(&Path, DisplaySource, SimpleFiles<String, String>, usize)> = None;
@@ -66,8 +67,8 @@ pub fn render(findings: &[Finding], texts: &Texts, root: &Path) -> String {
             .with_labels(labels)
             .with_notes(notes);
         match term::emit_into_string(&config, files, &d) {
-            Ok(s) => out.push_str(&s),
-            Err(e) => out.push_str(&format!(
+            Ok(s) => emit(&s),
+            Err(e) => emit(&format!(
                 "{}[{}]: {} ({}: excerpt unavailable: {e})\n",
                 f.severity.as_str(),
                 f.code,
@@ -76,5 +77,4 @@ pub fn render(findings: &[Finding], texts: &Texts, root: &Path) -> String {
             )),
         }
     }
-    out
 }

@@ -100,33 +100,50 @@ pub fn shown(p: &Path, root: &Path) -> String {
 }
 
 pub fn render(format: Format, findings: &[Finding], texts: &Texts, root: &Path) -> String {
+    let mut out = String::new();
+    write(format, findings, texts, root, &mut |s| out.push_str(s));
+    out
+}
+
+/// [`render`], handing the text to `emit` piece by piece: the human, GitHub and compact
+/// formats one finding at a time (a workspace's output is never held whole).
+pub fn write(
+    format: Format,
+    findings: &[Finding],
+    texts: &Texts,
+    root: &Path,
+    emit: &mut dyn FnMut(&str),
+) {
     match format {
-        Format::Human => human::render(findings, texts, root),
-        Format::Json => json::render(findings, texts, root),
-        Format::Sarif => sarif::render(findings, texts, root),
-        Format::Github => findings
-            .iter()
-            .map(|f| {
+        Format::Human => human::write(findings, texts, root, emit),
+        Format::Json => emit(&json::render(findings, texts, root)),
+        Format::Sarif => emit(&sarif::render(findings, texts, root)),
+        Format::Github => {
+            for f in findings {
                 let ((l, c), (el, ec)) = texts.range(&f.file, f.range);
                 let level = match f.severity {
                     vox_lints::Severity::Error => "error",
                     vox_lints::Severity::Warning => "warning",
                 };
                 let msg = escape_github(&f.message);
-                format!(
+                emit(&format!(
                     "::{level} file={},line={l},col={c},endLine={el},endColumn={ec},title={}::{msg}\n",
                     escape_github_prop(&shown(&f.file, root)),
                     escape_github_prop(&f.code)
-                )
-            })
-            .collect(),
-        Format::Compact => findings
-            .iter()
-            .map(|f| {
+                ));
+            }
+        }
+        Format::Compact => {
+            for f in findings {
                 let (l, c) = texts.pos(&f.file, f.range.start);
-                format!("{}:{l}:{c}: {} {}\n", shown(&f.file, root), f.code, f.message)
-            })
-            .collect(),
+                emit(&format!(
+                    "{}:{l}:{c}: {} {}\n",
+                    shown(&f.file, root),
+                    f.code,
+                    f.message
+                ));
+            }
+        }
     }
 }
 
