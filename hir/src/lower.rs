@@ -1,7 +1,7 @@
 //! Lowering a syntax tree to the resolved form: every name becomes a slot, a global, a builtin or an
 //! explicit `Undefined`, so nothing is looked up by string while the program runs.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -66,6 +66,9 @@ pub fn lower_function(
 ) -> Module {
     let mut l = Lowerer::new(catalog);
     l.table = Some(table);
+    // Fewer expressions than nodes: no arena grows while lowering.
+    l.m.exprs.reserve(fn_tree.node_count());
+    l.m.expr_ranges.reserve(fn_tree.node_count());
     // The function itself, or the first function of a parsed snippet.
     let root = fn_tree.root();
     let node = if root.kind() == K::FnDecl {
@@ -232,8 +235,8 @@ impl<'c> Lowerer<'c> {
         Lowerer {
             m: Module::default(),
             catalog,
-            globals: HashMap::new(),
-            variants: HashMap::new(),
+            globals: HashMap::default(),
+            variants: HashMap::default(),
             fns: Vec::new(),
             pending: Vec::new(),
             table: None,

@@ -180,7 +180,7 @@ fn interpolation(
     if is_ident(inner) {
         flush(out, lit);
         out.parts.push(StrPart::Interp {
-            name: String::from_utf8_lossy(inner).into_owned(),
+            name: lossy(inner).into_owned(),
             range: TextRange::new(at(i + 1), at(close)),
         });
         return Some(close + 1);
@@ -206,8 +206,7 @@ fn interpolation(
 
 fn flush(out: &mut StrValue, lit: &mut Vec<u8>) {
     if !lit.is_empty() {
-        out.parts
-            .push(StrPart::Lit(String::from_utf8_lossy(lit).into_owned()));
+        out.parts.push(StrPart::Lit(lossy(lit).into_owned()));
         lit.clear();
     }
 }
@@ -230,6 +229,15 @@ fn trim_spaces(s: &[u8]) -> &[u8] {
 /// Whether the body ends in an odd number of backslashes (so the final quote was escaped).
 fn ends_with_escape(body: &[u8]) -> bool {
     body.iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1
+}
+
+/// `String::from_utf8_lossy`, checking valid input (almost all of it) with the faster
+/// `from_utf8` first.
+pub fn lossy(b: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(b) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(b),
+    }
 }
 
 pub(crate) fn utf8_len(first: u8) -> usize {
