@@ -872,8 +872,8 @@ impl<'c> Lowerer<'c> {
                 };
                 if tok.kind() == K::Str {
                     let value = strings::decode(tok.bytes(), tok.range().start, None);
-                    match value.as_plain() {
-                        Some(s) => Expr::Lit(Literal::Str(rc(&s))),
+                    match value.plain() {
+                        Some(s) => Expr::Lit(Literal::Str(rc(s))),
                         None => {
                             let mut parts = Vec::new();
                             for part in value.parts {
@@ -925,14 +925,14 @@ impl<'c> Lowerer<'c> {
                 {
                     let Some(key) = entry.key() else { continue };
                     let key = if key.kind() == K::Str {
-                        strings::decode(key.bytes(), key.range().start, None)
-                            .as_plain()
-                            .unwrap_or_default()
+                        rc(strings::decode(key.bytes(), key.range().start, None)
+                            .plain()
+                            .unwrap_or_default())
                     } else {
-                        key.text().into_owned()
+                        rc(&key.text())
                     };
                     let value = self.opt_expr(entry.value(), entry.syntax().range());
-                    entries.push((rc(&key), value));
+                    entries.push((key, value));
                 }
                 Expr::Map(entries)
             }
@@ -1223,8 +1223,8 @@ pub fn literal(kind: K, bytes: &[u8], range: TextRange) -> Option<Literal> {
         K::Decimal => Literal::Dec(text.trim_end_matches("dec").parse().ok()?),
         K::TrueKw => Literal::Bool(true),
         K::FalseKw => Literal::Bool(false),
-        K::Str => Literal::Str(rc(&strings::decode(bytes, range.start, None)
-            .as_plain()
+        K::Str => Literal::Str(rc(strings::decode(bytes, range.start, None)
+            .plain()
             .unwrap_or_default())),
         _ => return None,
     })

@@ -22,6 +22,15 @@ pub struct StrValue {
 }
 
 impl StrValue {
+    /// The value when the literal has no interpolation, borrowed.
+    pub fn plain(&self) -> Option<&str> {
+        match self.parts.as_slice() {
+            [] => Some(""),
+            [StrPart::Lit(s)] => Some(s),
+            _ => None,
+        }
+    }
+
     /// The value when the literal has no interpolation.
     pub fn as_plain(&self) -> Option<String> {
         match self.parts.as_slice() {
@@ -231,13 +240,15 @@ fn ends_with_escape(body: &[u8]) -> bool {
     body.iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1
 }
 
-/// `String::from_utf8_lossy`, checking valid input (almost all of it) with the faster
-/// `from_utf8` first.
+/// `String::from_utf8_lossy`, with a fast path for ASCII: token texts are asked for all the time
+/// (every name lowering resolves), and are short, where validating UTF-8 costs more than the
+/// ASCII check.
 pub fn lossy(b: &[u8]) -> std::borrow::Cow<'_, str> {
-    match std::str::from_utf8(b) {
-        Ok(s) => std::borrow::Cow::Borrowed(s),
-        Err(_) => String::from_utf8_lossy(b),
+    if b.is_ascii() {
+        // SAFETY: ASCII bytes are valid UTF-8.
+        return std::borrow::Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(b) });
     }
+    String::from_utf8_lossy(b)
 }
 
 pub(crate) fn utf8_len(first: u8) -> usize {
