@@ -102,6 +102,7 @@ pub fn infer(body: &Body<'_>) -> Kinds {
         slots: vec![Kind::Unknown; n_slots],
         exprs: vec![Kind::Unknown; m.exprs.len()],
     };
+    let mut converged = false;
     for _round in 0..6 {
         for (i, s) in slots.iter().enumerate() {
             kinds.slots[i] = s.unwrap_or(Kind::Unset);
@@ -180,6 +181,7 @@ pub fn infer(body: &Body<'_>) -> Kinds {
             }
         }
         if next == slots {
+            converged = true;
             break;
         }
         slots = next;
@@ -190,11 +192,25 @@ pub fn infer(body: &Body<'_>) -> Kinds {
             Some(k) => *k,
         };
     }
-    for e in 0..m.exprs.len() {
-        kinds.exprs[e] = match expr_kind(body, &kinds, e as u32) {
-            Kind::Unset => Kind::Unknown,
-            k => k,
-        };
+    // When every slot is set, the last round saw these very slot kinds and no expression came
+    // out `Unset` (only unset slots start one); an expression's kind depends only on slots and
+    // on expressions before it (children come first in the arena), so that round's kinds are
+    // final. Debug builds check it.
+    let last_round_final = converged
+        && slots
+            .iter()
+            .all(|s| matches!(s, Some(k) if *k != Kind::Unset));
+    if !last_round_final || cfg!(debug_assertions) {
+        let last = last_round_final.then(|| kinds.exprs.clone());
+        for e in 0..m.exprs.len() {
+            kinds.exprs[e] = match expr_kind(body, &kinds, e as u32) {
+                Kind::Unset => Kind::Unknown,
+                k => k,
+            };
+        }
+        if let Some(last) = last {
+            debug_assert_eq!(last, kinds.exprs, "the last round's kinds are final");
+        }
     }
     kinds
 }

@@ -68,7 +68,7 @@ fn arc(s: &str) -> Arc<str> {
 /// One allocation per distinct parameter name, annotation or decorator of a file: they repeat
 /// (`text: str`, `rows: list`), and item trees of every file stay in memory.
 #[derive(Default)]
-struct Names(std::collections::HashMap<Box<str>, Arc<str>>);
+struct Names(rustc_hash::FxHashMap<Box<str>, Arc<str>>);
 
 impl Names {
     fn get(&mut self, s: &str) -> Arc<str> {

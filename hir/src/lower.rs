@@ -1,7 +1,7 @@
 //! Lowering a syntax tree to the resolved form: every name becomes a slot, a global, a builtin or an
 //! explicit `Undefined`, so nothing is looked up by string while the program runs.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -81,6 +81,9 @@ pub fn lower_function(
 ) -> Module {
     let mut l = Lowerer::new(catalog);
     l.table = Some(table);
+    // Fewer expressions than nodes: no arena grows while lowering.
+    l.m.exprs.reserve(fn_tree.node_count());
+    l.m.expr_ranges.reserve(fn_tree.node_count());
     // The function itself, or the first function of a parsed snippet.
     let root = fn_tree.root();
     let node = if root.kind() == K::FnDecl {
@@ -247,8 +250,8 @@ impl<'c> Lowerer<'c> {
         Lowerer {
             m: Module::default(),
             catalog,
-            globals: HashMap::new(),
-            variants: HashMap::new(),
+            globals: HashMap::default(),
+            variants: HashMap::default(),
             fns: Vec::new(),
             pending: Vec::new(),
             table: None,
@@ -884,8 +887,8 @@ impl<'c> Lowerer<'c> {
                 };
                 if tok.kind() == K::Str {
                     let value = strings::decode(tok.bytes(), tok.range().start, None);
-                    match value.as_plain() {
-                        Some(s) => Expr::Lit(Literal::Str(rc(&s))),
+                    match value.plain() {
+                        Some(s) => Expr::Lit(Literal::Str(rc(s))),
                         None => {
                             let mut parts = Vec::new();
                             for part in value.parts {
@@ -937,14 +940,14 @@ impl<'c> Lowerer<'c> {
                 {
                     let Some(key) = entry.key() else { continue };
                     let key = if key.kind() == K::Str {
-                        strings::decode(key.bytes(), key.range().start, None)
-                            .as_plain()
-                            .unwrap_or_default()
+                        rc(strings::decode(key.bytes(), key.range().start, None)
+                            .plain()
+                            .unwrap_or_default())
                     } else {
-                        key.text().into_owned()
+                        rc(&key.text())
                     };
                     let value = self.opt_expr(entry.value(), entry.syntax().range());
-                    entries.push((rc(&key), value));
+                    entries.push((key, value));
                 }
                 Expr::Map(entries)
             }
@@ -1235,8 +1238,8 @@ pub fn literal(kind: K, bytes: &[u8], range: TextRange) -> Option<Literal> {
         K::Decimal => Literal::Dec(text.trim_end_matches("dec").parse().ok()?),
         K::TrueKw => Literal::Bool(true),
         K::FalseKw => Literal::Bool(false),
-        K::Str => Literal::Str(rc(&strings::decode(bytes, range.start, None)
-            .as_plain()
+        K::Str => Literal::Str(rc(strings::decode(bytes, range.start, None)
+            .plain()
             .unwrap_or_default())),
         _ => return None,
     })

@@ -1,7 +1,7 @@
 //! Every builtin row in one list (pure library rows, effect rows, the constructors as functions),
 //! with the lookups name resolution needs. Ids are positions in this list.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::OnceLock;
 
 use crate::builtin::{Args, BuiltinDef, Cap, Host, Nondet};
@@ -58,7 +58,7 @@ impl Catalog {
             let mut rows: Vec<&'static BuiltinDef> = Vec::new();
             rows.extend(crate::builtins::table().iter());
             rows.extend(crate::effects::table().iter());
-            let mut index = HashMap::new();
+            let mut index = HashMap::default();
             for (i, r) in rows.iter().enumerate() {
                 index.entry((r.ns, r.name)).or_insert(i as u32);
             }

@@ -45,8 +45,20 @@ struct Lexer<'a> {
     diags: Vec<Diagnostic>,
 }
 
+/// `[A-Za-z0-9_]`, by table: the lexer asks this for every byte of every name.
+static IDENT_CONTINUE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'_';
+        b += 1;
+    }
+    t
+};
+
 fn is_ident_continue(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
+    IDENT_CONTINUE[b as usize]
 }
 
 impl Lexer<'_> {
@@ -115,10 +127,11 @@ impl Lexer<'_> {
             let b = self.src[self.pos];
             match b {
                 b' ' | b'\t' | b'\r' => {
-                    while matches!(self.peek(0), b' ' | b'\t' | b'\r') && self.pos < self.src.len()
-                    {
-                        self.pos += 1;
-                    }
+                    let rest = &self.src[self.pos..];
+                    self.pos += rest
+                        .iter()
+                        .position(|&b| !matches!(b, b' ' | b'\t' | b'\r'))
+                        .unwrap_or(rest.len());
                     self.push(SyntaxKind::Whitespace, start);
                 }
                 b'\n' => {
@@ -157,15 +170,16 @@ impl Lexer<'_> {
     }
 
     fn eat_ident(&mut self) {
-        while self.pos < self.src.len() && is_ident_continue(self.src[self.pos]) {
-            self.pos += 1;
-        }
+        let rest = &self.src[self.pos..];
+        self.pos += rest
+            .iter()
+            .position(|&b| !is_ident_continue(b))
+            .unwrap_or(rest.len());
     }
 
     fn comment(&mut self, start: usize) {
-        while self.pos < self.src.len() && self.src[self.pos] != b'\n' {
-            self.pos += 1;
-        }
+        let rest = &self.src[self.pos..];
+        self.pos += rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
         self.push(SyntaxKind::Comment, start);
     }
 

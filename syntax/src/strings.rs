@@ -22,6 +22,15 @@ pub struct StrValue {
 }
 
 impl StrValue {
+    /// The value when the literal has no interpolation, borrowed.
+    pub fn plain(&self) -> Option<&str> {
+        match self.parts.as_slice() {
+            [] => Some(""),
+            [StrPart::Lit(s)] => Some(s),
+            _ => None,
+        }
+    }
+
     /// The value when the literal has no interpolation.
     pub fn as_plain(&self) -> Option<String> {
         match self.parts.as_slice() {
@@ -180,7 +189,7 @@ fn interpolation(
     if is_ident(inner) {
         flush(out, lit);
         out.parts.push(StrPart::Interp {
-            name: String::from_utf8_lossy(inner).into_owned(),
+            name: lossy(inner).into_owned(),
             range: TextRange::new(at(i + 1), at(close)),
         });
         return Some(close + 1);
@@ -206,8 +215,7 @@ fn interpolation(
 
 fn flush(out: &mut StrValue, lit: &mut Vec<u8>) {
     if !lit.is_empty() {
-        out.parts
-            .push(StrPart::Lit(String::from_utf8_lossy(lit).into_owned()));
+        out.parts.push(StrPart::Lit(lossy(lit).into_owned()));
         lit.clear();
     }
 }
@@ -230,6 +238,17 @@ fn trim_spaces(s: &[u8]) -> &[u8] {
 /// Whether the body ends in an odd number of backslashes (so the final quote was escaped).
 fn ends_with_escape(body: &[u8]) -> bool {
     body.iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1
+}
+
+/// `String::from_utf8_lossy`, with a fast path for ASCII: token texts are asked for all the time
+/// (every name lowering resolves), and are short, where validating UTF-8 costs more than the
+/// ASCII check.
+pub fn lossy(b: &[u8]) -> std::borrow::Cow<'_, str> {
+    if b.is_ascii() {
+        // SAFETY: ASCII bytes are valid UTF-8.
+        return std::borrow::Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(b) });
+    }
+    String::from_utf8_lossy(b)
 }
 
 pub(crate) fn utf8_len(first: u8) -> usize {

@@ -95,7 +95,7 @@ impl SyntaxTree {
 
     /// The source as text (invalid UTF-8 replaced).
     pub fn text_lossy(&self) -> std::borrow::Cow<'_, str> {
-        String::from_utf8_lossy(&self.text)
+        crate::strings::lossy(&self.text)
     }
 
     pub(crate) fn set_diagnostics(&mut self, diagnostics: Vec<Diagnostic>) {
@@ -205,10 +205,9 @@ impl SyntaxTree {
             start: range.len(),
         });
         let root = (last - first) as u32;
-        let mut token_parent: Vec<u32> = self.token_parent[t0..t1]
-            .iter()
-            .map(|&p| p - first as u32)
-            .collect();
+        // Sized exactly: callers budget the trees they keep by `heap_size`.
+        let mut token_parent: Vec<u32> = Vec::with_capacity(t1 - t0 + 1);
+        token_parent.extend(self.token_parent[t0..t1].iter().map(|&p| p - first as u32));
         token_parent.push(root);
         let children = self.children[c0..c1]
             .iter()
@@ -498,7 +497,7 @@ impl<'t> SyntaxNode<'t> {
 
     /// The node's text (invalid UTF-8 replaced).
     pub fn text(&self) -> std::borrow::Cow<'t, str> {
-        String::from_utf8_lossy(&self.tree.text[self.range().as_usize()])
+        crate::strings::lossy(&self.tree.text[self.range().as_usize()])
     }
 
     pub fn parent(&self) -> Option<SyntaxNode<'t>> {
@@ -669,7 +668,7 @@ impl<'t> SyntaxToken<'t> {
     }
     /// The token's text; invalid UTF-8 (only ever in error tokens, strings or comments) is replaced.
     pub fn text(&self) -> std::borrow::Cow<'t, str> {
-        String::from_utf8_lossy(self.bytes())
+        crate::strings::lossy(self.bytes())
     }
     pub fn parent(&self) -> SyntaxNode<'t> {
         SyntaxNode {
@@ -698,10 +697,13 @@ pub(crate) struct Checkpoint(usize);
 impl TreeBuilder {
     pub(crate) fn new(tokens: Vec<Token>) -> TreeBuilder {
         let n = tokens.len();
+        // About 0.56 nodes per token in typical code; every token and node but the root is a
+        // child once. Growing these large vectors late would copy them.
+        let nodes = n * 5 / 8 + 1;
         TreeBuilder {
             tokens,
-            nodes: Vec::with_capacity(n / 2 + 1),
-            children: Vec::with_capacity(n + n / 2),
+            nodes: Vec::with_capacity(nodes),
+            children: Vec::with_capacity(n + nodes),
             stack: Vec::with_capacity(64),
             open: Vec::with_capacity(64),
             next_token: 0,
@@ -737,48 +739,55 @@ impl TreeBuilder {
         let Some((kind, pos)) = self.open.pop() else {
             return;
         };
-        let id = self.nodes.len();
-        let first = self.children.len();
-        let elem_range = |b: &TreeBuilder, e: Elem| match e.as_node() {
-            Some(n) => b.nodes[n as usize].range,
-            None => {
-                let i = e.0 as usize;
-                TextRange::new(b.tokens[i].start, b.tokens[i + 1].start)
+        let id = self.nodes.len() as u32;
+        let first = self.children.len() as u32;
+        // Hot (once per node): one pass sets the parents and moves the children over (a node
+        // has a few, too few for a `memcpy` call to pay).
+        let TreeBuilder {
+            tokens,
+            nodes,
+            children,
+            stack,
+            token_parent,
+            next_token,
+            ..
+        } = self;
+        let kids = &stack[pos..];
+        // Children are in source order, so the first and last give the range; an empty node
+        // sits where the next token starts.
+        let range = match (kids.first(), kids.last()) {
+            (Some(&f), Some(&l)) => {
+                let start = match f.as_node() {
+                    Some(n) => nodes[n as usize].range.start,
+                    None => tokens[f.0 as usize].start,
+                };
+                let end = match l.as_node() {
+                    Some(n) => nodes[n as usize].range.end,
+                    None => tokens[l.0 as usize + 1].start,
+                };
+                TextRange::new(start, end)
             }
+            _ => TextRange::empty(tokens[(*next_token).min(tokens.len() - 1)].start),
         };
-        for &e in &self.stack[pos..] {
-            match e.as_node() {
-                Some(n) => self.nodes[n as usize].parent = id as u32,
-                None => self.token_parent[e.0 as usize] = id as u32,
+        children.reserve(kids.len());
+        for &e in kids {
+            if e.0 & NODE_BIT != 0 {
+                nodes[(e.0 & !NODE_BIT) as usize].parent = id;
+            } else {
+                token_parent[e.0 as usize] = id;
             }
+            children.push(e);
         }
-        // Children are in source order, so the first and last give the range.
-        let range = match (self.stack.get(pos), self.stack.last()) {
-            (Some(&first), Some(&last)) if self.stack.len() > pos => Some(TextRange::new(
-                elem_range(self, first).start,
-                elem_range(self, last).end,
-            )),
-            _ => None,
-        };
-        let n = self.stack.len() - pos;
-        self.children.extend(self.stack.drain(pos..));
-        // An empty node sits where the next token starts.
-        let range = range.unwrap_or_else(|| {
-            let at = self.next_token_start();
-            TextRange::empty(at)
-        });
+        let n = kids.len() as u32;
+        self.stack.truncate(pos);
         self.nodes.push(NodeData {
             kind,
             parent: NO_PARENT,
-            first_child: first as u32,
-            n_children: n as u32,
+            first_child: first,
+            n_children: n,
             range,
         });
-        self.stack.push(Elem::node(id));
-    }
-
-    fn next_token_start(&self) -> u32 {
-        self.tokens[self.next_token.min(self.tokens.len() - 1)].start
+        self.stack.push(Elem::node(id as usize));
     }
 
     pub(crate) fn finish(mut self, text: Box<[u8]>, diagnostics: Vec<Diagnostic>) -> SyntaxTree {

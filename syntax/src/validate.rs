@@ -98,6 +98,9 @@ pub(crate) fn validate(
         }
     }
     let _ = file;
+    // Sorted for `view_call`'s lookups: a file may declare thousands of variants.
+    variants.sort_unstable();
+    variants.dedup();
     let tree = root.tree();
     let mut first_id = 0u32;
     if !check_items {
@@ -189,7 +192,8 @@ fn is_place(node: SyntaxNode<'_>) -> bool {
     }
 }
 
-/// A capitalised callee with zero arguments or only named ones, not a known constructor.
+/// A capitalised callee with zero arguments or only named ones, not a known constructor
+/// (`variants` sorted).
 fn view_call(call: SyntaxNode<'_>, variants: &[String]) -> Option<String> {
     let callee = call.children().next()?;
     if callee.kind() != NameRef {
@@ -200,7 +204,9 @@ fn view_call(call: SyntaxNode<'_>, variants: &[String]) -> Option<String> {
         return None;
     }
     let name = tok.text().into_owned();
-    if matches!(name.as_str(), "Some" | "Ok" | "Err" | "Error") || variants.contains(&name) {
+    if matches!(name.as_str(), "Some" | "Ok" | "Err" | "Error")
+        || variants.binary_search(&name).is_ok()
+    {
         return None;
     }
     let args = call.child_of(ArgList)?;

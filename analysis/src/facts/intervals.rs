@@ -413,18 +413,14 @@ fn eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
         Expr::Closure { .. } => None,
         other => {
             // Everything else: evaluate children for their own findings.
-            let mut kids = Vec::new();
-            super::walk::for_each_child(m, e, |n| kids.push(n));
-            for k in kids {
-                match k {
-                    super::walk::Node::Expr(x) => {
-                        eval(cx, x, env);
-                    }
-                    super::walk::Node::Stmt(s) => {
-                        stmt(cx, s, env);
-                    }
+            super::walk::for_each_child(m, e, |k| match k {
+                super::walk::Node::Expr(x) => {
+                    eval(cx, x, env);
                 }
-            }
+                super::walk::Node::Stmt(s) => {
+                    stmt(cx, s, env);
+                }
+            });
             let _ = other;
             None
         }
@@ -750,8 +746,14 @@ fn narrow(cx: &mut Ctx<'_, '_>, c: u32, env: &mut Env, truth: bool) {
             };
             let saved = cx.report;
             cx.report = false;
-            let av = eval(cx, *a, &mut env.clone());
-            let bv = eval(cx, *b, &mut env.clone());
+            // Probing must leave `env` as it is; a name or a literal never changes it, so only
+            // other operands get a copy.
+            let mut probe = |cx: &mut Ctx<'_, '_>, x: u32| match m.exprs[x as usize] {
+                Expr::Local(_) | Expr::Lit(_) => eval(cx, x, env),
+                _ => eval(cx, x, &mut env.clone()),
+            };
+            let av = probe(cx, *a);
+            let bv = probe(cx, *b);
             cx.report = saved;
             let slot_of = |x: u32| match m.exprs[x as usize] {
                 Expr::Local(l) => Some(cx.body.gslot(x, l)),

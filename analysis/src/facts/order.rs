@@ -42,7 +42,71 @@ struct Src {
     param: Option<u32>,
 }
 
-type Set = BTreeSet<u32>;
+/// Source ids, ascending: a sorted vector rather than a `BTreeSet` (most sets are empty or hold
+/// a source or two; a tree allocates a node for the first and frees it on every round).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Set(Vec<u32>);
+
+impl Set {
+    fn new() -> Set {
+        Set(Vec::new())
+    }
+
+    fn insert(&mut self, x: u32) {
+        if let Err(i) = self.0.binary_search(&x) {
+            self.0.insert(i, x);
+        }
+    }
+
+    fn extend(&mut self, xs: impl IntoIterator<Item = u32>) {
+        for x in xs {
+            self.insert(x);
+        }
+    }
+
+    fn union(&self, other: &Set) -> Set {
+        let mut s = self.clone();
+        s.extend(other.iter().copied());
+        s
+    }
+
+    fn iter(&self) -> std::slice::Iter<'_, u32> {
+        self.0.iter()
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl FromIterator<u32> for Set {
+    fn from_iter<I: IntoIterator<Item = u32>>(xs: I) -> Set {
+        let mut v: Vec<u32> = xs.into_iter().collect();
+        v.sort_unstable();
+        v.dedup();
+        Set(v)
+    }
+}
+
+impl IntoIterator for Set {
+    type Item = u32;
+    type IntoIter = std::vec::IntoIter<u32>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a Set {
+    type Item = &'a u32;
+    type IntoIter = std::slice::Iter<'a, u32>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
 
 const CLEANERS: &[&str] = &[
     "sorted",
@@ -77,6 +141,9 @@ struct Flow<'a, 'b> {
     src_of: Vec<Option<u32>>,
     expr: Vec<Set>,
     slot: Vec<Set>,
+    /// For each `for` loop met so far: the outer variables its body collects into (they do not
+    /// change between rounds).
+    collects: Vec<Option<Vec<u32>>>,
 }
 
 pub(super) fn order_facts(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuilder) {
@@ -88,6 +155,7 @@ pub(super) fn order_facts(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuild
         src_of: vec![None; m.exprs.len()],
         expr: vec![Set::new(); m.exprs.len()],
         slot: vec![Set::new(); body.n_slots as usize],
+        collects: Vec::new(),
     };
     // Sources.
     for (i, e) in m.exprs.iter().enumerate() {
@@ -206,7 +274,7 @@ impl Flow<'_, '_> {
                 Expr::Try(x) | Expr::Field(x, _) | Expr::Unary(_, x) => self.t(*x).clone(),
                 Expr::Index(a, _) => self.t(*a).clone(),
                 Expr::Binary(BinOp::Add | BinOp::Eq | BinOp::Ne, a, b) => {
-                    self.t(*a).union(self.t(*b)).copied().collect()
+                    self.t(*a).union(self.t(*b))
                 }
                 Expr::Template(parts) => parts
                     .iter()
@@ -300,11 +368,19 @@ impl Flow<'_, '_> {
                     if order.is_empty() {
                         continue;
                     }
-                    let locals = loop_locals(self.body, *body);
-                    for (g, how) in outer_updates(self.body, self.kinds, *body, &locals) {
-                        if how == Update::Collect {
-                            self.slot[g as usize].extend(order.iter().copied());
-                        }
+                    if self.collects.is_empty() {
+                        self.collects = vec![None; m.exprs.len()];
+                    }
+                    let collects = self.collects[i].get_or_insert_with(|| {
+                        let locals = loop_locals(self.body, *body);
+                        outer_updates(self.body, self.kinds, *body, &locals)
+                            .into_iter()
+                            .filter(|(_, how)| *how == Update::Collect)
+                            .map(|(g, _)| g)
+                            .collect()
+                    });
+                    for &g in collects.iter() {
+                        self.slot[g as usize].extend(order.iter().copied());
                     }
                 }
                 _ => {}

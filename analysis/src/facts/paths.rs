@@ -100,6 +100,11 @@ fn is_input_source(ns: &str, name: &str) -> bool {
 }
 
 pub(super) fn pat_slots(m: &Module, p: u32, out: &mut Vec<u32>) {
+    // Most patterns are one name: no stack for those.
+    if let Pat::Bind(s) = &m.pats[p as usize] {
+        out.push(*s);
+        return;
+    }
     let mut stack = vec![p];
     while let Some(p) = stack.pop() {
         match &m.pats[p as usize] {

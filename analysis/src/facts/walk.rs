@@ -40,6 +40,11 @@ impl<'a> Body<'a> {
             n += f.n_slots;
         }
         for (fi, f) in m.functions.iter().enumerate() {
+            // Everything starts owned by the root, and its walk would stop at closures anyway:
+            // only closures' own bodies need walking.
+            if fi as u32 == root {
+                continue;
+            }
             let mut stack = vec![Node::Expr(f.body)];
             while let Some(node) = stack.pop() {
                 match node {
