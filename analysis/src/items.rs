@@ -20,48 +20,64 @@ pub fn parse(db: &dyn Db, file: SourceFile) -> Arc<SyntaxTree> {
     Arc::new(vox_syntax::parse(file.text(db)))
 }
 
-/// A function's text, and the subtree its file's one parse built for it, which its first
-/// lowering takes (a later one parses the text again: [`vox_syntax::SyntaxTree::subtree`] gives
-/// what that parse gives, which `syntax/tests/subtree.rs` checks). Equal when the texts are;
-/// the tree is a cache.
+/// A function's text, and on the command line a share of its file's one parse, from which its
+/// first lowering cuts its own subtree (a later one parses the text again:
+/// [`vox_syntax::SyntaxTree::subtree`] gives what that parse gives, which
+/// `syntax/tests/subtree.rs` checks). Equal when the texts are; the tree is a cache.
 pub struct FnSource {
     /// The text is `text[start..end]`: the file's own text when no file's text ever changes
     /// ([`Db::fixed_texts`]), else a copy.
     text: Arc<[u8]>,
     start: u32,
     end: u32,
-    tree: Mutex<Option<Box<SyntaxTree>>>,
+    part: Mutex<Part>,
 }
 
-/// Bytes of trees waiting in [`FnSource`]s, all databases together. Past the budget, functions
-/// are parsed again rather than kept: memory stays bounded whatever order queries run in.
+/// A file's one parse, shared by its functions until each has cut its own subtree out: the
+/// last one to do so drops it. Cutting when a lowering asks, rather than all at once, keeps a
+/// file's trees from waiting twice over.
+struct FileTree {
+    tree: Mutex<Option<SyntaxTree>>,
+    /// Functions (the synthetic main included) that have not taken their part yet.
+    waiting: AtomicUsize,
+    /// What the tree counts in [`HELD`].
+    size: usize,
+}
+
+impl FileTree {
+    /// One function is done with the tree; the last drops it.
+    fn release(&self) {
+        if self.waiting.fetch_sub(1, Ordering::AcqRel) == 1 {
+            let tree = self.tree.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if tree.is_some() {
+                HELD.fetch_sub(self.size, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// Which part of a shared file tree a function's lowering takes.
+enum Part {
+    None,
+    /// The subtree of this node.
+    Node(Arc<FileTree>, u32),
+    /// The whole tree (the synthetic main, which is lowered from the file's root).
+    Whole(Arc<FileTree>),
+}
+
+/// Bytes of file trees shared with functions that have not taken their part, all databases
+/// together. Past the budget, a file's functions parse their own texts again instead of sharing
+/// its parse: memory stays bounded whatever order queries run in.
 static HELD: AtomicUsize = AtomicUsize::new(0);
 const HELD_BUDGET: usize = 16 << 20;
 
-/// Whether a new tree may wait (checked before cutting one out, so that past the budget no
-/// work is wasted on a subtree that would be dropped).
-fn room_for_trees() -> bool {
-    HELD.load(Ordering::Relaxed) < HELD_BUDGET
-}
-
 impl FnSource {
-    fn new(text: Arc<[u8]>, start: u32, end: u32, tree: Option<SyntaxTree>) -> FnSource {
-        let tree = tree.map(Box::new);
-        let tree = tree.filter(|t| {
-            let size = t.heap_size();
-            let held = HELD.fetch_add(size, Ordering::Relaxed);
-            if held + size > HELD_BUDGET {
-                HELD.fetch_sub(size, Ordering::Relaxed);
-                false
-            } else {
-                true
-            }
-        });
+    fn new(text: Arc<[u8]>, start: u32, end: u32, part: Part) -> FnSource {
         FnSource {
             text,
             start,
             end,
-            tree: Mutex::new(tree),
+            part: Mutex::new(part),
         }
     }
 
@@ -69,36 +85,74 @@ impl FnSource {
         &self.text[self.start as usize..self.end as usize]
     }
 
-    /// The function's tree: the one its file's parse built, the first time; a new parse after.
+    /// The function's tree: cut from its file's parse the first time; a new parse after.
     pub fn tree(&self) -> SyntaxTree {
         match self.take() {
-            Some(t) => *t,
+            Some(t) => t,
             None => vox_syntax::parse(self.bytes()),
         }
     }
 
-    fn take(&self) -> Option<Box<SyntaxTree>> {
-        let t = self.tree.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(t) = &t {
-            HELD.fetch_sub(t.heap_size(), Ordering::Relaxed);
+    fn take(&self) -> Option<SyntaxTree> {
+        let part = std::mem::replace(
+            &mut *self.part.lock().unwrap_or_else(|e| e.into_inner()),
+            Part::None,
+        );
+        match part {
+            Part::None => None,
+            Part::Node(file, id) => {
+                let sub = {
+                    let tree = file.tree.lock().unwrap_or_else(|e| e.into_inner());
+                    tree.as_ref().map(|t| t.subtree(t.node(id)))
+                };
+                file.release();
+                sub
+            }
+            Part::Whole(file) => {
+                let whole = {
+                    let mut tree = file.tree.lock().unwrap_or_else(|e| e.into_inner());
+                    if file.waiting.load(Ordering::Acquire) == 1 {
+                        // The last to take a part: the tree itself.
+                        let t = tree.take();
+                        if t.is_some() {
+                            HELD.fetch_sub(file.size, Ordering::Relaxed);
+                        }
+                        t
+                    } else {
+                        tree.clone()
+                    }
+                };
+                file.release();
+                whole
+            }
         }
-        t
     }
 
-    /// The same text, with the tree moved over (this one keeps none).
+    /// The same text, with the share of the tree moved over (this one keeps none).
     fn hand_over(&self) -> FnSource {
-        FnSource {
-            text: self.text.clone(),
-            start: self.start,
-            end: self.end,
-            tree: Mutex::new(self.tree.lock().unwrap_or_else(|e| e.into_inner()).take()),
+        let part = std::mem::replace(
+            &mut *self.part.lock().unwrap_or_else(|e| e.into_inner()),
+            Part::None,
+        );
+        FnSource::new(self.text.clone(), self.start, self.end, part)
+    }
+
+    /// Gives up the share of the tree, if any, without taking it.
+    fn release(&self) {
+        let part = std::mem::replace(
+            &mut *self.part.lock().unwrap_or_else(|e| e.into_inner()),
+            Part::None,
+        );
+        match part {
+            Part::None => {}
+            Part::Node(file, _) | Part::Whole(file) => file.release(),
         }
     }
 }
 
 impl Drop for FnSource {
     fn drop(&mut self) {
-        self.take();
+        self.release();
     }
 }
 
@@ -139,32 +193,41 @@ pub fn file_parse(db: &dyn Db, file: SourceFile) -> FileParse {
     }
 }
 
-/// A command-line run parses each file once. Lowering takes each function's subtree instead of
-/// parsing its text again, when the parse has no errors (recovery could differ between the file
-/// and the function alone); function texts share the file's.
+/// A command-line run parses each file once. Each function's lowering cuts its subtree out of
+/// that parse instead of parsing its text again, when the parse has no errors (recovery could
+/// differ between the file and the function alone); function texts share the file's.
 fn parse_fixed(file_text: &Arc<[u8]>) -> FileParse {
     let text: &[u8] = file_text;
     let tree = vox_syntax::parse(text);
     let (items, nodes) = vox_hir::item_tree(&tree);
-    let hand_trees = !tree.has_errors();
-    let fn_sources = nodes
+    let syntax = syntax_facts(&tree, &nodes);
+    let ids: Vec<(u32, TextRange)> = nodes.iter().map(|n| (n.id(), n.range())).collect();
+    drop(nodes);
+    let parts = ids.len() + usize::from(items.has_top_level_stmts);
+    let shared = (!tree.has_errors() && parts > 0 && HELD.load(Ordering::Relaxed) < HELD_BUDGET)
+        .then(|| {
+            let size = tree.heap_size();
+            HELD.fetch_add(size, Ordering::Relaxed);
+            Arc::new(FileTree {
+                tree: Mutex::new(Some(tree)),
+                waiting: AtomicUsize::new(parts),
+                size,
+            })
+        });
+    let fn_sources = ids
         .iter()
-        .map(|n| {
-            let r = n.range();
-            let sub = (hand_trees && room_for_trees()).then(|| tree.subtree(*n));
-            FnSource::new(file_text.clone(), r.start, r.end, sub)
+        .map(|&(id, r)| {
+            let part = shared
+                .as_ref()
+                .map_or(Part::None, |f| Part::Node(f.clone(), id));
+            FnSource::new(file_text.clone(), r.start, r.end, part)
         })
         .collect();
-    let syntax = syntax_facts(&tree, &nodes);
-    drop(nodes);
-    // The whole tree goes to the synthetic main.
     let main_source = items.has_top_level_stmts.then(|| {
-        FnSource::new(
-            file_text.clone(),
-            0,
-            text.len() as u32,
-            hand_trees.then_some(tree),
-        )
+        let part = shared
+            .as_ref()
+            .map_or(Part::None, |f| Part::Whole(f.clone()));
+        FnSource::new(file_text.clone(), 0, text.len() as u32, part)
     });
     FileParse {
         items: Arc::new(items),
@@ -204,12 +267,12 @@ fn parse_edited(db: &dyn Db, file: SourceFile, file_text: &Arc<[u8]>) -> FilePar
         fn_sources: kept
             .fn_texts
             .iter()
-            .map(|t| FnSource::new(t.clone(), 0, t.len() as u32, None))
+            .map(|t| FnSource::new(t.clone(), 0, t.len() as u32, Part::None))
             .collect(),
         main_source: kept
             .items
             .has_top_level_stmts
-            .then(|| FnSource::new(file_text.clone(), 0, text.len() as u32, None)),
+            .then(|| FnSource::new(file_text.clone(), 0, text.len() as u32, Part::None)),
         syntax: kept.syntax.clone(),
     };
     db.keep_parse(file, kept);
