@@ -101,10 +101,11 @@ fn return_memory_promptly() {
     // The position of `mi_option_purge_delay` in mimalloc.h's `mi_option_e` (the same in its v2
     // and v3), which the Rust binding does not name.
     const PURGE_DELAY: mi_option_t = 15;
-    // 10 ms: about the peak of purging at once (+2 MB on the lint benchmark) for a third of
-    // its page faults (0 ms faulted 600 MB back in, over a second of system time).
+    // At once: lint's peak is held to about twice ruff's (`bench/lint.py`). Waiting 10 ms
+    // faults a third as many pages back in (about 0.6 s less system time on the benchmark) but
+    // peaks 3-5 MB higher, which puts the ratio at 2.0 on some runs.
     // SAFETY: a plain option setter, called before any other thread exists.
-    unsafe { mi_option_set(PURGE_DELAY, 10) }
+    unsafe { mi_option_set(PURGE_DELAY, 0) }
 }
 
 fn main() -> ExitCode {
