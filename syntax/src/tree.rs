@@ -163,12 +163,25 @@ impl SyntaxTree {
             first = c as usize;
         }
         let range = node.range();
-        let n = self.tokens.len() - 1;
-        let t0 = self.tokens[..n].partition_point(|t| t.start < range.start);
-        let t1 = t0 + self.tokens[t0..n].partition_point(|t| t.start < range.end);
         // Children lists are appended as nodes finish: the subtree's are one contiguous run.
         let c0 = self.nodes[first].first_child as usize;
         let c1 = (self.nodes[last].first_child + self.nodes[last].n_children) as usize;
+        // Its tokens are one contiguous run too, named in those lists: read there, next to
+        // what the caller copies, rather than searched for in the file's whole token array
+        // (a binary search over a large file misses the cache at every step).
+        let (mut t0, mut t1) = (usize::MAX, 0);
+        for e in &self.children[c0..c1] {
+            if let Some(t) = e.as_token() {
+                t0 = t0.min(t as usize);
+                t1 = t1.max(t as usize + 1);
+            }
+        }
+        if t0 == usize::MAX {
+            // No token at all: an empty subtree sits where the next token starts.
+            let n = self.tokens.len() - 1;
+            t0 = self.tokens[..n].partition_point(|t| t.start < range.start);
+            t1 = t0;
+        }
         Span {
             first,
             last,
