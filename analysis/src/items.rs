@@ -94,10 +94,7 @@ impl FnSource {
     }
 
     fn take(&self) -> Option<SyntaxTree> {
-        let part = std::mem::replace(
-            &mut *self.part.lock().unwrap_or_else(|e| e.into_inner()),
-            Part::None,
-        );
+        let part = self.take_part();
         match part {
             Part::None => None,
             Part::Node(file, id) => {
@@ -128,21 +125,23 @@ impl FnSource {
         }
     }
 
-    /// The same text, with the share of the tree moved over (this one keeps none).
-    fn hand_over(&self) -> FnSource {
-        let part = std::mem::replace(
+    /// Moves the share of the tree out (this source keeps none).
+    fn take_part(&self) -> Part {
+        std::mem::replace(
             &mut *self.part.lock().unwrap_or_else(|e| e.into_inner()),
             Part::None,
-        );
+        )
+    }
+
+    /// The same text, with the share of the tree moved over (this one keeps none).
+    fn hand_over(&self) -> FnSource {
+        let part = self.take_part();
         FnSource::new(self.text.clone(), self.start, self.end, part)
     }
 
     /// Gives up the share of the tree, if any, without taking it.
     fn release(&self) {
-        let part = std::mem::replace(
-            &mut *self.part.lock().unwrap_or_else(|e| e.into_inner()),
-            Part::None,
-        );
+        let part = self.take_part();
         match part {
             Part::None => {}
             Part::Node(file, _) | Part::Whole(file) => file.release(),
