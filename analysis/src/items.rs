@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use vox_hir::ItemTree;
-use vox_syntax::{Spliced, SyntaxKind, SyntaxTree, TextRange};
+use vox_syntax::{Spliced, SyntaxKind, SyntaxNode, SyntaxTree, TextRange};
 
 use crate::parsed::{FileSyntax, ImportSite, KeptParse};
 use crate::{Db, SourceFile};
@@ -20,9 +20,9 @@ pub fn parse(db: &dyn Db, file: SourceFile) -> Arc<SyntaxTree> {
     Arc::new(vox_syntax::parse(file.text(db)))
 }
 
-/// A function's text, and on the command line a share of its file's one parse, from which its
-/// first lowering cuts its own subtree (a later one parses the text again:
-/// [`vox_syntax::SyntaxTree::subtree`] gives what that parse gives, which
+/// A function's text, and on the command line a share of its file's one parse, in which its
+/// lowering reads the function where it lies (a later lowering parses the text again: both give
+/// the same body, since a function's subtree is what a parse of its text gives, which
 /// `syntax/tests/subtree.rs` checks). Equal when the texts are; the tree is a cache.
 pub struct FnSource {
     /// The text is `text[start..end]`: the file's own text when no file's text ever changes
@@ -33,43 +33,53 @@ pub struct FnSource {
     part: Mutex<Part>,
 }
 
-/// A file's one parse, shared by its functions until each has cut its own subtree out: the
-/// last one to do so drops it. Cutting when a lowering asks, rather than all at once, keeps a
-/// file's trees from waiting twice over.
+/// A file's one parse, shared by its functions until each has been lowered: the last share
+/// dropped drops the tree.
 struct FileTree {
-    tree: Mutex<Option<SyntaxTree>>,
-    /// Functions (the synthetic main included) that have not taken their part yet.
-    waiting: AtomicUsize,
+    tree: SyntaxTree,
     /// What the tree counts in [`HELD`].
     size: usize,
 }
 
-impl FileTree {
-    /// One function is done with the tree; the last drops it.
-    fn release(&self) {
-        if self.waiting.fetch_sub(1, Ordering::AcqRel) == 1 {
-            let tree = self.tree.lock().unwrap_or_else(|e| e.into_inner()).take();
-            if tree.is_some() {
-                HELD.fetch_sub(self.size, Ordering::Relaxed);
-            }
-        }
+impl Drop for FileTree {
+    fn drop(&mut self) {
+        HELD.fetch_sub(self.size, Ordering::Relaxed);
     }
 }
 
-/// Which part of a shared file tree a function's lowering takes.
+/// Which part of a shared file tree a function's lowering reads.
 enum Part {
     None,
-    /// The subtree of this node.
+    /// The function at this node.
     Node(Arc<FileTree>, u32),
     /// The whole tree (the synthetic main, which is lowered from the file's root).
     Whole(Arc<FileTree>),
 }
 
-/// Bytes of file trees shared with functions that have not taken their part, all databases
+/// Bytes of file trees shared with functions that have not been lowered yet, all databases
 /// together. Past the budget, a file's functions parse their own texts again instead of sharing
 /// its parse: memory stays bounded whatever order queries run in.
 static HELD: AtomicUsize = AtomicUsize::new(0);
 const HELD_BUDGET: usize = 16 << 20;
+
+/// The tree a function's lowering reads: its share of the file's parse, or a parse of its own.
+pub struct FnTree(TreeShare);
+
+enum TreeShare {
+    Own(SyntaxTree),
+    Shared(Arc<FileTree>, Option<u32>),
+}
+
+impl FnTree {
+    /// The tree, and the function's node in it when the tree is its file's (`None`: the tree
+    /// is the function's own parse, or the file's for the synthetic main).
+    pub fn parts(&self) -> (&SyntaxTree, Option<SyntaxNode<'_>>) {
+        match &self.0 {
+            TreeShare::Own(t) => (t, None),
+            TreeShare::Shared(f, id) => (&f.tree, id.map(|id| f.tree.node(id))),
+        }
+    }
+}
 
 impl FnSource {
     fn new(text: Arc<[u8]>, start: u32, end: u32, part: Part) -> FnSource {
@@ -85,44 +95,13 @@ impl FnSource {
         &self.text[self.start as usize..self.end as usize]
     }
 
-    /// The function's tree: cut from its file's parse the first time; a new parse after.
-    pub fn tree(&self) -> SyntaxTree {
-        match self.take() {
-            Some(t) => t,
-            None => vox_syntax::parse(self.bytes()),
-        }
-    }
-
-    fn take(&self) -> Option<SyntaxTree> {
-        let part = self.take_part();
-        match part {
-            Part::None => None,
-            Part::Node(file, id) => {
-                let sub = {
-                    let tree = file.tree.lock().unwrap_or_else(|e| e.into_inner());
-                    tree.as_ref().map(|t| t.subtree(t.node(id)))
-                };
-                file.release();
-                sub
-            }
-            Part::Whole(file) => {
-                let whole = {
-                    let mut tree = file.tree.lock().unwrap_or_else(|e| e.into_inner());
-                    if file.waiting.load(Ordering::Acquire) == 1 {
-                        // The last to take a part: the tree itself.
-                        let t = tree.take();
-                        if t.is_some() {
-                            HELD.fetch_sub(file.size, Ordering::Relaxed);
-                        }
-                        t
-                    } else {
-                        tree.clone()
-                    }
-                };
-                file.release();
-                whole
-            }
-        }
+    /// The function's tree: its file's parse the first time; a new parse of its text after.
+    pub fn tree(&self) -> FnTree {
+        FnTree(match self.take_part() {
+            Part::None => TreeShare::Own(vox_syntax::parse(self.bytes())),
+            Part::Node(file, id) => TreeShare::Shared(file, Some(id)),
+            Part::Whole(file) => TreeShare::Shared(file, None),
+        })
     }
 
     /// Moves the share of the tree out (this source keeps none).
@@ -137,21 +116,6 @@ impl FnSource {
     fn hand_over(&self) -> FnSource {
         let part = self.take_part();
         FnSource::new(self.text.clone(), self.start, self.end, part)
-    }
-
-    /// Gives up the share of the tree, if any, without taking it.
-    fn release(&self) {
-        let part = self.take_part();
-        match part {
-            Part::None => {}
-            Part::Node(file, _) | Part::Whole(file) => file.release(),
-        }
-    }
-}
-
-impl Drop for FnSource {
-    fn drop(&mut self) {
-        self.release();
     }
 }
 
@@ -192,9 +156,10 @@ pub fn file_parse(db: &dyn Db, file: SourceFile) -> FileParse {
     }
 }
 
-/// A command-line run parses each file once. Each function's lowering cuts its subtree out of
-/// that parse instead of parsing its text again, when the parse has no errors (recovery could
-/// differ between the file and the function alone); function texts share the file's.
+/// A command-line run parses each file once. Each function's lowering reads the function where
+/// it lies in that parse instead of parsing its text again, when the parse has no errors
+/// (recovery could differ between the file and the function alone); function texts share the
+/// file's.
 fn parse_fixed(file_text: &Arc<[u8]>) -> FileParse {
     let text: &[u8] = file_text;
     let tree = vox_syntax::parse(text);
@@ -207,11 +172,7 @@ fn parse_fixed(file_text: &Arc<[u8]>) -> FileParse {
         .then(|| {
             let size = tree.heap_size();
             HELD.fetch_add(size, Ordering::Relaxed);
-            Arc::new(FileTree {
-                tree: Mutex::new(Some(tree)),
-                waiting: AtomicUsize::new(parts),
-                size,
-            })
+            Arc::new(FileTree { tree, size })
         });
     let fn_sources = ids
         .iter()
@@ -239,9 +200,8 @@ fn parse_fixed(file_text: &Arc<[u8]>) -> FileParse {
 /// An editor re-parses a file on every change. It starts from what it kept of the file's last
 /// parse: the same text takes it over as it is; an edit inside one function re-parses that
 /// function alone and re-reads only its item, text and comments. Function texts are copies
-/// (a shared text would keep every old version of the file alive), and no subtree is cut out:
-/// an edit re-lowers one function, and parsing it alone is cheaper than cutting every function
-/// out of the file on every keystroke.
+/// (a shared text would keep every old version of the file alive), and the tree is not shared
+/// with the lowerings: an edit re-lowers one function, which parses its text alone.
 fn parse_edited(db: &dyn Db, file: SourceFile, file_text: &Arc<[u8]>) -> FileParse {
     let text: &[u8] = file_text;
     let kept = match db.take_kept(file) {

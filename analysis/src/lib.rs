@@ -3,7 +3,7 @@
 //! come out. Plain data only: no editor or protocol types (the server converts).
 //!
 //! Query graph (bottom up): [`parse`] → [`file_items`] (item tree + one tracked [`FnDef`] per
-//! function, holding its extracted subtree) → [`fn_facts`] (lowering one body, kinds, intervals,
+//! function, holding its text and a share of its file's parse) → [`fn_facts`] (lowering one body, kinds, intervals,
 //! order and input flows, effect sites) → [`summary`] (effects reached, through calls and
 //! imports, to a fixpoint) → [`inferred_caps`]. Facts keep ranges relative to their function, so
 //! typing in one function leaves every other function's facts and summary equal (decision 47).

@@ -1,6 +1,6 @@
 //! A file's module assembled from its functions' own bodies (decision 47): each function is
-//! lowered alone from its subtree ([`lower_function`], ranges relative to its first byte), as the
-//! analysis lowers it, and the bodies are put together here, ids renumbered and ranges moved to
+//! lowered alone ([`lower_function_in`], ranges relative to its first byte), as the analysis
+//! lowers it, and the bodies are put together here, ids renumbered and ranges moved to
 //! the file. So the interpreter runs the very bodies the rules read.
 
 use std::collections::HashMap;
@@ -9,7 +9,7 @@ use std::rc::Rc;
 use vox_syntax::{SyntaxTree, TextRange};
 
 use crate::ir::*;
-use crate::lower::{file_level, global_table, lower_function, lower_top_level};
+use crate::lower::{file_level, global_table, lower_function_in, lower_top_level};
 use crate::{item_tree, BuiltinCatalog, ImportedNames};
 
 /// Lowers a file function by function and links the bodies into one module; runs like
@@ -26,7 +26,7 @@ pub fn lower_by_function(
     let mut m = file_level(tree, &items, catalog, imported);
     let globals = GlobalIds::new(&m.globals);
     for (k, node) in nodes.iter().enumerate() {
-        let body = lower_function(&tree.subtree(*node), &table, catalog);
+        let body = lower_function_in(*node, &table, catalog);
         link_body(&mut m, &globals, body, k as FnId, node.range().start);
     }
     let explicit_main = items.fns.iter().position(|f| &*f.name == "main");

@@ -71,19 +71,15 @@ pub(crate) fn file_level(
     l.m
 }
 
-/// Lowers one top-level function from its extracted subtree (`SyntaxTree::extract`), so every
-/// range is relative to the function's first byte (decision 47). `functions[0]` is the function
-/// and its closures follow; `Global::Fn(k)` names the file's `k`-th function item.
+/// Lowers one top-level function from its own tree (a parse of its text, or its subtree:
+/// `SyntaxTree::subtree`), so every range is relative to the function's first byte (decision
+/// 47). `functions[0]` is the function and its closures follow; `Global::Fn(k)` names the
+/// file's `k`-th function item.
 pub fn lower_function(
     fn_tree: &SyntaxTree,
     table: &GlobalTable,
     catalog: &dyn BuiltinCatalog,
 ) -> Module {
-    let mut l = Lowerer::new(catalog);
-    l.table = Some(table);
-    // Fewer expressions than nodes: no arena grows while lowering.
-    l.m.exprs.reserve(fn_tree.node_count());
-    l.m.expr_ranges.reserve(fn_tree.node_count());
     // The function itself, or the first function of a parsed snippet.
     let root = fn_tree.root();
     let node = if root.kind() == K::FnDecl {
@@ -91,6 +87,39 @@ pub fn lower_function(
     } else {
         root.children().find(|n| n.kind() == K::FnDecl)
     };
+    lower_fn_node(node, fn_tree.node_count(), table, catalog)
+}
+
+/// Lowers the top-level function `node` where it lies in its file's tree, giving what
+/// [`lower_function`] gives for its subtree (ranges relative to the function's first byte)
+/// without copying the subtree out first.
+pub fn lower_function_in(
+    node: SyntaxNode<'_>,
+    table: &GlobalTable,
+    catalog: &dyn BuiltinCatalog,
+) -> Module {
+    let mut m = lower_fn_node(Some(node), node.subtree_node_count(), table, catalog);
+    let base = node.range().start;
+    if base != 0 {
+        let moved = |r: &mut TextRange| *r = TextRange::new(r.start - base, r.end - base);
+        m.expr_ranges.iter_mut().for_each(moved);
+        m.stmt_ranges.iter_mut().for_each(moved);
+        m.functions.iter_mut().for_each(|f| moved(&mut f.range));
+    }
+    m
+}
+
+fn lower_fn_node(
+    node: Option<SyntaxNode<'_>>,
+    nodes: usize,
+    table: &GlobalTable,
+    catalog: &dyn BuiltinCatalog,
+) -> Module {
+    let mut l = Lowerer::new(catalog);
+    l.table = Some(table);
+    // Fewer expressions than nodes: no arena grows while lowering.
+    l.m.exprs.reserve(nodes);
+    l.m.expr_ranges.reserve(nodes);
     if let Some(f) = node.and_then(ast::FnDecl::cast) {
         let root = f.syntax();
         l.m.functions.push(Function {

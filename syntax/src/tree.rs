@@ -148,12 +148,10 @@ impl SyntaxTree {
         TextRange::new(self.tokens[i].start, self.tokens[i + 1].start)
     }
 
-    /// Where a node's subtree lies in the flat arrays.
-    fn span(&self, node: SyntaxNode<'_>) -> Span {
-        let last = node.id as usize;
-        // Post-order: the subtree's nodes are `first..=last`, and the first to finish lies at
-        // the end of the first-node-child chain.
-        let mut first = last;
+    /// Post-order: a node's subtree is the nodes `first..=node.id`, and the first to finish lies
+    /// at the end of the first-node-child chain.
+    fn first_descendant(&self, node: SyntaxNode<'_>) -> usize {
+        let mut first = node.id as usize;
         while let Some(c) = self
             .node(first as u32)
             .elems()
@@ -162,6 +160,13 @@ impl SyntaxTree {
         {
             first = c as usize;
         }
+        first
+    }
+
+    /// Where a node's subtree lies in the flat arrays.
+    fn span(&self, node: SyntaxNode<'_>) -> Span {
+        let last = node.id as usize;
+        let first = self.first_descendant(node);
         let range = node.range();
         // Children lists are appended as nodes finish: the subtree's are one contiguous run.
         let c0 = self.nodes[first].first_child as usize;
@@ -489,6 +494,11 @@ impl<'t> SyntaxElement<'t> {
 impl<'t> SyntaxNode<'t> {
     fn data(&self) -> &'t NodeData {
         &self.tree.nodes[self.id as usize]
+    }
+
+    /// How many nodes its subtree holds, itself included.
+    pub fn subtree_node_count(&self) -> usize {
+        self.id as usize - self.tree.first_descendant(*self) + 1
     }
 
     pub fn tree(&self) -> &'t SyntaxTree {

@@ -183,12 +183,13 @@ fn with_body<R: Default>(db: &dyn Db, def: FnDef<'_>, f: impl FnOnce(&Body<'_>, 
     let items = file_items(db, file).items.clone();
     let table = global_table(db, file);
     let catalog = db.catalog();
-    // This function's tree alone (its file's parse's subtree, or a parse of its text): nothing
+    // This function where it lies in its file's parse, or a parse of its text alone: nothing
     // else of the file is read.
-    let tree = def.text(db).tree();
+    let source = def.text(db).tree();
+    let (tree, node) = source.parts();
     let index = def.index(db);
     if index == u32::MAX {
-        let Some(m) = vox_hir::lower_top_level(&tree, &items, table, catalog) else {
+        let Some(m) = vox_hir::lower_top_level(tree, &items, table, catalog) else {
             return R::default();
         };
         let root = match m.main {
@@ -197,7 +198,12 @@ fn with_body<R: Default>(db: &dyn Db, def: FnDef<'_>, f: impl FnOnce(&Body<'_>, 
         };
         f(&Body::new(&m, catalog, &items, root, Vec::new()), false)
     } else {
-        let m = vox_hir::lower_function(&tree, table, catalog);
+        let m = match node {
+            Some(node) => vox_hir::lower_function_in(node, table, catalog),
+            None => vox_hir::lower_function(tree, table, catalog),
+        };
+        // The file's tree goes as soon as its last function is lowered.
+        drop(source);
         let item = &items.fns[index as usize];
         let params = item
             .params
