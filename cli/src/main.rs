@@ -92,20 +92,22 @@ pub fn parse_on_big_stack(bytes: Vec<u8>) -> vox_syntax::SyntaxTree {
     }
 }
 
-/// The analysis frees every function's tree and lowered body as soon as its facts are taken:
-/// mimalloc gives freed pages back after a short delay, so that the peak stays near what the
-/// analysis keeps (`bench/lint.py`). The interpreter and the language server keep mimalloc's
-/// defaults.
-fn return_memory_promptly() {
-    use libmimalloc_sys::{mi_option_set, mi_option_t};
-    // The position of `mi_option_purge_delay` in mimalloc.h's `mi_option_e` (the same in its v2
-    // and v3), which the Rust binding does not name.
-    const PURGE_DELAY: mi_option_t = 15;
-    // At once: lint's peak is held to about twice ruff's (`bench/lint.py`). Waiting 10 ms
-    // faults a third as many pages back in (about 0.6 s less system time on the benchmark) but
-    // peaks 3-5 MB higher, which puts the ratio at 2.0 on some runs.
-    // SAFETY: a plain option setter, called before any other thread exists.
-    unsafe { mi_option_set(PURGE_DELAY, 0) }
+/// The analysis frees every function's tree and lowered body as soon as its facts are taken, and
+/// its peak is held to about twice ruff's (`bench/lint.py`). Two settings keep it there:
+/// - No transparent huge pages. mimalloc asks for them, and each first touch of a 2 MiB region
+///   then clears and holds all of it: about 13 MB more at the peak, and the kernel clearing
+///   pages was the largest single cost in the profile (when memory is fragmented the kernel
+///   also compacts before it can hand out a huge page, which made timings erratic).
+/// - mimalloc's default purge delay (10 ms) for freed pages. Without huge pages it peaks within
+///   a few MB of purging at once, and faults a third as many pages back in.
+///
+/// The interpreter, `vox check` and the language server keep mimalloc's defaults.
+fn no_huge_pages() {
+    // SAFETY: a plain prctl on this process, before any other thread exists. It only changes
+    // how the kernel backs memory, so a failure (an old kernel) is harmless and ignored.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
 }
 
 fn main() -> ExitCode {
@@ -114,10 +116,9 @@ fn main() -> ExitCode {
         eprintln!("vox: internal error (this is a bug in vox; please report it with the script that triggered it): {info}");
     }));
     let cli = Cli::parse();
-    // Whole-workspace analyses only: in the language server, where a keystroke frees and
-    // allocates again at once, purging at once doubles the edit-to-diagnostics time.
+    // Whole-workspace analyses only.
     if matches!(cli.command, Command::Lint(_) | Command::Caps(_)) {
-        return_memory_promptly();
+        no_huge_pages();
     }
     let code = match cli.command {
         Command::Check { files } => check::run(&files),
