@@ -101,7 +101,9 @@ pub fn parse_on_big_stack(bytes: Vec<u8>) -> vox_syntax::SyntaxTree {
 /// - mimalloc's default purge delay (10 ms) for freed pages. Without huge pages it peaks within
 ///   a few MB of purging at once, and faults a third as many pages back in.
 ///
-/// The interpreter, `vox check` and the language server keep mimalloc's defaults.
+/// `vox check` (one pass over its files) also goes without huge pages: after a large process has
+/// run, a 100,000-line file took 0.33 s with them and 0.25 s without. The interpreter and the
+/// language server keep mimalloc's defaults.
 fn no_huge_pages() {
     // SAFETY: a plain prctl on this process, before any other thread exists. It only changes
     // how the kernel backs memory, so a failure (an old kernel) is harmless and ignored.
@@ -116,8 +118,8 @@ fn main() -> ExitCode {
         eprintln!("vox: internal error (this is a bug in vox; please report it with the script that triggered it): {info}");
     }));
     let cli = Cli::parse();
-    // Whole-workspace analyses only.
-    if matches!(cli.command, Command::Lint(_) | Command::Caps(_)) {
+    // The analyses of whole files and workspaces only.
+    if matches!(cli.command, Command::Lint(_) | Command::Caps(_) | Command::Check { .. }) {
         no_huge_pages();
     }
     let code = match cli.command {
