@@ -119,7 +119,10 @@ fn main() -> ExitCode {
     }));
     let cli = Cli::parse();
     // The analyses of whole files and workspaces only.
-    if matches!(cli.command, Command::Lint(_) | Command::Caps(_) | Command::Check { .. }) {
+    if matches!(
+        cli.command,
+        Command::Lint(_) | Command::Caps(_) | Command::Check { .. }
+    ) {
         no_huge_pages();
     }
     let code = match cli.command {

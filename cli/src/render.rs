@@ -1,22 +1,26 @@
 //! Human-readable diagnostics with source excerpts (codespan-reporting).
 
+use std::borrow::Cow;
+use std::ops::Range;
+
 use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label, Severity as CsSeverity};
-use codespan_reporting::files::SimpleFiles;
+use codespan_reporting::files::{Error as FilesError, Files};
 use codespan_reporting::term::{self, Config};
 use vox_syntax::{Diagnostic, Severity, TextRange};
 
 /// A file's text for display: invalid UTF-8 is replaced, and offsets are mapped to match.
-pub struct DisplaySource {
-    pub text: String,
+pub struct DisplaySource<'a> {
+    /// The file's own text when it is UTF-8 (no copy).
+    pub text: Cow<'a, str>,
     /// Pairs of (original offset, display offset) at each replaced run; empty when the file is UTF-8.
     shifts: Vec<(u32, u32, u32)>,
 }
 
-impl DisplaySource {
-    pub fn new(bytes: &[u8]) -> DisplaySource {
+impl<'a> DisplaySource<'a> {
+    pub fn new(bytes: &'a [u8]) -> DisplaySource<'a> {
         if let Ok(s) = std::str::from_utf8(bytes) {
             return DisplaySource {
-                text: s.to_string(),
+                text: Cow::Borrowed(s),
                 shifts: Vec::new(),
             };
         }
@@ -34,7 +38,10 @@ impl DisplaySource {
                 orig += bad;
             }
         }
-        DisplaySource { text, shifts }
+        DisplaySource {
+            text: Cow::Owned(text),
+            shifts,
+        }
     }
 
     /// Maps an offset into the original bytes to an offset into `text`.
@@ -59,11 +66,68 @@ impl DisplaySource {
     }
 }
 
+/// One file as codespan reads it: what `SimpleFile` gives, without copying the text, and with
+/// line starts found by `memchr` (a lint run shows excerpts of hundreds of files).
+pub struct ShownFile<'a> {
+    name: String,
+    text: &'a str,
+    /// The first byte of each line; the first line starts at 0.
+    line_starts: Vec<usize>,
+}
+
+impl<'a> ShownFile<'a> {
+    pub fn new(name: String, text: &'a str) -> ShownFile<'a> {
+        let mut line_starts = vec![0];
+        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        ShownFile {
+            name,
+            text,
+            line_starts,
+        }
+    }
+
+    fn line_start(&self, line: usize) -> Result<usize, FilesError> {
+        match self.line_starts.get(line) {
+            Some(&start) => Ok(start),
+            None if line == self.line_starts.len() => Ok(self.text.len()),
+            None => Err(FilesError::LineTooLarge {
+                given: line,
+                max: self.line_starts.len() - 1,
+            }),
+        }
+    }
+}
+
+impl<'a> Files<'a> for ShownFile<'_> {
+    type FileId = ();
+    type Name = &'a str;
+    type Source = &'a str;
+
+    fn name(&'a self, (): ()) -> Result<&'a str, FilesError> {
+        Ok(&self.name)
+    }
+
+    fn source(&'a self, (): ()) -> Result<&'a str, FilesError> {
+        Ok(self.text)
+    }
+
+    fn line_index(&'a self, (): (), byte: usize) -> Result<usize, FilesError> {
+        Ok(self
+            .line_starts
+            .binary_search(&byte)
+            .unwrap_or_else(|next| next - 1))
+    }
+
+    fn line_range(&'a self, (): (), line: usize) -> Result<Range<usize>, FilesError> {
+        Ok(self.line_start(line)?..self.line_start(line + 1)?)
+    }
+}
+
 /// Renders diagnostics of one file to a string, codespan style, without colour.
 pub fn render(path: &str, bytes: &[u8], diags: &[Diagnostic]) -> String {
     let src = DisplaySource::new(bytes);
-    let mut files = SimpleFiles::new();
-    let id = files.add(path, src.text.as_str());
+    let files = ShownFile::new(path.to_string(), &src.text);
+    let id = ();
     let config = Config::default();
     let mut out = String::new();
     for d in diags {

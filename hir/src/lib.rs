@@ -14,6 +14,6 @@ pub use ir::*;
 pub use items::{fn_item, item_tree, ItemTree};
 pub use link::lower_by_function;
 pub use lower::{
-    file_imports, global_table, literal, lower, lower_function, lower_function_in, lower_top_level, BuiltinCatalog,
-    GlobalTable, ImportedNames,
+    file_imports, global_table, literal, lower, lower_function, lower_function_in, lower_top_level,
+    BuiltinCatalog, GlobalTable, ImportedNames,
 };

@@ -3,7 +3,9 @@
 //! chains, so they stay equal when a path elsewhere changes). One breadth-first search per linted
 //! file serves every finding in it.
 
-use std::collections::HashMap;
+use std::collections::VecDeque;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use vox_analysis::{callee, entry_points, fn_base, fn_facts, Db, FnDef, SourceFile};
 use vox_syntax::TextRange;
@@ -24,7 +26,7 @@ fn fn_name(db: &dyn Db, f: FnDef<'_>) -> String {
 /// those of the files that import it (their `main`s reach its `pub fn`s).
 pub struct Chains<'db> {
     starts: Vec<FnDef<'db>>,
-    prev: HashMap<FnDef<'db>, (FnDef<'db>, TextRange)>,
+    prev: FxHashMap<FnDef<'db>, (FnDef<'db>, TextRange)>,
 }
 
 impl<'db> Chains<'db> {
@@ -33,11 +35,18 @@ impl<'db> Chains<'db> {
         for importer in ws.importers(db, file) {
             starts.extend(entry_points(db, importer));
         }
-        let mut prev = HashMap::new();
-        let mut seen: std::collections::HashSet<FnDef<'db>> = starts.iter().copied().collect();
-        let mut queue: std::collections::VecDeque<FnDef<'db>> = starts.iter().copied().collect();
+        let mut prev = FxHashMap::default();
+        let mut seen: FxHashSet<FnDef<'db>> = starts.iter().copied().collect();
+        let mut queue: VecDeque<FnDef<'db>> = starts.iter().copied().collect();
+        // Chains are only asked for this file's functions, and a function's chain is fixed once
+        // the search reaches it: the search stops when it has reached them all (a library
+        // imported by many scripts would otherwise walk every script's calls for each library).
+        let mut unreached = vox_analysis::file_items(db, file)
+            .all()
+            .filter(|f| !seen.contains(f))
+            .count();
         while let Some(f) = queue.pop_front() {
-            if seen.len() > 200_000 {
+            if seen.len() > 200_000 || unreached == 0 {
                 break;
             }
             let ffile = f.file(db);
@@ -48,6 +57,9 @@ impl<'db> Chains<'db> {
                 if seen.insert(g) {
                     prev.insert(g, (f, call.range));
                     queue.push_back(g);
+                    if g.file(db) == file {
+                        unreached -= 1;
+                    }
                 }
             }
         }

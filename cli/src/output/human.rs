@@ -4,77 +4,84 @@
 use std::path::Path;
 
 use codespan_reporting::diagnostic::{Diagnostic, Label, Severity as CsSeverity};
-use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::{self, Config};
 use vox_lints::{Finding, Severity};
 
 use super::{shown, Texts};
-use crate::render::DisplaySource;
+use crate::render::{DisplaySource, ShownFile};
 
 /// Hands each finding's excerpt to `emit` as soon as it is made (a workspace's output is never
 /// held whole).
 pub fn write(findings: &[Finding], texts: &Texts, root: &Path, emit: &mut dyn FnMut(&str)) {
     let config = Config::default();
     // Findings come sorted by file: each file's display text and line starts are built once.
-    let mut current: Option<(&Path, DisplaySource, SimpleFiles<String, String>, usize)> = None;
-    for f in findings {
-        if current
-            .as_ref()
-            .is_none_or(|(p, ..)| *p != f.file.as_path())
-        {
-            let src = DisplaySource::new(texts.text(&f.file));
-            let mut files = SimpleFiles::new();
-            let id = files.add(shown(&f.file, root), src.text.clone());
-            current = Some((f.file.as_path(), src, files, id));
+    let mut i = 0;
+    while i < findings.len() {
+        let file = &findings[i].file;
+        let n = findings[i..].iter().take_while(|f| f.file == *file).count();
+        let src = DisplaySource::new(texts.text(file));
+        let shown_file = ShownFile::new(shown(file, root), &src.text);
+        for f in &findings[i..i + n] {
+            write_one(f, &src, &shown_file, &config, root, emit);
         }
-        let Some((_, src, files, id)) = current.as_ref() else {
-            continue;
-        };
-        let id = *id;
-        let severity = match f.severity {
-            Severity::Error => CsSeverity::Error,
-            Severity::Warning => CsSeverity::Warning,
-        };
-        let mut labels = vec![Label::primary(id, src.map_range(f.range))];
-        for step in &f.chain {
-            if step.file == f.file {
-                labels.push(
-                    Label::secondary(id, src.map_range(step.range))
-                        .with_message(format!("called from `{}`", step.function)),
-                );
+        i += n;
+    }
+}
+
+/// One finding's excerpt, notes and fixes.
+fn write_one(
+    f: &Finding,
+    src: &DisplaySource,
+    files: &ShownFile,
+    config: &Config,
+    root: &Path,
+    emit: &mut dyn FnMut(&str),
+) {
+    // One file per `ShownFile`: its id is `()`.
+    let id = ();
+    let severity = match f.severity {
+        Severity::Error => CsSeverity::Error,
+        Severity::Warning => CsSeverity::Warning,
+    };
+    let mut labels = vec![Label::primary(id, src.map_range(f.range))];
+    for step in &f.chain {
+        if step.file == f.file {
+            labels.push(
+                Label::secondary(id, src.map_range(step.range))
+                    .with_message(format!("called from `{}`", step.function)),
+            );
+        }
+    }
+    let mut notes = Vec::new();
+    if let Some(help) = &f.help {
+        for line in help.lines() {
+            if line.starts_with("reached from") {
+                notes.push(line.to_string());
+            } else {
+                notes.push(format!("help: {line}"));
             }
         }
-        let mut notes = Vec::new();
-        if let Some(help) = &f.help {
-            for line in help.lines() {
-                if line.starts_with("reached from") {
-                    notes.push(line.to_string());
-                } else {
-                    notes.push(format!("help: {line}"));
-                }
-            }
-        }
-        for fix in &f.fixes {
-            let kind = match fix.applicability {
-                vox_lints::Applicability::Safe => "fix",
-                vox_lints::Applicability::Unsafe => "unsafe fix",
-            };
-            notes.push(format!("{kind}: {}", fix.title));
-        }
-        let d = Diagnostic::new(severity)
-            .with_code(f.code.clone())
-            .with_message(f.message.clone())
-            .with_labels(labels)
-            .with_notes(notes);
-        match term::emit_into_string(&config, files, &d) {
-            Ok(s) => emit(&s),
-            Err(e) => emit(&format!(
-                "{}[{}]: {} ({}: excerpt unavailable: {e})\n",
-                f.severity.as_str(),
-                f.code,
-                f.message,
-                shown(&f.file, root)
-            )),
-        }
+    }
+    for fix in &f.fixes {
+        let kind = match fix.applicability {
+            vox_lints::Applicability::Safe => "fix",
+            vox_lints::Applicability::Unsafe => "unsafe fix",
+        };
+        notes.push(format!("{kind}: {}", fix.title));
+    }
+    let d = Diagnostic::new(severity)
+        .with_code(f.code.clone())
+        .with_message(f.message.clone())
+        .with_labels(labels)
+        .with_notes(notes);
+    match term::emit_into_string(config, files, &d) {
+        Ok(s) => emit(&s),
+        Err(e) => emit(&format!(
+            "{}[{}]: {} ({}: excerpt unavailable: {e})\n",
+            f.severity.as_str(),
+            f.code,
+            f.message,
+            shown(&f.file, root)
+        )),
     }
 }
