@@ -359,12 +359,15 @@ fn after_splice(
 /// The syntax facts of a whole tree (`fns`: its functions' nodes, in item-tree order).
 fn syntax_facts(tree: &SyntaxTree, fns: &[vox_syntax::SyntaxNode<'_>]) -> FileSyntax {
     let mut allow_comments = Vec::new();
-    // Tokens in source order straight from the token array (no walk of the tree).
-    scan_allow_comments(
-        (0..tree.token_count()).map(|i| tree.token(i)),
-        true,
-        &mut allow_comments,
-    );
+    // Tokens in source order straight from the token array (no walk of the tree), and only
+    // when the text mentions `vox:allow` at all (most files do not).
+    if memchr_allow(tree.bytes()) {
+        scan_allow_comments(
+            (0..tree.token_count()).map(|i| tree.token(i)),
+            true,
+            &mut allow_comments,
+        );
+    }
     let imports = vox_hir::file_imports(tree)
         .into_iter()
         .map(|i| ImportSite {
@@ -408,7 +411,7 @@ fn scan_allow_comments<'t>(
 }
 
 fn memchr_allow(b: &[u8]) -> bool {
-    b.windows(9).any(|w| w == b"vox:allow")
+    memchr::memmem::find(b, b"vox:allow").is_some()
 }
 
 /// The file's syntax facts (equal across edits that keep them, so dependants are reused).
