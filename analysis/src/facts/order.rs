@@ -40,60 +40,70 @@ struct Src {
     param: Option<u32>,
 }
 
-/// One set of source ids per expression or per slot, each a row of `words` 64-bit words in one
-/// vector. A function has few sources (its parameters, map iterations and listings), so a row is
-/// usually one word and a propagation round allocates nothing.
-struct Rows {
-    words: usize,
-    bits: Vec<u64>,
+/// A set of source ids. Nearly every function has at most 64 sources (its parameters, map
+/// iterations and listings): its sets are single words, and a propagation round allocates
+/// nothing. More sources take a vector of words.
+trait SourceSet: Clone {
+    fn empty(n_sources: usize) -> Self;
+    fn insert(&mut self, id: u32);
+    /// Adds `other`'s ids; whether that added any.
+    fn add(&mut self, other: &Self) -> bool;
+    /// Adds the ids of `other` that `mask` has.
+    fn add_masked(&mut self, other: &Self, mask: &Self);
+    fn words(&self) -> &[u64];
+    fn is_empty(&self) -> bool {
+        self.words().iter().all(|w| *w == 0)
+    }
 }
 
-impl Rows {
-    fn new(rows: usize, words: usize) -> Rows {
-        Rows {
-            words,
-            bits: vec![0; rows * words],
-        }
+impl SourceSet for u64 {
+    fn empty(_: usize) -> u64 {
+        0
     }
-
-    fn row(&self, i: u32) -> &[u64] {
-        let start = i as usize * self.words;
-        &self.bits[start..start + self.words]
+    fn insert(&mut self, id: u32) {
+        *self |= 1 << id;
     }
-
-    fn row_mut(&mut self, i: u32) -> &mut [u64] {
-        let start = i as usize * self.words;
-        &mut self.bits[start..start + self.words]
+    fn add(&mut self, other: &u64) -> bool {
+        let grew = other & !*self != 0;
+        *self |= other;
+        grew
     }
+    fn add_masked(&mut self, other: &u64, mask: &u64) {
+        *self |= other & mask;
+    }
+    fn words(&self) -> &[u64] {
+        std::slice::from_ref(self)
+    }
+}
 
-    /// Adds `set` to row `i`; whether that added anything.
-    fn add(&mut self, i: u32, set: &[u64]) -> bool {
+impl SourceSet for Vec<u64> {
+    fn empty(n_sources: usize) -> Vec<u64> {
+        vec![0; n_sources.div_ceil(64)]
+    }
+    fn insert(&mut self, id: u32) {
+        self[id as usize / 64] |= 1 << (id % 64);
+    }
+    fn add(&mut self, other: &Vec<u64>) -> bool {
         let mut grew = false;
-        for (d, s) in self.row_mut(i).iter_mut().zip(set) {
-            grew |= *s & !*d != 0;
-            *d |= *s;
+        for (d, s) in self.iter_mut().zip(other) {
+            grew |= s & !*d != 0;
+            *d |= s;
         }
         grew
     }
-}
-
-fn union_into(dst: &mut [u64], src: &[u64]) {
-    for (d, s) in dst.iter_mut().zip(src) {
-        *d |= *s;
+    fn add_masked(&mut self, other: &Vec<u64>, mask: &Vec<u64>) {
+        for ((d, s), k) in self.iter_mut().zip(other).zip(mask) {
+            *d |= s & k;
+        }
+    }
+    fn words(&self) -> &[u64] {
+        self
     }
 }
 
-fn insert(set: &mut [u64], id: u32) {
-    set[id as usize / 64] |= 1 << (id % 64);
-}
-
-fn is_empty(set: &[u64]) -> bool {
-    set.iter().all(|w| *w == 0)
-}
-
 /// The ids in a set, ascending (the order leaks are reported in).
-fn ids(set: &[u64]) -> impl Iterator<Item = u32> + '_ {
-    set.iter().enumerate().flat_map(|(wi, &word)| {
+fn ids<S: SourceSet>(set: &S) -> impl Iterator<Item = u32> + '_ {
+    set.words().iter().enumerate().flat_map(|(wi, &word)| {
         let mut rest = word;
         std::iter::from_fn(move || {
             (rest != 0).then(|| {
@@ -130,16 +140,16 @@ const INSENSITIVE: &[&str] = &[
     "chars_count",
 ];
 
-struct Flow<'a, 'b> {
+struct Flow<'a, 'b, S> {
     body: &'a Body<'b>,
     kinds: &'a Kinds,
     srcs: Vec<Src>,
     /// Source id of each expression that is itself a source.
     src_of: Vec<Option<u32>>,
     /// The sources sorting does not remove.
-    uncleanable: Vec<u64>,
-    expr: Rows,
-    slot: Rows,
+    uncleanable: S,
+    expr: Vec<S>,
+    slot: Vec<S>,
     /// Where values flow into slots, as `(slot, expression)`: the same in every round.
     binds: Vec<(u32, u32)>,
     /// For each `for` loop whose order was met: what its body does (found once).
@@ -185,7 +195,6 @@ pub(super) fn order_facts(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuild
     }
     // The function's parameters carry whatever order their callers give them.
     let root = &m.functions[body.root as usize];
-    let base = body.slot_base[body.root as usize];
     let first_param = srcs.len() as u32;
     for i in 0..root.params.len() as u32 {
         srcs.push(Src {
@@ -199,17 +208,35 @@ pub(super) fn order_facts(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuild
     if srcs.is_empty() {
         return;
     }
-    let words = srcs.len().div_ceil(64);
-    let mut slot = Rows::new(body.n_slots as usize, words);
-    for i in 0..root.params.len() as u32 {
-        if base + i < body.n_slots {
-            insert(slot.row_mut(base + i), first_param + i);
+    let params = first_param..srcs.len() as u32;
+    if srcs.len() <= 64 {
+        flow::<u64>(body, kinds, srcs, src_of, params, facts);
+    } else {
+        flow::<Vec<u64>>(body, kinds, srcs, src_of, params, facts);
+    }
+}
+
+fn flow<S: SourceSet>(
+    body: &Body<'_>,
+    kinds: &Kinds,
+    srcs: Vec<Src>,
+    src_of: Vec<Option<u32>>,
+    params: std::ops::Range<u32>,
+    facts: &mut FactsBuilder,
+) {
+    let m = body.m;
+    let n = srcs.len();
+    let mut slot = vec![S::empty(n); body.n_slots as usize];
+    let base = body.slot_base[body.root as usize];
+    for (i, id) in params.enumerate() {
+        if let Some(s) = slot.get_mut(base as usize + i) {
+            s.insert(id);
         }
     }
-    let mut uncleanable = vec![0; words];
+    let mut uncleanable = S::empty(n);
     for (i, s) in srcs.iter().enumerate() {
         if !s.cleanable {
-            insert(&mut uncleanable, i as u32);
+            uncleanable.insert(i as u32);
         }
     }
     let mut fl = Flow {
@@ -218,7 +245,7 @@ pub(super) fn order_facts(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuild
         srcs,
         src_of,
         uncleanable,
-        expr: Rows::new(m.exprs.len(), words),
+        expr: vec![S::empty(n); m.exprs.len()],
         slot,
         binds: bindings(body),
         loops: Vec::new(),
@@ -269,45 +296,35 @@ fn bindings(body: &Body<'_>) -> Vec<(u32, u32)> {
     out
 }
 
-impl Flow<'_, '_> {
-    fn t(&self, e: u32) -> &[u64] {
-        self.expr.row(e)
-    }
-
-    /// Adds the sources of expression `e` that sorting keeps.
-    fn add_cleaned(&self, s: &mut [u64], e: u32) {
-        for ((d, x), keep) in s.iter_mut().zip(self.t(e)).zip(&self.uncleanable) {
-            *d |= x & keep;
-        }
+impl<S: SourceSet> Flow<'_, '_, S> {
+    fn t(&self, e: u32) -> &S {
+        &self.expr[e as usize]
     }
 
     /// One round: every expression's set from its operands' and the slots', then the slots from
     /// what flows into them. Whether a slot grew.
     fn propagate(&mut self) -> bool {
         let m = self.body.m;
-        let mut s = vec![0; self.expr.words];
         for i in 0..m.exprs.len() {
-            let id = i as u32;
-            s.fill(0);
-            self.expr_set(id, &mut s);
+            let mut s = self.expr_set(i as u32);
             if let Some(src) = self.src_of[i] {
                 if !matches!(m.exprs[i], Expr::For { .. }) {
-                    insert(&mut s, src);
+                    s.insert(src);
                 }
             }
-            self.expr.row_mut(id).copy_from_slice(&s);
+            self.expr[i] = s;
         }
         let mut grew = false;
         for &(g, e) in &self.binds {
-            grew |= self.slot.add(g, self.expr.row(e));
+            grew |= self.slot[g as usize].add(&self.expr[e as usize]);
         }
         for (i, e) in m.exprs.iter().enumerate() {
             let Expr::For { iter, body, .. } = e else {
                 continue;
             };
             // Collecting into an outer list or str inside the loop carries its order.
-            self.loop_order(i as u32, *iter, &mut s);
-            if is_empty(&s) {
+            let order = self.loop_order(i as u32, *iter);
+            if order.is_empty() {
                 continue;
             }
             if self.loops.is_empty() {
@@ -316,31 +333,36 @@ impl Flow<'_, '_> {
             let lb = self.loops[i]
                 .get_or_insert_with(|| Box::new(LoopBody::new(self.body, self.kinds, *body)));
             for &g in &lb.collects {
-                grew |= self.slot.add(g, &s);
+                grew |= self.slot[g as usize].add(&order);
             }
         }
         grew
     }
 
-    /// Adds the sources expression `id`'s value carries (besides its own).
-    fn expr_set(&self, id: u32, s: &mut [u64]) {
+    /// The sources expression `id`'s value carries (besides its own).
+    fn expr_set(&self, id: u32) -> S {
         let m = self.body.m;
-        let mut add = |x: u32| union_into(s, self.t(x));
+        let mut s = S::empty(self.srcs.len());
+        let mut add = |x: u32| {
+            s.add(self.t(x));
+        };
         match &m.exprs[id as usize] {
-            Expr::Local(l) => union_into(s, self.slot.row(self.body.gslot(id, *l))),
+            Expr::Local(l) => {
+                s.add(&self.slot[self.body.gslot(id, *l) as usize]);
+            }
             Expr::MethodCall {
                 recv, name, args, ..
             } => {
                 let n = &**name;
                 if CLEANERS.contains(&n) {
-                    self.add_cleaned(s, *recv);
+                    s.add_masked(self.t(*recv), &self.uncleanable);
                 } else if !INSENSITIVE.contains(&n) {
                     add(*recv);
                     args.iter().for_each(|a| add(*a));
                 }
             }
             Expr::Call { callee, args, .. } => match self.body.builtin_call(id) {
-                Some(("", "sorted", [x])) => self.add_cleaned(s, *x),
+                Some(("", "sorted", [x])) => s.add_masked(self.t(*x), &self.uncleanable),
                 Some((
                     "",
                     "len" | "sum" | "min" | "max" | "abs" | "bool" | "type_of" | "print",
@@ -382,18 +404,19 @@ impl Flow<'_, '_> {
             }
             _ => {}
         }
+        s
     }
 
-    /// The orders a `for` loop iterates in, into `s`: its iterable's, or its own when it walks a
-    /// map.
-    fn loop_order(&self, for_expr: u32, iter: u32, s: &mut [u64]) {
-        s.copy_from_slice(self.t(iter));
+    /// The orders a `for` loop iterates in: its iterable's, or its own when it walks a map.
+    fn loop_order(&self, for_expr: u32, iter: u32) -> S {
+        let mut s = self.t(iter).clone();
         if let Some(src) = self.src_of[for_expr as usize] {
-            insert(s, src);
+            s.insert(src);
         }
+        s
     }
 
-    fn leak(&self, facts: &mut FactsBuilder, set: &[u64], sink: TextRange, what: &str) {
+    fn leak(&self, facts: &mut FactsBuilder, set: &S, sink: TextRange, what: &str) {
         for i in ids(set) {
             let src = &self.srcs[i as usize];
             match src.param {
@@ -411,13 +434,12 @@ impl Flow<'_, '_> {
     fn sinks(&self, facts: &mut FactsBuilder) {
         let m = self.body.m;
         let r = |e: u32| m.expr_ranges[e as usize];
-        let mut order = vec![0; self.expr.words];
         for (i, e) in m.exprs.iter().enumerate() {
             let id = i as u32;
             match e {
                 Expr::Call { callee, args, .. } => {
                     // Only arguments that carry an order matter.
-                    if args.iter().all(|x| is_empty(self.t(*x))) {
+                    if args.iter().all(|x| self.t(*x).is_empty()) {
                         continue;
                     }
                     if let Some((ns, name, a)) = self.body.builtin_call(id) {
@@ -477,7 +499,7 @@ impl Flow<'_, '_> {
                     recv, name, args, ..
                 } => {
                     let t = self.t(*recv);
-                    if is_empty(t) {
+                    if t.is_empty() {
                         continue;
                     }
                     match &**name {
@@ -494,8 +516,8 @@ impl Flow<'_, '_> {
                     self.leak(facts, self.t(*x), r(id), "return");
                 }
                 Expr::For { iter, body, .. } => {
-                    self.loop_order(id, *iter, &mut order);
-                    if is_empty(&order) {
+                    let order = self.loop_order(id, *iter);
+                    if order.is_empty() {
                         continue;
                     }
                     // Propagation met every loop that has an order; walk any other anyway.
@@ -531,7 +553,7 @@ impl Flow<'_, '_> {
         // The function's own value.
         let root = &m.functions[self.body.root as usize];
         let t = self.t(root.body);
-        if !is_empty(t) {
+        if !t.is_empty() {
             // Point at the value itself: the block's last expression.
             let at = match &m.exprs[root.body as usize] {
                 Expr::Block(stmts) => match stmts.last().map(|s| &m.stmts[*s as usize]) {
