@@ -102,13 +102,21 @@ pub fn infer(body: &Body<'_>) -> Kinds {
         slots: vec![Kind::Unknown; n_slots],
         exprs: vec![Kind::Unknown; m.exprs.len()],
     };
+    let changing = slot_dependent(body);
+    let loops = for_loops(body);
     let mut converged = false;
-    for _round in 0..6 {
+    for round in 0..6 {
         for (i, s) in slots.iter().enumerate() {
             kinds.slots[i] = s.unwrap_or(Kind::Unset);
         }
-        for e in 0..m.exprs.len() {
-            kinds.exprs[e] = expr_kind(body, &kinds, e as u32);
+        if round == 0 {
+            for e in 0..m.exprs.len() {
+                kinds.exprs[e] = expr_kind(body, &kinds, e as u32);
+            }
+        } else {
+            for &e in &changing {
+                kinds.exprs[e as usize] = expr_kind(body, &kinds, e);
+            }
         }
         let mut next = slots.clone();
         let mut assign = |slot: u32, k: Kind| {
@@ -151,33 +159,25 @@ pub fn infer(body: &Body<'_>) -> Kinds {
                 _ => {}
             }
         }
-        for (ei, e) in m.exprs.iter().enumerate() {
-            if let Expr::For {
-                iter, value, index, ..
-            } = e
-            {
-                let ik = kinds.expr(*iter);
-                let is_range = body.is_builtin_call(*iter, "", "range");
-                let str_items = matches!(&m.exprs[*iter as usize],
-                    Expr::MethodCall { name, .. } if matches!(&**name, "chars" | "split" | "keys"));
-                if let Some(v) = value {
-                    let k = match ik {
-                        Kind::Str => Kind::Str,
-                        Kind::Map => Kind::Str,
-                        _ if is_range => Kind::Int,
-                        _ if str_items => Kind::Str,
-                        _ => Kind::Unknown,
-                    };
-                    assign(body.gslot(ei as u32, *v), k);
-                }
-                if let Some(i) = index {
-                    let k = if ik == Kind::Map {
-                        Kind::Unknown
-                    } else {
-                        Kind::Int
-                    };
-                    assign(body.gslot(ei as u32, *i), k);
-                }
+        for l in &loops {
+            let ik = kinds.expr(l.iter);
+            if let Some(v) = l.value {
+                let k = match ik {
+                    Kind::Str => Kind::Str,
+                    Kind::Map => Kind::Str,
+                    _ if l.is_range => Kind::Int,
+                    _ if l.str_items => Kind::Str,
+                    _ => Kind::Unknown,
+                };
+                assign(v, k);
+            }
+            if let Some(i) = l.index {
+                let k = if ik == Kind::Map {
+                    Kind::Unknown
+                } else {
+                    Kind::Int
+                };
+                assign(i, k);
             }
         }
         if next == slots {
@@ -202,8 +202,9 @@ pub fn infer(body: &Body<'_>) -> Kinds {
             .all(|s| matches!(s, Some(k) if *k != Kind::Unset));
     if !last_round_final || cfg!(debug_assertions) {
         let last = last_round_final.then(|| kinds.exprs.clone());
-        for e in 0..m.exprs.len() {
-            kinds.exprs[e] = match expr_kind(body, &kinds, e as u32) {
+        // The other expressions never read a slot, so they are final and never `Unset`.
+        for &e in &changing {
+            kinds.exprs[e as usize] = match expr_kind(body, &kinds, e) {
                 Kind::Unset => Kind::Unknown,
                 k => k,
             };
@@ -213,6 +214,77 @@ pub fn infer(body: &Body<'_>) -> Kinds {
         }
     }
     kinds
+}
+
+/// The expressions whose kinds may change between rounds, ascending: those that read a slot's
+/// kind, directly or through an operand `expr_kind` looks at. The others come out the same in
+/// every round.
+fn slot_dependent(body: &Body<'_>) -> Vec<u32> {
+    let m = body.m;
+    let mut dependent = vec![false; m.exprs.len()];
+    let mut out = Vec::new();
+    for (i, e) in m.exprs.iter().enumerate() {
+        // An operand later in the arena is read before it is computed in the round: it counts as
+        // changing.
+        let reads = |x: u32| x as usize >= i || dependent[x as usize];
+        let d = match e {
+            Expr::Local(_) => true,
+            Expr::Unary(UnOp::Neg, x) => reads(*x),
+            Expr::Binary(_, a, b) => reads(*a) || reads(*b),
+            // `builtin_kind` looks at the first argument's kind.
+            Expr::Call { callee, args, .. } => {
+                matches!(m.exprs[*callee as usize], Expr::Builtin(_))
+                    && args.first().is_some_and(|a| reads(*a))
+            }
+            Expr::MethodCall { recv, .. } => reads(*recv),
+            Expr::If {
+                then,
+                els: Some(els),
+                ..
+            } => reads(*then) || reads(*els),
+            Expr::Block(stmts) => match stmts.last().map(|s| &m.stmts[*s as usize]) {
+                Some(Stmt::Expr { expr, .. }) => reads(*expr),
+                _ => false,
+            },
+            _ => false,
+        };
+        if d {
+            dependent[i] = true;
+            out.push(i as u32);
+        }
+    }
+    out
+}
+
+/// A `for` loop as the inference needs it: its bindings' global slots and its iterable.
+struct ForLoop {
+    iter: u32,
+    value: Option<u32>,
+    index: Option<u32>,
+    is_range: bool,
+    /// Iterates `chars`, `split` or `keys`: strings.
+    str_items: bool,
+}
+
+fn for_loops(body: &Body<'_>) -> Vec<ForLoop> {
+    let m = body.m;
+    let mut out = Vec::new();
+    for (ei, e) in m.exprs.iter().enumerate() {
+        if let Expr::For {
+            iter, value, index, ..
+        } = e
+        {
+            out.push(ForLoop {
+                iter: *iter,
+                value: value.map(|v| body.gslot(ei as u32, v)),
+                index: index.map(|i| body.gslot(ei as u32, i)),
+                is_range: body.is_builtin_call(*iter, "", "range"),
+                str_items: matches!(&m.exprs[*iter as usize],
+                    Expr::MethodCall { name, .. } if matches!(&**name, "chars" | "split" | "keys")),
+            });
+        }
+    }
+    out
 }
 
 fn binary_kind(op: BinOp, a: Kind, b: Kind) -> Kind {

@@ -60,14 +60,14 @@ struct Ctx<'a, 'b> {
     out: Vec<Overflow>,
 }
 
-fn join_env(a: &Env, b: &Env) -> Env {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| match (x, y) {
+/// Joins `b` into `a`, slot by slot.
+fn join_into(a: &mut Env, b: &Env) {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x = match (*x, y) {
             (Some(x), Some(y)) => Some(x.join(*y)),
             _ => None,
-        })
-        .collect()
+        };
+    }
 }
 
 pub(super) fn overflows(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuilder) {
@@ -228,7 +228,7 @@ fn eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
             args,
             named,
         } => {
-            let vals: Vec<Option<Iv>> = args.iter().map(|a| eval(cx, *a, env)).collect();
+            let vals = eval_args(cx, args, env);
             for (_, x) in named {
                 eval(cx, *x, env);
             }
@@ -288,7 +288,7 @@ fn eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
             named,
         } => {
             let rv = eval(cx, *recv, env);
-            let vals: Vec<Option<Iv>> = args.iter().map(|a| eval(cx, *a, env)).collect();
+            let vals = eval_args(cx, args, env);
             for (_, x) in named {
                 eval(cx, *x, env);
             }
@@ -338,20 +338,20 @@ fn eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
             eval(cx, *cond, env);
             let mut t_env = env.clone();
             narrow(cx, *cond, &mut t_env, true);
-            let mut e_env = env.clone();
-            narrow(cx, *cond, &mut e_env, false);
+            // `env` itself is the else branch's environment.
+            narrow(cx, *cond, env, false);
             let tv = eval(cx, *then, &mut t_env);
             let ev = match els {
-                Some(x) => eval(cx, *x, &mut e_env),
+                Some(x) => eval(cx, *x, env),
                 None => None,
             };
             let t_exits = diverges(m, *then);
             let e_exits = els.is_some_and(|x| diverges(m, x));
-            *env = match (t_exits, e_exits) {
-                (true, false) => e_env,
-                (false, true) => t_env,
-                _ => join_env(&t_env, &e_env),
-            };
+            match (t_exits, e_exits) {
+                (true, false) => {}
+                (false, true) => *env = t_env,
+                _ => join_into(env, &t_env),
+            }
             match (tv, ev) {
                 (Some(a), Some(b)) => Some(a.join(b)),
                 _ => None,
@@ -362,20 +362,27 @@ fn eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
             let mut joined: Option<Env> = None;
             let mut val: Option<Iv> = None;
             let mut all = true;
-            for (_, x) in arms {
-                let mut a_env = env.clone();
-                let v = eval(cx, *x, &mut a_env);
+            for (k, (_, x)) in arms.iter().enumerate() {
+                let v = if k + 1 < arms.len() {
+                    let mut a_env = env.clone();
+                    let v = eval(cx, *x, &mut a_env);
+                    match &mut joined {
+                        None => joined = Some(a_env),
+                        Some(j) => join_into(j, &a_env),
+                    }
+                    v
+                } else {
+                    // The last arm runs in `env` itself, which then takes the join.
+                    let v = eval(cx, *x, env);
+                    if let Some(j) = &joined {
+                        join_into(env, j);
+                    }
+                    v
+                };
                 match v {
                     Some(v) => val = Some(val.map_or(v, |o| o.join(v))),
                     None => all = false,
                 }
-                joined = Some(match joined {
-                    None => a_env,
-                    Some(j) => join_env(&j, &a_env),
-                });
-            }
-            if let Some(j) = joined {
-                *env = j;
             }
             if all {
                 val
@@ -430,6 +437,19 @@ fn eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
     } else {
         None
     }
+}
+
+/// Evaluates a call's arguments in order; the values of the first two (all the builtins below
+/// look at).
+fn eval_args(cx: &mut Ctx<'_, '_>, args: &[u32], env: &mut Env) -> [Option<Iv>; 2] {
+    let mut vals = [None; 2];
+    for (k, a) in args.iter().enumerate() {
+        let v = eval(cx, *a, env);
+        if let Some(slot) = vals.get_mut(k) {
+            *slot = v;
+        }
+    }
+    vals
 }
 
 /// The values a `for` over `range(…)` binds.
@@ -609,22 +629,22 @@ fn run_loop(
         .map(|(g, _)| *g)
         .chain(ups.other.iter().copied())
         .collect();
-    // Probe: the body with every assigned int unbounded, to learn the deltas and values.
-    let mut probe_env = env.clone();
+    // The deltas are evaluated with every assigned int unbounded. (No probe pass over the whole
+    // body: with reports off it would leave nothing behind.)
+    let mut delta_env = env.clone();
     for g in &assigned {
-        if probe_env[*g as usize].is_some() {
-            probe_env[*g as usize] = Some(Iv::TOP);
+        if delta_env[*g as usize].is_some() {
+            delta_env[*g as usize] = Some(Iv::TOP);
         }
     }
     for (g, iv) in binds {
-        probe_env[*g as usize] = Some(*iv);
+        delta_env[*g as usize] = Some(*iv);
     }
     if let Some(c) = cond {
-        narrow(cx, c, &mut probe_env, true);
+        narrow(cx, c, &mut delta_env, true);
     }
     let saved = cx.report;
     cx.report = false;
-    let mut delta_env = probe_env.clone();
     let mut loop_env = env.clone();
     for (g, deltas) in &ups.acc {
         let g = *g;
@@ -684,10 +704,12 @@ fn run_loop(
             loop_env[*g as usize] = Some(Iv::TOP);
         }
     }
-    let _ = eval(cx, body, &mut probe_env);
     cx.report = saved;
+    for g in &assigned {
+        env[*g as usize] = loop_env[*g as usize].map(|v| v.join(env[*g as usize].unwrap_or(v)));
+    }
     // The real pass, with the loop's ranges.
-    let mut body_env = loop_env.clone();
+    let mut body_env = loop_env;
     for (g, iv) in binds {
         body_env[*g as usize] = Some(*iv);
     }
@@ -695,9 +717,6 @@ fn run_loop(
         narrow(cx, c, &mut body_env, true);
     }
     eval(cx, body, &mut body_env);
-    for g in &assigned {
-        env[*g as usize] = loop_env[*g as usize].map(|v| v.join(env[*g as usize].unwrap_or(v)));
-    }
 }
 
 struct Bound {

@@ -4,8 +4,6 @@
 //! Sorting keys or a listing removes the order; counting, summing, min/max, membership and
 //! building a map never observe it.
 
-use std::collections::BTreeSet;
-
 use vox_hir::{BinOp, Expr, Global, Module, PlaceRoot, Stmt, TemplatePart};
 use vox_syntax::TextRange;
 
@@ -42,70 +40,79 @@ struct Src {
     param: Option<u32>,
 }
 
-/// Source ids, ascending: a sorted vector rather than a `BTreeSet` (most sets are empty or hold
-/// a source or two; a tree allocates a node for the first and frees it on every round).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct Set(Vec<u32>);
-
-impl Set {
-    fn new() -> Set {
-        Set(Vec::new())
-    }
-
-    fn insert(&mut self, x: u32) {
-        if let Err(i) = self.0.binary_search(&x) {
-            self.0.insert(i, x);
-        }
-    }
-
-    fn extend(&mut self, xs: impl IntoIterator<Item = u32>) {
-        for x in xs {
-            self.insert(x);
-        }
-    }
-
-    fn union(&self, other: &Set) -> Set {
-        let mut s = self.clone();
-        s.extend(other.iter().copied());
-        s
-    }
-
-    fn iter(&self) -> std::slice::Iter<'_, u32> {
-        self.0.iter()
-    }
-
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-
+/// A set of source ids. Nearly every function has at most 64 sources (its parameters, map
+/// iterations and listings): its sets are single words, and a propagation round allocates
+/// nothing. More sources take a vector of words.
+trait SourceSet: Clone {
+    fn empty(n_sources: usize) -> Self;
+    fn insert(&mut self, id: u32);
+    /// Adds `other`'s ids; whether that added any.
+    fn add(&mut self, other: &Self) -> bool;
+    /// Adds the ids of `other` that `mask` has.
+    fn add_masked(&mut self, other: &Self, mask: &Self);
+    fn words(&self) -> &[u64];
     fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.words().iter().all(|w| *w == 0)
     }
 }
 
-impl FromIterator<u32> for Set {
-    fn from_iter<I: IntoIterator<Item = u32>>(xs: I) -> Set {
-        let mut v: Vec<u32> = xs.into_iter().collect();
-        v.sort_unstable();
-        v.dedup();
-        Set(v)
+impl SourceSet for u64 {
+    fn empty(_: usize) -> u64 {
+        0
+    }
+    fn insert(&mut self, id: u32) {
+        *self |= 1 << id;
+    }
+    fn add(&mut self, other: &u64) -> bool {
+        let grew = other & !*self != 0;
+        *self |= other;
+        grew
+    }
+    fn add_masked(&mut self, other: &u64, mask: &u64) {
+        *self |= other & mask;
+    }
+    fn words(&self) -> &[u64] {
+        std::slice::from_ref(self)
     }
 }
 
-impl IntoIterator for Set {
-    type Item = u32;
-    type IntoIter = std::vec::IntoIter<u32>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.into_iter()
+impl SourceSet for Vec<u64> {
+    fn empty(n_sources: usize) -> Vec<u64> {
+        vec![0; n_sources.div_ceil(64)]
+    }
+    fn insert(&mut self, id: u32) {
+        self[id as usize / 64] |= 1 << (id % 64);
+    }
+    fn add(&mut self, other: &Vec<u64>) -> bool {
+        let mut grew = false;
+        for (d, s) in self.iter_mut().zip(other) {
+            grew |= s & !*d != 0;
+            *d |= s;
+        }
+        grew
+    }
+    fn add_masked(&mut self, other: &Vec<u64>, mask: &Vec<u64>) {
+        for ((d, s), k) in self.iter_mut().zip(other).zip(mask) {
+            *d |= s & k;
+        }
+    }
+    fn words(&self) -> &[u64] {
+        self
     }
 }
 
-impl<'a> IntoIterator for &'a Set {
-    type Item = &'a u32;
-    type IntoIter = std::slice::Iter<'a, u32>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
-    }
+/// The ids in a set, ascending (the order leaks are reported in).
+fn ids<S: SourceSet>(set: &S) -> impl Iterator<Item = u32> + '_ {
+    set.words().iter().enumerate().flat_map(|(wi, &word)| {
+        let mut rest = word;
+        std::iter::from_fn(move || {
+            (rest != 0).then(|| {
+                let bit = rest.trailing_zeros();
+                rest &= rest - 1;
+                wi as u32 * 64 + bit
+            })
+        })
+    })
 }
 
 const CLEANERS: &[&str] = &[
@@ -133,30 +140,26 @@ const INSENSITIVE: &[&str] = &[
     "chars_count",
 ];
 
-struct Flow<'a, 'b> {
+struct Flow<'a, 'b, S> {
     body: &'a Body<'b>,
     kinds: &'a Kinds,
     srcs: Vec<Src>,
     /// Source id of each expression that is itself a source.
     src_of: Vec<Option<u32>>,
-    expr: Vec<Set>,
-    slot: Vec<Set>,
-    /// For each `for` loop met so far: the outer variables its body collects into (they do not
-    /// change between rounds).
-    collects: Vec<Option<Vec<u32>>>,
+    /// The sources sorting does not remove.
+    uncleanable: S,
+    expr: Vec<S>,
+    slot: Vec<S>,
+    /// Where values flow into slots, as `(slot, expression)`: the same in every round.
+    binds: Vec<(u32, u32)>,
+    /// For each `for` loop whose order was met: what its body does (found once).
+    loops: Vec<Option<Box<LoopBody>>>,
 }
 
 pub(super) fn order_facts(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuilder) {
     let m = body.m;
-    let mut fl = Flow {
-        body,
-        kinds,
-        srcs: Vec::new(),
-        src_of: vec![None; m.exprs.len()],
-        expr: vec![Set::new(); m.exprs.len()],
-        slot: vec![Set::new(); body.n_slots as usize],
-        collects: Vec::new(),
-    };
+    let mut srcs = Vec::new();
+    let mut src_of = vec![None; m.exprs.len()];
     // Sources.
     for (i, e) in m.exprs.iter().enumerate() {
         let id = i as u32;
@@ -181,8 +184,8 @@ pub(super) fn order_facts(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuild
             _ => None,
         };
         if let Some((kind, cleanable)) = src {
-            fl.src_of[i] = Some(fl.srcs.len() as u32);
-            fl.srcs.push(Src {
+            src_of[i] = Some(srcs.len() as u32);
+            srcs.push(Src {
                 kind,
                 range: r,
                 cleanable,
@@ -192,122 +195,118 @@ pub(super) fn order_facts(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuild
     }
     // The function's parameters carry whatever order their callers give them.
     let root = &m.functions[body.root as usize];
-    let base = body.slot_base[body.root as usize];
+    let first_param = srcs.len() as u32;
     for i in 0..root.params.len() as u32 {
-        let id = fl.srcs.len() as u32;
-        fl.srcs.push(Src {
+        srcs.push(Src {
             kind: OrderKind::Map,
             range: root.range,
             cleanable: true,
             param: Some(i),
         });
-        if let Some(s) = fl.slot.get_mut((base + i) as usize) {
+    }
+    facts.param_order_sensitive = vec![false; root.params.len()];
+    if srcs.is_empty() {
+        return;
+    }
+    let params = first_param..srcs.len() as u32;
+    if srcs.len() <= 64 {
+        flow::<u64>(body, kinds, srcs, src_of, params, facts);
+    } else {
+        flow::<Vec<u64>>(body, kinds, srcs, src_of, params, facts);
+    }
+}
+
+fn flow<S: SourceSet>(
+    body: &Body<'_>,
+    kinds: &Kinds,
+    srcs: Vec<Src>,
+    src_of: Vec<Option<u32>>,
+    params: std::ops::Range<u32>,
+    facts: &mut FactsBuilder,
+) {
+    let m = body.m;
+    let n = srcs.len();
+    let mut slot = vec![S::empty(n); body.n_slots as usize];
+    let base = body.slot_base[body.root as usize];
+    for (i, id) in params.enumerate() {
+        if let Some(s) = slot.get_mut(base as usize + i) {
             s.insert(id);
         }
     }
-    facts.param_order_sensitive = vec![false; root.params.len()];
-    if fl.srcs.is_empty() {
-        return;
+    let mut uncleanable = S::empty(n);
+    for (i, s) in srcs.iter().enumerate() {
+        if !s.cleanable {
+            uncleanable.insert(i as u32);
+        }
     }
+    let mut fl = Flow {
+        body,
+        kinds,
+        srcs,
+        src_of,
+        uncleanable,
+        expr: vec![S::empty(n); m.exprs.len()],
+        slot,
+        binds: bindings(body),
+        loops: Vec::new(),
+    };
     for _round in 0..8 {
-        let before: usize = fl.slot.iter().map(|s| s.len()).sum();
-        fl.propagate();
-        let after: usize = fl.slot.iter().map(|s| s.len()).sum();
-        if after == before {
+        if !fl.propagate() {
             break;
         }
     }
     fl.sinks(facts);
 }
 
-impl Flow<'_, '_> {
-    fn t(&self, e: u32) -> &Set {
+/// Where values flow into slots, as `(slot, expression)`: `let`s, assignments, write-backs, and
+/// the scrutinee into each match arm's bindings.
+fn bindings(body: &Body<'_>) -> Vec<(u32, u32)> {
+    let m = body.m;
+    let mut out = Vec::new();
+    let mut slots = Vec::new();
+    for (si, st) in m.stmts.iter().enumerate() {
+        let si = si as u32;
+        match st {
+            Stmt::Let { pat, init } => {
+                slots.clear();
+                pat_slots(m, *pat, &mut slots);
+                out.extend(slots.iter().map(|x| (body.gslot_stmt(si, *x), *init)));
+            }
+            Stmt::Assign { place, value, .. } => {
+                if let PlaceRoot::Local(x) = place.root {
+                    out.push((body.gslot_stmt(si, x), *value));
+                }
+            }
+            Stmt::Expr {
+                expr,
+                writeback: Some(x),
+            } => out.push((body.gslot_stmt(si, *x), *expr)),
+            _ => {}
+        }
+    }
+    for (i, e) in m.exprs.iter().enumerate() {
+        if let Expr::Match { scrutinee, arms } = e {
+            for (p, _) in arms {
+                slots.clear();
+                pat_slots(m, *p, &mut slots);
+                out.extend(slots.iter().map(|x| (body.gslot(i as u32, *x), *scrutinee)));
+            }
+        }
+    }
+    out
+}
+
+impl<S: SourceSet> Flow<'_, '_, S> {
+    fn t(&self, e: u32) -> &S {
         &self.expr[e as usize]
     }
 
-    fn clean(&self, s: &Set) -> Set {
-        s.iter()
-            .copied()
-            .filter(|i| !self.srcs[*i as usize].cleanable)
-            .collect()
-    }
-
-    fn propagate(&mut self) {
+    /// One round: every expression's set from its operands' and the slots', then the slots from
+    /// what flows into them. Whether a slot grew.
+    fn propagate(&mut self) -> bool {
         let m = self.body.m;
         for i in 0..m.exprs.len() {
-            let id = i as u32;
-            let mut s: Set = match &m.exprs[i] {
-                Expr::Local(l) => self.slot[self.body.gslot(id, *l) as usize].clone(),
-                Expr::MethodCall {
-                    recv, name, args, ..
-                } => {
-                    let n = &**name;
-                    if CLEANERS.contains(&n) {
-                        self.clean(self.t(*recv))
-                    } else if INSENSITIVE.contains(&n) {
-                        Set::new()
-                    } else {
-                        let mut s = self.t(*recv).clone();
-                        for a in args {
-                            s.extend(self.t(*a).iter().copied());
-                        }
-                        s
-                    }
-                }
-                Expr::Call { callee, args, .. } => match self.body.builtin_call(id) {
-                    Some(("", "sorted", [x])) => self.clean(self.t(*x)),
-                    Some((
-                        "",
-                        "len" | "sum" | "min" | "max" | "abs" | "bool" | "type_of" | "print",
-                        _,
-                    )) => Set::new(),
-                    Some((ns, name, _)) if is_output(ns, name) => Set::new(),
-                    Some((_, _, a)) => a.iter().flat_map(|x| self.t(*x).iter().copied()).collect(),
-                    None => match &m.exprs[*callee as usize] {
-                        Expr::Ctor(_) => args
-                            .iter()
-                            .flat_map(|x| self.t(*x).iter().copied())
-                            .collect(),
-                        _ => Set::new(),
-                    },
-                },
-                Expr::Try(x) | Expr::Field(x, _) | Expr::Unary(_, x) => self.t(*x).clone(),
-                Expr::Index(a, _) => self.t(*a).clone(),
-                Expr::Binary(BinOp::Add | BinOp::Eq | BinOp::Ne, a, b) => {
-                    self.t(*a).union(self.t(*b))
-                }
-                Expr::Template(parts) => parts
-                    .iter()
-                    .filter_map(|p| match p {
-                        TemplatePart::Var(v) => Some(*v),
-                        _ => None,
-                    })
-                    .flat_map(|v| self.t(v).iter().copied())
-                    .collect(),
-                Expr::List(xs) | Expr::Tuple(xs) => {
-                    xs.iter().flat_map(|x| self.t(*x).iter().copied()).collect()
-                }
-                Expr::Map(es) => es
-                    .iter()
-                    .flat_map(|(_, x)| self.t(*x).iter().copied())
-                    .collect(),
-                Expr::If { then, els, .. } => {
-                    let mut s = self.t(*then).clone();
-                    if let Some(x) = els {
-                        s.extend(self.t(*x).iter().copied());
-                    }
-                    s
-                }
-                Expr::Match { arms, .. } => arms
-                    .iter()
-                    .flat_map(|(_, x)| self.t(*x).iter().copied())
-                    .collect(),
-                Expr::Block(stmts) => match stmts.last().map(|s| &m.stmts[*s as usize]) {
-                    Some(Stmt::Expr { expr, .. }) => self.t(*expr).clone(),
-                    _ => Set::new(),
-                },
-                _ => Set::new(),
-            };
+            let mut s = self.expr_set(i as u32);
             if let Some(src) = self.src_of[i] {
                 if !matches!(m.exprs[i], Expr::For { .. }) {
                     s.insert(src);
@@ -315,81 +314,101 @@ impl Flow<'_, '_> {
             }
             self.expr[i] = s;
         }
-        // Bindings.
-        for (si, st) in m.stmts.iter().enumerate() {
-            let si = si as u32;
-            match st {
-                Stmt::Let { pat, init } => {
-                    let t = self.t(*init).clone();
-                    let mut ss = Vec::new();
-                    pat_slots(m, *pat, &mut ss);
-                    for x in ss {
-                        let g = self.body.gslot_stmt(si, x) as usize;
-                        self.slot[g].extend(t.iter().copied());
-                    }
-                }
-                Stmt::Assign { place, value, .. } => {
-                    if let PlaceRoot::Local(x) = place.root {
-                        let g = self.body.gslot_stmt(si, x) as usize;
-                        let t = self.t(*value).clone();
-                        self.slot[g].extend(t);
-                    }
-                }
-                Stmt::Expr {
-                    expr,
-                    writeback: Some(x),
-                } => {
-                    let g = self.body.gslot_stmt(si, *x) as usize;
-                    let t = self.t(*expr).clone();
-                    self.slot[g].extend(t);
-                }
-                _ => {}
-            }
+        let mut grew = false;
+        for &(g, e) in &self.binds {
+            grew |= self.slot[g as usize].add(&self.expr[e as usize]);
         }
         for (i, e) in m.exprs.iter().enumerate() {
-            match e {
-                Expr::Match { scrutinee, arms } => {
-                    let t = self.t(*scrutinee).clone();
-                    if t.is_empty() {
-                        continue;
-                    }
-                    for (p, _) in arms {
-                        let mut ss = Vec::new();
-                        pat_slots(m, *p, &mut ss);
-                        for x in ss {
-                            let g = self.body.gslot(i as u32, x) as usize;
-                            self.slot[g].extend(t.iter().copied());
-                        }
-                    }
-                }
-                Expr::For { iter, body, .. } => {
-                    // Collecting into an outer list or str inside the loop carries its order.
-                    let order = self.loop_order(i as u32, *iter);
-                    if order.is_empty() {
-                        continue;
-                    }
-                    if self.collects.is_empty() {
-                        self.collects = vec![None; m.exprs.len()];
-                    }
-                    let collects = self.collects[i].get_or_insert_with(|| {
-                        let locals = loop_locals(self.body, *body);
-                        outer_updates(self.body, self.kinds, *body, &locals)
-                            .into_iter()
-                            .filter(|(_, how)| *how == Update::Collect)
-                            .map(|(g, _)| g)
-                            .collect()
-                    });
-                    for &g in collects.iter() {
-                        self.slot[g as usize].extend(order.iter().copied());
-                    }
-                }
-                _ => {}
+            let Expr::For { iter, body, .. } = e else {
+                continue;
+            };
+            // Collecting into an outer list or str inside the loop carries its order.
+            let order = self.loop_order(i as u32, *iter);
+            if order.is_empty() {
+                continue;
+            }
+            if self.loops.is_empty() {
+                self.loops = (0..m.exprs.len()).map(|_| None).collect();
+            }
+            let lb = self.loops[i]
+                .get_or_insert_with(|| Box::new(LoopBody::new(self.body, self.kinds, *body)));
+            for &g in &lb.collects {
+                grew |= self.slot[g as usize].add(&order);
             }
         }
+        grew
+    }
+
+    /// The sources expression `id`'s value carries (besides its own).
+    fn expr_set(&self, id: u32) -> S {
+        let m = self.body.m;
+        let mut s = S::empty(self.srcs.len());
+        let mut add = |x: u32| {
+            s.add(self.t(x));
+        };
+        match &m.exprs[id as usize] {
+            Expr::Local(l) => {
+                s.add(&self.slot[self.body.gslot(id, *l) as usize]);
+            }
+            Expr::MethodCall {
+                recv, name, args, ..
+            } => {
+                let n = &**name;
+                if CLEANERS.contains(&n) {
+                    s.add_masked(self.t(*recv), &self.uncleanable);
+                } else if !INSENSITIVE.contains(&n) {
+                    add(*recv);
+                    args.iter().for_each(|a| add(*a));
+                }
+            }
+            Expr::Call { callee, args, .. } => match self.body.builtin_call(id) {
+                Some(("", "sorted", [x])) => s.add_masked(self.t(*x), &self.uncleanable),
+                Some((
+                    "",
+                    "len" | "sum" | "min" | "max" | "abs" | "bool" | "type_of" | "print",
+                    _,
+                )) => {}
+                Some((ns, name, _)) if is_output(ns, name) => {}
+                Some((_, _, a)) => a.iter().for_each(|x| add(*x)),
+                None => {
+                    if let Expr::Ctor(_) = &m.exprs[*callee as usize] {
+                        args.iter().for_each(|x| add(*x));
+                    }
+                }
+            },
+            Expr::Try(x) | Expr::Field(x, _) | Expr::Unary(_, x) | Expr::Index(x, _) => add(*x),
+            Expr::Binary(BinOp::Add | BinOp::Eq | BinOp::Ne, a, b) => {
+                add(*a);
+                add(*b);
+            }
+            Expr::Template(parts) => {
+                for p in parts {
+                    if let TemplatePart::Var(v) = p {
+                        add(*v);
+                    }
+                }
+            }
+            Expr::List(xs) | Expr::Tuple(xs) => xs.iter().for_each(|x| add(*x)),
+            Expr::Map(es) => es.iter().for_each(|(_, x)| add(*x)),
+            Expr::If { then, els, .. } => {
+                add(*then);
+                if let Some(x) = els {
+                    add(*x);
+                }
+            }
+            Expr::Match { arms, .. } => arms.iter().for_each(|(_, x)| add(*x)),
+            Expr::Block(stmts) => {
+                if let Some(Stmt::Expr { expr, .. }) = stmts.last().map(|s| &m.stmts[*s as usize]) {
+                    add(*expr);
+                }
+            }
+            _ => {}
+        }
+        s
     }
 
     /// The orders a `for` loop iterates in: its iterable's, or its own when it walks a map.
-    fn loop_order(&self, for_expr: u32, iter: u32) -> Set {
+    fn loop_order(&self, for_expr: u32, iter: u32) -> S {
         let mut s = self.t(iter).clone();
         if let Some(src) = self.src_of[for_expr as usize] {
             s.insert(src);
@@ -397,8 +416,8 @@ impl Flow<'_, '_> {
         s
     }
 
-    fn leak(&self, facts: &mut FactsBuilder, set: &Set, sink: TextRange, what: &str) {
-        for &i in set {
+    fn leak(&self, facts: &mut FactsBuilder, set: &S, sink: TextRange, what: &str) {
+        for i in ids(set) {
             let src = &self.srcs[i as usize];
             match src.param {
                 Some(p) => facts.param_order_sensitive[p as usize] = true,
@@ -419,6 +438,10 @@ impl Flow<'_, '_> {
             let id = i as u32;
             match e {
                 Expr::Call { callee, args, .. } => {
+                    // Only arguments that carry an order matter.
+                    if args.iter().all(|x| self.t(*x).is_empty()) {
+                        continue;
+                    }
                     if let Some((ns, name, a)) = self.body.builtin_call(id) {
                         if is_output(ns, name) {
                             for x in a {
@@ -457,7 +480,7 @@ impl Flow<'_, '_> {
                     };
                     if let Some(target) = target {
                         for (ai, x) in args.iter().enumerate() {
-                            for &s in self.t(*x) {
+                            for s in ids(self.t(*x)) {
                                 let src = &self.srcs[s as usize];
                                 match src.param {
                                     Some(p) => facts.param_order_sensitive[p as usize] = true,
@@ -497,11 +520,20 @@ impl Flow<'_, '_> {
                     if order.is_empty() {
                         continue;
                     }
-                    if let Some((sink, what)) = self.sensitive_body(*body) {
-                        self.leak(facts, &order, sink, &what);
+                    // Propagation met every loop that has an order; walk any other anyway.
+                    let walked;
+                    let lb = match self.loops.get(i).and_then(Option::as_deref) {
+                        Some(lb) => lb,
+                        None => {
+                            walked = LoopBody::new(self.body, self.kinds, *body);
+                            &walked
+                        }
+                    };
+                    if let Some((sink, what)) = &lb.sink {
+                        self.leak(facts, &order, *sink, what);
                     }
-                    for call in calls_in(self.body, *body) {
-                        for &s in &order {
+                    for call in &lb.calls {
+                        for s in ids(&order) {
                             let src = &self.srcs[s as usize];
                             match src.param {
                                 Some(_) => {}
@@ -520,7 +552,7 @@ impl Flow<'_, '_> {
         }
         // The function's own value.
         let root = &m.functions[self.body.root as usize];
-        let t = self.t(root.body).clone();
+        let t = self.t(root.body);
         if !t.is_empty() {
             // Point at the value itself: the block's last expression.
             let at = match &m.exprs[root.body as usize] {
@@ -530,7 +562,7 @@ impl Flow<'_, '_> {
                 },
                 _ => r(root.body),
             };
-            self.leak(facts, &t, at, "return");
+            self.leak(facts, t, at, "return");
         }
         facts
             .order_leaks
@@ -554,50 +586,6 @@ impl Flow<'_, '_> {
         });
         found
     }
-
-    /// Where a loop body makes its iteration order visible, if it does.
-    fn sensitive_body(&self, body: u32) -> Option<(TextRange, String)> {
-        let m = self.body.m;
-        let mut hit: Option<(TextRange, String)> = None;
-        visit(m, body, &mut |n| {
-            if hit.is_some() {
-                return;
-            }
-            if let Node::Expr(x) = n {
-                let r = m.expr_ranges[x as usize];
-                match &m.exprs[x as usize] {
-                    Expr::Break => hit = Some((r, "break".into())),
-                    Expr::Return(_) => hit = Some((r, "return".into())),
-                    _ => {
-                        if let Some((ns, name, _)) = self.body.builtin_call(x) {
-                            if is_output(ns, name) {
-                                let q = if ns.is_empty() {
-                                    name.to_string()
-                                } else {
-                                    format!("{ns}.{name}")
-                                };
-                                hit = Some((r, q));
-                            }
-                        }
-                    }
-                }
-            }
-        });
-        if hit.is_some() {
-            return hit;
-        }
-        let locals = loop_locals(self.body, body);
-        for (g, how) in outer_updates(self.body, self.kinds, body, &locals) {
-            if how == Update::Other {
-                let _ = g;
-                return Some((
-                    m.expr_ranges[body as usize],
-                    "an assignment outside the loop".into(),
-                ));
-            }
-        }
-        None
-    }
 }
 
 /// Visits a body (not entering closures), expressions and statements.
@@ -617,58 +605,101 @@ fn visit(m: &Module, e: u32, f: &mut dyn FnMut(Node)) {
     }
 }
 
-/// User functions a loop body calls (their output would show the order).
-fn calls_in(body: &Body<'_>, e: u32) -> Vec<CallTarget> {
-    let m = body.m;
-    let mut out = Vec::new();
-    visit(m, e, &mut |n| {
-        if let Node::Expr(x) = n {
-            if let Expr::Call { callee, .. } = &m.exprs[x as usize] {
-                if let Expr::Global(g) = m.exprs[*callee as usize] {
-                    match m.globals.get(g as usize) {
-                        Some(Global::Fn(k)) => out.push(CallTarget::Local(*k)),
-                        Some(Global::Imported { import, name }) => out.push(CallTarget::Imported {
-                            import: *import,
-                            name: std::sync::Arc::from(&**name),
-                        }),
-                        _ => {}
-                    }
-                }
-            }
-        }
-    });
-    out
+/// What a `for` loop's body does, from one walk over it (not entering closures).
+struct LoopBody {
+    /// Outer variables it collects into (pushes, appends): they carry the loop's order.
+    collects: Vec<u32>,
+    /// Where it makes the iteration order visible, if it does: its first `break`, `return` or
+    /// output call, else the whole body when it assigns an outer variable.
+    sink: Option<(TextRange, String)>,
+    /// User functions it calls (their output would show the order).
+    calls: Vec<CallTarget>,
 }
 
-/// Slots bound inside a loop body (its own `let`s and loop variables).
-fn loop_locals(body: &Body<'_>, e: u32) -> BTreeSet<u32> {
-    let m = body.m;
-    let mut out = BTreeSet::new();
-    visit(m, e, &mut |n| match n {
-        Node::Stmt(s) => {
-            if let Stmt::Let { pat, .. } = &m.stmts[s as usize] {
-                let mut ss = Vec::new();
-                pat_slots(m, *pat, &mut ss);
-                out.extend(ss.into_iter().map(|x| body.gslot_stmt(s, x)));
+impl LoopBody {
+    fn new(body: &Body<'_>, kinds: &Kinds, e: u32) -> LoopBody {
+        let m = body.m;
+        // Slots bound inside the body (its own `let`s, loop variables, match bindings).
+        let mut locals = Vec::new();
+        let mut updates = Vec::new();
+        let mut hit: Option<(TextRange, String)> = None;
+        let mut calls = Vec::new();
+        let mut slots = Vec::new();
+        visit(m, e, &mut |n| match n {
+            Node::Stmt(s) => {
+                if let Stmt::Let { pat, .. } = &m.stmts[s as usize] {
+                    slots.clear();
+                    pat_slots(m, *pat, &mut slots);
+                    locals.extend(slots.iter().map(|x| body.gslot_stmt(s, *x)));
+                }
+                updates.extend(outer_update(body, kinds, s));
             }
+            Node::Expr(x) => {
+                let r = m.expr_ranges[x as usize];
+                match &m.exprs[x as usize] {
+                    Expr::For { value, index, .. } => {
+                        locals.extend(value.iter().chain(index.iter()).map(|v| body.gslot(x, *v)));
+                    }
+                    Expr::Match { arms, .. } => {
+                        for (p, _) in arms {
+                            slots.clear();
+                            pat_slots(m, *p, &mut slots);
+                            locals.extend(slots.iter().map(|v| body.gslot(x, *v)));
+                        }
+                    }
+                    Expr::Break if hit.is_none() => hit = Some((r, "break".into())),
+                    Expr::Return(_) if hit.is_none() => hit = Some((r, "return".into())),
+                    Expr::Call { callee, .. } => {
+                        if let Some((ns, name, _)) = body.builtin_call(x) {
+                            if hit.is_none() && is_output(ns, name) {
+                                let q = if ns.is_empty() {
+                                    name.to_string()
+                                } else {
+                                    format!("{ns}.{name}")
+                                };
+                                hit = Some((r, q));
+                            }
+                        }
+                        if let Expr::Global(g) = m.exprs[*callee as usize] {
+                            match m.globals.get(g as usize) {
+                                Some(Global::Fn(k)) => calls.push(CallTarget::Local(*k)),
+                                Some(Global::Imported { import, name }) => {
+                                    calls.push(CallTarget::Imported {
+                                        import: *import,
+                                        name: std::sync::Arc::from(&**name),
+                                    })
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        });
+        locals.sort_unstable();
+        updates.retain(|(g, _)| locals.binary_search(g).is_err());
+        let sink = hit.or_else(|| {
+            updates
+                .iter()
+                .any(|(_, how)| *how == Update::Other)
+                .then(|| {
+                    (
+                        m.expr_ranges[e as usize],
+                        "an assignment outside the loop".into(),
+                    )
+                })
+        });
+        LoopBody {
+            collects: updates
+                .into_iter()
+                .filter(|(_, how)| *how == Update::Collect)
+                .map(|(g, _)| g)
+                .collect(),
+            sink,
+            calls,
         }
-        Node::Expr(x) => match &m.exprs[x as usize] {
-            Expr::For { value, index, .. } => {
-                for v in value.iter().chain(index.iter()) {
-                    out.insert(body.gslot(x, *v));
-                }
-            }
-            Expr::Match { arms, .. } => {
-                for (p, _) in arms {
-                    let mut ss = Vec::new();
-                    pat_slots(m, *p, &mut ss);
-                    out.extend(ss.into_iter().map(|v| body.gslot(x, v)));
-                }
-            }
-            _ => {}
-        },
-    });
-    out
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -681,99 +712,79 @@ enum Update {
     Other,
 }
 
-/// How a loop body updates variables declared outside it.
-fn outer_updates(
-    body: &Body<'_>,
-    kinds: &Kinds,
-    e: u32,
-    locals: &BTreeSet<u32>,
-) -> Vec<(u32, Update)> {
+/// How statement `s` updates a variable, if it does (`None` also for a method call whose result
+/// is not written back).
+fn outer_update(body: &Body<'_>, kinds: &Kinds, s: u32) -> Option<(u32, Update)> {
     let m = body.m;
-    let mut out = Vec::new();
     let is_self =
         |x: u32, g: u32| matches!(m.exprs[x as usize], Expr::Local(l) if body.gslot(x, l) == g);
-    visit(m, e, &mut |n| {
-        let Node::Stmt(s) = n else { return };
-        match &m.stmts[s as usize] {
-            Stmt::Assign { place, op, value } => {
-                let PlaceRoot::Local(l) = place.root else {
-                    return;
-                };
-                let g = body.gslot_stmt(s, l);
-                if locals.contains(&g) {
-                    return;
-                }
-                let k = kinds.slot(g);
-                let how = if !place.steps.is_empty() {
-                    // `m2[k] = v`, `m2.count = …`: building a map.
-                    if k == Kind::List {
-                        Update::Collect
-                    } else {
-                        Update::Insensitive
-                    }
+    match &m.stmts[s as usize] {
+        Stmt::Assign { place, op, value } => {
+            let PlaceRoot::Local(l) = place.root else {
+                return None;
+            };
+            let g = body.gslot_stmt(s, l);
+            let k = kinds.slot(g);
+            let how = if !place.steps.is_empty() {
+                // `m2[k] = v`, `m2.count = …`: building a map.
+                if k == Kind::List {
+                    Update::Collect
                 } else {
-                    match (op, &m.exprs[*value as usize]) {
-                        (Some(BinOp::Add), _) if matches!(k, Kind::Str | Kind::List) => {
+                    Update::Insensitive
+                }
+            } else {
+                match (op, &m.exprs[*value as usize]) {
+                    (Some(BinOp::Add), _) if matches!(k, Kind::Str | Kind::List) => Update::Collect,
+                    (Some(BinOp::Add | BinOp::Sub), _) => Update::Insensitive,
+                    (Some(_), _) => Update::Other,
+                    (None, Expr::Binary(BinOp::Add, a, b)) if is_self(*a, g) || is_self(*b, g) => {
+                        if matches!(k, Kind::Str | Kind::List) {
                             Update::Collect
+                        } else {
+                            Update::Insensitive
                         }
-                        (Some(BinOp::Add | BinOp::Sub), _) => Update::Insensitive,
-                        (Some(_), _) => Update::Other,
-                        (None, Expr::Binary(BinOp::Add, a, b))
-                            if is_self(*a, g) || is_self(*b, g) =>
-                        {
-                            if matches!(k, Kind::Str | Kind::List) {
-                                Update::Collect
-                            } else {
+                    }
+                    (None, Expr::Binary(BinOp::Sub, a, _)) if is_self(*a, g) => Update::Insensitive,
+                    (None, Expr::Lit(_)) => Update::Insensitive,
+                    (None, Expr::MethodCall { recv, name, .. }) if is_self(*recv, g) => {
+                        match &**name {
+                            "insert" | "set" | "update" | "remove" | "delete" => {
                                 Update::Insensitive
                             }
+                            "push" | "extend" => Update::Collect,
+                            "max" | "min" => Update::Insensitive,
+                            _ => Update::Other,
                         }
-                        (None, Expr::Binary(BinOp::Sub, a, _)) if is_self(*a, g) => {
-                            Update::Insensitive
-                        }
-                        (None, Expr::Lit(_)) => Update::Insensitive,
-                        (None, Expr::MethodCall { recv, name, .. }) if is_self(*recv, g) => {
-                            match &**name {
-                                "insert" | "set" | "update" | "remove" | "delete" => {
-                                    Update::Insensitive
-                                }
-                                "push" | "extend" => Update::Collect,
-                                "max" | "min" => Update::Insensitive,
-                                _ => Update::Other,
-                            }
-                        }
-                        (None, Expr::Call { args, .. })
-                            if body.builtin_call(*value).is_some_and(|(ns, n, _)| {
-                                ns.is_empty() && (n == "max" || n == "min")
-                            }) && args.iter().any(|a| is_self(*a, g)) =>
-                        {
-                            Update::Insensitive
-                        }
-                        _ => Update::Other,
                     }
-                };
-                out.push((g, how));
-            }
-            Stmt::Expr {
-                expr,
-                writeback: Some(l),
-            } => {
-                let g = body.gslot_stmt(s, *l);
-                if locals.contains(&g) {
-                    return;
+                    (None, Expr::Call { args, .. })
+                        if body.builtin_call(*value).is_some_and(|(ns, n, _)| {
+                            ns.is_empty() && (n == "max" || n == "min")
+                        }) && args.iter().any(|a| is_self(*a, g)) =>
+                    {
+                        Update::Insensitive
+                    }
+                    _ => Update::Other,
                 }
-                if let Expr::MethodCall { name, .. } = &m.exprs[*expr as usize] {
-                    let how = match &**name {
-                        "insert" | "set" | "update" | "remove" | "delete" => Update::Insensitive,
-                        "push" | "extend" => Update::Collect,
-                        // A method whose result is not written back changes nothing.
-                        _ if kinds.expr(*expr) != kinds.slot(g) => return,
-                        _ => Update::Other,
-                    };
-                    out.push((g, how));
-                }
-            }
-            _ => {}
+            };
+            Some((g, how))
         }
-    });
-    out
+        Stmt::Expr {
+            expr,
+            writeback: Some(l),
+        } => {
+            let g = body.gslot_stmt(s, *l);
+            let Expr::MethodCall { name, .. } = &m.exprs[*expr as usize] else {
+                return None;
+            };
+            let how = match &**name {
+                "insert" | "set" | "update" | "remove" | "delete" => Update::Insensitive,
+                "push" | "extend" => Update::Collect,
+                // A method whose result is not written back changes nothing.
+                _ if kinds.expr(*expr) != kinds.slot(g) => return None,
+                _ => Update::Other,
+            };
+            Some((g, how))
+        }
+        _ => None,
+    }
 }

@@ -443,8 +443,22 @@ fn input_taint(body: &Body<'_>) -> Vec<bool> {
     expr
 }
 
+/// Whether builtin `ns.name` takes a path argument (or a child's working directory).
+fn takes_path(ns: &str, name: &str) -> bool {
+    !path_params(ns, name).is_empty()
+        || (ns == "process" && matches!(name, "run_ex" | "run_capture_ex"))
+}
+
 pub(super) fn path_args(body: &Body<'_>, _kinds: &Kinds, facts: &mut FactsBuilder) {
     let m = body.m;
+    // Most functions pass no paths: they need none of the analyses below.
+    let any_path = (0..m.exprs.len() as u32).any(|e| {
+        body.builtin_call(e)
+            .is_some_and(|(ns, name, _)| takes_path(ns, name))
+    });
+    if !any_path {
+        return;
+    }
     let inits = single_inits(body);
     let mut for_iters = vec![None; body.n_slots as usize];
     let mut assigned = vec![0u32; body.n_slots as usize];
