@@ -260,9 +260,10 @@ struct FnCtx {
 
 impl FnCtx {
     fn new(is_closure: bool) -> FnCtx {
+        // Sized for a typical function's bindings and nesting, so they seldom grow.
         FnCtx {
-            bindings: Vec::new(),
-            marks: Vec::new(),
+            bindings: Vec::with_capacity(16),
+            marks: Vec::with_capacity(8),
             n_slots: 0,
             is_closure,
             captures: Vec::new(),
@@ -281,7 +282,8 @@ impl<'c> Lowerer<'c> {
             catalog,
             globals: HashMap::default(),
             variants: HashMap::default(),
-            fns: Vec::new(),
+            // A function and a few nested closures.
+            fns: Vec::with_capacity(4),
             pending: Vec::new(),
             table: None,
         }
@@ -558,6 +560,7 @@ impl<'c> Lowerer<'c> {
         self.push_scope();
         let mut params = Vec::new();
         if let Some(pl) = f.param_list() {
+            params.reserve_exact(pl.params().count());
             for p in pl.params() {
                 let name = p.name().map_or_else(|| rc("_"), |n| rc(&n.text()));
                 self.bind(name.clone());

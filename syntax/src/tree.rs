@@ -133,6 +133,18 @@ impl SyntaxTree {
         SyntaxNode { tree: self, id }
     }
 
+    /// The kinds of the nodes `ids`, in id order: a scan over many nodes that reads no more.
+    pub(crate) fn node_kinds(
+        &self,
+        ids: std::ops::RangeInclusive<u32>,
+    ) -> impl Iterator<Item = (u32, SyntaxKind)> + '_ {
+        let first = *ids.start();
+        self.nodes[*ids.start() as usize..=*ids.end() as usize]
+            .iter()
+            .zip(first..)
+            .map(|(d, id)| (id, d.kind))
+    }
+
     pub fn token(&self, index: usize) -> SyntaxToken<'_> {
         SyntaxToken {
             tree: self,
@@ -837,7 +849,7 @@ impl TreeBuilder {
         };
         // Hot (once per node): one pass sets the parents and moves the children over (a node
         // has a few, too few for a `memcpy` call to pay; `extend` with a closure was slower).
-        children.reserve(kids.len());
+        // No `reserve`: `new` sized `children` for the whole file.
         for &e in kids {
             match e.as_node() {
                 Some(n) => nodes[n as usize].parent = id,

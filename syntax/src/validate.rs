@@ -139,11 +139,12 @@ fn check_item(
     variants: &[String],
     diags: &mut Vec<Diagnostic>,
 ) {
-    if has_not_a_script && ids.clone().any(|id| tree.node(id).kind() == NotAScript) {
+    if has_not_a_script && tree.node_kinds(ids.clone()).any(|(_, k)| k == NotAScript) {
         return;
     }
-    for node in ids.map(|id| tree.node(id)) {
-        match node.kind() {
+    for (id, kind) in tree.node_kinds(ids) {
+        let node = tree.node(id);
+        match kind {
             AssignStmt => {
                 let Some(target) = node.children().next() else {
                     continue;
