@@ -260,9 +260,10 @@ struct FnCtx {
 
 impl FnCtx {
     fn new(is_closure: bool) -> FnCtx {
+        // Sized for a typical function's bindings and nesting, so they seldom grow.
         FnCtx {
-            bindings: Vec::new(),
-            marks: Vec::new(),
+            bindings: Vec::with_capacity(16),
+            marks: Vec::with_capacity(8),
             n_slots: 0,
             is_closure,
             captures: Vec::new(),
@@ -281,7 +282,8 @@ impl<'c> Lowerer<'c> {
             catalog,
             globals: HashMap::default(),
             variants: HashMap::default(),
-            fns: Vec::new(),
+            // A function and a few nested closures.
+            fns: Vec::with_capacity(4),
             pending: Vec::new(),
             table: None,
         }
@@ -558,6 +560,7 @@ impl<'c> Lowerer<'c> {
         self.push_scope();
         let mut params = Vec::new();
         if let Some(pl) = f.param_list() {
+            params.reserve_exact(pl.params().count());
             for p in pl.params() {
                 let name = p.name().map_or_else(|| rc("_"), |n| rc(&n.text()));
                 self.bind(name.clone());
@@ -674,7 +677,13 @@ impl<'c> Lowerer<'c> {
 
     fn block(&mut self, block: SyntaxNode<'_>) -> ExprId {
         self.push_scope();
-        let stmts: Vec<StmtId> = block.children().filter_map(|s| self.stmt(s)).collect();
+        // Sized once: `filter_map` gives no lower bound, and growing from empty reallocates.
+        let mut stmts = Vec::with_capacity(block.children().count());
+        for s in block.children() {
+            if let Some(id) = self.stmt(s) {
+                stmts.push(id);
+            }
+        }
         self.pop_scope();
         self.alloc(Expr::Block(stmts), block.range())
     }
@@ -915,6 +924,10 @@ impl<'c> Lowerer<'c> {
                     return self.alloc(Expr::Missing, range);
                 };
                 if tok.kind() == K::Str {
+                    if let Some(s) = strings::plain_value(tok.bytes()) {
+                        // Most literals: no escape or interpolation to decode.
+                        return self.alloc(Expr::Lit(Literal::Str(rc(&s))), range);
+                    }
                     let value = strings::decode(tok.bytes(), tok.range().start, None);
                     match value.plain() {
                         Some(s) => Expr::Lit(Literal::Str(rc(s))),
@@ -949,18 +962,9 @@ impl<'c> Lowerer<'c> {
                 let inner = ast::ParenExpr::cast(node).and_then(|p| p.inner());
                 return self.opt_expr(inner, range);
             }
-            K::TupleExpr => {
-                let elems: Vec<SyntaxNode<'_>> = ast::TupleExpr::cast(node)
-                    .map(|t| t.elements().collect())
-                    .unwrap_or_default();
-                Expr::Tuple(elems.into_iter().map(|e| self.expr(e)).collect())
-            }
-            K::ListExpr => {
-                let elems: Vec<SyntaxNode<'_>> = ast::ListExpr::cast(node)
-                    .map(|t| t.elements().collect())
-                    .unwrap_or_default();
-                Expr::List(elems.into_iter().map(|e| self.expr(e)).collect())
-            }
+            // Their elements are the expression children.
+            K::TupleExpr => Expr::Tuple(self.child_exprs(node)),
+            K::ListExpr => Expr::List(self.child_exprs(node)),
             K::MapExpr => {
                 let mut entries = Vec::new();
                 for entry in ast::MapExpr::cast(node)
@@ -1094,6 +1098,16 @@ impl<'c> Lowerer<'c> {
         self.alloc(e, range)
     }
 
+    /// Lowers a node's expression children in order, into a vector allocated once.
+    fn child_exprs(&mut self, node: SyntaxNode<'_>) -> Vec<ExprId> {
+        let elems = || node.children().filter(|e| ast::is_expr(e.kind()));
+        let mut out = Vec::with_capacity(elems().count());
+        for e in elems() {
+            out.push(self.expr(e));
+        }
+        out
+    }
+
     fn binary(&mut self, node: SyntaxNode<'_>, range: TextRange) -> ExprId {
         let b = ast::BinExpr::cast(node).expect("kind checked");
         let op = b.op().map(|t| t.kind());
@@ -1128,11 +1142,14 @@ impl<'c> Lowerer<'c> {
     fn call(&mut self, node: SyntaxNode<'_>, range: TextRange) -> ExprId {
         let c = ast::CallExpr::cast(node).expect("kind checked");
         let args_of = |this: &mut Self| -> (Vec<ExprId>, Vec<(Rc<str>, ExprId)>) {
-            let mut args = Vec::new();
+            let Some(list) = c.arg_list() else {
+                return (Vec::new(), Vec::new());
+            };
+            // Sized once for the positional arguments, the usual kind.
+            let positional = list.syntax().children().filter(|a| a.kind() == K::Arg);
+            let mut args = Vec::with_capacity(positional.count());
             let mut named = Vec::new();
-            let list: Vec<CallArg<'_>> =
-                c.arg_list().map(|a| a.args().collect()).unwrap_or_default();
-            for a in list {
+            for a in list.args() {
                 match a {
                     CallArg::Positional(e) => args.push(this.expr(e)),
                     CallArg::Named(name, e) => {
@@ -1252,10 +1269,7 @@ impl<'c> Lowerer<'c> {
 
 /// A node's range without leading trivia (where errors point).
 fn trimmed_range(node: SyntaxNode<'_>) -> TextRange {
-    match node.first_token() {
-        Some(t) => TextRange::new(t.range().start, node.range().end),
-        None => node.range(),
-    }
+    node.trimmed_range()
 }
 
 /// The value of a literal token.
@@ -1267,9 +1281,12 @@ pub fn literal(kind: K, bytes: &[u8], range: TextRange) -> Option<Literal> {
         K::Decimal => Literal::Dec(text.trim_end_matches("dec").parse().ok()?),
         K::TrueKw => Literal::Bool(true),
         K::FalseKw => Literal::Bool(false),
-        K::Str => Literal::Str(rc(strings::decode(bytes, range.start, None)
-            .plain()
-            .unwrap_or_default())),
+        K::Str => Literal::Str(match strings::plain_value(bytes) {
+            Some(s) => rc(&s),
+            None => rc(strings::decode(bytes, range.start, None)
+                .plain()
+                .unwrap_or_default()),
+        }),
         _ => return None,
     })
 }

@@ -41,45 +41,93 @@ impl StrValue {
     }
 }
 
+/// Where a string token's body lies, and whether it is a template and has escapes.
+struct Body {
+    start: usize,
+    end: usize,
+    template: bool,
+    escapes: bool,
+}
+
+impl Body {
+    fn of(text: &[u8]) -> Option<Body> {
+        Some(match *text.first()? {
+            b'r' => {
+                let hashes = text[1..].iter().take_while(|&&b| b == b'#').count();
+                let start = 1 + hashes + 1;
+                let closing = 1 + hashes;
+                let end = if text.len() >= start + closing && text[text.len() - closing] == b'"' {
+                    text.len() - closing
+                } else {
+                    text.len()
+                };
+                Body {
+                    start: start.min(text.len()),
+                    end: end.max(start.min(text.len())),
+                    template: false,
+                    escapes: false,
+                }
+            }
+            q => {
+                let end = if text.len() >= 2
+                    && text[text.len() - 1] == q
+                    && !ends_with_escape(&text[1..text.len() - 1])
+                {
+                    text.len() - 1
+                } else {
+                    text.len()
+                };
+                Body {
+                    start: 1,
+                    end,
+                    template: q == b'"',
+                    escapes: true,
+                }
+            }
+        })
+    }
+
+    /// Whether `b` needs a look when decoding; every other byte stands for itself.
+    fn special(&self, b: u8) -> bool {
+        (b == b'\\' && self.escapes) || b == b'\r' || (b == b'{' && self.template)
+    }
+}
+
+/// The value of a string token that needs no decoding (no escape, `\r` or template brace), read
+/// straight from its text: what `decode(text, ..).plain()` gives, without building parts.
+/// `None` when the token must be decoded.
+pub fn plain_value(text: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
+    let body = Body::of(text)?;
+    let bytes = &text[body.start..body.end];
+    (!bytes.iter().any(|&b| body.special(b))).then(|| lossy(bytes))
+}
+
 /// Decodes the string token `text` starting at byte offset `base`. Diagnostics for escapes and
 /// interpolations go to `diags` when given.
 pub fn decode(text: &[u8], base: u32, mut diags: Option<&mut Vec<Diagnostic>>) -> StrValue {
     let mut out = StrValue::default();
     let mut lit: Vec<u8> = Vec::new();
-    let (body_start, body_end, template, escapes) = match text.first() {
-        Some(b'r') => {
-            let hashes = text[1..].iter().take_while(|&&b| b == b'#').count();
-            let start = 1 + hashes + 1;
-            let closing = 1 + hashes;
-            let end = if text.len() >= start + closing && text[text.len() - closing] == b'"' {
-                text.len() - closing
-            } else {
-                text.len()
-            };
-            (
-                start.min(text.len()),
-                end.max(start.min(text.len())),
-                false,
-                false,
-            )
-        }
-        Some(&q) => {
-            let end = if text.len() >= 2
-                && text[text.len() - 1] == q
-                && !ends_with_escape(&text[1..text.len() - 1])
-            {
-                text.len() - 1
-            } else {
-                text.len()
-            };
-            (1, end, q == b'"', true)
-        }
-        None => return out,
+    let Some(shape) = Body::of(text) else {
+        return out;
     };
+    let Body {
+        start: body_start,
+        end: body_end,
+        template,
+        escapes,
+    } = shape;
     let body = &text[body_start..body_end];
     let at = |i: usize| base + (body_start + i) as u32;
     let mut i = 0;
     while i < body.len() {
+        // Runs of bytes that stand for themselves are copied whole.
+        let run = body[i..].iter().position(|&b| shape.special(b));
+        let end = run.map_or(body.len(), |r| i + r);
+        lit.extend_from_slice(&body[i..end]);
+        i = end;
+        if i == body.len() {
+            break;
+        }
         let b = body[i];
         if b == b'\\' && escapes {
             let Some(&c) = body.get(i + 1) else {
@@ -215,8 +263,12 @@ fn interpolation(
 
 fn flush(out: &mut StrValue, lit: &mut Vec<u8>) {
     if !lit.is_empty() {
-        out.parts.push(StrPart::Lit(lossy(lit).into_owned()));
-        lit.clear();
+        // The buffer becomes the part's string without a copy when it is valid UTF-8.
+        let text = match String::from_utf8(std::mem::take(lit)) {
+            Ok(s) => s,
+            Err(e) => lossy(e.as_bytes()).into_owned(),
+        };
+        out.parts.push(StrPart::Lit(text));
     }
 }
 

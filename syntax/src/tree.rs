@@ -36,6 +36,9 @@ struct NodeData {
     first_child: u32,
     n_children: u32,
     range: TextRange,
+    /// Whether the node's first token is significant (neither trivia nor a newline), so that
+    /// `range` already starts where diagnostics point. Derived from the tree; fits in padding.
+    starts_significant: bool,
 }
 
 /// A parsed file: its bytes, tokens, nodes and diagnostics.
@@ -56,6 +59,11 @@ impl std::fmt::Debug for SyntaxTree {
 }
 
 const NO_PARENT: u32 = u32::MAX;
+
+/// A token diagnostics may point at: neither trivia nor a newline.
+fn is_significant(kind: SyntaxKind) -> bool {
+    !kind.is_trivia() && kind != SyntaxKind::Newline
+}
 
 /// Two trees are equal when they hold the same bytes with the same tokens and nodes; diagnostics
 /// follow from those.
@@ -123,6 +131,18 @@ impl SyntaxTree {
 
     pub fn node(&self, id: u32) -> SyntaxNode<'_> {
         SyntaxNode { tree: self, id }
+    }
+
+    /// The kinds of the nodes `ids`, in id order: a scan over many nodes that reads no more.
+    pub(crate) fn node_kinds(
+        &self,
+        ids: std::ops::RangeInclusive<u32>,
+    ) -> impl Iterator<Item = (u32, SyntaxKind)> + '_ {
+        let first = *ids.start();
+        self.nodes[*ids.start() as usize..=*ids.end() as usize]
+            .iter()
+            .zip(first..)
+            .map(|(d, id)| (id, d.kind))
     }
 
     pub fn token(&self, index: usize) -> SyntaxToken<'_> {
@@ -246,6 +266,7 @@ impl SyntaxTree {
                 first_child: d.first_child - c0 as u32,
                 n_children: d.n_children,
                 range: TextRange::new(d.range.start - base, d.range.end - base),
+                starts_significant: d.starts_significant,
             })
             .collect();
         SyntaxTree {
@@ -330,6 +351,7 @@ impl SyntaxTree {
                 first_child: d.first_child + c0 as u32,
                 n_children: d.n_children,
                 range: TextRange::new(d.range.start + base, d.range.end + base),
+                starts_significant: d.starts_significant,
             }),
         );
         if dn != 0 {
@@ -369,6 +391,19 @@ impl SyntaxTree {
                     None => *e,
                 };
             }
+        }
+
+        // The new item may start differently: its ancestors take their flag from it.
+        let mut p = item_parent;
+        while p != NO_PARENT {
+            let first = self.nodes[p as usize].first_child as usize;
+            let starts = self.nodes[p as usize].n_children > 0
+                && match self.children[first].as_node() {
+                    Some(c) => self.nodes[c as usize].starts_significant,
+                    None => is_significant(self.tokens[self.children[first].0 as usize].kind),
+                };
+            self.nodes[p as usize].starts_significant = starts;
+            p = self.nodes[p as usize].parent;
         }
 
         self.text = text;
@@ -621,6 +656,20 @@ impl<'t> SyntaxNode<'t> {
         })
     }
 
+    /// The node's range without leading trivia and newlines (where diagnostics point): the
+    /// range from its first non-trivia token, or the whole range when it has none.
+    pub fn trimmed_range(&self) -> TextRange {
+        let d = self.data();
+        if d.starts_significant {
+            // The common case, known without visiting the node's tokens.
+            return d.range;
+        }
+        match self.first_token() {
+            Some(t) => TextRange::new(t.range().start, d.range.end),
+            None => d.range,
+        }
+    }
+
     /// The first non-trivia token below this node.
     pub fn first_token(&self) -> Option<SyntaxToken<'t>> {
         // A node's tokens are the contiguous run of tokens inside its range. The first one is
@@ -643,8 +692,7 @@ impl<'t> SyntaxNode<'t> {
             }
         };
         while i < n && tree.tokens[i].start < range.end {
-            let kind = tree.tokens[i].kind;
-            if !kind.is_trivia() && kind != SyntaxKind::Newline {
+            if is_significant(tree.tokens[i].kind) {
                 return Some(SyntaxToken {
                     tree,
                     index: i as u32,
@@ -764,8 +812,6 @@ impl TreeBuilder {
         };
         let id = self.nodes.len() as u32;
         let first = self.children.len() as u32;
-        // Hot (once per node): one pass sets the parents and moves the children over (a node
-        // has a few, too few for a `memcpy` call to pay).
         let TreeBuilder {
             tokens,
             nodes,
@@ -778,39 +824,55 @@ impl TreeBuilder {
         let kids = &stack[pos..];
         // Children are in source order, so the first and last give the range; an empty node
         // sits where the next token starts.
-        let range = match (kids.first(), kids.last()) {
+        let (range, starts_significant) = match (kids.first(), kids.last()) {
             (Some(&f), Some(&l)) => {
-                let start = match f.as_node() {
-                    Some(n) => nodes[n as usize].range.start,
-                    None => tokens[f.0 as usize].start,
+                let (start, significant) = match f.as_node() {
+                    Some(n) => {
+                        let d = &nodes[n as usize];
+                        (d.range.start, d.starts_significant)
+                    }
+                    None => {
+                        let t = tokens[f.0 as usize];
+                        (t.start, is_significant(t.kind))
+                    }
                 };
                 let end = match l.as_node() {
                     Some(n) => nodes[n as usize].range.end,
                     None => tokens[l.0 as usize + 1].start,
                 };
-                TextRange::new(start, end)
+                (TextRange::new(start, end), significant)
             }
-            _ => TextRange::empty(tokens[(*next_token).min(tokens.len() - 1)].start),
+            _ => (
+                TextRange::empty(tokens[(*next_token).min(tokens.len() - 1)].start),
+                false,
+            ),
         };
-        children.reserve(kids.len());
+        // Hot (once per node): one pass sets the parents and moves the children over (a node
+        // has a few, too few for a `memcpy` call to pay; `extend` with a closure was slower).
+        // No `reserve`: `new` sized `children` for the whole file.
         for &e in kids {
-            if e.0 & NODE_BIT != 0 {
-                nodes[(e.0 & !NODE_BIT) as usize].parent = id;
-            } else {
-                token_parent[e.0 as usize] = id;
+            match e.as_node() {
+                Some(n) => nodes[n as usize].parent = id,
+                None => token_parent[e.0 as usize] = id,
             }
             children.push(e);
         }
         let n = kids.len() as u32;
-        self.stack.truncate(pos);
-        self.nodes.push(NodeData {
+        nodes.push(NodeData {
             kind,
             parent: NO_PARENT,
             first_child: first,
             n_children: n,
             range,
+            starts_significant,
         });
-        self.stack.push(Elem::node(id as usize));
+        // The node takes its children's place on the stack.
+        if n > 0 {
+            stack.truncate(pos + 1);
+            stack[pos] = Elem::node(id as usize);
+        } else {
+            stack.push(Elem::node(id as usize));
+        }
     }
 
     pub(crate) fn finish(mut self, text: Box<[u8]>, diagnostics: Vec<Diagnostic>) -> SyntaxTree {

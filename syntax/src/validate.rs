@@ -1,6 +1,7 @@
 //! Checks over the finished tree that the grammar cannot express: duplicate declarations, `main`
 //! rules, assignment targets and view calls (voxscript.md §3.3, §3.4, §1.2).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::ast::{self, AstNode};
@@ -10,14 +11,17 @@ use crate::{Diagnostic, SyntaxNode, TextRange};
 /// `has_not_a_script`: whether parsing reported any `syntax.not-a-script` (only then can the tree
 /// hold `NotAScript` nodes, which silence the rest of their item).
 /// `check_items`: also check inside each top-level item (false when they are known clean).
-pub(crate) fn validate(
-    root: SyntaxNode<'_>,
+pub(crate) fn validate<'t>(
+    root: SyntaxNode<'t>,
     has_not_a_script: bool,
     check_items: bool,
     diags: &mut Vec<Diagnostic>,
 ) {
     let file = ast::SourceFile::cast(root).expect("the root is a SourceFile");
-    let mut seen: HashMap<String, TextRange> = HashMap::new();
+    // Names borrowed from the tree where they can be, in a map sized for one name per item: a
+    // large file declares thousands.
+    let mut seen: HashMap<Cow<'t, str>, TextRange> =
+        HashMap::with_capacity(root.children().count());
     let bytes = root.tree().bytes();
     let line_of = |offset: u32| {
         bytes[..offset as usize]
@@ -26,7 +30,7 @@ pub(crate) fn validate(
             .count()
             + 1
     };
-    let mut declare = |name: String, range: TextRange, diags: &mut Vec<Diagnostic>| {
+    let mut declare = |name: Cow<'t, str>, range: TextRange, diags: &mut Vec<Diagnostic>| {
         if let Some(first) = seen.get(&name) {
             diags.push(
                 Diagnostic::error(
@@ -54,22 +58,30 @@ pub(crate) fn validate(
                     if name.text() == "main" {
                         main = Some(f);
                     }
-                    declare(name.text().into_owned(), name.range(), diags);
+                    declare(name.text(), name.range(), diags);
                 }
             }
             TypeDecl => {
                 let t = ast::TypeDecl::cast(item).expect("kind checked");
                 if let Some(name) = t.name() {
-                    declare(name.text().into_owned(), name.range(), diags);
+                    declare(name.text(), name.range(), diags);
                     if t.json_as().is_some() {
-                        declare(format!("{}_from_json", name.text()), name.range(), diags);
-                        declare(format!("{}_to_json", name.text()), name.range(), diags);
+                        declare(
+                            format!("{}_from_json", name.text()).into(),
+                            name.range(),
+                            diags,
+                        );
+                        declare(
+                            format!("{}_to_json", name.text()).into(),
+                            name.range(),
+                            diags,
+                        );
                     }
                 }
                 for v in t.variants() {
                     if let Some(name) = v.name() {
                         variants.push(name.text().into_owned());
-                        declare(name.text().into_owned(), name.range(), diags);
+                        declare(name.text(), name.range(), diags);
                     }
                 }
             }
@@ -83,7 +95,7 @@ pub(crate) fn validate(
         if let Some(stmt) = first_stmt {
             diags.push(Diagnostic::error(
                 "syntax.main-conflict",
-                stmt_range(stmt),
+                stmt.trimmed_range(),
                 "both top-level statements and fn main; move the statements into main",
             ));
         }
@@ -119,14 +131,6 @@ pub(crate) fn validate(
     }
 }
 
-/// A statement's range without its leading trivia.
-fn stmt_range(node: SyntaxNode<'_>) -> TextRange {
-    match node.first_token() {
-        Some(t) => TextRange::new(t.range().start, node.range().end),
-        None => node.range(),
-    }
-}
-
 /// Assignment targets and view calls within one top-level item; at most one not-a-script per item.
 fn check_item(
     tree: &crate::SyntaxTree,
@@ -135,11 +139,12 @@ fn check_item(
     variants: &[String],
     diags: &mut Vec<Diagnostic>,
 ) {
-    if has_not_a_script && ids.clone().any(|id| tree.node(id).kind() == NotAScript) {
+    if has_not_a_script && tree.node_kinds(ids.clone()).any(|(_, k)| k == NotAScript) {
         return;
     }
-    for node in ids.map(|id| tree.node(id)) {
-        match node.kind() {
+    for (id, kind) in tree.node_kinds(ids) {
+        let node = tree.node(id);
+        match kind {
             AssignStmt => {
                 let Some(target) = node.children().next() else {
                     continue;
@@ -157,12 +162,9 @@ fn check_item(
             }
             CallExpr if node.children().next().is_some_and(|c| c.kind() == NameRef) => {
                 if let Some(name) = view_call(node, variants) {
-                    let range = node.first_token().map_or(node.range(), |t| {
-                        TextRange::new(t.range().start, node.range().end)
-                    });
                     diags.push(Diagnostic::error(
                         "syntax.not-a-script",
-                        range,
+                        node.trimmed_range(),
                         format!("not a script: the view call `{name}(…)` is a Vox service surface; VoxScript runs script-shaped files only"),
                     ));
                     return;

@@ -34,8 +34,8 @@ pub(crate) struct Parser<'s> {
     block_depth: u32,
     /// A missing `}` was reported for the current top-level item.
     unclosed_reported: bool,
-    /// Memo of `nth_index(0)`: (pos, newline mode, index).
-    peek_cache: std::cell::Cell<(usize, bool, usize)>,
+    /// Memo of `nth_index(0)`: (pos, newline mode, index, kind at index).
+    peek_cache: std::cell::Cell<(usize, bool, usize, SyntaxKind)>,
 }
 
 impl<'s> Parser<'s> {
@@ -53,7 +53,7 @@ impl<'s> Parser<'s> {
             loop_depth: 0,
             block_depth: 0,
             unclosed_reported: false,
-            peek_cache: std::cell::Cell::new((usize::MAX, false, 0)),
+            peek_cache: std::cell::Cell::new((usize::MAX, false, 0, Eof)),
         }
     }
 
@@ -84,7 +84,7 @@ impl<'s> Parser<'s> {
     fn nth_index(&self, mut n: usize) -> usize {
         if n == 0 {
             // `current()` is asked many times per token: memoise it for (pos, mode).
-            let (pos, mode, idx) = self.peek_cache.get();
+            let (pos, mode, idx, _) = self.peek_cache.get();
             if pos == self.pos && mode == self.nl_sensitive {
                 return idx;
             }
@@ -100,7 +100,7 @@ impl<'s> Parser<'s> {
             if !self.skippable(k) {
                 if n == 0 {
                     if first {
-                        self.peek_cache.set((self.pos, self.nl_sensitive, i));
+                        self.peek_cache.set((self.pos, self.nl_sensitive, i, k));
                     }
                     return i;
                 }
@@ -115,6 +115,11 @@ impl<'s> Parser<'s> {
     }
 
     fn current(&self) -> SyntaxKind {
+        // The hottest question: answered from the memo without reading the tokens again.
+        let (pos, mode, _, kind) = self.peek_cache.get();
+        if pos == self.pos && mode == self.nl_sensitive {
+            return kind;
+        }
         self.nth(0)
     }
 
