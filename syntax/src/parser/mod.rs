@@ -114,6 +114,7 @@ impl<'s> Parser<'s> {
         self.kind_at(self.nth_index(n))
     }
 
+    #[inline]
     fn current(&self) -> SyntaxKind {
         // The hottest question: answered from the memo without reading the tokens again.
         let (pos, mode, _, kind) = self.peek_cache.get();
@@ -123,6 +124,7 @@ impl<'s> Parser<'s> {
         self.nth(0)
     }
 
+    #[inline]
     fn at(&self, k: SyntaxKind) -> bool {
         self.current() == k
     }
