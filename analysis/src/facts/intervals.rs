@@ -489,10 +489,14 @@ enum LoopKind {
     While,
 }
 
+/// The accumulations into one slot: (the expression added, whether it is subtracted, how many
+/// times the statement runs per iteration; `None`: unbounded).
+type Deltas = Vec<(u32, bool, Option<i128>)>;
+
 /// Slots a loop body assigns (not counting its own `let`s), with how each is updated.
 struct Updates {
-    /// Slot → deltas of accumulation statements, each with its multiplicity (`None`: unbounded).
-    acc: Vec<(u32, Vec<(u32, bool, Option<i128>)>)>,
+    /// Slot → deltas of accumulation statements, each with its multiplicity.
+    acc: Vec<(u32, Deltas)>,
     /// Slots assigned some other way.
     other: Vec<u32>,
 }
@@ -500,7 +504,7 @@ struct Updates {
 fn collect_updates(cx: &Ctx<'_, '_>, body: u32) -> Updates {
     let m = cx.body.m;
     let mut lets = BTreeSet::new();
-    let mut acc: Vec<(u32, Vec<(u32, bool, Option<i128>)>)> = Vec::new();
+    let mut acc: Vec<(u32, Deltas)> = Vec::new();
     let mut other = BTreeSet::new();
     // (expression or statement, multiplicity)
     let mut stack: Vec<(super::walk::Node, Option<i128>)> =
