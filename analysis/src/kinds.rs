@@ -213,6 +213,20 @@ pub fn infer(body: &Body<'_>) -> Kinds {
             debug_assert_eq!(last, kinds.exprs, "the last round's kinds are final");
         }
     }
+    // `slot_dependent` must list every expression whose kind reads a slot: computed once in the
+    // first round, the others would keep a kind from before the slots were known.
+    if cfg!(debug_assertions) {
+        for e in 0..m.exprs.len() as u32 {
+            let again = match expr_kind(body, &kinds, e) {
+                Kind::Unset => Kind::Unknown,
+                k => k,
+            };
+            debug_assert_eq!(
+                kinds.exprs[e as usize], again,
+                "expression {e} is slot-dependent"
+            );
+        }
+    }
     kinds
 }
 
