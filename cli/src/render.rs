@@ -66,29 +66,26 @@ impl<'a> DisplaySource<'a> {
     }
 }
 
-/// One file as codespan reads it: what `SimpleFile` gives, without copying the text, and with
-/// line starts found by `memchr` (a lint run shows excerpts of hundreds of files).
+/// One file as codespan reads it: what `SimpleFile` gives, without copying the text (a lint run
+/// shows excerpts of hundreds of files).
 pub struct ShownFile<'a> {
     name: String,
     text: &'a str,
-    /// The first byte of each line; the first line starts at 0.
-    line_starts: Vec<usize>,
+    line_starts: Vec<u32>,
 }
 
 impl<'a> ShownFile<'a> {
     pub fn new(name: String, text: &'a str) -> ShownFile<'a> {
-        let mut line_starts = vec![0];
-        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
         ShownFile {
             name,
             text,
-            line_starts,
+            line_starts: vox_syntax::line_starts(text.as_bytes()),
         }
     }
 
     fn line_start(&self, line: usize) -> Result<usize, FilesError> {
         match self.line_starts.get(line) {
-            Some(&start) => Ok(start),
+            Some(&start) => Ok(start as usize),
             None if line == self.line_starts.len() => Ok(self.text.len()),
             None => Err(FilesError::LineTooLarge {
                 given: line,
@@ -112,10 +109,8 @@ impl<'a> Files<'a> for ShownFile<'_> {
     }
 
     fn line_index(&'a self, (): (), byte: usize) -> Result<usize, FilesError> {
-        Ok(self
-            .line_starts
-            .binary_search(&byte)
-            .unwrap_or_else(|next| next - 1))
+        // Texts are below 4 GiB (offsets are `u32` throughout).
+        Ok(self.line_starts.partition_point(|&s| s as usize <= byte) - 1)
     }
 
     fn line_range(&'a self, (): (), line: usize) -> Result<Range<usize>, FilesError> {

@@ -156,11 +156,9 @@ impl<'a> FileCx<'a> {
 
     /// 1-based line of an offset.
     pub fn line(&self, offset: u32) -> u32 {
-        let starts = self.line_starts.get_or_init(|| {
-            std::iter::once(0)
-                .chain(memchr::memchr_iter(b'\n', self.text).map(|i| i as u32 + 1))
-                .collect()
-        });
+        let starts = self
+            .line_starts
+            .get_or_init(|| vox_syntax::line_starts(self.text));
         starts.partition_point(|&s| s <= offset) as u32
     }
 

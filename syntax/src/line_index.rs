@@ -3,6 +3,13 @@
 
 use crate::TextRange;
 
+/// The byte offset where each line starts (the first line at 0; a line ends after its `\n`).
+pub fn line_starts(text: &[u8]) -> Vec<u32> {
+    std::iter::once(0)
+        .chain(memchr::memchr_iter(b'\n', text).map(|i| i as u32 + 1))
+        .collect()
+}
+
 #[derive(Clone, Debug)]
 pub struct LineIndex {
     /// Byte offset of the start of each line.
@@ -27,14 +34,8 @@ pub enum ColumnUnit {
 
 impl LineIndex {
     pub fn new(text: &[u8]) -> LineIndex {
-        let mut line_starts = vec![0u32];
-        for (i, &b) in text.iter().enumerate() {
-            if b == b'\n' {
-                line_starts.push(i as u32 + 1);
-            }
-        }
         LineIndex {
-            line_starts,
+            line_starts: line_starts(text),
             text: text.into(),
         }
     }
