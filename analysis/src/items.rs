@@ -30,7 +30,7 @@ pub struct FnSource {
     text: Arc<[u8]>,
     start: u32,
     end: u32,
-    part: Mutex<Part>,
+    share: Mutex<Option<Share>>,
 }
 
 /// A file's one parse, shared by its functions until each has been lowered: the last share
@@ -47,13 +47,11 @@ impl Drop for FileTree {
     }
 }
 
-/// Which part of a shared file tree a function's lowering reads.
-enum Part {
-    None,
-    /// The function at this node.
-    Node(Arc<FileTree>, u32),
-    /// The whole tree (the synthetic main, which is lowered from the file's root).
-    Whole(Arc<FileTree>),
+/// A function's share of its file's parse: the node it lies at, or `None` for the synthetic
+/// main (lowered from the file's root).
+struct Share {
+    file: Arc<FileTree>,
+    node: Option<u32>,
 }
 
 /// Bytes of file trees shared with functions that have not been lowered yet, all databases
@@ -63,31 +61,26 @@ static HELD: AtomicUsize = AtomicUsize::new(0);
 const HELD_BUDGET: usize = 16 << 20;
 
 /// The tree a function's lowering reads: its share of the file's parse, or a parse of its own.
-pub struct FnTree(TreeShare);
-
-enum TreeShare {
-    Own(SyntaxTree),
-    Shared(Arc<FileTree>, Option<u32>),
-}
+pub struct FnTree(Result<Share, SyntaxTree>);
 
 impl FnTree {
     /// The tree, and the function's node in it when the tree is its file's (`None`: the tree
     /// is the function's own parse, or the file's for the synthetic main).
     pub fn parts(&self) -> (&SyntaxTree, Option<SyntaxNode<'_>>) {
         match &self.0 {
-            TreeShare::Own(t) => (t, None),
-            TreeShare::Shared(f, id) => (&f.tree, id.map(|id| f.tree.node(id))),
+            Ok(s) => (&s.file.tree, s.node.map(|id| s.file.tree.node(id))),
+            Err(own) => (own, None),
         }
     }
 }
 
 impl FnSource {
-    fn new(text: Arc<[u8]>, start: u32, end: u32, part: Part) -> FnSource {
+    fn new(text: Arc<[u8]>, start: u32, end: u32, share: Option<Share>) -> FnSource {
         FnSource {
             text,
             start,
             end,
-            part: Mutex::new(part),
+            share: Mutex::new(share),
         }
     }
 
@@ -97,25 +90,20 @@ impl FnSource {
 
     /// The function's tree: its file's parse the first time; a new parse of its text after.
     pub fn tree(&self) -> FnTree {
-        FnTree(match self.take_part() {
-            Part::None => TreeShare::Own(vox_syntax::parse(self.bytes())),
-            Part::Node(file, id) => TreeShare::Shared(file, Some(id)),
-            Part::Whole(file) => TreeShare::Shared(file, None),
-        })
+        FnTree(
+            self.take_share()
+                .ok_or_else(|| vox_syntax::parse(self.bytes())),
+        )
     }
 
     /// Moves the share of the tree out (this source keeps none).
-    fn take_part(&self) -> Part {
-        std::mem::replace(
-            &mut *self.part.lock().unwrap_or_else(|e| e.into_inner()),
-            Part::None,
-        )
+    fn take_share(&self) -> Option<Share> {
+        self.share.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 
     /// The same text, with the share of the tree moved over (this one keeps none).
     fn hand_over(&self) -> FnSource {
-        let part = self.take_part();
-        FnSource::new(self.text.clone(), self.start, self.end, part)
+        FnSource::new(self.text.clone(), self.start, self.end, self.take_share())
     }
 }
 
@@ -177,17 +165,19 @@ fn parse_fixed(file_text: &Arc<[u8]>) -> FileParse {
     let fn_sources = ids
         .iter()
         .map(|&(id, r)| {
-            let part = shared
-                .as_ref()
-                .map_or(Part::None, |f| Part::Node(f.clone(), id));
-            FnSource::new(file_text.clone(), r.start, r.end, part)
+            let share = shared.as_ref().map(|f| Share {
+                file: f.clone(),
+                node: Some(id),
+            });
+            FnSource::new(file_text.clone(), r.start, r.end, share)
         })
         .collect();
     let main_source = items.has_top_level_stmts.then(|| {
-        let part = shared
-            .as_ref()
-            .map_or(Part::None, |f| Part::Whole(f.clone()));
-        FnSource::new(file_text.clone(), 0, text.len() as u32, part)
+        let share = shared.as_ref().map(|f| Share {
+            file: f.clone(),
+            node: None,
+        });
+        FnSource::new(file_text.clone(), 0, text.len() as u32, share)
     });
     FileParse {
         items: Arc::new(items),
@@ -226,12 +216,12 @@ fn parse_edited(db: &dyn Db, file: SourceFile, file_text: &Arc<[u8]>) -> FilePar
         fn_sources: kept
             .fn_texts
             .iter()
-            .map(|t| FnSource::new(t.clone(), 0, t.len() as u32, Part::None))
+            .map(|t| FnSource::new(t.clone(), 0, t.len() as u32, None))
             .collect(),
         main_source: kept
             .items
             .has_top_level_stmts
-            .then(|| FnSource::new(file_text.clone(), 0, text.len() as u32, Part::None)),
+            .then(|| FnSource::new(file_text.clone(), 0, text.len() as u32, None)),
         syntax: kept.syntax.clone(),
     };
     db.keep_parse(file, kept);

@@ -81,7 +81,8 @@ pub fn parallel<T: Send + Sync, R: Send>(
 
 /// Facts and summaries of every function of `files`, each file after the files it imports
 /// (depth first): a file's functions, which share its parse, are then lowered soon after the
-/// parse, and the parse goes, rather than waiting while other files are analysed (see `vox_analysis::FnSource`).
+/// parse, and the parse goes, rather than waiting while other files are analysed (see
+/// `vox_analysis::FnSource`).
 fn facts_in_import_order(
     db: &vox_analysis::AnalysisDb,
     files: &[vox_analysis::SourceFile],

@@ -192,6 +192,8 @@ fn with_body<R: Default>(db: &dyn Db, def: FnDef<'_>, f: impl FnOnce(&Body<'_>, 
         let Some(m) = vox_hir::lower_top_level(tree, &items, table, catalog) else {
             return R::default();
         };
+        // The file's tree goes as soon as its last function is lowered.
+        drop(source);
         let root = match m.main {
             Some(vox_hir::ir::Main::Synthetic(id)) | Some(vox_hir::ir::Main::Explicit(id)) => id,
             None => return R::default(),
