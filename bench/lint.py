@@ -13,7 +13,7 @@ A benchmark, not a test: it prints figures and marks the targets met / NOT met; 
    on the running python3's stdlib directory on one core (default rules, and --select ALL for reference;
    --isolated so that no configuration file changes the rule set; its lines are those of the files
    `ruff check --show-files` lists, counted like vox's: all lines);
-   `vox check BIG` on one core.
+   `vox check BIG` on all cores (the target: a whole process on this machine) and, for comparison, on one.
 3. Prints a table and the target ratios.
 
 Usage: python3 bench/lint.py [--files N] [--keep DIR] [--runs N] [--seed N] [--vox PATH] [--generate-only]
@@ -1006,6 +1006,7 @@ def run(args, base, ws, big):
         ("ruffA", "ruff check --select ALL, 1 core", one + ruff_cmd[:-1] + ["--select", "ALL", stdlib],
          py_lines, (0, 1)),
         ("check", "vox check %d-line file, 1 core" % big_lines, one + [vox, "check", big], big_lines, (0,)),
+        ("checkN", "vox check %d-line file, %d cores" % (big_lines, ncpu), [vox, "check", big], big_lines, (0,)),
     ]
     best, best_cpu, rss = {}, {}, {}
     no_lint = False
@@ -1064,10 +1065,15 @@ def run(args, base, ws, big):
         print("  %-52s %7s  %-22s target %-9s not measured"
               % ("vox lint lines/s per core / ruff lines/s per core", "n/a", "", ">= 1.5"))
         print("  %-52s %7s  %-22s target %-9s not measured" % ("vox lint peak RSS / ruff peak RSS", "n/a", "", "<= 2"))
-    chk, chk_cpu = big_lines / best["check"], big_lines / best_cpu["check"]
+    # The target is for the whole process on this machine (all its cores); the one-core figure
+    # shows what a pinned run gives.
+    chk = big_lines / best["checkN"]
     print("  %-52s %7.0f  %-22s target %-9s %s"
-          % ("vox check lines/s, %d-line file" % big_lines, chk, "(by cpu time %.0f)" % chk_cpu, ">= 500000",
+          % ("vox check lines/s, %d-line file, %d cores" % (big_lines, ncpu), chk, "", ">= 500000",
              verdict(chk >= 500_000)))
+    print("  %-52s %7.0f  %-22s (for comparison)"
+          % ("vox check lines/s, %d-line file, 1 core" % big_lines, big_lines / best["check"],
+             "(by cpu time %.0f)" % (big_lines / best_cpu["check"])))
     if "lintN" in best:
         print("  %-52s %7.2fx" % ("vox lint all-cores speed-up (%d cores)" % ncpu, best["lint1"] / best["lintN"]))
     else:

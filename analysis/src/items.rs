@@ -348,16 +348,7 @@ fn after_splice(
 
 /// The syntax facts of a whole tree (`fns`: its functions' nodes, in item-tree order).
 fn syntax_facts(tree: &SyntaxTree, fns: &[vox_syntax::SyntaxNode<'_>]) -> FileSyntax {
-    let mut allow_comments = Vec::new();
-    // Tokens in source order straight from the token array (no walk of the tree), and only
-    // when the text mentions `vox:allow` at all (most files do not).
-    if memchr_allow(tree.bytes()) {
-        scan_allow_comments(
-            (0..tree.token_count()).map(|i| tree.token(i)),
-            true,
-            &mut allow_comments,
-        );
-    }
+    let allow_comments = allow_comments_of_file(tree);
     let imports = vox_hir::file_imports(tree)
         .into_iter()
         .map(|i| ImportSite {
@@ -374,6 +365,33 @@ fn syntax_facts(tree: &SyntaxTree, fns: &[vox_syntax::SyntaxNode<'_>]) -> FileSy
         allow_comments,
         fn_starts: fns.iter().map(|n| n.range().start).collect(),
     }
+}
+
+/// The comments of a whole file that mention `vox:allow`, found from the text's occurrences
+/// (a few in a file that has any) rather than by visiting every token: what
+/// [`scan_allow_comments`] gives over all the tokens.
+fn allow_comments_of_file(tree: &SyntaxTree) -> Vec<(TextRange, bool)> {
+    let mut out: Vec<(TextRange, bool)> = Vec::new();
+    let mut hits = memchr::memmem::find_iter(tree.bytes(), b"vox:allow").peekable();
+    if hits.peek().is_none() {
+        return out;
+    }
+    // The leading comment block ends at the first token that is not layout.
+    let leading_end = (0..tree.token_count())
+        .map(|i| tree.token(i))
+        .find(|t| !is_layout(t.kind()))
+        .map_or(u32::MAX, |t| t.range().start);
+    for at in hits {
+        let Some(tok) = tree.token_at_offset(at as u32) else {
+            continue;
+        };
+        let r = tok.range();
+        // A comment that mentions it twice is listed once.
+        if tok.kind() == SyntaxKind::Comment && out.last().is_none_or(|(last, _)| *last != r) {
+            out.push((r, r.start < leading_end));
+        }
+    }
+    out
 }
 
 /// Tokens that do not end the leading comment block.
@@ -509,5 +527,41 @@ pub fn fn_base(db: &dyn Db, f: FnDef<'_>) -> u32 {
             .get(i as usize)
             .copied()
             .unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The occurrence-driven search finds what a visit of every token finds: comments only,
+    /// each once, and whether it is in the leading block.
+    #[test]
+    fn allow_comments_from_occurrences_match_a_full_scan() {
+        let texts = [
+            "// vox:allow(D001) reason: header\n\n// vox:allow(D002) reason: also leading\nfn main() {}\n",
+            "#!/usr/bin/env vox\n# vox:allow(D003) reason: hash comment\nfn main() {\n    let s = \"vox:allow in a string\"\n    // vox:allow(D001) reason: inside // and again vox:allow\n    print(s)\n}\n",
+            "fn main() {\n    print(1) // vox:allow(D004) reason: trailing\n}\n// vox:allow(D005) reason: last line, no newline",
+            "fn main() { print(\"no suppressions here\") }\n",
+            "",
+        ];
+        for text in texts {
+            let tree = vox_syntax::parse(text.as_bytes());
+            let mut full = Vec::new();
+            scan_allow_comments(
+                (0..tree.token_count()).map(|i| tree.token(i)),
+                true,
+                &mut full,
+            );
+            assert_eq!(allow_comments_of_file(&tree), full, "{text:?}");
+        }
+        let tree = vox_syntax::parse(texts[0].as_bytes());
+        assert_eq!(
+            allow_comments_of_file(&tree)
+                .iter()
+                .map(|c| c.1)
+                .collect::<Vec<_>>(),
+            [true, true]
+        );
     }
 }

@@ -37,7 +37,11 @@ pub fn run(files: &[PathBuf]) -> i32 {
         .collect();
     let order: Vec<vox_analysis::SourceFile> =
         abs.iter().filter_map(|p| by_path.get(p).copied()).collect();
-    let results = lint::parallel(&loaded.db, &order, lint::threads(None), |db, f| {
+    let threads = lint::threads(None);
+    if threads > 1 {
+        checks_in_parallel(&loaded.db, &order, threads);
+    }
+    let results = lint::parallel(&loaded.db, &order, threads, |db, f| {
         vox_lints::check_file(db, *f, &info)
     });
     let texts = output::Texts::new(&loaded);
@@ -75,4 +79,28 @@ pub fn run(files: &[PathBuf]) -> i32 {
     std::mem::forget(texts);
     std::mem::forget(loaded);
     i32::from(errors > 0)
+}
+
+/// Computes the checks of every function of `files` on `threads` workers, a function at a time
+/// rather than a file at a time, so that one large file keeps every core busy; the per-file pass
+/// that follows reads them from the database.
+fn checks_in_parallel(
+    db: &vox_analysis::AnalysisDb,
+    files: &[vox_analysis::SourceFile],
+    threads: usize,
+) {
+    // Parses in parallel; the functions are then read from the memos.
+    lint::parallel(db, files, threads, |db, f| {
+        let _ = vox_analysis::file_items(db, *f);
+    });
+    let mut fns: Vec<vox_analysis::FnDef<'_>> = files
+        .iter()
+        .flat_map(|f| vox_analysis::file_items(db, *f).all())
+        .collect();
+    // Longest first: a script's `main` can be a tenth of its file, and started last it would
+    // leave the other workers idle.
+    fns.sort_by_key(|f| std::cmp::Reverse(f.text(db).bytes().len()));
+    lint::parallel(db, &fns, threads, |db, f| {
+        let _ = vox_analysis::fn_checks(db, *f);
+    });
 }
