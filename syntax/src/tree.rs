@@ -29,7 +29,7 @@ impl Elem {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct NodeData {
     kind: SyntaxKind,
     parent: u32,
@@ -408,6 +408,184 @@ impl SyntaxTree {
 
         self.text = text;
         self.diagnostics = Vec::new();
+    }
+
+    /// Joins the trees of consecutive chunks of `text` (each parsed alone, without its text,
+    /// offsets from its chunk's start at `starts`) into the tree of the whole text: post-order
+    /// nodes, so each chunk's nodes but its root follow the previous chunk's, and one root over
+    /// every chunk's top-level elements comes last; every chunk's `Eof` but the last goes.
+    /// No diagnostics. The arrays get the capacities the whole text's parse gives them
+    /// ([`SyntaxTree::heap_size`] is the same), and each chunk's array is freed as soon as it
+    /// is copied, so the peak stays near one parse's.
+    pub(crate) fn concat(text: Box<[u8]>, parts: Vec<SyntaxTree>, starts: &[u32]) -> SyntaxTree {
+        debug_assert_eq!(parts.len(), starts.len());
+        let mut parts = parts;
+        let roots: Vec<NodeData> = parts
+            .iter()
+            .map(|p| p.nodes[p.nodes.len() - 1].clone())
+            .collect();
+        // Where each chunk's tokens, non-root nodes and non-root children entries go.
+        let (mut tok_base, mut node_base, mut child_base) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut t, mut n, mut c) = (0usize, 0usize, 0usize);
+        for (p, r) in parts.iter().zip(&roots) {
+            tok_base.push(t as u32);
+            node_base.push(n as u32);
+            child_base.push(c as u32);
+            t += p.tokens.len() - 1;
+            n += p.nodes.len() - 1;
+            c += r.first_child as usize;
+        }
+        let n_tokens = t + 1;
+        let root = n as u32;
+        let root_children: usize = roots.iter().map(|r| r.n_children as usize).sum();
+        let n_children = c + root_children;
+        // The capacities `lexer::lex` and `TreeBuilder::new` start with for the whole text,
+        // doubled as pushing past them doubles them.
+        let grown = |init: usize, len: usize| {
+            let mut cap = init.max(1);
+            while cap < len {
+                cap *= 2;
+            }
+            cap
+        };
+        let nodes_init = n_tokens * 5 / 8 + 1;
+        let caps = (
+            grown(text.len() * 3 / 8 + 16, n_tokens),
+            n_tokens,
+            grown(nodes_init, root as usize + 1),
+            grown(n_tokens + nodes_init, n_children),
+        );
+        let fit = |cap: usize, len: usize, want: usize| -> Option<usize> {
+            (cap < want).then(|| want - len)
+        };
+        let last = parts.len() - 1;
+        let (end, eof) = (roots[last].range.end + starts[last], text.len() as u32);
+
+        // Tokens: the first chunk's as they are, then the others' shifted; one `Eof`.
+        let mut tokens = std::mem::take(&mut parts[0].tokens);
+        tokens.pop();
+        match fit(tokens.capacity(), tokens.len(), caps.0) {
+            Some(more) => tokens.reserve_exact(more),
+            None => tokens.shrink_to(caps.0),
+        }
+        for (p, &off) in parts.iter_mut().zip(starts).skip(1) {
+            let part = std::mem::take(&mut p.tokens);
+            tokens.extend(part[..part.len() - 1].iter().map(|tk| Token {
+                kind: tk.kind,
+                start: tk.start + off,
+            }));
+        }
+        tokens.push(Token {
+            kind: SyntaxKind::Eof,
+            start: eof,
+        });
+
+        // A chunk's root becomes the one root; other nodes move by the nodes before them.
+        let mut token_parent = std::mem::take(&mut parts[0].token_parent);
+        token_parent.pop();
+        let root0 = (parts[0].nodes.len() - 1) as u32;
+        for p in &mut token_parent {
+            if *p == root0 {
+                *p = root;
+            }
+        }
+        match fit(token_parent.capacity(), token_parent.len(), caps.1) {
+            Some(more) => token_parent.reserve_exact(more),
+            None => token_parent.shrink_to(caps.1),
+        }
+        for (i, p) in parts.iter_mut().enumerate().skip(1) {
+            let part = std::mem::take(&mut p.token_parent);
+            let (r, base) = ((p.nodes.len() - 1) as u32, node_base[i]);
+            token_parent.extend(part[..part.len() - 1].iter().map(|&q| {
+                if q == r {
+                    root
+                } else {
+                    q + base
+                }
+            }));
+        }
+        token_parent.push(root);
+
+        let mut nodes = std::mem::take(&mut parts[0].nodes);
+        nodes.pop();
+        for d in &mut nodes {
+            if d.parent == root0 {
+                d.parent = root;
+            }
+        }
+        match fit(nodes.capacity(), nodes.len(), caps.2) {
+            Some(more) => nodes.reserve_exact(more),
+            None => nodes.shrink_to(caps.2),
+        }
+        for (i, p) in parts.iter_mut().enumerate().skip(1) {
+            let part = std::mem::take(&mut p.nodes);
+            let (r, base, cb, off) = (
+                (part.len() - 1) as u32,
+                node_base[i],
+                child_base[i],
+                starts[i],
+            );
+            nodes.extend(part[..part.len() - 1].iter().map(|d| NodeData {
+                kind: d.kind,
+                parent: if d.parent == r { root } else { d.parent + base },
+                first_child: d.first_child + cb,
+                n_children: d.n_children,
+                range: TextRange::new(d.range.start + off, d.range.end + off),
+                starts_significant: d.starts_significant,
+            }));
+        }
+        nodes.push(NodeData {
+            kind: roots[0].kind,
+            parent: NO_PARENT,
+            first_child: c as u32,
+            n_children: root_children as u32,
+            range: TextRange::new(roots[0].range.start + starts[0], end),
+            starts_significant: roots[0].starts_significant,
+        });
+
+        // Children: every chunk's non-root entries, then the roots' entries, renumbered.
+        let mut children = std::mem::take(&mut parts[0].children);
+        let mut top = children.split_off(roots[0].first_child as usize);
+        top.reserve(root_children - top.len());
+        match fit(children.capacity(), children.len(), caps.3) {
+            Some(more) => children.reserve_exact(more),
+            None => children.shrink_to(caps.3),
+        }
+        let shift = |e: Elem, nb: u32, tb: u32| match e.as_node() {
+            Some(id) => Elem::node((id + nb) as usize),
+            None => Elem::token((e.0 + tb) as usize),
+        };
+        for (i, p) in parts.iter_mut().enumerate().skip(1) {
+            let part = std::mem::take(&mut p.children);
+            let (nb, tb) = (node_base[i], tok_base[i]);
+            let split = roots[i].first_child as usize;
+            children.extend(part[..split].iter().map(|&e| shift(e, nb, tb)));
+            top.extend(part[split..].iter().map(|&e| shift(e, nb, tb)));
+        }
+        children.extend_from_slice(&top);
+        debug_assert_eq!(children.len(), n_children);
+
+        SyntaxTree {
+            text,
+            tokens,
+            token_parent,
+            nodes,
+            children,
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// Whether two trees are the same in every array, parents and capacities included (for
+    /// tests: `==` compares what the tree means).
+    #[doc(hidden)]
+    pub fn identical(&self, other: &SyntaxTree) -> bool {
+        self.text == other.text
+            && self.tokens == other.tokens
+            && self.token_parent == other.token_parent
+            && self.nodes == other.nodes
+            && self.children == other.children
+            && self.diagnostics == other.diagnostics
+            && self.heap_size() == other.heap_size()
     }
 
     /// Bytes of heap the tree holds (for callers that bound how many trees they keep).
