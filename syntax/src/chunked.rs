@@ -53,7 +53,7 @@ use std::sync::OnceLock;
 use crate::kind::SyntaxKind;
 use crate::lexer;
 use crate::parser::Parser;
-use crate::tree::SyntaxTree;
+use crate::tree::{SyntaxTree, TreeBuilder};
 
 /// Bytes per chunk below which another thread is not worth starting.
 const MIN_CHUNK: usize = 256 * 1024;
@@ -62,9 +62,10 @@ const MIN_CHUNK: usize = 256 * 1024;
 /// up to `MAX_DEPTH` must parse the same on either.
 const STACK: usize = 256 * 1024 * 1024;
 
-/// The joined tree (no text checks run yet) when `text` is large enough to be cut, the
-/// process may run on more than one core, and every chunk parsed cleanly.
-pub(crate) fn parse_parallel(text: &[u8]) -> Option<SyntaxTree> {
+/// The joined tree (whole-tree checks not run yet) and the number of chunks, when `text` is
+/// large enough to be cut, the process may run on more than one core, and every chunk parsed
+/// cleanly.
+pub(crate) fn parse_parallel(text: &[u8]) -> Option<(SyntaxTree, usize)> {
     let by_size = text.len() / MIN_CHUNK;
     if by_size < 2 {
         return None;
@@ -77,7 +78,7 @@ pub(crate) fn parse_parallel(text: &[u8]) -> Option<SyntaxTree> {
     if splits.is_empty() {
         return None;
     }
-    parse_chunks(text, &splits, splits.len() + 1)
+    parse_chunks(text, &splits, splits.len() + 1).map(|tree| (tree, splits.len() + 1))
 }
 
 /// Cores this process may use (`taskset` included), asked once.
@@ -175,7 +176,12 @@ fn parse_chunks(text: &[u8], splits: &[usize], threads: usize) -> Option<SyntaxT
             if failed.load(Ordering::Relaxed) {
                 break;
             }
-            match parse_chunk(&text[a..b], i > 0) {
+            let t = std::time::Instant::now();
+            let r = parse_chunk(&text[a..b], i == 0, text.len());
+            if std::env::var_os("VOX_PTIME").is_some() {
+                eprintln!("chunk {i} {:?}", t.elapsed());
+            }
+            match r {
                 Some(tree) => done.push((i, tree)),
                 None => {
                     failed.store(true, Ordering::Relaxed);
@@ -185,6 +191,7 @@ fn parse_chunks(text: &[u8], splits: &[usize], threads: usize) -> Option<SyntaxT
         }
         done
     };
+    let t0 = std::time::Instant::now();
     let mut parts: Vec<Option<SyntaxTree>> = (0..n).map(|_| None).collect();
     std::thread::scope(|s| {
         let handles: Vec<_> = (1..threads)
@@ -215,23 +222,42 @@ fn parse_chunks(text: &[u8], splits: &[usize], threads: usize) -> Option<SyntaxT
     }
     let parts: Vec<SyntaxTree> = parts.into_iter().collect::<Option<_>>()?;
     let starts: Vec<u32> = bounds.iter().map(|&(a, _)| a as u32).collect();
-    Some(SyntaxTree::concat(text.into(), parts, &starts))
+    let t1 = std::time::Instant::now();
+    let r = SyntaxTree::concat(text.into(), parts, &starts);
+    if std::env::var_os("VOX_PTIME").is_some() {
+        eprintln!("chunks {:?} concat {:?}", t1 - t0, t1.elapsed());
+    }
+    Some(r)
 }
 
 /// One chunk alone: its tree (no text, offsets from the chunk's start), or `None` when it has
-/// any diagnostic or does not start as a cut must (`later`: not the first chunk).
-fn parse_chunk(text: &[u8], later: bool) -> Option<SyntaxTree> {
-    let lexed = lexer::lex(text);
+/// any diagnostic or does not start as a cut must (any chunk but the first). The first chunk's
+/// vectors are made with room for the whole file (`whole` bytes): the others are appended to
+/// them.
+fn parse_chunk(text: &[u8], first: bool, whole: usize) -> Option<SyntaxTree> {
+    let room = if first {
+        lexer::token_capacity(whole)
+    } else {
+        lexer::token_capacity(text.len())
+    };
+    let lexed = lexer::lex_into(text, Vec::with_capacity(room));
     if !lexed.diagnostics.is_empty() {
         return None;
     }
-    if later {
+    let builder = if first {
+        // The whole file's tokens, guessed from this chunk's share, a little over: what is
+        // not used is never touched, and shrinking it away later is free.
+        let n = lexed.tokens.len();
+        let guess = (n as f64 * whole as f64 / text.len().max(1) as f64 * 1.15) as usize + 64;
+        TreeBuilder::with_room(lexed.tokens, guess)
+    } else {
         let kinds: Vec<SyntaxKind> = lexed.tokens.iter().take(3).map(|t| t.kind).collect();
         if kinds != [SyntaxKind::FnKw, SyntaxKind::Whitespace, SyntaxKind::Ident] {
             return None;
         }
-    }
-    let mut p = Parser::new(text, lexed.tokens);
+        TreeBuilder::new(lexed.tokens)
+    };
+    let mut p = Parser::with_builder(text, builder);
     p.source_file();
     if !p.at_rest() {
         return None;

@@ -28,8 +28,14 @@ pub use tree::{SyntaxElement, SyntaxNode, SyntaxToken, SyntaxTree};
 /// threads when the process may use more than one core (`chunked.rs`); the result is the same
 /// tree, byte for byte, as the one-thread parse.
 pub fn parse(text: &[u8]) -> SyntaxTree {
-    if let Some(tree) = chunked::parse_parallel(text) {
-        return finish_parse(tree, Vec::new());
+    let t0 = std::time::Instant::now();
+    if let Some((tree, threads)) = chunked::parse_parallel(text) {
+        let t = std::time::Instant::now();
+        let r = finish_parse(tree, Vec::new(), threads);
+        if std::env::var_os("VOX_PTIME").is_some() {
+            eprintln!("finish {:?} all {:?}", t.elapsed(), t0.elapsed());
+        }
+        return r;
     }
     parse_sequential(text)
 }
@@ -37,6 +43,14 @@ pub fn parse(text: &[u8]) -> SyntaxTree {
 /// [`parse`] on the calling thread alone, whatever the size of the file.
 #[doc(hidden)]
 pub fn parse_sequential(text: &[u8]) -> SyntaxTree {
+    let t0 = std::time::Instant::now();
+    let r = parse_sequential_(text);
+    if text.len() > 1000000 && std::env::var_os("VOX_PTIME").is_some() {
+        eprintln!("sequential {:?}", t0.elapsed());
+    }
+    r
+}
+fn parse_sequential_(text: &[u8]) -> SyntaxTree {
     let lexed = lexer::lex(text);
     let mut p = parser::Parser::new(text, lexed.tokens);
     p.source_file();
@@ -44,7 +58,7 @@ pub fn parse_sequential(text: &[u8]) -> SyntaxTree {
     let mut diags = lexed.diagnostics;
     diags.extend(parse_diags);
     let tree = builder.finish(text.into(), Vec::new());
-    finish_parse(tree, diags)
+    finish_parse(tree, diags, 1)
 }
 
 /// [`parse`] with the file cut at `splits` (byte offsets, increasing), each chunk parsed alone
@@ -53,7 +67,20 @@ pub fn parse_sequential(text: &[u8]) -> SyntaxTree {
 /// file at once instead. For tests.
 #[doc(hidden)]
 pub fn parse_with_splits(text: &[u8], splits: &[usize], threads: usize) -> Option<SyntaxTree> {
-    chunked::parse_at(text, splits, threads).map(|tree| finish_parse(tree, Vec::new()))
+    chunked::parse_at(text, splits, threads).map(|tree| finish_parse(tree, Vec::new(), threads))
+}
+
+/// [`parse_sequential`] with the whole-tree checks on `threads` threads (for tests).
+#[doc(hidden)]
+pub fn parse_checking_on(text: &[u8], threads: usize) -> SyntaxTree {
+    let lexed = lexer::lex(text);
+    let mut p = parser::Parser::new(text, lexed.tokens);
+    p.source_file();
+    let (builder, parse_diags) = p.into_parts();
+    let mut diags = lexed.diagnostics;
+    diags.extend(parse_diags);
+    let tree = builder.finish(text.into(), Vec::new());
+    finish_parse(tree, diags, threads)
 }
 
 /// Every offset at which [`parse`] may cut `text` (for tests).
@@ -62,11 +89,12 @@ pub fn split_candidates(text: &[u8]) -> Vec<usize> {
     chunked::candidates(text)
 }
 
-/// The whole-file checks on a freshly built tree, then its diagnostics, sorted.
-fn finish_parse(mut tree: SyntaxTree, mut diags: Vec<Diagnostic>) -> SyntaxTree {
+/// The whole-file checks on a freshly built tree (on up to `threads` threads), then its
+/// diagnostics, sorted.
+fn finish_parse(mut tree: SyntaxTree, mut diags: Vec<Diagnostic>, threads: usize) -> SyntaxTree {
     let mut extra = Vec::new();
     let has_not_a_script = diags.iter().any(|d| d.code == "syntax.not-a-script");
-    validate::validate(tree.root(), has_not_a_script, true, &mut extra);
+    validate::validate_on(tree.root(), has_not_a_script, true, &mut extra, threads);
     diags.extend(extra);
     if has_not_a_script || extra_has_nas(&diags) {
         drop_after_not_a_script(&tree, &mut diags);

@@ -7,7 +7,9 @@
 mod common;
 
 use common::corpus;
-use vox_syntax::{parse, parse_sequential, parse_with_splits, split_candidates, SyntaxTree};
+use vox_syntax::{
+    parse, parse_checking_on, parse_sequential, parse_with_splits, split_candidates, SyntaxTree,
+};
 
 #[derive(Default, Debug)]
 struct Count {
@@ -41,6 +43,12 @@ fn check_file(text: &[u8], name: &str, count: &mut Count) {
         whole.identical(&parse(text)),
         "{name}: parse is not parse_sequential"
     );
+    // The whole-tree checks on several threads, errors or not.
+    for threads in [2, 3] {
+        same(&parse_checking_on(text, threads), &whole, &|| {
+            format!("{name} checked on {threads} threads")
+        });
+    }
     let cands = split_candidates(text);
     count.files += 1;
     for &c in &cands {

@@ -40,9 +40,13 @@ pub(crate) struct Parser<'s> {
 
 impl<'s> Parser<'s> {
     pub(crate) fn new(src: &'s [u8], tokens: Vec<Token>) -> Parser<'s> {
+        Self::with_builder(src, TreeBuilder::new(tokens))
+    }
+
+    pub(crate) fn with_builder(src: &'s [u8], b: TreeBuilder) -> Parser<'s> {
         Parser {
             src,
-            b: TreeBuilder::new(tokens),
+            b,
             pos: 0,
             nl_sensitive: true,
             diags: Vec::new(),
