@@ -168,31 +168,30 @@ fn parse_chunks(text: &[u8], splits: &[usize], threads: usize) -> Option<SyntaxT
     bounds.push((start, text.len()));
     let n = bounds.len();
     let threads = threads.min(n);
-    // Worker `w` parses chunks `w`, `w + threads`, …; the first to fail stops the others.
+    // Worker `w` parses chunks `w`, `w + threads`, …; the first to fail stops the others. The
+    // last worker then copies the text for the tree (the first one, on the calling thread,
+    // has the first chunk, which takes longest: its vectors are the tree's).
     let failed = AtomicBool::new(false);
-    let work = |w: usize| -> Vec<(usize, SyntaxTree)> {
+    type Done = (Vec<(usize, SyntaxTree)>, Option<Box<[u8]>>);
+    let work = |w: usize| -> Done {
         let mut done = Vec::new();
         for (i, &(a, b)) in bounds.iter().enumerate().skip(w).step_by(threads) {
             if failed.load(Ordering::Relaxed) {
-                break;
+                return (done, None);
             }
-            let t = std::time::Instant::now();
-            let r = parse_chunk(&text[a..b], i == 0, text.len());
-            if std::env::var_os("VOX_PTIME").is_some() {
-                eprintln!("chunk {i} {:?}", t.elapsed());
-            }
-            match r {
+            match parse_chunk(&text[a..b], i == 0, text.len()) {
                 Some(tree) => done.push((i, tree)),
                 None => {
                     failed.store(true, Ordering::Relaxed);
-                    break;
+                    return (done, None);
                 }
             }
         }
-        done
+        let copy = (w == threads - 1 && !failed.load(Ordering::Relaxed)).then(|| text.into());
+        (done, copy)
     };
-    let t0 = std::time::Instant::now();
     let mut parts: Vec<Option<SyntaxTree>> = (0..n).map(|_| None).collect();
+    let mut copy: Option<Box<[u8]>> = None;
     std::thread::scope(|s| {
         let handles: Vec<_> = (1..threads)
             .map(|w| {
@@ -213,8 +212,11 @@ fn parse_chunks(text: &[u8], splits: &[usize], threads: usize) -> Option<SyntaxT
                 Err(_) => all.push(work(w + 1)),
             }
         }
-        for (i, tree) in all.into_iter().flatten() {
-            parts[i] = Some(tree);
+        for (done, text) in all {
+            for (i, tree) in done {
+                parts[i] = Some(tree);
+            }
+            copy = copy.take().or(text);
         }
     });
     if failed.into_inner() {
@@ -222,12 +224,8 @@ fn parse_chunks(text: &[u8], splits: &[usize], threads: usize) -> Option<SyntaxT
     }
     let parts: Vec<SyntaxTree> = parts.into_iter().collect::<Option<_>>()?;
     let starts: Vec<u32> = bounds.iter().map(|&(a, _)| a as u32).collect();
-    let t1 = std::time::Instant::now();
-    let r = SyntaxTree::concat(text.into(), parts, &starts);
-    if std::env::var_os("VOX_PTIME").is_some() {
-        eprintln!("chunks {:?} concat {:?}", t1 - t0, t1.elapsed());
-    }
-    Some(r)
+    let text = copy.unwrap_or_else(|| text.into());
+    Some(SyntaxTree::concat(text, parts, &starts))
 }
 
 /// One chunk alone: its tree (no text, offsets from the chunk's start), or `None` when it has

@@ -28,14 +28,8 @@ pub use tree::{SyntaxElement, SyntaxNode, SyntaxToken, SyntaxTree};
 /// threads when the process may use more than one core (`chunked.rs`); the result is the same
 /// tree, byte for byte, as the one-thread parse.
 pub fn parse(text: &[u8]) -> SyntaxTree {
-    let t0 = std::time::Instant::now();
     if let Some((tree, threads)) = chunked::parse_parallel(text) {
-        let t = std::time::Instant::now();
-        let r = finish_parse(tree, Vec::new(), threads);
-        if std::env::var_os("VOX_PTIME").is_some() {
-            eprintln!("finish {:?} all {:?}", t.elapsed(), t0.elapsed());
-        }
-        return r;
+        return finish_parse(tree, Vec::new(), threads);
     }
     parse_sequential(text)
 }
@@ -43,22 +37,7 @@ pub fn parse(text: &[u8]) -> SyntaxTree {
 /// [`parse`] on the calling thread alone, whatever the size of the file.
 #[doc(hidden)]
 pub fn parse_sequential(text: &[u8]) -> SyntaxTree {
-    let t0 = std::time::Instant::now();
-    let r = parse_sequential_(text);
-    if text.len() > 1000000 && std::env::var_os("VOX_PTIME").is_some() {
-        eprintln!("sequential {:?}", t0.elapsed());
-    }
-    r
-}
-fn parse_sequential_(text: &[u8]) -> SyntaxTree {
-    let lexed = lexer::lex(text);
-    let mut p = parser::Parser::new(text, lexed.tokens);
-    p.source_file();
-    let (builder, parse_diags) = p.into_parts();
-    let mut diags = lexed.diagnostics;
-    diags.extend(parse_diags);
-    let tree = builder.finish(text.into(), Vec::new());
-    finish_parse(tree, diags, 1)
+    parse_checking_on(text, 1)
 }
 
 /// [`parse`] with the file cut at `splits` (byte offsets, increasing), each chunk parsed alone
@@ -70,7 +49,7 @@ pub fn parse_with_splits(text: &[u8], splits: &[usize], threads: usize) -> Optio
     chunked::parse_at(text, splits, threads).map(|tree| finish_parse(tree, Vec::new(), threads))
 }
 
-/// [`parse_sequential`] with the whole-tree checks on `threads` threads (for tests).
+/// The whole file parsed at once, then checked on `threads` threads (more than one: for tests).
 #[doc(hidden)]
 pub fn parse_checking_on(text: &[u8], threads: usize) -> SyntaxTree {
     let lexed = lexer::lex(text);

@@ -565,32 +565,23 @@ impl SyntaxTree {
             all.extend_from_slice(&top);
             all
         };
-        let for_other = std::sync::Mutex::new(Some((token_parent, nodes)));
+        // Two about equal shares: the nodes, and the rest.
+        let for_other = std::sync::Mutex::new(Some(nodes));
         let other_job = || {
             let taken = for_other.lock().map(|mut g| g.take());
-            let (token_parent, nodes) = taken.ok().flatten().expect("taken once");
-            (join_parents(token_parent), join_nodes(nodes))
+            join_nodes(taken.ok().flatten().expect("taken once"))
         };
-        let (tokens, children, (mut token_parent, mut nodes)) = std::thread::scope(|s| {
-            let other = std::thread::Builder::new().spawn_scoped(s, || {
-                let t = std::time::Instant::now();
-                let r = other_job();
-                if std::env::var_os("VOX_PTIME").is_some() {
-                    eprintln!("job b {:?}", t.elapsed());
-                }
-                r
-            });
-            let t = std::time::Instant::now();
-            let (tokens, children) = (join_tokens(tokens), join_children(children));
-            if std::env::var_os("VOX_PTIME").is_some() {
-                eprintln!("job a {:?}", t.elapsed());
-            }
-            let rest = match other {
+        let (tokens, children, mut token_parent, mut nodes) = std::thread::scope(|s| {
+            let other = std::thread::Builder::new().spawn_scoped(s, other_job);
+            let tokens = join_tokens(tokens);
+            let children = join_children(children);
+            let token_parent = join_parents(token_parent);
+            let nodes = match other {
                 Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
                 // No thread: the job, dropped unrun, left the vectors for this one.
                 Err(_) => other_job(),
             };
-            (tokens, children, rest)
+            (tokens, children, token_parent, nodes)
         });
         // The first chunk's top-level elements had its root for parent.
         let tokens0 = tok_base.get(1).map_or(usize::MAX, |&t| t as usize);
