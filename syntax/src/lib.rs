@@ -4,6 +4,7 @@
 //! diagnostics found. No I/O, no salsa, no editor types here.
 
 pub mod ast;
+mod chunked;
 mod diagnostic;
 mod kind;
 pub mod lexer;
@@ -22,17 +23,57 @@ pub use text_range::TextRange;
 pub use tree::{SyntaxElement, SyntaxNode, SyntaxToken, SyntaxTree};
 
 /// Parses a file's bytes into a lossless tree with its diagnostics (sorted by position).
+///
+/// A large file is cut into chunks at top-level functions and the chunks are parsed on several
+/// threads when the process may use more than one core (`chunked.rs`); the result is the same
+/// tree, byte for byte, as the one-thread parse.
 pub fn parse(text: &[u8]) -> SyntaxTree {
+    if let Some((tree, threads)) = chunked::parse_parallel(text) {
+        return finish_parse(tree, Vec::new(), threads);
+    }
+    parse_sequential(text)
+}
+
+/// [`parse`] on the calling thread alone, whatever the size of the file.
+#[doc(hidden)]
+pub fn parse_sequential(text: &[u8]) -> SyntaxTree {
+    parse_checking_on(text, 1)
+}
+
+/// [`parse`] with the file cut at `splits` (byte offsets, increasing), each chunk parsed alone
+/// on one of up to `threads` threads; `None` when a split is not one `parse` could choose or
+/// when the chunks cannot be joined (a chunk with a diagnostic), where `parse` parses the whole
+/// file at once instead. For tests.
+#[doc(hidden)]
+pub fn parse_with_splits(text: &[u8], splits: &[usize], threads: usize) -> Option<SyntaxTree> {
+    chunked::parse_at(text, splits, threads).map(|tree| finish_parse(tree, Vec::new(), threads))
+}
+
+/// The whole file parsed at once, then checked on `threads` threads (more than one: for tests).
+#[doc(hidden)]
+pub fn parse_checking_on(text: &[u8], threads: usize) -> SyntaxTree {
     let lexed = lexer::lex(text);
     let mut p = parser::Parser::new(text, lexed.tokens);
     p.source_file();
     let (builder, parse_diags) = p.into_parts();
     let mut diags = lexed.diagnostics;
     diags.extend(parse_diags);
-    let mut tree = builder.finish(text.into(), Vec::new());
+    let tree = builder.finish(text.into(), Vec::new());
+    finish_parse(tree, diags, threads)
+}
+
+/// Every offset at which [`parse`] may cut `text` (for tests).
+#[doc(hidden)]
+pub fn split_candidates(text: &[u8]) -> Vec<usize> {
+    chunked::candidates(text)
+}
+
+/// The whole-file checks on a freshly built tree (on up to `threads` threads), then its
+/// diagnostics, sorted.
+fn finish_parse(mut tree: SyntaxTree, mut diags: Vec<Diagnostic>, threads: usize) -> SyntaxTree {
     let mut extra = Vec::new();
     let has_not_a_script = diags.iter().any(|d| d.code == "syntax.not-a-script");
-    validate::validate(tree.root(), has_not_a_script, true, &mut extra);
+    validate::validate_on(tree.root(), has_not_a_script, true, &mut extra, threads);
     diags.extend(extra);
     if has_not_a_script || extra_has_nas(&diags) {
         drop_after_not_a_script(&tree, &mut diags);

@@ -29,7 +29,7 @@ impl Elem {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct NodeData {
     kind: SyntaxKind,
     parent: u32,
@@ -410,6 +410,213 @@ impl SyntaxTree {
         self.diagnostics = Vec::new();
     }
 
+    /// Joins the trees of consecutive chunks of `text` (each parsed alone, without its text,
+    /// offsets from its chunk's start at `starts`) into the tree of the whole text: post-order
+    /// nodes, so each chunk's nodes but its root follow the previous chunk's, and one root over
+    /// every chunk's top-level elements comes last; every chunk's `Eof` but the last goes.
+    /// No diagnostics. The first chunk's vectors become the tree's: made with room for the
+    /// whole file (`TreeBuilder::with_room`), they end with the capacities the whole file's
+    /// parse gives them ([`SyntaxTree::heap_size`] is the same). Each other chunk's vector is
+    /// freed as soon as it is copied; two threads copy (the vectors split between them).
+    pub(crate) fn concat(text: Box<[u8]>, parts: Vec<SyntaxTree>, starts: &[u32]) -> SyntaxTree {
+        debug_assert_eq!(parts.len(), starts.len());
+        let roots: Vec<NodeData> = parts
+            .iter()
+            .map(|p| p.nodes[p.nodes.len() - 1].clone())
+            .collect();
+        // Where each chunk's tokens, non-root nodes and non-root children entries go.
+        let k = parts.len();
+        let (mut tok_base, mut node_base, mut child_base) = (
+            Vec::with_capacity(k),
+            Vec::with_capacity(k),
+            Vec::with_capacity(k),
+        );
+        let (mut t, mut n, mut c) = (0usize, 0usize, 0usize);
+        for (p, r) in parts.iter().zip(&roots) {
+            tok_base.push(t as u32);
+            node_base.push(n as u32);
+            child_base.push(c as u32);
+            t += p.tokens.len() - 1;
+            n += p.nodes.len() - 1;
+            c += r.first_child as usize;
+        }
+        let n_tokens = t + 1;
+        let root = n as u32;
+        let root_children: usize = roots.iter().map(|r| r.n_children as usize).sum();
+        let n_children = c + root_children;
+        // The capacities `lexer::lex` and `TreeBuilder::new` start with for the whole text,
+        // doubled as pushing past them doubles them.
+        let grown = |init: usize, len: usize| {
+            let mut cap = init.max(1);
+            while cap < len {
+                cap *= 2;
+            }
+            cap
+        };
+        let nodes_init = node_capacity(n_tokens);
+        let caps = Caps {
+            tokens: grown(crate::lexer::token_capacity(text.len()), n_tokens),
+            token_parent: n_tokens,
+            nodes: grown(nodes_init, root as usize + 1),
+            children: grown(n_tokens + nodes_init, n_children),
+        };
+        let last = k - 1;
+        let (end, eof) = (roots[last].range.end + starts[last], text.len() as u32);
+        let root_data = NodeData {
+            kind: roots[0].kind,
+            parent: NO_PARENT,
+            first_child: c as u32,
+            n_children: root_children as u32,
+            range: TextRange::new(roots[0].range.start + starts[0], end),
+            starts_significant: roots[0].starts_significant,
+        };
+        let root0 = (parts[0].nodes.len() - 1) as u32;
+        let mut chunk_roots: Vec<u32> = Vec::with_capacity(k);
+        let (mut tokens, mut token_parent, mut nodes, mut children) = (
+            Vec::with_capacity(k),
+            Vec::with_capacity(k),
+            Vec::with_capacity(k),
+            Vec::with_capacity(k),
+        );
+        for p in parts {
+            chunk_roots.push((p.nodes.len() - 1) as u32);
+            tokens.push(p.tokens);
+            token_parent.push(p.token_parent);
+            nodes.push(p.nodes);
+            children.push(p.children);
+        }
+
+        // Tokens: the first chunk's as they are, then the others' shifted; one `Eof`.
+        let join_tokens = |parts: Vec<Vec<Token>>| {
+            let mut parts = parts.into_iter();
+            let mut all = parts.next().expect("one chunk at least");
+            all.pop();
+            fit(&mut all, caps.tokens);
+            for (part, &off) in parts.zip(&starts[1..]) {
+                all.extend(part[..part.len() - 1].iter().map(|tk| Token {
+                    kind: tk.kind,
+                    start: tk.start + off,
+                }));
+            }
+            all.push(Token {
+                kind: SyntaxKind::Eof,
+                start: eof,
+            });
+            all
+        };
+        // A chunk's root becomes the one root; other nodes move by the nodes before them.
+        let join_parents = |parts: Vec<Vec<u32>>| {
+            let mut parts = parts.into_iter();
+            let mut all = parts.next().expect("one chunk at least");
+            all.pop();
+            fit(&mut all, caps.token_parent);
+            for (i, part) in parts.enumerate() {
+                let (r, base) = (chunk_roots[i + 1], node_base[i + 1]);
+                all.extend(
+                    part[..part.len() - 1]
+                        .iter()
+                        .map(|&q| if q == r { root } else { q + base }),
+                );
+            }
+            all.push(root);
+            all
+        };
+        let join_nodes = |parts: Vec<Vec<NodeData>>| {
+            let mut parts = parts.into_iter();
+            let mut all = parts.next().expect("one chunk at least");
+            all.pop();
+            fit(&mut all, caps.nodes);
+            for (i, part) in parts.enumerate() {
+                let (r, base, cb, off) = (
+                    chunk_roots[i + 1],
+                    node_base[i + 1],
+                    child_base[i + 1],
+                    starts[i + 1],
+                );
+                all.extend(part[..part.len() - 1].iter().map(|d| NodeData {
+                    kind: d.kind,
+                    parent: if d.parent == r { root } else { d.parent + base },
+                    first_child: d.first_child + cb,
+                    n_children: d.n_children,
+                    range: TextRange::new(d.range.start + off, d.range.end + off),
+                    starts_significant: d.starts_significant,
+                }));
+            }
+            all.push(root_data.clone());
+            all
+        };
+        // Children: every chunk's non-root entries, then the roots' entries, renumbered.
+        let join_children = |parts: Vec<Vec<Elem>>| {
+            let mut parts = parts.into_iter();
+            let mut all = parts.next().expect("one chunk at least");
+            let mut top = all.split_off(roots[0].first_child as usize);
+            top.reserve(root_children - top.len());
+            fit(&mut all, caps.children);
+            let shift = |e: Elem, nb: u32, tb: u32| match e.as_node() {
+                Some(id) => Elem::node((id + nb) as usize),
+                None => Elem::token((e.0 + tb) as usize),
+            };
+            for (i, part) in parts.enumerate() {
+                let (nb, tb) = (node_base[i + 1], tok_base[i + 1]);
+                let split = roots[i + 1].first_child as usize;
+                all.extend(part[..split].iter().map(|&e| shift(e, nb, tb)));
+                top.extend(part[split..].iter().map(|&e| shift(e, nb, tb)));
+            }
+            all.extend_from_slice(&top);
+            all
+        };
+        // Two about equal shares: the nodes, and the rest.
+        let for_other = std::sync::Mutex::new(Some(nodes));
+        let other_job = || {
+            let taken = for_other.lock().map(|mut g| g.take());
+            join_nodes(taken.ok().flatten().expect("taken once"))
+        };
+        let (tokens, children, mut token_parent, mut nodes) = std::thread::scope(|s| {
+            let other = std::thread::Builder::new().spawn_scoped(s, other_job);
+            let tokens = join_tokens(tokens);
+            let children = join_children(children);
+            let token_parent = join_parents(token_parent);
+            let nodes = match other {
+                Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                // No thread: the job, dropped unrun, left the vectors for this one.
+                Err(_) => other_job(),
+            };
+            (tokens, children, token_parent, nodes)
+        });
+        // The first chunk's top-level elements had its root for parent.
+        let tokens0 = tok_base.get(1).map_or(usize::MAX, |&t| t as usize);
+        for &e in &children[root_data.first_child as usize..] {
+            match e.as_node() {
+                Some(id) if id < root0 => nodes[id as usize].parent = root,
+                Some(_) => {}
+                None if (e.0 as usize) < tokens0 => token_parent[e.0 as usize] = root,
+                None => {}
+            }
+        }
+        debug_assert_eq!(children.len(), n_children);
+        SyntaxTree {
+            text,
+            tokens,
+            token_parent,
+            nodes,
+            children,
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// Whether two trees are the same in every array, parents and capacities included (for
+    /// tests: `==` compares what the tree means).
+    #[doc(hidden)]
+    pub fn identical(&self, other: &SyntaxTree) -> bool {
+        self.text == other.text
+            && self.tokens == other.tokens
+            && self.token_parent == other.token_parent
+            && self.nodes == other.nodes
+            && self.children == other.children
+            && self.diagnostics == other.diagnostics
+            && self.heap_size() == other.heap_size()
+    }
+
     /// Bytes of heap the tree holds (for callers that bound how many trees they keep).
     pub fn heap_size(&self) -> usize {
         self.text.len()
@@ -457,6 +664,25 @@ impl SyntaxTree {
             }
         }
         out
+    }
+}
+
+/// The capacities of a whole file's tree.
+#[derive(Clone, Copy)]
+struct Caps {
+    tokens: usize,
+    token_parent: usize,
+    nodes: usize,
+    children: usize,
+}
+
+/// Gives `v` the capacity `cap` (at least its length): free when it shrinks by less than half
+/// (the allocator keeps the block), a copy when it must grow.
+fn fit<T>(v: &mut Vec<T>, cap: usize) {
+    if v.capacity() < cap {
+        v.reserve_exact(cap - v.len());
+    } else {
+        v.shrink_to(cap);
     }
 }
 
@@ -749,6 +975,11 @@ impl<'t> SyntaxToken<'t> {
     }
 }
 
+/// The room [`TreeBuilder`] makes for the nodes of `n` tokens.
+fn node_capacity(n: usize) -> usize {
+    n * 5 / 8 + 1
+}
+
 /// Builds a tree bottom-up. `checkpoint` + `start_node_at` let the parser wrap an already-parsed
 /// left operand in a binary expression.
 pub(crate) struct TreeBuilder {
@@ -768,17 +999,31 @@ pub(crate) struct Checkpoint(usize);
 impl TreeBuilder {
     pub(crate) fn new(tokens: Vec<Token>) -> TreeBuilder {
         let n = tokens.len();
+        let token_parent = vec![0; n];
+        Self::with_parents(tokens, token_parent, n)
+    }
+
+    /// A builder whose vectors have room for the tree of `room` tokens, when the tree will
+    /// grow past its tokens' (the first chunk of a parallel parse, which the others join).
+    pub(crate) fn with_room(tokens: Vec<Token>, room: usize) -> TreeBuilder {
+        let n = tokens.len();
+        let mut token_parent = Vec::with_capacity(room.max(n));
+        token_parent.resize(n, 0);
+        Self::with_parents(tokens, token_parent, room.max(n))
+    }
+
+    fn with_parents(tokens: Vec<Token>, token_parent: Vec<u32>, room: usize) -> TreeBuilder {
         // About 0.56 nodes per token in typical code; every token and node but the root is a
         // child once. Growing these large vectors late would copy them.
-        let nodes = n * 5 / 8 + 1;
+        let nodes = node_capacity(room);
         TreeBuilder {
             tokens,
             nodes: Vec::with_capacity(nodes),
-            children: Vec::with_capacity(n + nodes),
+            children: Vec::with_capacity(room + nodes),
             stack: Vec::with_capacity(64),
             open: Vec::with_capacity(64),
             next_token: 0,
-            token_parent: vec![0; n],
+            token_parent,
         }
     }
 

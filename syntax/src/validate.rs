@@ -91,24 +91,7 @@ pub(crate) fn validate<'t>(
             _ => {}
         }
     }
-    if let Some(main) = main {
-        if let Some(stmt) = first_stmt {
-            diags.push(Diagnostic::error(
-                "syntax.main-conflict",
-                stmt.trimmed_range(),
-                "both top-level statements and fn main; move the statements into main",
-            ));
-        }
-        if let Some(params) = main.param_list() {
-            if params.params().next().is_some() {
-                diags.push(Diagnostic::error(
-                    "syntax.main-params",
-                    params.syntax().range(),
-                    "`fn main` takes no parameters; read arguments with `env.args()`",
-                ));
-            }
-        }
-    }
+    main_rules(main, first_stmt, diags);
     let _ = file;
     // Sorted for `view_call`'s lookups: a file may declare thousands of variants.
     variants.sort_unstable();
@@ -128,6 +111,213 @@ pub(crate) fn validate<'t>(
             diags,
         );
         first_id = item.id() + 1;
+    }
+}
+
+/// [`validate`] on up to `threads` threads: the same diagnostics in the same order. The items
+/// are split into runs of about equal node counts; each thread reads the names its run
+/// declares, then (once every variant is known) checks inside its run's items. Duplicates are
+/// found in one pass over the names in file order, as [`validate`] finds them.
+pub(crate) fn validate_on<'t>(
+    root: SyntaxNode<'t>,
+    has_not_a_script: bool,
+    check_items: bool,
+    diags: &mut Vec<Diagnostic>,
+    threads: usize,
+) {
+    if threads <= 1 {
+        return validate(root, has_not_a_script, check_items, diags);
+    }
+    let items: Vec<SyntaxNode<'t>> = root.children().collect();
+    let total = root.id() as usize;
+    // Runs of items, cut where the ids (post-order) pass an equal share of the nodes.
+    let mut runs: Vec<&[SyntaxNode<'t>]> = Vec::with_capacity(threads);
+    let mut rest = &items[..];
+    for g in 1..threads {
+        let limit = (total / threads * g) as u32;
+        let cut = rest.partition_point(|n| n.id() < limit);
+        let (run, after) = rest.split_at(cut);
+        runs.push(run);
+        rest = after;
+    }
+    runs.push(rest);
+    let facts: Vec<Facts<'t>> = on_threads(&runs, |run, _| facts(run));
+
+    let bytes = root.tree().bytes();
+    let line_of = |offset: u32| {
+        bytes[..offset as usize]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1
+    };
+    let mut seen: HashMap<Cow<'t, str>, TextRange> = HashMap::with_capacity(items.len());
+    let mut variants: Vec<String> = Vec::new();
+    let mut main: Option<ast::FnDecl<'_>> = None;
+    let mut first_stmt: Option<SyntaxNode<'_>> = None;
+    for f in facts {
+        for (name, range) in f.decls {
+            if let Some(first) = seen.get(&name) {
+                diags.push(
+                    Diagnostic::error(
+                        "syntax.duplicate",
+                        range,
+                        format!("`{name}` is declared twice at the top level"),
+                    )
+                    .with_help(format!(
+                        "the first declaration is on line {}; rename or remove one of them",
+                        line_of(first.start)
+                    )),
+                );
+            } else {
+                seen.insert(name, range);
+            }
+        }
+        variants.extend(f.variants);
+        main = f.main.or(main);
+        first_stmt = first_stmt.or(f.first_stmt);
+    }
+    main_rules(main, first_stmt, diags);
+    variants.sort_unstable();
+    variants.dedup();
+    if !check_items {
+        return;
+    }
+    let tree = root.tree();
+    let found: Vec<Vec<Diagnostic>> = on_threads(&runs, |run, g| {
+        // Post-order ids: an item's subtree starts right after the previous item.
+        let mut first_id = match g {
+            0 => 0,
+            _ => runs[..g]
+                .iter()
+                .rev()
+                .find_map(|r| r.last())
+                .map_or(0, |n| n.id() + 1),
+        };
+        let mut out = Vec::new();
+        for item in run {
+            check_item(
+                tree,
+                first_id..=item.id(),
+                has_not_a_script,
+                &variants,
+                &mut out,
+            );
+            first_id = item.id() + 1;
+        }
+        out
+    });
+    for d in found {
+        diags.extend(d);
+    }
+}
+
+/// `f` on each run (the first on this thread, the others on threads of their own), results in
+/// order.
+fn on_threads<'a, 't, R: Send>(
+    runs: &[&'a [SyntaxNode<'t>]],
+    f: impl Fn(&'a [SyntaxNode<'t>], usize) -> R + Sync,
+) -> Vec<R> {
+    std::thread::scope(|s| {
+        let f = &f;
+        let handles: Vec<_> = runs
+            .iter()
+            .enumerate()
+            .skip(1)
+            .map(|(g, &run)| {
+                std::thread::Builder::new()
+                    .spawn_scoped(s, move || f(run, g))
+                    .map_err(|_| (g, run))
+            })
+            .collect();
+        let mut out = vec![f(runs[0], 0)];
+        for h in handles {
+            out.push(match h {
+                Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                Err((g, run)) => f(run, g),
+            });
+        }
+        out
+    })
+}
+
+/// What a run of items declares, in the order [`validate`] declares it.
+struct Facts<'t> {
+    decls: Vec<(Cow<'t, str>, TextRange)>,
+    variants: Vec<String>,
+    /// The last `fn main`, and the first top-level statement.
+    main: Option<ast::FnDecl<'t>>,
+    first_stmt: Option<SyntaxNode<'t>>,
+}
+
+fn facts<'t>(items: &[SyntaxNode<'t>]) -> Facts<'t> {
+    let mut f = Facts {
+        decls: Vec::with_capacity(items.len()),
+        variants: Vec::new(),
+        main: None,
+        first_stmt: None,
+    };
+    for &item in items {
+        match item.kind() {
+            FnDecl => {
+                let d = ast::FnDecl::cast(item).expect("kind checked");
+                if let Some(name) = d.name() {
+                    if name.text() == "main" {
+                        f.main = Some(d);
+                    }
+                    f.decls.push((name.text(), name.range()));
+                }
+            }
+            TypeDecl => {
+                let t = ast::TypeDecl::cast(item).expect("kind checked");
+                if let Some(name) = t.name() {
+                    f.decls.push((name.text(), name.range()));
+                    if t.json_as().is_some() {
+                        f.decls
+                            .push((format!("{}_from_json", name.text()).into(), name.range()));
+                        f.decls
+                            .push((format!("{}_to_json", name.text()).into(), name.range()));
+                    }
+                }
+                for v in t.variants() {
+                    if let Some(name) = v.name() {
+                        f.variants.push(name.text().into_owned());
+                        f.decls.push((name.text(), name.range()));
+                    }
+                }
+            }
+            ExprStmt | LetStmt | AssignStmt | WhileStmt | LoopStmt if f.first_stmt.is_none() => {
+                f.first_stmt = Some(item)
+            }
+            _ => {}
+        }
+    }
+    f
+}
+
+/// `syntax.main-conflict` and `syntax.main-params`.
+fn main_rules(
+    main: Option<ast::FnDecl<'_>>,
+    first_stmt: Option<SyntaxNode<'_>>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    if let Some(main) = main {
+        if let Some(stmt) = first_stmt {
+            diags.push(Diagnostic::error(
+                "syntax.main-conflict",
+                stmt.trimmed_range(),
+                "both top-level statements and fn main; move the statements into main",
+            ));
+        }
+        if let Some(params) = main.param_list() {
+            if params.params().next().is_some() {
+                diags.push(Diagnostic::error(
+                    "syntax.main-params",
+                    params.syntax().range(),
+                    "`fn main` takes no parameters; read arguments with `env.args()`",
+                ));
+            }
+        }
     }
 }
 

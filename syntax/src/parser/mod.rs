@@ -40,9 +40,13 @@ pub(crate) struct Parser<'s> {
 
 impl<'s> Parser<'s> {
     pub(crate) fn new(src: &'s [u8], tokens: Vec<Token>) -> Parser<'s> {
+        Self::with_builder(src, TreeBuilder::new(tokens))
+    }
+
+    pub(crate) fn with_builder(src: &'s [u8], b: TreeBuilder) -> Parser<'s> {
         Parser {
             src,
-            b: TreeBuilder::new(tokens),
+            b,
             pos: 0,
             nl_sensitive: true,
             diags: Vec::new(),
@@ -59,6 +63,21 @@ impl<'s> Parser<'s> {
 
     pub(crate) fn into_parts(self) -> (TreeBuilder, Vec<Diagnostic>) {
         (self.b, self.diags)
+    }
+
+    /// Whether the parser is back in the state it starts in (between top-level items, with no
+    /// diagnostic so far): what a parse of one chunk of a file must end in for the next chunk
+    /// to be parsed alone (`chunked.rs`).
+    pub(crate) fn at_rest(&self) -> bool {
+        self.diags.is_empty()
+            && self.nl_sensitive
+            && self.depth == 0
+            && self.block_depth == 0
+            && self.loop_depth == 0
+            && !self.too_deep_reported
+            && !self.suppress
+            && !self.unclosed_reported
+            && self.last_error_token == usize::MAX
     }
 
     /// Moves every token not yet in the tree (trailing trivia) into the current node.
