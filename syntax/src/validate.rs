@@ -11,113 +11,19 @@ use crate::{Diagnostic, SyntaxNode, TextRange};
 /// `has_not_a_script`: whether parsing reported any `syntax.not-a-script` (only then can the tree
 /// hold `NotAScript` nodes, which silence the rest of their item).
 /// `check_items`: also check inside each top-level item (false when they are known clean).
-pub(crate) fn validate<'t>(
-    root: SyntaxNode<'t>,
+pub(crate) fn validate(
+    root: SyntaxNode<'_>,
     has_not_a_script: bool,
     check_items: bool,
     diags: &mut Vec<Diagnostic>,
 ) {
-    let file = ast::SourceFile::cast(root).expect("the root is a SourceFile");
-    // Names borrowed from the tree where they can be, in a map sized for one name per item: a
-    // large file declares thousands.
-    let mut seen: HashMap<Cow<'t, str>, TextRange> =
-        HashMap::with_capacity(root.children().count());
-    let bytes = root.tree().bytes();
-    let line_of = |offset: u32| {
-        bytes[..offset as usize]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-            + 1
-    };
-    let mut declare = |name: Cow<'t, str>, range: TextRange, diags: &mut Vec<Diagnostic>| {
-        if let Some(first) = seen.get(&name) {
-            diags.push(
-                Diagnostic::error(
-                    "syntax.duplicate",
-                    range,
-                    format!("`{name}` is declared twice at the top level"),
-                )
-                .with_help(format!(
-                    "the first declaration is on line {}; rename or remove one of them",
-                    line_of(first.start)
-                )),
-            );
-        } else {
-            seen.insert(name, range);
-        }
-    };
-    let mut variants: Vec<String> = Vec::new();
-    let mut main: Option<ast::FnDecl<'_>> = None;
-    let mut first_stmt: Option<SyntaxNode<'_>> = None;
-    for item in root.children() {
-        match item.kind() {
-            FnDecl => {
-                let f = ast::FnDecl::cast(item).expect("kind checked");
-                if let Some(name) = f.name() {
-                    if name.text() == "main" {
-                        main = Some(f);
-                    }
-                    declare(name.text(), name.range(), diags);
-                }
-            }
-            TypeDecl => {
-                let t = ast::TypeDecl::cast(item).expect("kind checked");
-                if let Some(name) = t.name() {
-                    declare(name.text(), name.range(), diags);
-                    if t.json_as().is_some() {
-                        declare(
-                            format!("{}_from_json", name.text()).into(),
-                            name.range(),
-                            diags,
-                        );
-                        declare(
-                            format!("{}_to_json", name.text()).into(),
-                            name.range(),
-                            diags,
-                        );
-                    }
-                }
-                for v in t.variants() {
-                    if let Some(name) = v.name() {
-                        variants.push(name.text().into_owned());
-                        declare(name.text(), name.range(), diags);
-                    }
-                }
-            }
-            ExprStmt | LetStmt | AssignStmt | WhileStmt | LoopStmt if first_stmt.is_none() => {
-                first_stmt = Some(item)
-            }
-            _ => {}
-        }
-    }
-    main_rules(main, first_stmt, diags);
-    let _ = file;
-    // Sorted for `view_call`'s lookups: a file may declare thousands of variants.
-    variants.sort_unstable();
-    variants.dedup();
-    let tree = root.tree();
-    let mut first_id = 0u32;
-    if !check_items {
-        return;
-    }
-    for item in root.children() {
-        // Post-order ids: the item's subtree is `first_id..=item.id()`.
-        check_item(
-            tree,
-            first_id..=item.id(),
-            has_not_a_script,
-            &variants,
-            diags,
-        );
-        first_id = item.id() + 1;
-    }
+    validate_on(root, has_not_a_script, check_items, diags, 1)
 }
 
-/// [`validate`] on up to `threads` threads: the same diagnostics in the same order. The items
-/// are split into runs of about equal node counts; each thread reads the names its run
-/// declares, then (once every variant is known) checks inside its run's items. Duplicates are
-/// found in one pass over the names in file order, as [`validate`] finds them.
+/// [`validate`] on up to `threads` threads: the same diagnostics in the same order whatever
+/// their number. The items are split into runs of about equal node counts; each thread reads
+/// the names its run declares, then (once every variant is known) checks inside its run's
+/// items. Duplicates are found in one pass over the names in file order.
 pub(crate) fn validate_on<'t>(
     root: SyntaxNode<'t>,
     has_not_a_script: bool,
@@ -125,9 +31,7 @@ pub(crate) fn validate_on<'t>(
     diags: &mut Vec<Diagnostic>,
     threads: usize,
 ) {
-    if threads <= 1 {
-        return validate(root, has_not_a_script, check_items, diags);
-    }
+    let threads = threads.max(1);
     let items: Vec<SyntaxNode<'t>> = root.children().collect();
     let total = root.id() as usize;
     // Runs of items, cut where the ids (post-order) pass an equal share of the nodes.
@@ -178,6 +82,7 @@ pub(crate) fn validate_on<'t>(
         first_stmt = first_stmt.or(f.first_stmt);
     }
     main_rules(main, first_stmt, diags);
+    // Sorted for `view_call`'s lookups: a file may declare thousands of variants.
     variants.sort_unstable();
     variants.dedup();
     if !check_items {
