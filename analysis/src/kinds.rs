@@ -236,7 +236,8 @@ pub fn infer(body: &Body<'_>) -> Kinds {
 fn slot_dependent(body: &Body<'_>) -> Vec<u32> {
     let m = body.m;
     let mut dependent = vec![false; m.exprs.len()];
-    let mut out = Vec::new();
+    // Room for the usual share (a third or so): it would otherwise grow a few times per body.
+    let mut out = Vec::with_capacity(m.exprs.len() / 2);
     for (i, e) in m.exprs.iter().enumerate() {
         // An operand later in the arena is read before it is computed in the round: it counts as
         // changing.
