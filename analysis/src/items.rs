@@ -151,8 +151,7 @@ pub fn file_parse(db: &dyn Db, file: SourceFile) -> FileParse {
 fn parse_fixed(file_text: &Arc<[u8]>) -> FileParse {
     let text: &[u8] = file_text;
     let tree = vox_syntax::parse(text);
-    let (items, nodes) = vox_hir::item_tree(&tree);
-    let syntax = syntax_facts(&tree, &nodes);
+    let ((items, nodes), syntax) = items_and_facts(&tree);
     let ids: Vec<(u32, TextRange)> = nodes.iter().map(|n| (n.id(), n.range())).collect();
     drop(nodes);
     let parts = ids.len() + usize::from(items.has_top_level_stmts);
@@ -347,6 +346,32 @@ fn after_splice(
 }
 
 /// The syntax facts of a whole tree (`fns`: its functions' nodes, in item-tree order).
+/// The item tree (with each function's node) and the syntax facts of a whole file. On a large
+/// file, when the process may use more than one core, the two are read on two threads: each
+/// walks every top-level item, and the walks cost as much as lowering a few hundred functions.
+#[allow(clippy::type_complexity)]
+fn items_and_facts(tree: &SyntaxTree) -> ((ItemTree, Vec<vox_syntax::SyntaxNode<'_>>), FileSyntax) {
+    const LARGE: usize = 512 * 1024;
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let cores =
+        || *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if tree.bytes().len() < LARGE || cores() < 2 {
+        let (items, nodes) = vox_hir::item_tree(tree);
+        let syntax = syntax_facts(tree, &nodes);
+        return ((items, nodes), syntax);
+    }
+    std::thread::scope(|s| {
+        let facts = s.spawn(|| syntax_facts(tree, &[]));
+        let (items, nodes) = vox_hir::item_tree(tree);
+        let mut syntax = match facts.join() {
+            Ok(f) => f,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        syntax.fn_starts = nodes.iter().map(|n| n.range().start).collect();
+        ((items, nodes), syntax)
+    })
+}
+
 fn syntax_facts(tree: &SyntaxTree, fns: &[vox_syntax::SyntaxNode<'_>]) -> FileSyntax {
     let allow_comments = allow_comments_of_file(tree);
     let imports = vox_hir::file_imports(tree)

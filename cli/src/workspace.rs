@@ -105,6 +105,27 @@ pub fn load(
     Ok((loaded, log))
 }
 
+/// A file's bytes in the shared buffer the database keeps, read straight into it (a large file
+/// is not read into a vector first and then copied).
+fn read_shared(path: &Path) -> std::io::Result<Arc<[u8]>> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let len = file.metadata()?.len() as usize;
+    let mut text: Arc<[u8]> = std::iter::repeat_n(0u8, len).collect();
+    let Some(buf) = Arc::get_mut(&mut text) else {
+        unreachable!("a new buffer has one owner")
+    };
+    // A file that changed size since `metadata` is read the plain way.
+    match file.read_exact(buf) {
+        Ok(()) if file.read(&mut [0u8; 1])? == 0 => Ok(text),
+        Ok(()) => Ok(Arc::from(std::fs::read(path)?)),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            Ok(Arc::from(std::fs::read(path)?))
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// Reads `paths` into a fresh database, without following their imports yet (see
 /// [`add_imported`]).
 pub fn load_files(
@@ -124,8 +145,8 @@ pub fn load_files(
     db.set_fixed_texts();
     let mut files: BTreeMap<PathBuf, SourceFile> = BTreeMap::new();
     for p in &paths {
-        let text = std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-        files.insert(p.clone(), SourceFile::new(&db, p.clone(), Arc::from(text)));
+        let text = read_shared(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+        files.insert(p.clone(), SourceFile::new(&db, p.clone(), text));
     }
     let ws = Workspace::new(&db, root.clone(), Arc::new(files));
     db.set_workspace(ws);
@@ -159,8 +180,8 @@ pub fn add_imported(loaded: &mut Loaded) -> bool {
                 if files.contains_key(p) {
                     continue;
                 }
-                if let Ok(text) = std::fs::read(p) {
-                    let file = SourceFile::new(&loaded.db, p.clone(), Arc::from(text));
+                if let Ok(text) = read_shared(p) {
+                    let file = SourceFile::new(&loaded.db, p.clone(), text);
                     files.insert(p.clone(), file);
                     added = true;
                 }
