@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::corpus;
+use common::{corpus, Rng};
 use vox_syntax::{
     parse, parse_checking_on, parse_sequential, parse_with_splits, split_candidates, SyntaxTree,
 };
@@ -79,19 +79,6 @@ fn every_repository_file_cut_at_every_candidate_parses_as_a_whole() {
     assert!(count.cuts > 400, "{count:?}");
     assert!(count.joined > count.cuts / 2, "{count:?}");
     assert!(count.all_at_once_joined > 40, "{count:?}");
-}
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
 }
 
 /// Pieces of files, each ending in a newline so that the next piece may start a candidate. First

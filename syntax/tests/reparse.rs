@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::corpus;
+use common::{corpus, Rng};
 
 use vox_syntax::{parse, reparse, SyntaxTree};
 
@@ -33,19 +33,6 @@ fn shape(tree: &SyntaxTree) -> Vec<String> {
         out.push(format!("{d:?}"));
     }
     out
-}
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
 }
 
 const PIECES: &[&str] = &[

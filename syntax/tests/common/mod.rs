@@ -27,3 +27,22 @@ fn vox_files(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+/// A small seeded generator (xorshift): random inputs that reproduce.
+#[allow(dead_code)] // not every test file draws random inputs
+pub struct Rng(pub u64);
+
+#[allow(dead_code)]
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A number below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
