@@ -104,3 +104,67 @@ fn import_problems_are_check_findings() {
         "{err}"
     );
 }
+
+/// A file large enough to be parsed in chunks, with findings spread over it.
+fn large_script(broken_syntax: bool) -> String {
+    let mut s = String::from("// A large job script.\n\n");
+    for i in 0..6000 {
+        s.push_str(&format!(
+            "// Step {i}.\nfn step_{i}(n: int) to int {{\n    let mut total = 0\n    for k in range(n) {{\n        total += k * {i}\n    }}\n    print(\"step {i}:\", total)\n    total\n}}\n\n"
+        ));
+        if i % 1500 == 700 {
+            s.push_str(&format!(
+                "fn broken_{i}() {{\n    print(missing_{i})\n    if {i} {{ print(1) }}\n}}\n\n"
+            ));
+        }
+        if broken_syntax && i == 4500 {
+            s.push_str("fn unclosed() {\n    print((1, 2)\n}\n\n");
+        }
+    }
+    s.push_str("fn main() {\n    print(step_1(3))\n}\n");
+    s
+}
+
+/// `vox check` on a large file gives the same output on one core (where the file is parsed and
+/// checked on one thread) as on every core (parsed in chunks, functions checked in parallel).
+#[test]
+fn large_file_output_is_the_same_on_one_core_and_on_all() {
+    let d = scratch("large");
+    for (name, broken) in [("clean_parse.vox", false), ("broken_parse.vox", true)] {
+        let text = large_script(broken);
+        assert!(text.len() > 600 * 1024, "{} bytes", text.len());
+        std::fs::write(d.join(name), text).unwrap();
+        let all = vox(&["check", name], &d);
+        // Findings from both ends of the file; with a syntax error, that error alone (the
+        // `check.*` rules wait for a clean parse).
+        let checks = if broken { 0 } else { 4 };
+        assert_eq!(all.0, 1, "{}{}", all.1, all.2);
+        assert_eq!(
+            all.1.matches("check.undefined-name").count(),
+            checks,
+            "{}",
+            all.1
+        );
+        assert_eq!(
+            all.1.matches("check.not-bool-condition").count(),
+            checks,
+            "{}",
+            all.1
+        );
+        assert_eq!(all.1.contains("error[syntax."), broken, "{}", all.1);
+        let pinned = std::process::Command::new("taskset")
+            .args(["-c", "0", env!("CARGO_BIN_EXE_vox"), "check", name])
+            .current_dir(&d)
+            .output();
+        let one = match pinned {
+            Ok(o) if o.status.code() != Some(127) => (
+                o.status.code().unwrap_or(-1),
+                String::from_utf8_lossy(&o.stdout).into_owned(),
+                String::from_utf8_lossy(&o.stderr).into_owned(),
+            ),
+            // No taskset here: a second run must still agree with the first.
+            _ => vox(&["check", name], &d),
+        };
+        assert_eq!(one, all, "{name}: one core and all cores differ");
+    }
+}
