@@ -112,17 +112,20 @@ fn read_shared(path: &Path) -> std::io::Result<Arc<[u8]>> {
     let mut file = std::fs::File::open(path)?;
     let len = file.metadata()?.len() as usize;
     let mut text: Arc<[u8]> = std::iter::repeat_n(0u8, len).collect();
-    let Some(buf) = Arc::get_mut(&mut text) else {
-        unreachable!("a new buffer has one owner")
+    // A new buffer has one owner; a file that changed size since `metadata` is read the plain
+    // way.
+    let read = match Arc::get_mut(&mut text) {
+        Some(buf) => match file.read_exact(buf) {
+            Ok(()) => file.read(&mut [0u8; 1])? == 0,
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => false,
+            Err(e) => return Err(e),
+        },
+        None => false,
     };
-    // A file that changed size since `metadata` is read the plain way.
-    match file.read_exact(buf) {
-        Ok(()) if file.read(&mut [0u8; 1])? == 0 => Ok(text),
-        Ok(()) => Ok(Arc::from(std::fs::read(path)?)),
-        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-            Ok(Arc::from(std::fs::read(path)?))
-        }
-        Err(e) => Err(e),
+    if read {
+        Ok(text)
+    } else {
+        Ok(Arc::from(std::fs::read(path)?))
     }
 }
 
