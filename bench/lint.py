@@ -8,7 +8,7 @@ A benchmark, not a test: it prints figures and marks the targets met / NOT met; 
    unaliased file imports (`import "./lib/util_17.vox"`, no cycles), with every rule's triggers spread through
    them (D001-D007, I001-I004, C001-C005), a Vox.toml with [run.NAME] entries and a small data/ tree; and a
    single 100,000-line file for the `vox check` figure. Every file is validated with `vox check` first.
-2. Measures, best of --runs (default 3), each as a whole process with its peak RSS (os.wait4):
+2. Measures, best of --runs (default 5: this kind of machine drifts by tens of percent over minutes), each as a whole process with its peak RSS (os.wait4):
    `vox lint --determinism WS` on one core (taskset -c 0) and on all cores; `ruff check --no-cache --quiet`
    on the running python3's stdlib directory on one core (default rules, and --select ALL for reference;
    --isolated so that no configuration file changes the rule set; its lines are those of the files
@@ -929,7 +929,7 @@ def main():
     ap.add_argument("--files", type=int, default=850, help="number of .vox files (default 850)")
     ap.add_argument("--lines-per-file", type=int, default=1000, help="average lines per file (default 1000)")
     ap.add_argument("--keep", metavar="DIR", help="generate into DIR and keep it (default: a temp dir, removed)")
-    ap.add_argument("--runs", type=int, default=3, help="runs of each command; the best is reported")
+    ap.add_argument("--runs", type=int, default=5, help="runs of each command; the best is reported")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--vox", metavar="PATH", help="use this vox binary instead of target/release/vox")
     ap.add_argument("--big-lines", type=int, default=100_000, help="lines of the single file for vox check")
