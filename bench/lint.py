@@ -8,7 +8,8 @@ A benchmark, not a test: it prints figures and marks the targets met / NOT met; 
    unaliased file imports (`import "./lib/util_17.vox"`, no cycles), with every rule's triggers spread through
    them (D001-D007, I001-I004, C001-C005), a Vox.toml with [run.NAME] entries and a small data/ tree; and a
    single 100,000-line file for the `vox check` figure. Every file is validated with `vox check` first.
-2. Measures, best of --runs (default 5: this kind of machine drifts by tens of percent over minutes), each as a whole process with its peak RSS (os.wait4):
+2. Measures, best of --runs (default 5: a shared machine's speed drifts by tens of percent over minutes),
+   each as a whole process with its peak RSS (os.wait4):
    `vox lint --determinism WS` on one core (taskset -c 0) and on all cores; `ruff check --no-cache --quiet`
    on the running python3's stdlib directory on one core (default rules, and --select ALL for reference;
    --isolated so that no configuration file changes the rule set; its lines are those of the files
