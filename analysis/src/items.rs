@@ -346,16 +346,12 @@ fn after_splice(
 }
 
 /// The syntax facts of a whole tree (`fns`: its functions' nodes, in item-tree order).
-/// The item tree (with each function's node) and the syntax facts of a whole file. On a large
-/// file, when the process may use more than one core, the two are read on two threads: each
+/// The item tree (with each function's node) and the syntax facts of a whole file. Where
+/// `parse` uses several threads (a large file, several cores), the two are read on two: each
 /// walks every top-level item, and the walks cost as much as lowering a few hundred functions.
 #[allow(clippy::type_complexity)]
 fn items_and_facts(tree: &SyntaxTree) -> ((ItemTree, Vec<vox_syntax::SyntaxNode<'_>>), FileSyntax) {
-    const LARGE: usize = 512 * 1024;
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    let cores =
-        || *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if tree.bytes().len() < LARGE || cores() < 2 {
+    if vox_syntax::parse_threads(tree.bytes().len()) < 2 {
         let (items, nodes) = vox_hir::item_tree(tree);
         let syntax = syntax_facts(tree, &nodes);
         return ((items, nodes), syntax);

@@ -66,11 +66,7 @@ const STACK: usize = 256 * 1024 * 1024;
 /// large enough to be cut, the process may run on more than one core, and every chunk parsed
 /// cleanly.
 pub(crate) fn parse_parallel(text: &[u8]) -> Option<(SyntaxTree, usize)> {
-    let by_size = text.len() / MIN_CHUNK;
-    if by_size < 2 {
-        return None;
-    }
-    let chunks = by_size.min(cores());
+    let chunks = threads_for(text.len());
     if chunks < 2 {
         return None;
     }
@@ -79,6 +75,15 @@ pub(crate) fn parse_parallel(text: &[u8]) -> Option<(SyntaxTree, usize)> {
         return None;
     }
     parse_chunks(text, &splits, splits.len() + 1).map(|tree| (tree, splits.len() + 1))
+}
+
+/// How many chunks (and threads) a text of `len` bytes is parsed in: 1 below two chunks' worth
+/// of bytes or on one core.
+pub(crate) fn threads_for(len: usize) -> usize {
+    if len / MIN_CHUNK < 2 {
+        return 1;
+    }
+    (len / MIN_CHUNK).min(cores()).max(1)
 }
 
 /// Cores this process may use (`taskset` included), asked once.

@@ -62,6 +62,13 @@ pub fn parse_checking_on(text: &[u8], threads: usize) -> SyntaxTree {
     finish_parse(tree, diags, threads)
 }
 
+/// How many threads [`parse`] uses on a text of `len` bytes: more than one only for a large
+/// text in a process that may use several cores. Callers that walk a whole tree can split
+/// their own work on the same terms.
+pub fn parse_threads(len: usize) -> usize {
+    chunked::threads_for(len)
+}
+
 /// Every offset at which [`parse`] may cut `text` (for tests).
 #[doc(hidden)]
 pub fn split_candidates(text: &[u8]) -> Vec<usize> {
