@@ -488,62 +488,38 @@ impl SyntaxTree {
 
         // Tokens: the first chunk's as they are, then the others' shifted; one `Eof`.
         let join_tokens = |parts: Vec<Vec<Token>>| {
-            let mut parts = parts.into_iter();
-            let mut all = parts.next().expect("one chunk at least");
-            all.pop();
-            fit(&mut all, caps.tokens);
-            for (part, &off) in parts.zip(&starts[1..]) {
-                all.extend(part[..part.len() - 1].iter().map(|tk| Token {
-                    kind: tk.kind,
-                    start: tk.start + off,
-                }));
-            }
-            all.push(Token {
+            let end = Token {
                 kind: SyntaxKind::Eof,
                 start: eof,
-            });
-            all
+            };
+            join_chunks(parts, caps.tokens, end, |i, tk| Token {
+                kind: tk.kind,
+                start: tk.start + starts[i],
+            })
         };
         // A chunk's root becomes the one root; other nodes move by the nodes before them.
         let join_parents = |parts: Vec<Vec<u32>>| {
-            let mut parts = parts.into_iter();
-            let mut all = parts.next().expect("one chunk at least");
-            all.pop();
-            fit(&mut all, caps.token_parent);
-            for (i, part) in parts.enumerate() {
-                let (r, base) = (chunk_roots[i + 1], node_base[i + 1]);
-                all.extend(
-                    part[..part.len() - 1]
-                        .iter()
-                        .map(|&q| if q == r { root } else { q + base }),
-                );
-            }
-            all.push(root);
-            all
+            join_chunks(parts, caps.token_parent, root, |i, &q| {
+                if q == chunk_roots[i] {
+                    root
+                } else {
+                    q + node_base[i]
+                }
+            })
         };
         let join_nodes = |parts: Vec<Vec<NodeData>>| {
-            let mut parts = parts.into_iter();
-            let mut all = parts.next().expect("one chunk at least");
-            all.pop();
-            fit(&mut all, caps.nodes);
-            for (i, part) in parts.enumerate() {
-                let (r, base, cb, off) = (
-                    chunk_roots[i + 1],
-                    node_base[i + 1],
-                    child_base[i + 1],
-                    starts[i + 1],
-                );
-                all.extend(part[..part.len() - 1].iter().map(|d| NodeData {
-                    kind: d.kind,
-                    parent: if d.parent == r { root } else { d.parent + base },
-                    first_child: d.first_child + cb,
-                    n_children: d.n_children,
-                    range: TextRange::new(d.range.start + off, d.range.end + off),
-                    starts_significant: d.starts_significant,
-                }));
-            }
-            all.push(root_data.clone());
-            all
+            join_chunks(parts, caps.nodes, root_data.clone(), |i, d| NodeData {
+                kind: d.kind,
+                parent: if d.parent == chunk_roots[i] {
+                    root
+                } else {
+                    d.parent + node_base[i]
+                },
+                first_child: d.first_child + child_base[i],
+                n_children: d.n_children,
+                range: TextRange::new(d.range.start + starts[i], d.range.end + starts[i]),
+                starts_significant: d.starts_significant,
+            })
         };
         // Children: every chunk's non-root entries, then the roots' entries, renumbered.
         let join_children = |parts: Vec<Vec<Elem>>| {
@@ -665,6 +641,21 @@ impl SyntaxTree {
         }
         out
     }
+}
+
+/// One vector from the chunks' vectors, each without its last element (a chunk's `Eof` or
+/// root): the first chunk's as it is (given the capacity `cap`), the others' through `map`
+/// (with the chunk's index), then `last`.
+fn join_chunks<T>(parts: Vec<Vec<T>>, cap: usize, last: T, map: impl Fn(usize, &T) -> T) -> Vec<T> {
+    let mut parts = parts.into_iter();
+    let mut all = parts.next().expect("one chunk at least");
+    all.pop();
+    fit(&mut all, cap);
+    for (i, part) in parts.enumerate() {
+        all.extend(part[..part.len() - 1].iter().map(|e| map(i + 1, e)));
+    }
+    all.push(last);
+    all
 }
 
 /// The capacities of a whole file's tree.
