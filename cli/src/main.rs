@@ -5,6 +5,7 @@ mod check;
 mod confine;
 mod doctor;
 mod lint;
+mod memory;
 mod output;
 mod render;
 mod run;
@@ -92,26 +93,6 @@ pub fn parse_on_big_stack(bytes: Vec<u8>) -> vox_syntax::SyntaxTree {
     }
 }
 
-/// The analysis frees every function's tree and lowered body as soon as its facts are taken, and
-/// its peak is held to about twice ruff's (`bench/lint.py`). Two settings keep it there:
-/// - No transparent huge pages. mimalloc asks for them, and each first touch of a 2 MiB region
-///   then clears and holds all of it: about 13 MB more at the peak, and the kernel clearing
-///   pages was the largest single cost in the profile (when memory is fragmented the kernel
-///   also compacts before it can hand out a huge page, which made timings erratic).
-/// - mimalloc's default purge delay (10 ms) for freed pages. Without huge pages it peaks within
-///   a few MB of purging at once, and faults a third as many pages back in.
-///
-/// `vox check` (one pass over its files) also goes without huge pages: after a large process has
-/// run, a 100,000-line file took 0.33 s with them and 0.25 s without. The interpreter and the
-/// language server keep mimalloc's defaults.
-fn no_huge_pages() {
-    // SAFETY: a plain prctl on this process, before any other thread exists. It only changes
-    // how the kernel backs memory, so a failure (an old kernel) is harmless and ignored.
-    unsafe {
-        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
-    }
-}
-
 fn main() -> ExitCode {
     // A Rust panic is an interpreter bug: say so, and exit 101 (runtime.md §3).
     std::panic::set_hook(Box::new(|info| {
@@ -123,7 +104,7 @@ fn main() -> ExitCode {
         cli.command,
         Command::Lint(_) | Command::Caps(_) | Command::Check { .. }
     ) {
-        no_huge_pages();
+        memory::no_huge_pages();
     }
     let code = match cli.command {
         Command::Check { files } => check::run(&files),

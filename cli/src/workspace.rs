@@ -151,6 +151,8 @@ pub fn load_files(
         let text = read_shared(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
         files.insert(p.clone(), SourceFile::new(&db, p.clone(), text));
     }
+    let largest = files.values().map(|f| f.text(&db).len()).max().unwrap_or(0);
+    crate::memory::huge_pages_for_largest(largest);
     let ws = Workspace::new(&db, root.clone(), Arc::new(files));
     db.set_workspace(ws);
     let targets = {

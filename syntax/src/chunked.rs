@@ -77,10 +77,13 @@ pub(crate) fn parse_parallel(text: &[u8]) -> Option<(SyntaxTree, usize)> {
     parse_chunks(text, &splits, splits.len() + 1).map(|tree| (tree, splits.len() + 1))
 }
 
-/// How many chunks (and threads) a text of `len` bytes is parsed in: 1 below two chunks' worth
-/// of bytes or on one core.
+/// The size from which a text is cut into chunks (two chunks' worth of bytes).
+pub(crate) const LARGE: usize = 2 * MIN_CHUNK;
+
+/// How many chunks (and threads) a text of `len` bytes is parsed in: 1 below [`LARGE`] or on
+/// one core.
 pub(crate) fn threads_for(len: usize) -> usize {
-    if len / MIN_CHUNK < 2 {
+    if len < LARGE {
         return 1;
     }
     (len / MIN_CHUNK).min(cores()).max(1)

@@ -69,6 +69,10 @@ pub fn parse_threads(len: usize) -> usize {
     chunked::threads_for(len)
 }
 
+/// The size in bytes from which [`parse`] cuts a file into chunks when it may use several
+/// cores: a file this large makes a tree of tens of megabytes.
+pub const LARGE_FILE: usize = chunked::LARGE;
+
 /// Every offset at which [`parse`] may cut `text` (for tests).
 #[doc(hidden)]
 pub fn split_candidates(text: &[u8]) -> Vec<usize> {
