@@ -72,8 +72,8 @@ enum Command {
 /// Counted for `--max-memory`; mimalloc underneath, because the analysis allocates many small
 /// short-lived values (trees, lowered bodies) and glibc's malloc spent a quarter of `vox lint`.
 #[global_allocator]
-static ALLOC: vox_runtime::alloc::CountingAlloc<mimalloc::MiMalloc> =
-    vox_runtime::alloc::CountingAlloc(mimalloc::MiMalloc);
+static ALLOC: vox_runtime::alloc::CountingAlloc<memory::Mimalloc> =
+    vox_runtime::alloc::CountingAlloc(memory::Mimalloc);
 
 /// Parses on a thread with a large stack: deep nesting must be a diagnostic, never a crash
 /// (decisions.md 12).
