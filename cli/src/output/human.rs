@@ -8,7 +8,7 @@ use codespan_reporting::term::{self, Config};
 use vox_lints::{Finding, Severity};
 
 use super::{shown, Texts};
-use crate::render::{DisplaySource, ShownFile};
+use crate::render::{self, DisplaySource, ShownFile};
 
 /// Hands each finding's excerpt to `emit` as soon as it is made (a workspace's output is never
 /// held whole).
@@ -43,15 +43,6 @@ fn write_one(
         Severity::Error => CsSeverity::Error,
         Severity::Warning => CsSeverity::Warning,
     };
-    let mut labels = vec![Label::primary(id, src.map_range(f.range))];
-    for step in &f.chain {
-        if step.file == f.file {
-            labels.push(
-                Label::secondary(id, src.map_range(step.range))
-                    .with_message(format!("called from `{}`", step.function)),
-            );
-        }
-    }
     let mut notes = Vec::new();
     if let Some(help) = &f.help {
         for line in help.lines() {
@@ -68,6 +59,31 @@ fn write_one(
             vox_lints::Applicability::Unsafe => "unsafe fix",
         };
         notes.push(format!("{kind}: {}", fix.title));
+    }
+    let primary = src.map_range(f.range);
+    let same_file = f.chain.iter().filter(|step| step.file == f.file);
+    if same_file.clone().next().is_none() {
+        let mut out = String::new();
+        let (sev, code) = (f.severity.as_str(), f.code.as_str());
+        if render::plain_excerpt(
+            &mut out,
+            files,
+            sev,
+            code,
+            &f.message,
+            primary.clone(),
+            &notes,
+        ) {
+            emit(&out);
+            return;
+        }
+    }
+    let mut labels = vec![Label::primary(id, primary)];
+    for step in same_file {
+        labels.push(
+            Label::secondary(id, src.map_range(step.range))
+                .with_message(format!("called from `{}`", step.function)),
+        );
     }
     let d = Diagnostic::new(severity)
         .with_code(f.code.clone())
