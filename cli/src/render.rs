@@ -118,73 +118,121 @@ impl<'a> Files<'a> for ShownFile<'_> {
     }
 }
 
-/// One diagnostic with a single primary label and no label message, as codespan's `term`
-/// writes it without colour, appended to `out`; `false` (nothing written) unless the label lies
-/// on one line of printable ASCII. Nearly every finding is of that kind, and codespan spends
-/// tens of thousands of instructions on each (a tenth of `vox lint` on a large workspace),
-/// measuring every character's display width. `plain_matches_codespan` in the tests compares
-/// the two over generated lines, ranges and notes.
+/// A label for [`plain_excerpt`]: a range of the file, whether it is the primary one (`^`) or
+/// a secondary one (`-`), and its message (empty for none).
+pub struct PlainLabel<'m> {
+    pub range: Range<usize>,
+    pub primary: bool,
+    pub message: &'m str,
+}
+
+/// One diagnostic as codespan's `term` writes it without colour, appended to `out`, when every
+/// label lies within one line of printable ASCII and no two share a line (`labels[0]` is the
+/// primary one); otherwise `false`, and nothing is written. Nearly every finding is of that
+/// kind, and codespan spends tens of thousands of instructions on each (a tenth of `vox lint`
+/// on a large workspace), measuring every character's display width. `plain_matches_codespan`
+/// in the tests compares the two over generated lines, labels and notes.
 pub fn plain_excerpt(
     out: &mut String,
     file: &ShownFile<'_>,
     severity: &str,
     code: &str,
     message: &str,
-    range: Range<usize>,
+    labels: &[PlainLabel<'_>],
     notes: &[String],
 ) -> bool {
     use std::fmt::Write;
-    let line = file
-        .line_starts
-        .partition_point(|&s| s as usize <= range.start)
-        - 1;
-    let end_line = file
-        .line_starts
-        .partition_point(|&s| s as usize <= range.end)
-        - 1;
-    if line != end_line || range.end < range.start {
+    let line_of = |offset: usize| file.line_starts.partition_point(|&s| s as usize <= offset) - 1;
+    // The shown line of a line index: its text without the line end, if printable ASCII.
+    let shown = |line: usize| -> Option<(usize, usize, &str)> {
+        let (start, next) = (file.line_start(line).ok()?, file.line_start(line + 1).ok()?);
+        let source = file
+            .text
+            .get(start..next)?
+            .trim_end_matches(['\n', '\r', '\0']);
+        source
+            .bytes()
+            .all(|b| (0x20..0x7f).contains(&b))
+            .then_some((start, next, source))
+    };
+    // (line, label) in line order.
+    let mut lines: Vec<(usize, &PlainLabel<'_>)> = Vec::with_capacity(labels.len());
+    for label in labels {
+        let line = line_of(label.range.start);
+        if label.range.end < label.range.start || line_of(label.range.end) != line {
+            return false;
+        }
+        lines.push((line, label));
+    }
+    lines.sort_by_key(|&(line, _)| line);
+    if lines.is_empty() || lines.windows(2).any(|w| w[0].0 == w[1].0) {
         return false;
     }
-    let (Ok(start), Ok(next)) = (file.line_start(line), file.line_start(line + 1)) else {
-        return false;
-    };
-    let Some(source) = file.text.get(start..next) else {
-        return false;
-    };
-    let source = source.trim_end_matches(['\n', '\r', '\0']);
-    if !source.bytes().all(|b| (0x20..0x7f).contains(&b)) {
-        return false;
+    // Every line shown, and the one line between two labelled lines when only one is.
+    let mut sources = Vec::with_capacity(lines.len());
+    for (i, &(line, _)) in lines.iter().enumerate() {
+        let Some(source) = shown(line) else {
+            return false;
+        };
+        let between = match lines.get(i + 1) {
+            Some(&(next, _)) if next == line + 2 => match shown(line + 1) {
+                Some((_, _, text)) => Some(text),
+                None => return false,
+            },
+            _ => None,
+        };
+        sources.push((source, between));
     }
-    let number = line + 1;
-    let pad = number.to_string().len();
-    let (label_start, label_end) = (
-        range.start - start,
-        (range.end - start).max(range.start - start + 1),
-    );
-    let column = label_start.min(next - start) + 1;
-    out.reserve(256 + source.len() + message.len());
+    let pad = (lines[lines.len() - 1].0 + 1).to_string().len();
+    let gutter = |out: &mut String| out.extend(std::iter::repeat_n(' ', pad + 1));
+    // The locus is the primary label's.
+    let primary = &labels[0];
+    let line = line_of(primary.range.start);
+    let (start, next, _) = sources[lines.iter().position(|&(l, _)| l == line).unwrap_or(0)].0;
+    let column = (primary.range.start - start).min(next - start) + 1;
+    out.reserve(256 + message.len());
     out.push_str(severity);
     if !code.is_empty() {
         let _ = write!(out, "[{code}]");
     }
     let _ = writeln!(out, ": {message}");
-    let gutter = |out: &mut String| out.extend(std::iter::repeat_n(' ', pad + 1));
     gutter(out);
-    let _ = writeln!(out, "┌─ {}:{number}:{column}", file.name);
+    let _ = writeln!(out, "┌─ {}:{}:{column}", file.name, line + 1);
     gutter(out);
     out.push_str("│\n");
-    let _ = writeln!(out, "{number} │ {source}");
-    gutter(out);
-    out.push_str("│ ");
-    // One column per byte, and one more after the line for a caret at its end.
-    for i in 0..=source.len() {
-        if label_start <= i && i < label_end {
-            out.push('^');
-        } else if i < label_end {
+    for (i, (&(line, label), &((start, _, source), between))) in
+        lines.iter().zip(&sources).enumerate()
+    {
+        let _ = writeln!(out, "{:>pad$} │ {source}", line + 1);
+        gutter(out);
+        out.push_str("│ ");
+        let from = label.range.start - start;
+        let to = (label.range.end - start).max(from + 1);
+        let caret = if label.primary { '^' } else { '-' };
+        // One column per byte, and one more after the line for a caret at its end.
+        for col in 0..=source.len() {
+            if from <= col && col < to {
+                out.push(caret);
+            } else if col < to {
+                out.push(' ');
+            }
+        }
+        if !label.message.is_empty() {
             out.push(' ');
+            out.push_str(label.message);
+        }
+        out.push('\n');
+        match (between, lines.get(i + 1)) {
+            (Some(text), _) => {
+                let _ = writeln!(out, "{:>pad$} │ {text}", line + 2);
+            }
+            (None, Some(&(next, _))) if next > line + 1 => {
+                gutter(out);
+                out.push_str("·\n");
+            }
+            _ => {}
         }
     }
-    out.push('\n');
     if !notes.is_empty() {
         gutter(out);
         out.push_str("│\n");
@@ -221,15 +269,12 @@ pub fn render(path: &str, bytes: &[u8], diags: &[Diagnostic]) -> String {
         }
         let range = src.map_range(d.range);
         let (sev, code) = (d.severity.as_str(), d.code);
-        if plain_excerpt(
-            &mut out,
-            &files,
-            sev,
-            code,
-            &d.message,
-            range.clone(),
-            &notes,
-        ) {
+        let label = PlainLabel {
+            range: range.clone(),
+            primary: true,
+            message: "",
+        };
+        if plain_excerpt(&mut out, &files, sev, code, &d.message, &[label], &notes) {
             continue;
         }
         let mut cs = CsDiagnostic::new(severity)
@@ -258,7 +303,7 @@ mod tests {
     fn codespan(
         file: &ShownFile<'_>,
         error: bool,
-        range: Range<usize>,
+        labels: &[PlainLabel<'_>],
         notes: &[String],
     ) -> String {
         let severity = if error {
@@ -269,7 +314,19 @@ mod tests {
         let d = CsDiagnostic::new(severity)
             .with_code("D001")
             .with_message("a message, with `code`")
-            .with_labels(vec![Label::primary((), range)])
+            .with_labels(
+                labels
+                    .iter()
+                    .map(|l| {
+                        let label = if l.primary {
+                            Label::primary((), l.range.clone())
+                        } else {
+                            Label::secondary((), l.range.clone())
+                        };
+                        label.with_message(l.message)
+                    })
+                    .collect(),
+            )
             .with_notes(notes.to_vec());
         term::emit_into_string(&Config::default(), file, &d).expect("renders")
     }
@@ -302,8 +359,8 @@ mod tests {
             "}",
         ];
         let mut g = Gen(0x9e37_79b9_7f4a_7c15);
-        let (mut plain, mut total) = (0, 0);
-        for case in 0..3000 {
+        let (mut plain, mut chained, mut total) = (0, 0, 0);
+        for case in 0..6000 {
             // A text of a few lines, some of them long enough for two-digit line numbers.
             let lines = 1 + g.below(14);
             let mut text = String::new();
@@ -326,7 +383,13 @@ mod tests {
             } else {
                 (i + g.below(8)).min(boundaries.len() - 1)
             };
-            let range = boundaries[i.min(j)]..boundaries[i.max(j)];
+            let mut ranges = vec![boundaries[i.min(j)]..boundaries[i.max(j)]];
+            // Up to two secondary labels elsewhere, as call chains in the same file add.
+            for _ in 0..g.below(3) {
+                let k = g.below(boundaries.len());
+                let l = (k + g.below(6)).min(boundaries.len() - 1);
+                ranges.push(boundaries[k]..boundaries[l]);
+            }
             let notes: Vec<String> = (0..g.below(3))
                 .map(|i| {
                     ["help: do this", "", "reached from `main`\nhelp: two lines"][i + g.below(2)]
@@ -338,20 +401,24 @@ mod tests {
             let mut out = String::new();
             let severity = if error { "error" } else { "warning" };
             total += 1;
-            if plain_excerpt(
-                &mut out,
-                &file,
-                severity,
-                "D001",
-                "a message, with `code`",
-                range.clone(),
-                &notes,
-            ) {
+            let messages = ["called from `main`", ""];
+            let labels: Vec<PlainLabel<'_>> = ranges
+                .iter()
+                .enumerate()
+                .map(|(n, r)| PlainLabel {
+                    range: r.clone(),
+                    primary: n == 0,
+                    message: if n == 0 { "" } else { messages[n % 2] },
+                })
+                .collect();
+            let message = "a message, with `code`";
+            if plain_excerpt(&mut out, &file, severity, "D001", message, &labels, &notes) {
                 plain += 1;
-                let expected = codespan(&file, error, range.clone(), &notes);
+                chained += usize::from(labels.len() > 1);
+                let expected = codespan(&file, error, &labels, &notes);
                 assert_eq!(
                     out, expected,
-                    "case {case}: text {text:?}, range {range:?}, notes {notes:?}"
+                    "case {case}: text {text:?}, ranges {ranges:?}, notes {notes:?}"
                 );
             } else {
                 assert!(
@@ -360,10 +427,10 @@ mod tests {
                 );
             }
         }
-        // Both paths are exercised: about a third of the cases are plain, the rest go to codespan.
+        // Both paths are exercised, and the direct one with secondary labels too.
         assert!(
-            plain > total / 4 && plain < total,
-            "{plain} of {total} cases were plain"
+            plain > total / 10 && plain < total && chained > 100,
+            "{plain} of {total} cases were plain, {chained} of them with several labels"
         );
     }
 }

@@ -60,30 +60,36 @@ fn write_one(
         };
         notes.push(format!("{kind}: {}", fix.title));
     }
+    // The finding's range, then each step of its chain in this file.
+    let called: Vec<(std::ops::Range<usize>, String)> = f
+        .chain
+        .iter()
+        .filter(|step| step.file == f.file)
+        .map(|step| {
+            let message = format!("called from `{}`", step.function);
+            (src.map_range(step.range), message)
+        })
+        .collect();
     let primary = src.map_range(f.range);
-    let same_file = f.chain.iter().filter(|step| step.file == f.file);
-    if same_file.clone().next().is_none() {
-        let mut out = String::new();
-        let (sev, code) = (f.severity.as_str(), f.code.as_str());
-        if render::plain_excerpt(
-            &mut out,
-            files,
-            sev,
-            code,
-            &f.message,
-            primary.clone(),
-            &notes,
-        ) {
-            emit(&out);
-            return;
-        }
+    let mut plain = vec![render::PlainLabel {
+        range: primary.clone(),
+        primary: true,
+        message: "",
+    }];
+    plain.extend(called.iter().map(|(range, message)| render::PlainLabel {
+        range: range.clone(),
+        primary: false,
+        message,
+    }));
+    let mut out = String::new();
+    let (sev, code) = (f.severity.as_str(), f.code.as_str());
+    if render::plain_excerpt(&mut out, files, sev, code, &f.message, &plain, &notes) {
+        emit(&out);
+        return;
     }
     let mut labels = vec![Label::primary(id, primary)];
-    for step in same_file {
-        labels.push(
-            Label::secondary(id, src.map_range(step.range))
-                .with_message(format!("called from `{}`", step.function)),
-        );
+    for (range, message) in called {
+        labels.push(Label::secondary(id, range).with_message(message));
     }
     let d = Diagnostic::new(severity)
         .with_code(f.code.clone())
