@@ -15,8 +15,9 @@
 //! A large file is the exception. Its tree alone is tens of megabytes, built in a few large
 //! arrays and then read all over while every function is checked; with 4 KiB pages the kernel
 //! takes one fault per page (about 3 µs each here) and the walks miss the TLB. With huge pages,
-//! `vox check` on a 100,000-line file ran in 0.19–0.22 s against 0.23 s (medians of 20
-//! interleaved runs, one set right after a `vox lint` of 150 MB), with 30 MB more at its peak.
+//! `vox check` on a 100,000-line file took a median 0.21 s against 0.27 s (15 interleaved runs),
+//! and 0.19–0.22 s against 0.23–0.24 s in two sets of 20 runs each right after a `vox lint` of
+//! 150 MB; its peak grows by about 30 MB.
 
 use std::alloc::{GlobalAlloc, Layout};
 
