@@ -83,6 +83,12 @@ impl<'a> ShownFile<'a> {
         }
     }
 
+    /// The index of the line holding byte `offset`.
+    fn line_of(&self, offset: usize) -> usize {
+        // Texts are below 4 GiB (offsets are `u32` throughout).
+        self.line_starts.partition_point(|&s| s as usize <= offset) - 1
+    }
+
     fn line_start(&self, line: usize) -> Result<usize, FilesError> {
         match self.line_starts.get(line) {
             Some(&start) => Ok(start as usize),
@@ -109,8 +115,7 @@ impl<'a> Files<'a> for ShownFile<'_> {
     }
 
     fn line_index(&'a self, (): (), byte: usize) -> Result<usize, FilesError> {
-        // Texts are below 4 GiB (offsets are `u32` throughout).
-        Ok(self.line_starts.partition_point(|&s| s as usize <= byte) - 1)
+        Ok(self.line_of(byte))
     }
 
     fn line_range(&'a self, (): (), line: usize) -> Result<Range<usize>, FilesError> {
@@ -142,7 +147,6 @@ pub fn plain_excerpt(
     notes: &[String],
 ) -> bool {
     use std::fmt::Write;
-    let line_of = |offset: usize| file.line_starts.partition_point(|&s| s as usize <= offset) - 1;
     // The shown line of a line index: its text without the line end, if printable ASCII.
     let shown = |line: usize| -> Option<(usize, usize, &str)> {
         let (start, next) = (file.line_start(line).ok()?, file.line_start(line + 1).ok()?);
@@ -158,8 +162,8 @@ pub fn plain_excerpt(
     // (line, label) in line order.
     let mut lines: Vec<(usize, &PlainLabel<'_>)> = Vec::with_capacity(labels.len());
     for label in labels {
-        let line = line_of(label.range.start);
-        if label.range.end < label.range.start || line_of(label.range.end) != line {
+        let line = file.line_of(label.range.start);
+        if label.range.end < label.range.start || file.line_of(label.range.end) != line {
             return false;
         }
         lines.push((line, label));
@@ -187,7 +191,7 @@ pub fn plain_excerpt(
     let gutter = |out: &mut String| out.extend(std::iter::repeat_n(' ', pad + 1));
     // The locus is the primary label's.
     let primary = &labels[0];
-    let line = line_of(primary.range.start);
+    let line = file.line_of(primary.range.start);
     let (start, next, _) = sources[lines.iter().position(|&(l, _)| l == line).unwrap_or(0)].0;
     let column = (primary.range.start - start).min(next - start) + 1;
     out.reserve(256 + message.len());
@@ -383,7 +387,8 @@ mod tests {
             } else {
                 (i + g.below(8)).min(boundaries.len() - 1)
             };
-            let mut ranges = vec![boundaries[i.min(j)]..boundaries[i.max(j)]];
+            let mut ranges = Vec::with_capacity(3);
+            ranges.push(boundaries[i.min(j)]..boundaries[i.max(j)]);
             // Up to two secondary labels elsewhere, as call chains in the same file add.
             for _ in 0..g.below(3) {
                 let k = g.below(boundaries.len());
