@@ -345,7 +345,6 @@ fn after_splice(
     })
 }
 
-/// The syntax facts of a whole tree (`fns`: its functions' nodes, in item-tree order).
 /// The item tree (with each function's node) and the syntax facts of a whole file. Where
 /// `parse` uses several threads (a large file, several cores), the two are read on two: each
 /// walks every top-level item, and the walks cost as much as lowering a few hundred functions.
@@ -368,6 +367,7 @@ fn items_and_facts(tree: &SyntaxTree) -> ((ItemTree, Vec<vox_syntax::SyntaxNode<
     })
 }
 
+/// The syntax facts of a whole tree (`fns`: its functions' nodes, in item-tree order).
 fn syntax_facts(tree: &SyntaxTree, fns: &[vox_syntax::SyntaxNode<'_>]) -> FileSyntax {
     let allow_comments = allow_comments_of_file(tree);
     let imports = vox_hir::file_imports(tree)

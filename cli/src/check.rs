@@ -89,10 +89,7 @@ fn checks_in_parallel(
     files: &[vox_analysis::SourceFile],
     threads: usize,
 ) {
-    // Parses in parallel; the functions are then read from the memos.
-    lint::parallel(db, files, threads, |db, f| {
-        let _ = vox_analysis::file_items(db, *f);
-    });
+    // `workspace::load` parsed every file on all cores: the functions are read from the memos.
     let mut fns: Vec<vox_analysis::FnDef<'_>> = files
         .iter()
         .flat_map(|f| vox_analysis::file_items(db, *f).all())
