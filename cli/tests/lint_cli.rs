@@ -47,14 +47,14 @@ fn fix_applies_safe_fixes_and_diff_only_prints_them() {
 #[test]
 fn unsafe_fixes_only_with_the_flag() {
     let d = scratch();
-    let src = "fn add(a: int, b: int) to int {\n    a + b\n}\n";
+    let src = "pub fn area(a: int, b: int) to int {\n    a * b\n}\n";
     write(&d, "b.vox", src);
     let _ = vox_in(&d, &["lint", "--fix", "b.vox"]);
     assert_eq!(std::fs::read_to_string(d.join("b.vox")).unwrap(), src);
     let _ = vox_in(&d, &["lint", "--fix", "--unsafe-fixes", "b.vox"]);
     assert_eq!(
         std::fs::read_to_string(d.join("b.vox")).unwrap(),
-        "fn add(a: int, b: int) to int {\n    a.checked_add(b)\n}\n"
+        "pub fn area(a: int, b: int) to int {\n    a.checked_mul(b).expect(\"`a * b` overflows i64\")\n}\n"
     );
 }
 

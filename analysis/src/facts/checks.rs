@@ -41,6 +41,43 @@ fn has_method(k: Kind, name: &str) -> Option<bool> {
     Some(vox_hir::catalog::is_method_of(kind, name))
 }
 
+/// Arithmetic between a number and a value no arithmetic accepts (`Option + int`): the runtime
+/// stops with `unsupported binary op`. Only kinds the body shows for certain are compared.
+fn operand_kinds(op: vox_hir::BinOp, a: Kind, b: Kind) -> Option<String> {
+    use vox_hir::BinOp;
+    let sym = match op {
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        BinOp::Div => "/",
+        BinOp::Mod => "%",
+        _ => return None,
+    };
+    let number = |k: Kind| matches!(k, Kind::Int | Kind::Float | Kind::Dec);
+    let never = |k: Kind| {
+        matches!(
+            k,
+            Kind::Option | Kind::Result | Kind::Bool | Kind::Null | Kind::Func | Kind::Namespace
+        )
+    };
+    let bad = (number(a) && never(b)) || (never(a) && number(b)) || (never(a) && never(b));
+    // `+` with a str operand concatenates anything.
+    if !bad || (op == BinOp::Add && (a == Kind::Str || b == Kind::Str)) {
+        return None;
+    }
+    let hint =
+        if matches!(a, Kind::Option | Kind::Result) || matches!(b, Kind::Option | Kind::Result) {
+            ": take the value out first (`.unwrap()`, `.expect(\"…\")`, `match`)"
+        } else {
+            ""
+        };
+    Some(format!(
+        "`{sym}` between {} and {}: this operation stops the script with `unsupported binary op`{hint}",
+        kind_name(a),
+        kind_name(b)
+    ))
+}
+
 pub(super) fn checks(body: &Body<'_>, kinds: &Kinds, is_main: bool, facts: &mut FactsBuilder) {
     let m = body.m;
     let r = |e: u32| m.expr_ranges[e as usize];
@@ -70,6 +107,16 @@ pub(super) fn checks(body: &Body<'_>, kinds: &Kinds, is_main: bool, facts: &mut 
                 error: true,
             }),
             Expr::If { cond: c, .. } => cond(facts, *c, "if"),
+            Expr::Binary(op, a, b) => {
+                if let Some(msg) = operand_kinds(*op, kinds.expr(*a), kinds.expr(*b)) {
+                    facts.checks.push(CheckFact {
+                        code: "check.operand-kinds",
+                        range: r(id),
+                        message: msg,
+                        error: true,
+                    });
+                }
+            }
             Expr::MethodCall { recv, name, .. } => {
                 let k = kinds.expr(*recv);
                 if has_method(k, name) == Some(false) {

@@ -1,40 +1,95 @@
-//! Integer intervals for D004 (analysis.md §1.1, decision 31): an abstract interpretation of one
-//! body in statement order. Literals are exact, `len`-like results lie in `[0, 2^32]`, range loop
-//! variables in their range, comparisons narrow the branch they guard, and a `for` loop runs at
-//! most 2^32 times, so an accumulation `v += e` with bounded `e` stays bounded (nested loops
-//! multiply). Parameters, parsed input and call results are unbounded. An operation on two known
-//! ints whose result interval leaves i64 is reported.
+//! Integer intervals for D004 (analysis.md §1.1, decisions 31 and 51): an abstract interpretation
+//! of one body in statement order. The bounds come from what a run can do: it takes fewer than
+//! 2^48 steps, so no statement runs more often than that, in any loop or nesting; no string, list
+//! or map is longer than 2^40, so `len`-like results and indices lie in `[0, 2^40]`; `time.*`
+//! milliseconds lie in `[0, 2^45]`. An accumulation `v += e` (also `v = v + a - b`) with `|e| <=
+//! 2^12` therefore stays within `2^60` of its start; sums of sizes accumulated in loops are assumed
+//! to stay below 2^62 (the one assumption, docs/rules/D004.md). Comparisons narrow the branch
+//! they guard.
+//!
+//! Values parsed from input (`int(str)`) carry an `input` mark. A `*` whose result may leave i64
+//! is reported whatever its operands; `+`, `-`, negation and `abs` only when an operand is input
+//! (an unbounded value that is not input, such as a call result, is not evidence of overflow).
+//!
+//! Parameters typed `int` are evaluated under [`TIERS`] assumptions, from unbounded down to
+//! `±2^12`; each finding and each call's argument intervals are kept per tier, and the workspace
+//! query `param_tiers` picks the tier the call sites justify (decision 51).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
-use vox_hir::{BinOp, Expr, Literal, Module, Pat, PlaceRoot, Stmt, UnOp};
+use vox_hir::{BinOp, Expr, Global, Literal, Module, Pat, PlaceRoot, Stmt, UnOp};
+use vox_syntax::TextRange;
 
 use super::walk::Body;
-use super::{FactsBuilder, Overflow};
+use super::{CallTarget, FactsBuilder, IntCall, Overflow};
 use crate::kinds::{Kind, Kinds};
 
 const MIN: i128 = i64::MIN as i128;
 const MAX: i128 = i64::MAX as i128;
-/// Iterations of one `for` loop at most (decision 31).
-const LOOP_BOUND: i128 = 1 << 32;
-/// What `len` and its relatives return at most.
-const LEN_MAX: i128 = 1 << 32;
+/// Steps of a run at most: no statement runs more often (decision 51).
+const STEPS: i128 = 1 << 48;
+/// What `len` and its relatives return at most; also indices and positions.
+const LEN_MAX: i128 = 1 << 40;
+/// An amount an accumulation may add or subtract per step and stay in i64 for [`STEPS`] steps.
+const SMALL: i128 = 1 << 12;
+/// Sums of sizes accumulated in loops stay below this (the one assumption).
+const SIZE_SUM: i128 = 1 << 62;
+/// `time.*` milliseconds lie in `[0, TIME_MAX]`.
+const TIME_MAX: i128 = 1 << 45;
+
+/// The assumptions about parameters typed `int`: unbounded, then `±bound`. A function is
+/// checked under the tightest one its call sites justify ([`tier_of`]).
+pub const TIERS: [Option<i64>; 4] = [None, Some(1 << 40), Some(1 << 24), Some(1 << 12)];
+
+/// The tightest tier whose bound holds every value of `[lo, hi]`.
+pub fn tier_of(lo: i64, hi: i64) -> u8 {
+    let b = i128::from(lo).abs().max(i128::from(hi).abs());
+    let mut tier = 0;
+    for (t, bound) in TIERS.iter().enumerate() {
+        if let Some(k) = bound {
+            if b <= i128::from(*k) {
+                tier = t as u8;
+            }
+        }
+    }
+    tier
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Iv {
     lo: i128,
     hi: i128,
+    /// Parsed from input (or computed from such a value).
+    input: bool,
 }
 
 impl Iv {
-    const TOP: Iv = Iv { lo: MIN, hi: MAX };
+    const TOP: Iv = Iv {
+        lo: MIN,
+        hi: MAX,
+        input: false,
+    };
+    const INPUT: Iv = Iv {
+        lo: MIN,
+        hi: MAX,
+        input: true,
+    };
+    fn new(lo: i128, hi: i128) -> Iv {
+        Iv {
+            lo,
+            hi,
+            input: false,
+        }
+    }
     fn exact(v: i128) -> Iv {
-        Iv { lo: v, hi: v }
+        Iv::new(v, v)
     }
     fn join(self, o: Iv) -> Iv {
         Iv {
             lo: self.lo.min(o.lo),
             hi: self.hi.max(o.hi),
+            input: self.input || o.input,
         }
     }
     fn fits(self) -> bool {
@@ -44,7 +99,20 @@ impl Iv {
         if self.fits() {
             self
         } else {
-            Iv::TOP
+            Iv {
+                input: self.input,
+                ..Iv::TOP
+            }
+        }
+    }
+    /// A length, count, index or position (or a small non-negative constant).
+    fn is_size(self) -> bool {
+        !self.input && self.lo >= 0 && self.hi <= LEN_MAX
+    }
+    fn tainted(self, input: bool) -> Iv {
+        Iv {
+            input: self.input || input,
+            ..self
         }
     }
 }
@@ -58,6 +126,8 @@ struct Ctx<'a, 'b> {
     report: bool,
     found: BTreeSet<(u32, u32, &'static str)>,
     out: Vec<Overflow>,
+    /// Direct calls of user functions seen while reporting: range → (target, int arguments).
+    calls: BTreeMap<(u32, u32), (CallTarget, Vec<Option<Iv>>)>,
 }
 
 /// Joins `b` into `a`, slot by slot.
@@ -72,27 +142,82 @@ fn join_into(a: &mut Env, b: &Env) {
 
 pub(super) fn overflows(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuilder) {
     let m = body.m;
-    let mut cx = Ctx {
-        body,
-        kinds,
-        report: true,
-        found: BTreeSet::new(),
-        out: Vec::new(),
+    let root_base = body.slot_base[body.root as usize] as usize;
+    let int_params: Vec<usize> = (0..body.param_kinds.len())
+        .filter(|i| kinds.slots.get(root_base + i) == Some(&Kind::Int))
+        .map(|i| root_base + i)
+        .collect();
+    // Without int parameters every tier gives the same answer.
+    let tiers = if int_params.is_empty() {
+        1
+    } else {
+        TIERS.len()
     };
-    for (fi, f) in m.functions.iter().enumerate() {
-        // Each frame starts with every int slot unknown (parameters and captures unbounded).
-        let mut env: Env = vec![None; body.n_slots as usize];
-        let base = body.slot_base[fi] as usize;
-        for s in 0..f.n_slots as usize {
-            if kinds.slots.get(base + s) == Some(&Kind::Int) {
-                env[base + s] = Some(Iv::TOP);
+    let mut found: BTreeMap<(u32, u32, &'static str), Overflow> = BTreeMap::new();
+    let mut calls: BTreeMap<(u32, u32), IntCall> = BTreeMap::new();
+    for (t, bound) in TIERS.iter().enumerate().take(tiers) {
+        let mut cx = Ctx {
+            body,
+            kinds,
+            report: true,
+            found: BTreeSet::new(),
+            out: Vec::new(),
+            calls: BTreeMap::new(),
+        };
+        for (fi, f) in m.functions.iter().enumerate() {
+            // Each frame starts with every int slot unknown (closure parameters and captures
+            // unbounded); the function's own int parameters get the tier's bound.
+            let mut env: Env = vec![None; body.n_slots as usize];
+            let base = body.slot_base[fi] as usize;
+            for s in 0..f.n_slots as usize {
+                if kinds.slots.get(base + s) == Some(&Kind::Int) {
+                    env[base + s] = Some(Iv::TOP);
+                }
+            }
+            if fi as u32 == body.root {
+                if let Some(k) = bound {
+                    let k = i128::from(*k);
+                    for &g in &int_params {
+                        env[g] = Some(Iv::new(-k, k));
+                    }
+                }
+            }
+            stacker_eval(&mut cx, f.body, &mut env);
+        }
+        let mask = if tiers == 1 { 0b1111 } else { 1u8 << t };
+        for o in cx.out {
+            found
+                .entry((o.range.start, o.range.end, o.op))
+                .or_insert(o)
+                .tiers |= mask;
+        }
+        for ((start, end), (target, args)) in cx.calls {
+            let call = calls.entry((start, end)).or_insert_with(|| IntCall {
+                target,
+                range: TextRange::new(start, end),
+                args: vec![[None; 4]; args.len()].into(),
+            });
+            for (k, a) in args.iter().enumerate() {
+                let Some(slot) = call.args.get_mut(k) else {
+                    continue;
+                };
+                let v = a.map(|v| {
+                    let v = v.clamp();
+                    (v.lo as i64, v.hi as i64)
+                });
+                if tiers == 1 {
+                    *slot = [v; 4];
+                } else {
+                    slot[t] = v;
+                }
             }
         }
-        stacker_eval(&mut cx, f.body, &mut env);
     }
-    let mut out = cx.out;
-    out.sort_by_key(|o| (o.range.start, o.range.end));
-    facts.overflows = out;
+    facts.overflows = found.into_values().collect();
+    facts
+        .overflows
+        .sort_by_key(|o| (o.range.start, o.range.end));
+    facts.int_calls = calls.into_values().collect();
 }
 
 fn stacker_eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
@@ -116,20 +241,21 @@ fn report(
             op,
             operands,
             compound,
+            tiers: 0,
         });
     }
 }
 
+/// Whether an operation whose result may leave i64 is reported: a product always, a sum,
+/// difference, negation or `abs` only when an operand is parsed input (decision 51).
+fn hazard(op: &str, operands: &[Iv]) -> bool {
+    op == "*" || operands.iter().any(|v| v.input)
+}
+
 fn arith(op: BinOp, a: Iv, b: Iv) -> Option<Iv> {
-    Some(match op {
-        BinOp::Add => Iv {
-            lo: a.lo + b.lo,
-            hi: a.hi + b.hi,
-        },
-        BinOp::Sub => Iv {
-            lo: a.lo - b.hi,
-            hi: a.hi - b.lo,
-        },
+    let r = match op {
+        BinOp::Add => Iv::new(a.lo + b.lo, a.hi + b.hi),
+        BinOp::Sub => Iv::new(a.lo - b.hi, a.hi - b.lo),
         BinOp::Mul => {
             let c = [
                 a.lo.saturating_mul(b.lo),
@@ -137,13 +263,11 @@ fn arith(op: BinOp, a: Iv, b: Iv) -> Option<Iv> {
                 a.hi.saturating_mul(b.lo),
                 a.hi.saturating_mul(b.hi),
             ];
-            Iv {
-                lo: *c.iter().min()?,
-                hi: *c.iter().max()?,
-            }
+            Iv::new(*c.iter().min()?, *c.iter().max()?)
         }
         _ => return None,
-    })
+    };
+    Some(r.tainted(a.input || b.input))
 }
 
 fn eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
@@ -161,13 +285,12 @@ fn eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
             if is_int(cx, *x) {
                 let xv = xv.unwrap_or(Iv::TOP);
                 if xv.lo == MIN {
-                    report(cx, range, "neg", vec![m.expr_ranges[*x as usize]], false);
-                    Some(Iv::TOP)
+                    if hazard("neg", &[xv]) {
+                        report(cx, range, "neg", vec![m.expr_ranges[*x as usize]], false);
+                    }
+                    Some(Iv::TOP.tainted(xv.input))
                 } else {
-                    Some(Iv {
-                        lo: -xv.hi,
-                        hi: -xv.lo,
-                    })
+                    Some(Iv::new(-xv.hi, -xv.lo).tainted(xv.input))
                 }
             } else {
                 None
@@ -182,12 +305,12 @@ fn eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
                 match op {
                     BinOp::Add | BinOp::Sub | BinOp::Mul => {
                         let r = arith(*op, av, bv).unwrap_or(Iv::TOP);
-                        if !r.fits() {
-                            let sym = match op {
-                                BinOp::Add => "+",
-                                BinOp::Sub => "-",
-                                _ => "*",
-                            };
+                        let sym = match op {
+                            BinOp::Add => "+",
+                            BinOp::Sub => "-",
+                            _ => "*",
+                        };
+                        if !r.fits() && hazard(sym, &[av, bv]) {
                             report(
                                 cx,
                                 range,
@@ -198,21 +321,24 @@ fn eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
                         }
                         Some(r.clamp())
                     }
-                    BinOp::Div => Some(if bv.lo > 0 {
-                        let c = [av.lo / bv.lo, av.lo / bv.hi, av.hi / bv.lo, av.hi / bv.hi];
-                        Iv {
-                            lo: *c.iter().min().unwrap_or(&MIN),
-                            hi: *c.iter().max().unwrap_or(&MAX),
+                    BinOp::Div => Some(
+                        if bv.lo > 0 {
+                            let c = [av.lo / bv.lo, av.lo / bv.hi, av.hi / bv.lo, av.hi / bv.hi];
+                            Iv::new(
+                                *c.iter().min().unwrap_or(&MIN),
+                                *c.iter().max().unwrap_or(&MAX),
+                            )
+                        } else {
+                            Iv::TOP
                         }
-                    } else {
-                        Iv::TOP
-                    }),
+                        .tainted(av.input || bv.input),
+                    ),
                     BinOp::Mod => Some(if bv.lo > 0 {
                         let k = bv.hi - 1;
                         if av.lo >= 0 {
-                            Iv { lo: 0, hi: k }
+                            Iv::new(0, k)
                         } else {
-                            Iv { lo: -k, hi: k }
+                            Iv::new(-k, k)
                         }
                     } else {
                         Iv::TOP
@@ -228,22 +354,42 @@ fn eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
             args,
             named,
         } => {
-            let vals = eval_args(cx, args, env);
+            let vals = match user_callee(cx, *callee) {
+                Some(target) => {
+                    let all: Vec<Option<Iv>> = args.iter().map(|a| eval(cx, *a, env)).collect();
+                    if cx.report {
+                        record_call(cx, e, target, args, named.is_empty(), &all);
+                    }
+                    [
+                        all.first().copied().flatten(),
+                        all.get(1).copied().flatten(),
+                    ]
+                }
+                None => eval_args(cx, args, env),
+            };
             for (_, x) in named {
                 eval(cx, *x, env);
             }
             eval(cx, *callee, env);
             match cx.body.builtin_call(e) {
-                Some(("", "len", _)) => Some(Iv { lo: 0, hi: LEN_MAX }),
-                Some(("", "ord", _)) => Some(Iv {
-                    lo: 0,
-                    hi: 0x10FFFF,
+                Some(("", "len", _)) => Some(Iv::new(0, LEN_MAX)),
+                // A bool as int, an int as itself; anything else is parsed (from input, as far as
+                // the analysis knows).
+                Some(("", "int", [x])) => Some(match cx.kinds.expr(*x) {
+                    Kind::Bool => Iv::new(0, 1),
+                    Kind::Int => vals[0].unwrap_or(Iv::TOP),
+                    Kind::Float | Kind::Dec => Iv::TOP,
+                    _ => Iv::INPUT,
                 }),
+                Some(("time", _, _)) => Some(Iv::new(0, TIME_MAX)),
+                Some(("", "ord", _)) => Some(Iv::new(0, 0x10FFFF)),
                 Some(("", "abs", [x])) if is_int(cx, *x) => {
                     let xv = vals[0].unwrap_or(Iv::TOP);
                     if xv.lo == MIN {
-                        report(cx, range, "abs", vec![m.expr_ranges[*x as usize]], false);
-                        Some(Iv::TOP)
+                        if hazard("abs", &[xv]) {
+                            report(cx, range, "abs", vec![m.expr_ranges[*x as usize]], false);
+                        }
+                        Some(Iv::TOP.tainted(xv.input))
                     } else {
                         let hi = xv.hi.abs().max(xv.lo.abs());
                         let lo = if xv.lo <= 0 && xv.hi >= 0 {
@@ -251,32 +397,20 @@ fn eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
                         } else {
                             xv.lo.abs().min(xv.hi.abs())
                         };
-                        Some(Iv { lo, hi })
+                        Some(Iv::new(lo, hi).tainted(xv.input))
                     }
                 }
                 Some(("", "min" | "max", [a, b])) if is_int(cx, *a) && is_int(cx, *b) => {
                     let (x, y) = (vals[0].unwrap_or(Iv::TOP), vals[1].unwrap_or(Iv::TOP));
                     Some(if cx.body.is_builtin_call(e, "", "min") {
-                        Iv {
-                            lo: x.lo.min(y.lo),
-                            hi: x.hi.min(y.hi),
-                        }
+                        Iv::new(x.lo.min(y.lo), x.hi.min(y.hi))
                     } else {
-                        Iv {
-                            lo: x.lo.max(y.lo),
-                            hi: x.hi.max(y.hi),
-                        }
+                        Iv::new(x.lo.max(y.lo), x.hi.max(y.hi))
                     })
                 }
                 Some(("random", "int", [_, _])) => {
                     let (lo, hi) = (vals[0].unwrap_or(Iv::TOP), vals[1].unwrap_or(Iv::TOP));
-                    Some(
-                        Iv {
-                            lo: lo.lo,
-                            hi: (hi.hi - 1).max(lo.lo),
-                        }
-                        .clamp(),
-                    )
+                    Some(Iv::new(lo.lo, (hi.hi - 1).max(lo.lo)).clamp())
                 }
                 _ => None,
             }
@@ -293,35 +427,25 @@ fn eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
                 eval(cx, *x, env);
             }
             match &**name {
-                "len" | "chars_count" | "count" => Some(Iv { lo: 0, hi: LEN_MAX }),
-                "ord" => Some(Iv {
-                    lo: 0,
-                    hi: 0x10FFFF,
-                }),
+                "len" | "chars_count" | "count" => Some(Iv::new(0, LEN_MAX)),
+                "ord" => Some(Iv::new(0, 0x10FFFF)),
                 "abs" if is_int(cx, *recv) => {
                     let xv = rv.unwrap_or(Iv::TOP);
                     if xv.lo == MIN {
-                        report(cx, range, "abs", vec![m.expr_ranges[*recv as usize]], false);
-                        Some(Iv::TOP)
+                        if hazard("abs", &[xv]) {
+                            report(cx, range, "abs", vec![m.expr_ranges[*recv as usize]], false);
+                        }
+                        Some(Iv::TOP.tainted(xv.input))
                     } else {
-                        Some(Iv {
-                            lo: 0,
-                            hi: xv.hi.abs().max(xv.lo.abs()),
-                        })
+                        Some(Iv::new(0, xv.hi.abs().max(xv.lo.abs())))
                     }
                 }
                 "min" | "max" if is_int(cx, *recv) && args.len() == 1 && is_int(cx, args[0]) => {
                     let (x, y) = (rv.unwrap_or(Iv::TOP), vals[0].unwrap_or(Iv::TOP));
                     Some(if &**name == "min" {
-                        Iv {
-                            lo: x.lo.min(y.lo),
-                            hi: x.hi.min(y.hi),
-                        }
+                        Iv::new(x.lo.min(y.lo), x.hi.min(y.hi))
                     } else {
-                        Iv {
-                            lo: x.lo.max(y.lo),
-                            hi: x.hi.max(y.hi),
-                        }
+                        Iv::new(x.lo.max(y.lo), x.hi.max(y.hi))
                     })
                 }
                 _ => None,
@@ -405,19 +529,44 @@ fn eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
             }
             if let Some(i) = index {
                 if cx.kinds.slot(cx.body.gslot(e, *i)) == Kind::Int {
-                    binds.push((
-                        cx.body.gslot(e, *i),
-                        Iv {
-                            lo: 0,
-                            hi: LOOP_BOUND,
-                        },
-                    ));
+                    binds.push((cx.body.gslot(e, *i), Iv::new(0, LEN_MAX)));
                 }
             }
             run_loop(cx, *body, env, &binds, LoopKind::For, None);
             None
         }
         Expr::Closure { .. } => None,
+        // `x |> f` and `x |> f(a)` call `f(x)` and `f(x, a)`.
+        Expr::Pipe(lhs, rhs) => {
+            let lv = eval(cx, *lhs, env);
+            match &m.exprs[*rhs as usize] {
+                Expr::Call {
+                    callee,
+                    args,
+                    named,
+                } if user_callee(cx, *callee).is_some() => {
+                    let mut all = vec![lv];
+                    all.extend(args.iter().map(|a| eval(cx, *a, env)));
+                    for (_, x) in named {
+                        eval(cx, *x, env);
+                    }
+                    if cx.report {
+                        if let Some(target) = user_callee(cx, *callee) {
+                            let mut ids = vec![*lhs];
+                            ids.extend_from_slice(args);
+                            record_call(cx, *rhs, target, &ids, named.is_empty(), &all);
+                        }
+                    }
+                }
+                _ => {
+                    if let (true, Some(target)) = (cx.report, user_callee(cx, *rhs)) {
+                        record_call(cx, *rhs, target, &[*lhs], true, &[lv]);
+                    }
+                    eval(cx, *rhs, env);
+                }
+            }
+            None
+        }
         other => {
             // Everything else: evaluate children for their own findings.
             super::walk::for_each_child(m, e, |k| match k {
@@ -436,6 +585,67 @@ fn eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
         Some(v.unwrap_or(Iv::TOP))
     } else {
         None
+    }
+}
+
+/// The user function a callee expression names, if any.
+fn user_callee(cx: &Ctx<'_, '_>, callee: u32) -> Option<CallTarget> {
+    let m = cx.body.m;
+    match &m.exprs[callee as usize] {
+        Expr::Global(g) => match m.globals.get(*g as usize) {
+            Some(Global::Fn(k)) => Some(CallTarget::Local(*k)),
+            Some(Global::Imported { import, name }) => Some(CallTarget::Imported {
+                import: *import,
+                name: Arc::from(&**name),
+            }),
+            _ => None,
+        },
+        Expr::Field(recv, name) => match m.exprs[*recv as usize] {
+            Expr::Global(g) => match m.globals.get(g as usize) {
+                Some(Global::ImportAlias { import }) => Some(CallTarget::Imported {
+                    import: *import,
+                    name: Arc::from(&**name),
+                }),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Records a direct call of a user function with the intervals of its positional int arguments
+/// (`None` for another kind); a call with named arguments records none of them.
+fn record_call(
+    cx: &mut Ctx<'_, '_>,
+    e: u32,
+    target: CallTarget,
+    args: &[u32],
+    positional: bool,
+    vals: &[Option<Iv>],
+) {
+    let m = cx.body.m;
+    let vals: Vec<Option<Iv>> = args
+        .iter()
+        .zip(vals)
+        .map(|(a, v)| {
+            if positional && is_int(cx, *a) {
+                *v
+            } else {
+                None
+            }
+        })
+        .collect();
+    let r = m.expr_ranges[e as usize];
+    let entry = cx
+        .calls
+        .entry((r.start, r.end))
+        .or_insert_with(|| (target, vals.clone()));
+    for (old, new) in entry.1.iter_mut().zip(&vals) {
+        *old = match (*old, new) {
+            (Some(a), Some(b)) => Some(a.join(*b)),
+            _ => None,
+        };
     }
 }
 
@@ -465,20 +675,15 @@ fn range_bounds(cx: &mut Ctx<'_, '_>, iter: u32, env: &mut Env) -> Option<Iv> {
         report: false,
         found: BTreeSet::new(),
         out: Vec::new(),
+        calls: BTreeMap::new(),
     };
     let vals: Vec<Iv> = args
         .iter()
         .map(|a| eval(&mut probe, *a, env).unwrap_or(Iv::TOP))
         .collect();
     match vals.as_slice() {
-        [end] => Some(Iv {
-            lo: 0,
-            hi: (end.hi - 1).max(0),
-        }),
-        [start, end] => Some(Iv {
-            lo: start.lo,
-            hi: (end.hi - 1).max(start.lo),
-        }),
+        [end] => Some(Iv::new(0, (end.hi - 1).max(0))),
+        [start, end] => Some(Iv::new(start.lo, (end.hi - 1).max(start.lo))),
         _ => None,
     }
 }
@@ -489,13 +694,13 @@ enum LoopKind {
     While,
 }
 
-/// The accumulations into one slot: (the expression added, whether it is subtracted, how many
-/// times the statement runs per iteration; `None`: unbounded).
-type Deltas = Vec<(u32, bool, Option<i128>)>;
+/// The accumulations into one slot: each term added (or, when marked, subtracted) per run of
+/// its statement.
+type Deltas = Vec<(u32, bool)>;
 
 /// Slots a loop body assigns (not counting its own `let`s), with how each is updated.
 struct Updates {
-    /// Slot → deltas of accumulation statements, each with its multiplicity.
+    /// Slot → the terms of its accumulation statements.
     acc: Vec<(u32, Deltas)>,
     /// Slots assigned some other way.
     other: Vec<u32>,
@@ -506,34 +711,26 @@ fn collect_updates(cx: &Ctx<'_, '_>, body: u32) -> Updates {
     let mut lets = BTreeSet::new();
     let mut acc: Vec<(u32, Deltas)> = Vec::new();
     let mut other = BTreeSet::new();
-    // (expression or statement, multiplicity)
-    let mut stack: Vec<(super::walk::Node, Option<i128>)> =
-        vec![(super::walk::Node::Expr(body), Some(1))];
-    while let Some((node, mult)) = stack.pop() {
+    let mut stack: Vec<super::walk::Node> = vec![super::walk::Node::Expr(body)];
+    while let Some(node) = stack.pop() {
         match node {
             super::walk::Node::Expr(x) => {
-                let child_mult = match &m.exprs[x as usize] {
-                    Expr::For { .. } => mult.and_then(|k| k.checked_mul(LOOP_BOUND)),
+                match &m.exprs[x as usize] {
                     Expr::Closure { .. } => continue,
-                    _ => mult,
-                };
-                if let Expr::For { value, index, .. } = &m.exprs[x as usize] {
-                    for s in value.iter().chain(index.iter()) {
-                        lets.insert(cx.body.gslot(x, *s));
+                    Expr::For { value, index, .. } => {
+                        for s in value.iter().chain(index.iter()) {
+                            lets.insert(cx.body.gslot(x, *s));
+                        }
                     }
+                    Expr::PopWriteBack { slot, .. } => {
+                        other.insert(cx.body.gslot(x, *slot));
+                    }
+                    _ => {}
                 }
-                if let Expr::PopWriteBack { slot, .. } = &m.exprs[x as usize] {
-                    other.insert(cx.body.gslot(x, *slot));
-                }
-                super::walk::for_each_child(m, x, |n| stack.push((n, child_mult)));
+                super::walk::for_each_child(m, x, |n| stack.push(n));
             }
             super::walk::Node::Stmt(s) => {
-                let st = &m.stmts[s as usize];
-                let inner = match st {
-                    Stmt::While { .. } | Stmt::Loop { .. } => None,
-                    _ => mult,
-                };
-                match st {
+                match &m.stmts[s as usize] {
                     Stmt::Let { pat, .. } => {
                         let mut ss = Vec::new();
                         super::paths::pat_slots(m, *pat, &mut ss);
@@ -544,10 +741,10 @@ fn collect_updates(cx: &Ctx<'_, '_>, body: u32) -> Updates {
                     Stmt::Assign { place, op, value } if place.steps.is_empty() => {
                         if let PlaceRoot::Local(slot) = place.root {
                             let g = cx.body.gslot_stmt(s, slot);
-                            match accumulation(cx, s, g, *op, *value) {
-                                Some((delta, neg)) => match acc.iter_mut().find(|(x, _)| *x == g) {
-                                    Some((_, v)) => v.push((delta, neg, mult)),
-                                    None => acc.push((g, vec![(delta, neg, mult)])),
+                            match accumulation(cx, g, *op, *value) {
+                                Some(terms) => match acc.iter_mut().find(|(x, _)| *x == g) {
+                                    Some((_, v)) => v.extend(terms),
+                                    None => acc.push((g, terms)),
                                 },
                                 None => {
                                     other.insert(g);
@@ -563,7 +760,7 @@ fn collect_updates(cx: &Ctx<'_, '_>, body: u32) -> Updates {
                     }
                     _ => {}
                 }
-                super::walk::for_each_stmt_child(m, s, |n| stack.push((n, inner)));
+                super::walk::for_each_stmt_child(m, s, |n| stack.push(n));
             }
         }
     }
@@ -572,30 +769,43 @@ fn collect_updates(cx: &Ctx<'_, '_>, body: u32) -> Updates {
     Updates { acc, other }
 }
 
-/// `v += e`, `v -= e`, `v = v + e`, `v = e + v`, `v = v - e`: the delta expression and whether it
-/// is subtracted.
-fn accumulation(
-    cx: &Ctx<'_, '_>,
-    s: u32,
-    g: u32,
-    op: Option<BinOp>,
-    value: u32,
-) -> Option<(u32, bool)> {
+/// `v += e`, `v -= e`, and `v = …` where the value is a sum and difference of terms in which `v`
+/// appears once, added (`v = v + a - b`, `v = a + v`): the other terms, each marked when it is
+/// subtracted.
+fn accumulation(cx: &Ctx<'_, '_>, g: u32, op: Option<BinOp>, value: u32) -> Option<Deltas> {
     let m = cx.body.m;
-    let is_self =
-        |x: u32| matches!(m.exprs[x as usize], Expr::Local(l) if cx.body.gslot(x, l) == g);
-    let _ = s;
     match op {
-        Some(BinOp::Add) => Some((value, false)),
-        Some(BinOp::Sub) => Some((value, true)),
-        Some(_) => None,
-        None => match &m.exprs[value as usize] {
-            Expr::Binary(BinOp::Add, a, b) if is_self(*a) => Some((*b, false)),
-            Expr::Binary(BinOp::Add, a, b) if is_self(*b) => Some((*a, false)),
-            Expr::Binary(BinOp::Sub, a, b) if is_self(*a) => Some((*b, true)),
-            _ => None,
-        },
+        Some(BinOp::Add) => return Some(vec![(value, false)]),
+        Some(BinOp::Sub) => return Some(vec![(value, true)]),
+        Some(_) => return None,
+        None => {}
     }
+    let mut terms: Deltas = Vec::new();
+    let mut selfs = 0;
+    let mut stack = vec![(value, false)];
+    while let Some((x, neg)) = stack.pop() {
+        match &m.exprs[x as usize] {
+            Expr::Binary(BinOp::Add, a, b) => {
+                stack.push((*b, neg));
+                stack.push((*a, neg));
+            }
+            Expr::Binary(BinOp::Sub, a, b) => {
+                stack.push((*b, !neg));
+                stack.push((*a, neg));
+            }
+            Expr::Local(l) if cx.body.gslot(x, *l) == g => {
+                if neg {
+                    return None;
+                }
+                selfs += 1;
+            }
+            _ => terms.push((x, neg)),
+        }
+        if terms.len() > 16 {
+            return None;
+        }
+    }
+    (selfs == 1).then_some(terms)
 }
 
 /// Whether expression `x` mentions any of `slots`.
@@ -616,6 +826,28 @@ fn mentions(cx: &Ctx<'_, '_>, x: u32, slots: &BTreeSet<u32>) -> bool {
         }
     }
     false
+}
+
+/// How far an accumulation can move its slot over a whole run: every term runs at most
+/// [`STEPS`] times. Terms bounded by [`SMALL`] move it by at most `2^60`; sizes (lengths,
+/// counts, indices) by at most [`SIZE_SUM`] in each direction (the assumption); anything else
+/// leaves it unbounded (`None`).
+fn growth(terms: &[Iv]) -> Option<(i128, i128)> {
+    let (mut small_lo, mut small_hi, mut size_lo, mut size_hi) = (0i128, 0i128, 0i128, 0i128);
+    for t in terms {
+        if t.lo >= -SMALL && t.hi <= SMALL && !t.input {
+            small_lo += t.lo.min(0) * STEPS;
+            small_hi += t.hi.max(0) * STEPS;
+        } else if t.is_size() {
+            size_hi = SIZE_SUM;
+        } else if !t.input && t.lo >= -LEN_MAX && t.hi <= 0 {
+            // A size subtracted.
+            size_lo = -SIZE_SUM;
+        } else {
+            return None;
+        }
+    }
+    Some((small_lo + size_lo, small_hi + size_hi))
 }
 
 fn run_loop(
@@ -653,46 +885,37 @@ fn run_loop(
     for (g, deltas) in &ups.acc {
         let g = *g;
         let Some(v0) = env[g as usize] else { continue };
-        let mut total = Some(Iv::exact(0));
-        for (d, neg, mult) in deltas {
+        let mut terms = Vec::with_capacity(deltas.len());
+        let mut unbounded = false;
+        for (d, neg) in deltas {
             if mentions(cx, *d, &assigned) {
-                total = None;
+                unbounded = true;
                 break;
             }
             let dv = eval(cx, *d, &mut delta_env).unwrap_or(Iv::TOP);
-            let dv = if *neg {
-                Iv {
-                    lo: -dv.hi,
-                    hi: -dv.lo,
-                }
+            terms.push(if *neg {
+                Iv::new(-dv.hi, -dv.lo).tainted(dv.input)
             } else {
                 dv
-            };
-            total = match (total, mult) {
-                (Some(t), Some(k)) => Some(Iv {
-                    lo: t.lo.saturating_add(dv.lo.min(0).saturating_mul(*k)),
-                    hi: t.hi.saturating_add(dv.hi.max(0).saturating_mul(*k)),
-                }),
-                _ => None,
-            };
+            });
         }
-        let grown = match (kind, total) {
-            (LoopKind::For, Some(t)) => Some(Iv {
-                lo: v0.lo.saturating_add(t.lo.saturating_mul(LOOP_BOUND)),
-                hi: v0.hi.saturating_add(t.hi.saturating_mul(LOOP_BOUND)),
-            }),
-            (LoopKind::While, Some(t)) => {
+        let input = v0.input || terms.iter().any(|t| t.input);
+        let by_steps = if unbounded {
+            None
+        } else {
+            growth(&terms).map(|(lo, hi)| Iv::new(v0.lo + lo, v0.hi + hi))
+        };
+        // A `while` whose condition bounds the slot bounds it too.
+        let by_guard = match kind {
+            LoopKind::While if !unbounded => {
+                let t = terms
+                    .iter()
+                    .fold(Iv::exact(0), |a, b| Iv::new(a.lo + b.lo, a.hi + b.hi));
                 cond.and_then(|c| guard_bound(cx, c, g, env)).and_then(|b| {
                     if t.lo >= 0 {
-                        b.hi.map(|hi| Iv {
-                            lo: v0.lo,
-                            hi: v0.hi.max(hi + t.hi),
-                        })
+                        b.hi.map(|hi| Iv::new(v0.lo, v0.hi.max(hi + t.hi)))
                     } else if t.hi <= 0 {
-                        b.lo.map(|lo| Iv {
-                            lo: v0.lo.min(lo + t.lo),
-                            hi: v0.hi,
-                        })
+                        b.lo.map(|lo| Iv::new(v0.lo.min(lo + t.lo), v0.hi))
                     } else {
                         None
                     }
@@ -700,12 +923,17 @@ fn run_loop(
             }
             _ => None,
         };
-        loop_env[g as usize] = Some(grown.map_or(Iv::TOP, Iv::clamp));
+        let grown = match (by_steps, by_guard) {
+            (Some(a), Some(b)) => Some(Iv::new(a.lo.max(b.lo), a.hi.min(b.hi))),
+            (a, b) => a.or(b),
+        };
+        loop_env[g as usize] = Some(grown.map_or(Iv::TOP, Iv::clamp).tainted(input));
     }
-    // Other assignments: join of every value assigned, computed with the loop's slots unbounded.
+    // Other assignments: unbounded (their input marks are joined after the pass below).
     for g in &ups.other {
         if env[*g as usize].is_some() {
-            loop_env[*g as usize] = Some(Iv::TOP);
+            loop_env[*g as usize] =
+                Some(Iv::TOP.tainted(env[*g as usize].is_some_and(|v| v.input)));
         }
     }
     cx.report = saved;
@@ -721,6 +949,12 @@ fn run_loop(
         narrow(cx, c, &mut body_env, true);
     }
     eval(cx, body, &mut body_env);
+    // What the body assigned from input stays input after the loop.
+    for g in &assigned {
+        if let (Some(v), Some(after)) = (env[*g as usize], body_env[*g as usize]) {
+            env[*g as usize] = Some(v.tainted(after.input));
+        }
+    }
 }
 
 struct Bound {
@@ -786,6 +1020,19 @@ fn narrow(cx: &mut Ctx<'_, '_>, c: u32, env: &mut Env, truth: bool) {
             if let (Some(g), Some(k)) = (slot_of(*a), bv) {
                 apply(env, g, op, k);
             }
+            // x * x < k, x * x <= k: |x| is at most the square root.
+            if let (Expr::Binary(BinOp::Mul, x, y), Some(k), BinOp::Lt | BinOp::Le) =
+                (&m.exprs[*a as usize], bv, op)
+            {
+                if let (Some(g), Some(g2)) = (slot_of(*x), slot_of(*y)) {
+                    let top = if op == BinOp::Lt { k.hi - 1 } else { k.hi };
+                    if g == g2 && top >= 0 && top <= MAX {
+                        let r = isqrt(top);
+                        apply(env, g, BinOp::Le, Iv::exact(r));
+                        apply(env, g, BinOp::Ge, Iv::exact(-r));
+                    }
+                }
+            }
             // k OP x  ==  x OP' k
             if let (Some(g), Some(k)) = (slot_of(*b), av) {
                 let flipped = match op {
@@ -801,27 +1048,27 @@ fn narrow(cx: &mut Ctx<'_, '_>, c: u32, env: &mut Env, truth: bool) {
     }
 }
 
+/// The largest `r` with `r * r <= n` (`0 <= n <= i64::MAX`).
+fn isqrt(n: i128) -> i128 {
+    let mut r = (n as f64).sqrt() as i128;
+    while r * r > n {
+        r -= 1;
+    }
+    while (r + 1) * (r + 1) <= n {
+        r += 1;
+    }
+    r
+}
+
 fn apply(env: &mut Env, g: u32, op: BinOp, k: Iv) {
     let Some(Some(v)) = env.get(g as usize).copied() else {
         return;
     };
     let n = match op {
-        BinOp::Lt => Iv {
-            lo: v.lo,
-            hi: v.hi.min(k.hi - 1),
-        },
-        BinOp::Le => Iv {
-            lo: v.lo,
-            hi: v.hi.min(k.hi),
-        },
-        BinOp::Gt => Iv {
-            lo: v.lo.max(k.lo + 1),
-            hi: v.hi,
-        },
-        _ => Iv {
-            lo: v.lo.max(k.lo),
-            hi: v.hi,
-        },
+        BinOp::Lt => Iv::new(v.lo, v.hi.min(k.hi - 1)),
+        BinOp::Le => Iv::new(v.lo, v.hi.min(k.hi)),
+        BinOp::Gt => Iv::new(v.lo.max(k.lo + 1), v.hi),
+        _ => Iv::new(v.lo.max(k.lo), v.hi),
     };
     if n.lo <= n.hi {
         env[g as usize] = Some(n);
@@ -867,13 +1114,14 @@ fn stmt(cx: &mut Ctx<'_, '_>, s: u32, env: &mut Env) -> Option<Iv> {
                     let new = match op {
                         None => v.unwrap_or(Iv::TOP),
                         Some(o @ (BinOp::Add | BinOp::Sub | BinOp::Mul)) if is_int(cx, *value) => {
-                            let r = arith(*o, cur, v.unwrap_or(Iv::TOP)).unwrap_or(Iv::TOP);
-                            if !r.fits() {
-                                let sym = match o {
-                                    BinOp::Add => "+",
-                                    BinOp::Sub => "-",
-                                    _ => "*",
-                                };
+                            let dv = v.unwrap_or(Iv::TOP);
+                            let r = arith(*o, cur, dv).unwrap_or(Iv::TOP);
+                            let sym = match o {
+                                BinOp::Add => "+",
+                                BinOp::Sub => "-",
+                                _ => "*",
+                            };
+                            if !r.fits() && hazard(sym, &[cur, dv]) {
                                 report(
                                     cx,
                                     m.stmt_ranges[s as usize],

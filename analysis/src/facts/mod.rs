@@ -14,6 +14,7 @@ use std::sync::Arc;
 use vox_hir::{Cap, Expr, Global, ImportedNames, Module, Nondet};
 use vox_syntax::TextRange;
 
+pub use intervals::{tier_of, TIERS};
 pub use order::{OrderKind, OrderLeak};
 pub use paths::{path_params, Access, PathArg, PathFact, PathShape};
 pub use walk::{builtin_name, for_each_child, for_each_stmt_child, Body, Node};
@@ -34,8 +35,12 @@ pub struct FnFacts {
     pub host_math: Box<[HostMath]>,
     /// Reads of `modified_ms` (D003).
     pub mtime_reads: Box<[TextRange]>,
-    /// Integer operations whose result may leave i64 (D004).
+    /// Integer operations whose result may leave i64 (D004), each with the parameter tiers it
+    /// holds under.
     pub overflows: Box<[Overflow]>,
+    /// Direct calls of user functions with their int arguments' intervals per tier (D004's
+    /// parameter ranges, `param_tiers`).
+    pub int_calls: Box<[IntCall]>,
     /// Path arguments of fs, io and process calls (D005, C004, capability inference).
     pub paths: Box<[PathArg]>,
     /// Map iterations and directory listings whose order reaches output (D002, D007).
@@ -64,6 +69,8 @@ pub(crate) struct FactsBuilder {
     pub mtime_reads: Vec<TextRange>,
     /// Integer operations whose result may leave i64 (D004).
     pub overflows: Vec<Overflow>,
+    /// Direct calls of user functions with their int arguments' intervals per tier.
+    pub int_calls: Vec<IntCall>,
     /// Path arguments of fs, io and process calls (D005, C004, capability inference).
     pub paths: Vec<PathArg>,
     /// Map iterations and directory listings whose order reaches output (D002, D007).
@@ -120,6 +127,20 @@ pub struct Overflow {
     pub operands: Vec<TextRange>,
     /// `+=` and friends.
     pub compound: bool,
+    /// Bit `t` set: reported when the function's int parameters are bounded as tier `t` of
+    /// [`intervals::TIERS`] says (bit 0: unbounded).
+    pub tiers: u8,
+}
+
+/// A direct call of a user function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IntCall {
+    pub target: CallTarget,
+    /// The call (equal to the [`CallFact`] range of the same call).
+    pub range: TextRange,
+    /// Per positional argument, per tier of the caller: the argument's interval when it is an
+    /// int (`None`: not an int, or not bounded by anything the analysis knows).
+    pub args: Box<[[Option<(i64, i64)>; 4]]>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -240,6 +261,7 @@ impl FactsBuilder {
             host_math: self.host_math.into(),
             mtime_reads: self.mtime_reads.into(),
             overflows: self.overflows.into(),
+            int_calls: self.int_calls.into(),
             paths: self.paths.into(),
             order_leaks: self.order_leaks.into(),
             order_args: self.order_args.into(),

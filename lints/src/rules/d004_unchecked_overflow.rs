@@ -2,14 +2,22 @@
 //! interval analysis cannot keep within i64, written without `checked_*`, `wrapping_*` or
 //! `saturating_*`. The interpreter stops with an error on overflow while compiled tiers wrap in
 //! release builds: the same script gives different answers (decision 31 for the bounds).
-//! Unsafe fix (it changes the result's type to an Option): `a.checked_add(b)`.
+//! Unsafe fix (decision 52: it keeps the type, and stops the script on overflow in every tier):
+//! `a.checked_add(b).expect("…")`, `v = v.checked_mul(k).expect("…")` for `v *= k`,
+//! `x.checked_neg()`, `x.checked_abs()`. Unsafe because a run that overflowed used to stop with
+//! the interpreter's message and now stops with the fix's.
 
 use super::sites::W;
 use crate::{Applicability, FileCx, Finding, Fix};
 
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
-    for (_, facts, base) in cx.functions() {
+    let tiers = vox_analysis::param_tiers(cx.db, cx.db.workspace());
+    for (def, facts, base) in cx.functions() {
+        let tier = tiers.get(cx.db, def);
         for o in &facts.overflows {
+            if o.tiers & (1 << tier) == 0 {
+                continue;
+            }
             let range = cx.abs(base, o.range);
             let what = match o.op {
                 "neg" => "negation".to_string(),
@@ -26,24 +34,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                 "bound the operands with a guard (`if n < 1000000 { … }`), or write the overflow explicitly: `checked_add` (Option), `wrapping_add`, `saturating_add`"
                     .into(),
             );
-            let method = match o.op {
-                "+" => Some("checked_add"),
-                "-" => Some("checked_sub"),
-                "*" => Some("checked_mul"),
-                _ => None,
-            };
-            if let (Some(m), false, [a, b]) = (method, o.compound, o.operands.as_slice()) {
-                let a = cx.slice(cx.abs(base, *a));
-                let b = cx.slice(cx.abs(base, *b));
-                let recv = if a
-                    .chars()
-                    .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
-                {
-                    a.to_string()
-                } else {
-                    format!("({a})")
-                };
-                let replacement = format!("{recv}.{m}({b})");
+            if let Some(replacement) = fix_text(cx, base, o) {
                 f.fixes.push(Fix {
                     title: format!("Use `{replacement}`"),
                     applicability: Applicability::Unsafe,
@@ -52,5 +43,76 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
             }
             out.push(f);
         }
+    }
+}
+
+/// A receiver as written, in parentheses unless it is a name, a literal or a call chain.
+fn receiver(text: &str) -> String {
+    if text
+        .chars()
+        .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+        || (text.ends_with(')') && !text.contains(' '))
+    {
+        text.to_string()
+    } else {
+        format!("({text})")
+    }
+}
+
+/// The replacement text of the operation, or `None` where no rewrite keeps the script's shape.
+fn fix_text(cx: &FileCx<'_>, base: u32, o: &vox_analysis::facts::Overflow) -> Option<String> {
+    let whole = cx.slice(cx.abs(base, o.range));
+    // The message names the operation when it can be quoted as it is.
+    let quoted = whole.len() <= 60
+        && whole
+            .chars()
+            .all(|c| c.is_alphanumeric() || " _.+-*()[],".contains(c));
+    let expect = if quoted {
+        format!(".expect(\"`{whole}` overflows i64\")")
+    } else {
+        format!(".expect(\"`{}` overflows i64\")", o.op)
+    };
+    let method = match o.op {
+        "+" => "checked_add",
+        "-" => "checked_sub",
+        "*" => "checked_mul",
+        "neg" => "checked_neg",
+        _ => "checked_abs",
+    };
+    match (o.op, o.compound, o.operands.as_slice()) {
+        ("+" | "-" | "*", false, [a, b]) => {
+            let a = cx.slice(cx.abs(base, *a));
+            let b = cx.slice(cx.abs(base, *b));
+            Some(format!("{}.{method}({b}){expect}", receiver(a)))
+        }
+        ("+" | "-" | "*", true, [v]) => {
+            // `place op= value`: the place is what precedes the operator.
+            let stmt = cx.abs(base, o.range);
+            let value = cx.abs(base, *v);
+            let head = cx.slice(vox_syntax::TextRange::new(stmt.start, value.start));
+            let place = head.trim_end().strip_suffix('=')?.trim_end();
+            let place = place.strip_suffix(['+', '-', '*'])?.trim_end();
+            if place.is_empty() || !place.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                return None;
+            }
+            let value = cx.slice(value);
+            let sym = o.op;
+            let shown = format!("{place} {sym} {value}");
+            let expect = if shown.len() <= 60
+                && shown
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || " _.+-*()[],".contains(c))
+            {
+                format!(".expect(\"`{shown}` overflows i64\")")
+            } else {
+                expect
+            };
+            Some(format!("{place} = {place}.{method}({value}){expect}"))
+        }
+        ("neg" | "abs", _, [x]) => {
+            let x = cx.slice(cx.abs(base, *x));
+            Some(format!("{}.{method}(){expect}", receiver(x)))
+        }
+        _ => None,
     }
 }

@@ -1,0 +1,155 @@
+//! Parameter ranges for D004 (decision 51): a parameter typed `int` takes the union of its call
+//! sites' intervals when every caller is in the workspace. Each function's facts hold its
+//! findings and its calls' argument intervals under every tier of [`TIERS`] (unbounded, then
+//! `±2^40`, `±2^24`, `±2^12`); this query picks, per function, the tightest tier its call sites
+//! justify.
+//!
+//! The iteration descends from "every parameter unbounded", which is sound, and each round is
+//! sound if the one before was: a callee's arguments are computed under its callers' current
+//! tiers. So it may stop after any round; it stops when nothing changes (a few rounds).
+//!
+//! Unbounded (tier 0): a function named anywhere other than as a direct callee (passed as a
+//! value, its arguments come from elsewhere), a
+//! `pub` function of a file that no workspace file imports (callers outside the workspace), and a
+//! call with named arguments or fewer arguments than parameters. A function nothing calls gets
+//! the tightest tier: its own findings still show, none that only a huge argument could cause.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::facts::{fn_facts, tier_of, TIERS};
+use crate::imports::{resolve_imports, ImportTarget};
+use crate::items::{file_items, FnDef};
+use crate::kinds::Kind;
+use crate::summaries::callee;
+use crate::{Db, SourceFile, Workspace};
+
+/// Per function (file, index among its functions) with an int parameter: the tier its
+/// parameters are checked under. Absent: tier 0.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ParamTiers(HashMap<(SourceFile, u32), u8>);
+
+impl ParamTiers {
+    pub fn get(&self, db: &dyn Db, f: FnDef<'_>) -> u8 {
+        self.0.get(&(f.file(db), f.index(db))).copied().unwrap_or(0)
+    }
+}
+
+/// Rounds of the descending iteration at most.
+const ROUNDS: usize = 16;
+
+struct Node {
+    /// Positions of the parameters typed `int`.
+    int_params: Vec<usize>,
+    /// Unbounded whatever the call sites say.
+    pinned: bool,
+    /// Direct calls: (caller, the arguments' intervals per caller tier).
+    calls: Vec<(usize, Vec<[Option<(i64, i64)>; 4]>)>,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn param_tiers(db: &dyn Db, ws: Workspace) -> ParamTiers {
+    let files = ws.files(db);
+    let mut imported: HashSet<SourceFile> = HashSet::new();
+    for f in files.values() {
+        for t in &resolve_imports(db, *f).targets {
+            if let ImportTarget::File(t) = t {
+                imported.insert(*t);
+            }
+        }
+    }
+    // Every function of the workspace, numbered; nodes for those with int parameters.
+    let mut ids: HashMap<FnDef<'_>, usize> = HashMap::new();
+    let mut fns: Vec<FnDef<'_>> = Vec::new();
+    let mut nodes: HashMap<usize, Node> = HashMap::new();
+    for file in files.values() {
+        let items = file_items(db, *file);
+        for f in items.all() {
+            let id = fns.len();
+            ids.insert(f, id);
+            fns.push(f);
+            let Some(item) = items.items.fns.get(f.index(db) as usize) else {
+                continue;
+            };
+            let int_params: Vec<usize> = item
+                .params
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, ty))| ty.as_deref().map(Kind::from_annotation) == Some(Kind::Int))
+                .map(|(i, _)| i)
+                .collect();
+            if int_params.is_empty() {
+                continue;
+            }
+            let pinned = item.is_pub && !imported.contains(file);
+            nodes.insert(
+                id,
+                Node {
+                    int_params,
+                    pinned,
+                    calls: Vec::new(),
+                },
+            );
+        }
+    }
+    if nodes.is_empty() {
+        return ParamTiers::default();
+    }
+    // Every reference to a node: a direct call with its arguments, or anything else (pinned).
+    for (caller, f) in fns.iter().enumerate() {
+        let file = f.file(db);
+        let facts = fn_facts(db, *f);
+        for c in facts.calls.iter() {
+            let Some(g) = callee(db, file, &c.target).and_then(|g| ids.get(&g).copied()) else {
+                continue;
+            };
+            let Some(node) = nodes.get_mut(&g) else {
+                continue;
+            };
+            let direct = facts
+                .int_calls
+                .iter()
+                .find(|ic| ic.range == c.range && ic.target == c.target);
+            match direct {
+                Some(ic) => node.calls.push((caller, ic.args.to_vec())),
+                None => node.pinned = true,
+            }
+        }
+    }
+    let mut tier: Vec<u8> = vec![0; fns.len()];
+    let mut order: Vec<usize> = nodes.keys().copied().collect();
+    order.sort_unstable();
+    for _ in 0..ROUNDS {
+        let mut changed = false;
+        for &g in &order {
+            let node = &nodes[&g];
+            if node.pinned {
+                continue;
+            }
+            let mut t = (TIERS.len() - 1) as u8;
+            for (caller, args) in &node.calls {
+                let ct = tier[*caller] as usize;
+                for &p in &node.int_params {
+                    let arg_tier = match args.get(p).and_then(|a| a[ct]) {
+                        Some((lo, hi)) => tier_of(lo, hi),
+                        None => 0,
+                    };
+                    t = t.min(arg_tier);
+                }
+            }
+            if t != tier[g] {
+                tier[g] = t;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    ParamTiers(
+        order
+            .iter()
+            .filter(|g| tier[**g] != 0)
+            .map(|&g| ((fns[g].file(db), fns[g].index(db)), tier[g]))
+            .collect(),
+    )
+}
