@@ -122,6 +122,30 @@ pub fn threads(n: Option<usize>) -> usize {
 }
 
 /// Command-line flags over `[lint]`: `--select`/`--ignore` replace and extend the file's lists.
+/// Every code or prefix in `--select`, `--ignore` and `[lint]` must match some rule (as ruff
+/// refuses an unknown selector): a typo would otherwise silently select or ignore nothing.
+fn check_codes(flags: &LintFlags, lint: &vox_caps::config::LintConfig) -> Result<(), String> {
+    let sources = [
+        ("--select", flags.select.clone()),
+        ("--ignore", flags.ignore.clone()),
+        ("`select` in [lint] of Vox.toml", lint.select.clone()),
+        ("`ignore` in [lint] of Vox.toml", lint.ignore.clone()),
+        (
+            "[lint.severity] of Vox.toml",
+            lint.severity.iter().map(|(c, _)| c.clone()).collect(),
+        ),
+    ];
+    for (place, codes) in sources {
+        if let Some(bad) = codes.iter().find(|c| !vox_lints::known_pattern(c)) {
+            return Err(format!(
+                "vox: unknown rule code `{bad}` in {place}; known codes: {} (or a prefix such as `D`, or `syntax`, `check`)",
+                vox_lints::known_codes()
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn options(flags: &LintFlags, lint: &vox_caps::config::LintConfig) -> LintOptions {
     let select = if flags.select.is_empty() {
         lint.select.clone()
@@ -163,7 +187,16 @@ pub fn config_finding(e: &vox_caps::config::ConfigError, texts: &output::Texts) 
     )
 }
 
+/// Rounds of `--fix` at most: a fix that overlaps another waits for the next round.
+const FIX_ROUNDS: usize = 8;
+
 pub fn run(flags: LintFlags) -> i32 {
+    run_round(flags, 0, 0)
+}
+
+/// One lint of the paths. With `--fix`, applies what it can and lints again (as ruff does), until
+/// nothing more applies; then prints what remains and exits as a plain run would.
+fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
     let paths = if flags.paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
@@ -199,6 +232,10 @@ pub fn run(flags: LintFlags) -> i32 {
         print!("{}", output::render(flags.format, &findings, &texts, &root));
         return 2;
     }
+    if let Err(msg) = check_codes(&flags, &loaded.lint) {
+        eprintln!("{msg}");
+        return 2;
+    }
     let opts = options(&flags, &loaded.lint);
     let info = WorkspaceInfo::new(root.clone(), loaded.runs.clone());
     // Facts and summaries of every function first, on all cores, so that workspace-wide rules
@@ -227,8 +264,27 @@ pub fn run(flags: LintFlags) -> i32 {
     let mut findings: Vec<Finding> = per_file.into_iter().flatten().collect();
     findings.sort_by_key(Finding::sort_key);
     findings.dedup_by(|a, b| a.file == b.file && a.range == b.range && a.code == b.code);
-    if flags.fix || flags.diff {
-        return output::fixes::apply(&loaded, &findings, flags.unsafe_fixes, flags.diff);
+    if flags.diff {
+        return match output::fixes::apply(&loaded, &findings, flags.unsafe_fixes, true) {
+            Ok(_) => 0,
+            Err(code) => code,
+        };
+    }
+    if flags.fix && round < FIX_ROUNDS {
+        match output::fixes::apply(&loaded, &findings, flags.unsafe_fixes, false) {
+            Err(code) => return code,
+            Ok(0) => {}
+            Ok(n) => {
+                std::mem::forget(loaded);
+                return run_round(flags, round + 1, fixed + n);
+            }
+        }
+    }
+    if flags.fix {
+        eprintln!(
+            "vox lint: applied {fixed} fix{}",
+            if fixed == 1 { "" } else { "es" }
+        );
     }
     // Findings may sit in configuration files (C001/C002 on their entries).
     let extra: std::collections::BTreeSet<PathBuf> =

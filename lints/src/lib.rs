@@ -13,7 +13,7 @@ mod suppress;
 
 pub use context::{FileCx, WorkspaceInfo};
 pub use finding::{Applicability, ChainStep, Edit, Finding, Fix, Severity};
-pub use options::LintOptions;
+pub use options::{known_codes, known_pattern, LintOptions};
 pub use registry::{rule, RuleInfo, RULES};
 
 use vox_analysis::{Db, SourceFile};

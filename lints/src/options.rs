@@ -19,6 +19,25 @@ fn matches(code: &str, pat: &str) -> bool {
     code.starts_with(pat)
 }
 
+/// Whether `pat` can match some finding's code: a rule code or a prefix of one (`D`, `D00`), or a
+/// `syntax.*`, `check.*` or `config.*` code or prefix.
+pub fn known_pattern(pat: &str) -> bool {
+    !pat.is_empty()
+        && (crate::registry::RULES
+            .iter()
+            .any(|r| r.code.starts_with(pat))
+            || ["syntax", "check", "config"]
+                .iter()
+                .any(|g| g.starts_with(pat) || pat.starts_with(&format!("{g}."))))
+}
+
+/// Every rule code, comma-separated (for messages about unknown codes).
+pub fn known_codes() -> String {
+    let mut codes: Vec<&str> = crate::registry::RULES.iter().map(|r| r.code).collect();
+    codes.sort_unstable();
+    codes.join(", ")
+}
+
 impl LintOptions {
     pub fn enabled(&self, code: &str) -> bool {
         if self.ignore.iter().any(|p| matches(code, p)) {

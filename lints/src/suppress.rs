@@ -16,6 +16,8 @@ pub(crate) struct Suppression {
     /// the next line for a comment standing alone).
     pub line: u32,
     pub has_reason: bool,
+    /// A `vox:allow-file` after code (it suppresses nothing there).
+    pub misplaced: bool,
     /// Whether the comment stands alone on its line (then deleting it deletes the line).
     pub alone: bool,
     pub used: bool,
@@ -60,13 +62,14 @@ pub(crate) fn collect(cx: &FileCx<'_>) -> Vec<Suppression> {
             .iter()
             .all(|b| *b == b' ' || *b == b'\t');
         // Only the leading comment block may hold file-wide suppressions.
-        let has_reason = has_reason && (!file_wide || leading);
+        let misplaced = file_wide && !leading;
         out.push(Suppression {
             codes,
             file_wide,
             range,
             line: if alone && !file_wide { line + 1 } else { line },
             has_reason,
+            misplaced,
             alone,
             used: false,
         });
@@ -87,7 +90,11 @@ pub(crate) fn apply(cx: &FileCx<'_>, findings: Vec<Finding>, opts: &LintOptions)
         if f.file == cx.path && !f.code.starts_with("syntax.") {
             let line = cx.line(f.range.start);
             for s in sups.iter_mut() {
-                if s.has_reason && covers(s, &f.code) && (s.file_wide || s.line == line) {
+                if s.has_reason
+                    && !s.misplaced
+                    && covers(s, &f.code)
+                    && (s.file_wide || s.line == line)
+                {
                     s.used = true;
                     suppressed = true;
                 }
@@ -98,7 +105,19 @@ pub(crate) fn apply(cx: &FileCx<'_>, findings: Vec<Finding>, opts: &LintOptions)
         }
     }
     for s in &sups {
-        if !s.has_reason && opts.enabled("L001") {
+        if s.misplaced && s.has_reason && opts.enabled("L001") {
+            let mut f = cx.finding(
+                "L001",
+                vox_syntax::Severity::Warning,
+                s.range,
+                "`vox:allow-file` after code suppresses nothing: a file-wide suppression must sit in the file's leading comment block".to_string(),
+            );
+            f.help = Some(
+                "move it above the first line of code, or write `vox:allow(…)` on the line before the finding"
+                    .into(),
+            );
+            kept.push(f);
+        } else if !s.has_reason && opts.enabled("L001") {
             let mut f = cx.finding(
                 "L001",
                 vox_syntax::Severity::Warning,

@@ -82,17 +82,10 @@ fn is_input_source(ns: &str, name: &str) -> bool {
     match ns {
         "env" => matches!(name, "get" | "args"),
         "process" => !matches!(name, "exit" | "register_exit_command" | "spawn_background"),
-        // Listings and file contents; `glob` and `walk` return paths built from their
-        // (checked) argument, sorted and normalised.
-        "fs" => matches!(
-            name,
-            "list_dir"
-                | "list_dir_detailed"
-                | "read"
-                | "read_file"
-                | "read_to_string"
-                | "read_bytes"
-        ),
+        // File contents. Not listings: an entry is one name of the directory listed, so joined
+        // to it names exactly the file listed (normalising it could only change that); `glob`
+        // and `walk` return paths built from their (checked) argument, sorted and normalised.
+        "fs" => matches!(name, "read" | "read_file" | "read_to_string" | "read_bytes"),
         "io" => matches!(name, "open" | "stdin" | "read_line"),
         "json" | "csv" | "toml" | "yaml" | "http" | "secrets" => true,
         _ => false,

@@ -9,7 +9,14 @@ use vox_lints::{Applicability, Edit, Finding};
 
 use crate::workspace::Loaded;
 
-pub fn apply(loaded: &Loaded, findings: &[Finding], unsafe_ok: bool, diff: bool) -> i32 {
+/// Applies the fixes (or, with `diff`, prints them as a diff): `Ok(how many)`, or `Err(exit
+/// code)` when a file could not be written.
+pub fn apply(
+    loaded: &Loaded,
+    findings: &[Finding],
+    unsafe_ok: bool,
+    diff: bool,
+) -> Result<usize, i32> {
     let mut per_file: BTreeMap<PathBuf, Vec<Edit>> = BTreeMap::new();
     let mut applied = 0usize;
     for f in findings {
@@ -56,18 +63,13 @@ pub fn apply(loaded: &Loaded, findings: &[Finding], unsafe_ok: bool, diff: bool)
             out.push_str(&unified_diff(&path, &old, &new));
         } else if let Err(e) = std::fs::write(&path, &new) {
             eprintln!("vox: cannot write {}: {e}", path.display());
-            return 2;
+            return Err(2);
         }
     }
     if diff {
         print!("{out}");
-    } else {
-        eprintln!(
-            "vox lint: applied {applied} fix{}",
-            if applied == 1 { "" } else { "es" }
-        );
     }
-    0
+    Ok(applied)
 }
 
 /// A minimal unified diff (whole-line hunks with 3 lines of context).

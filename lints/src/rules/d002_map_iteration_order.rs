@@ -3,7 +3,8 @@
 //! This interpreter iterates maps in insertion order, but the compiled tiers of Vox use hash maps,
 //! so the same script prints a different order there (decision 7). Counting, summing, min/max,
 //! membership and building another map are order-insensitive and not flagged; nor is iterating
-//! sorted keys. Safe fix for `m.keys()` and `for k in m`: iterate `sorted(m.keys())`.
+//! sorted keys. Safe fix for `m.keys()` and `for k in m`: iterate `sorted(m.keys())`; for
+//! `for k, v in m {`, iterate the sorted keys and bind `let v = m[k].unwrap()` first in the body.
 
 use vox_analysis::facts::OrderKind;
 use vox_syntax::TextRange;
@@ -21,7 +22,10 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
             src,
             format!("this map's iteration order reaches {what}; compiled tiers iterate maps in hash order"),
         );
-        f.help = Some("iterate the sorted keys: `for k in sorted(m.keys())`".into());
+        f.help = Some(match map_name(text) {
+            Some(m) => format!("iterate the sorted keys: `for k in sorted({m}.keys())`"),
+            None => "iterate the sorted keys: `for k in sorted(m.keys())`".into(),
+        });
         if let Some(fix) = sorted_keys_fix(cx, src, text) {
             f.fixes.push(fix);
         }
@@ -41,7 +45,7 @@ fn sorted_keys_fix(cx: &FileCx<'_>, src: TextRange, text: &str) -> Option<Fix> {
     let rest = text.strip_prefix("for ")?;
     let (binding, after) = rest.split_once(" in ")?;
     if binding.contains(',') {
-        return None;
+        return key_value_fix(cx, src, text, binding, after);
     }
     let brace = after.find('{')?;
     let iter = after[..brace].trim();
@@ -55,5 +59,66 @@ fn sorted_keys_fix(cx: &FileCx<'_>, src: TextRange, text: &str) -> Option<Fix> {
         title: "Iterate sorted keys".into(),
         applicability: Applicability::Safe,
         edits: vec![cx.edit(range, format!("sorted({iter}.keys())"))],
+    })
+}
+
+/// The map a finding's source names, when it is a plain name or field chain: `m.keys()`,
+/// `for k in cfg.env {`.
+fn map_name(text: &str) -> Option<&str> {
+    let name = if let Some(m) = text.strip_suffix(".keys()") {
+        m
+    } else if let Some(m) = text.strip_suffix(".values()") {
+        m
+    } else {
+        let rest = text.strip_prefix("for ")?;
+        let (_, after) = rest.split_once(" in ")?;
+        after[..after.find('{')?].trim()
+    };
+    let plain = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.');
+    plain.then_some(name)
+}
+
+/// `for k, v in m {` (the brace ending its line) → `for k in sorted(m.keys()) {` with
+/// `let v = m[k].unwrap()` as the body's first line. Only for a plain map name: it is read twice.
+fn key_value_fix(
+    cx: &FileCx<'_>,
+    src: TextRange,
+    text: &str,
+    binding: &str,
+    after: &str,
+) -> Option<Fix> {
+    let (k, v) = binding.split_once(',')?;
+    let (k, v) = (k.trim(), v.trim());
+    let ident = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_');
+    if !ident(k) || !ident(v) || v == "_" {
+        return None;
+    }
+    let brace = after.find('{')?;
+    let map = after[..brace].trim();
+    if map_name(text) != Some(map) {
+        return None;
+    }
+    // The body must start on the next line, whose indentation the new line takes.
+    let head_len = 4 + binding.len() + 4 + brace + 1;
+    let rest = &text[head_len..];
+    let rest = rest.strip_prefix('\n')?;
+    let indent: String = rest
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect();
+    if indent.is_empty() {
+        return None;
+    }
+    let head = TextRange::new(src.start, src.start + head_len as u32);
+    Some(Fix {
+        title: "Iterate sorted keys".into(),
+        applicability: Applicability::Safe,
+        edits: vec![cx.edit(
+            head,
+            format!("for {k} in sorted({map}.keys()) {{\n{indent}let {v} = {map}[{k}].unwrap()"),
+        )],
     })
 }

@@ -87,18 +87,17 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                     if let Some(msg) = collision(lr, lit) {
                         out.push(cx.finding("D005", W, range, msg));
                     } else if norm != *lit && !p.glob {
-                        let mut f = cx.finding(
-                            "D005",
-                            W,
-                            range,
-                            format!("path `{lit}` is not in normal form; it is `{norm}`"),
-                        );
+                        let mut f = cx.finding("D005", W, range, literal_message(lit, &norm));
                         let quoted =
                             format!("\"{}\"", norm.replace('\\', "\\\\").replace('"', "\\\""));
                         f.help = Some(format!("write {quoted}"));
                         f.fixes.push(Fix {
                             title: format!("Write {quoted}"),
-                            applicability: Applicability::Safe,
+                            applicability: if may_change_file(lit) {
+                                Applicability::Unsafe
+                            } else {
+                                Applicability::Safe
+                            },
                             edits: vec![cx.edit(lr, quoted)],
                         });
                         out.push(f);
@@ -113,9 +112,11 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                     );
                     f.help = Some("write `path.join(dir, name)`".into());
                     let text = cx.slice(range);
+                    // `..` after a component that may be a symlink: normalising can change the
+                    // file (decision 52).
                     f.fixes.push(Fix {
                         title: "Wrap in `path.normalize(…)`".into(),
-                        applicability: Applicability::Safe,
+                        applicability: Applicability::Unsafe,
                         edits: vec![cx.edit(range, format!("path.normalize({text})"))],
                     });
                     out.push(f);
@@ -131,9 +132,11 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                         ),
                     );
                     let text = cx.slice(range);
+                    // `..` after a component that may be a symlink: normalising can change the
+                    // file (decision 52).
                     f.fixes.push(Fix {
                         title: "Wrap in `path.normalize(…)`".into(),
-                        applicability: Applicability::Safe,
+                        applicability: Applicability::Unsafe,
                         edits: vec![cx.edit(range, format!("path.normalize({text})"))],
                     });
                     out.push(f);
@@ -142,4 +145,39 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
             }
         }
     }
+}
+
+/// Whether writing the normal form of `lit` can name another file (decision 52): NFC changes the
+/// bytes of a name, `\\` is a file-name character on Linux, and dropping `name/..` is wrong when
+/// `name` is a symlink. Dropping `.` segments, doubled and trailing `/` never changes the file.
+fn may_change_file(lit: &str) -> bool {
+    !lit.is_ascii() || lit.contains('\\') || lit.split('/').any(|s| s == "..")
+}
+
+/// The finding's message: for a name that is not NFC, the code points of both forms (the two
+/// strings look identical when printed).
+fn literal_message(lit: &str, norm: &str) -> String {
+    let nfc: String = lit.nfc().collect();
+    if nfc != lit {
+        let first = lit
+            .split('/')
+            .zip(nfc.split('/'))
+            .find(|(a, b)| a != b)
+            .map(|(a, b)| (a.to_string(), b.to_string()));
+        if let Some((a, b)) = first {
+            let points = |s: &str| {
+                s.chars()
+                    .filter(|c| !c.is_ascii())
+                    .map(|c| format!("U+{:04X}", c as u32))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            return format!(
+                "path `{lit}` is not in Unicode normal form C (NFC): `{a}` has the code points {} where NFC has {}; on macOS the two name one file, on Linux two",
+                points(&a),
+                points(&b)
+            );
+        }
+    }
+    format!("path `{lit}` is not in normal form; it is `{norm}`")
 }
