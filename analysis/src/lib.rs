@@ -14,6 +14,7 @@ pub mod facts;
 mod imports;
 mod items;
 mod kinds;
+mod observed;
 mod param_ranges;
 mod parsed;
 mod summaries;
@@ -30,6 +31,7 @@ pub use imports::{
 };
 pub use items::{file_items, file_parse, file_syntax, fn_base, fn_starts, parse, FileItems, FnDef};
 pub use kinds::Kind;
+pub use observed::{observed_returns, ObservedReturns};
 pub use param_ranges::{param_tiers, ParamTiers};
 pub use parsed::{FileSyntax, ImportSite, KeptParse};
 pub use summaries::{

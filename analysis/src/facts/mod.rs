@@ -48,6 +48,13 @@ pub struct FnFacts {
     /// Order-carrying values passed to user functions: resolved against the callee's
     /// `param_order_sensitive` by the rules.
     pub order_args: Box<[OrderArg]>,
+    /// Iterations and listings whose order reaches the function's result: they show where a
+    /// caller uses the result's order (`observed_returns`).
+    pub returned_order: Box<[OrderLeak]>,
+    /// Calls of user functions whose result's order this body shows (prints, writes, …).
+    pub observed_calls: Box<[(CallTarget, TextRange)]>,
+    /// Calls of user functions whose result's order reaches this function's own result.
+    pub returned_calls: Box<[(CallTarget, TextRange)]>,
     /// Whether the body prints, logs or writes anything itself.
     pub writes_output: bool,
     /// Per parameter of the function: whether the body uses its order.
@@ -78,6 +85,9 @@ pub(crate) struct FactsBuilder {
     /// Order-carrying values passed to user functions: resolved against the callee's
     /// `param_order_sensitive` by the rules.
     pub order_args: Vec<OrderArg>,
+    pub returned_order: Vec<OrderLeak>,
+    pub observed_calls: Vec<(CallTarget, TextRange)>,
+    pub returned_calls: Vec<(CallTarget, TextRange)>,
     /// Whether the body prints, logs or writes anything itself.
     pub writes_output: bool,
     /// Per parameter of the function: whether the body uses its order.
@@ -265,6 +275,9 @@ impl FactsBuilder {
             paths: self.paths.into(),
             order_leaks: self.order_leaks.into(),
             order_args: self.order_args.into(),
+            returned_order: self.returned_order.into(),
+            observed_calls: self.observed_calls.into(),
+            returned_calls: self.returned_calls.into(),
             writes_output: self.writes_output,
             param_order_sensitive: self.param_order_sensitive.into(),
             checks: self.checks.into(),

@@ -38,6 +38,8 @@ struct Src {
     cleanable: bool,
     /// A pseudo-source standing for the function's parameter `i`.
     param: Option<u32>,
+    /// A pseudo-source standing for whatever order the user function called here returns.
+    call: Option<CallTarget>,
 }
 
 /// A set of source ids. Nearly every function has at most 64 sources (its parameters, map
@@ -175,11 +177,24 @@ pub(super) fn order_facts(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuild
             Expr::For { iter, .. } if kinds.expr(*iter) == Kind::Map => {
                 Some((OrderKind::Map, true))
             }
-            Expr::Call { .. } => match body.builtin_call(id) {
+            Expr::Call { callee, .. } => match body.builtin_call(id) {
                 Some(("fs", "list_dir" | "list_dir_detailed", _)) => {
                     Some((OrderKind::Listing, true))
                 }
-                _ => None,
+                Some(_) => None,
+                None => {
+                    if let Some(target) = returns_order(body, *callee) {
+                        src_of[i] = Some(srcs.len() as u32);
+                        srcs.push(Src {
+                            kind: OrderKind::Map,
+                            range: r,
+                            cleanable: true,
+                            param: None,
+                            call: Some(target),
+                        });
+                    }
+                    None
+                }
             },
             _ => None,
         };
@@ -190,6 +205,7 @@ pub(super) fn order_facts(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuild
                 range: r,
                 cleanable,
                 param: None,
+                call: None,
             });
         }
     }
@@ -202,6 +218,7 @@ pub(super) fn order_facts(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuild
             range: root.range,
             cleanable: true,
             param: Some(i),
+            call: None,
         });
     }
     facts.param_order_sensitive = vec![false; root.params.len()];
@@ -416,17 +433,36 @@ impl<S: SourceSet> Flow<'_, '_, S> {
         s
     }
 
+    /// Order reaching a sink. A returned order is kept apart: it shows only where a caller uses
+    /// it (`returned_order`, `returned_calls`); a call's order that shows makes its callee's
+    /// returned order observed (`observed_calls`).
     fn leak(&self, facts: &mut FactsBuilder, set: &S, sink: TextRange, what: &str) {
+        let returned = what == "return";
         for i in ids(set) {
             let src = &self.srcs[i as usize];
-            match src.param {
-                Some(p) => facts.param_order_sensitive[p as usize] = true,
-                None => facts.order_leaks.push(OrderLeak {
-                    kind: src.kind,
-                    source: src.range,
-                    sink,
-                    what: what.to_string(),
-                }),
+            if let Some(p) = src.param {
+                facts.param_order_sensitive[p as usize] = true;
+                continue;
+            }
+            if let Some(target) = &src.call {
+                let list = if returned {
+                    &mut facts.returned_calls
+                } else {
+                    &mut facts.observed_calls
+                };
+                list.push((target.clone(), src.range));
+                continue;
+            }
+            let leak = OrderLeak {
+                kind: src.kind,
+                source: src.range,
+                sink,
+                what: what.to_string(),
+            };
+            if returned {
+                facts.returned_order.push(leak);
+            } else {
+                facts.order_leaks.push(leak);
             }
         }
     }
@@ -443,7 +479,10 @@ impl<S: SourceSet> Flow<'_, '_, S> {
                         continue;
                     }
                     if let Some((ns, name, a)) = self.body.builtin_call(id) {
-                        if is_output(ns, name) {
+                        // An assertion's outcome (and so the run's) shows the order it compares.
+                        if is_output(ns, name)
+                            || (ns.is_empty() && matches!(name, "assert" | "panic"))
+                        {
                             for x in a {
                                 let q = if ns.is_empty() {
                                     name.to_string()
@@ -482,9 +521,14 @@ impl<S: SourceSet> Flow<'_, '_, S> {
                         for (ai, x) in args.iter().enumerate() {
                             for s in ids(self.t(*x)) {
                                 let src = &self.srcs[s as usize];
-                                match src.param {
-                                    Some(p) => facts.param_order_sensitive[p as usize] = true,
-                                    None => facts.order_args.push(OrderArg {
+                                match (src.param, &src.call) {
+                                    (Some(p), _) => facts.param_order_sensitive[p as usize] = true,
+                                    // Passed on: observed unless the callee ignores the order
+                                    // (not known here; counted as observed).
+                                    (None, Some(t)) => {
+                                        facts.observed_calls.push((t.clone(), src.range))
+                                    }
+                                    (None, None) => facts.order_args.push(OrderArg {
                                         kind: src.kind,
                                         source: src.range,
                                         call: target.clone(),
@@ -535,9 +579,12 @@ impl<S: SourceSet> Flow<'_, '_, S> {
                     for call in &lb.calls {
                         for s in ids(&order) {
                             let src = &self.srcs[s as usize];
-                            match src.param {
-                                Some(_) => {}
-                                None => facts.order_args.push(OrderArg {
+                            match (src.param, &src.call) {
+                                (Some(_), _) => {}
+                                (None, Some(t)) => {
+                                    facts.observed_calls.push((t.clone(), src.range))
+                                }
+                                (None, None) => facts.order_args.push(OrderArg {
                                     kind: src.kind,
                                     source: src.range,
                                     call: call.clone(),
@@ -568,6 +615,14 @@ impl<S: SourceSet> Flow<'_, '_, S> {
             .order_leaks
             .sort_by_key(|l| (l.source.start, l.sink.start));
         facts.order_leaks.dedup_by_key(|l| (l.source, l.kind));
+        facts
+            .returned_order
+            .sort_by_key(|l| (l.source.start, l.sink.start));
+        facts.returned_order.dedup_by_key(|l| (l.source, l.kind));
+        for v in [&mut facts.observed_calls, &mut facts.returned_calls] {
+            v.sort_by_key(|(_, r)| (r.start, r.end));
+            v.dedup();
+        }
     }
 
     fn closure_outputs(&self, e: u32) -> bool {
@@ -785,6 +840,42 @@ fn outer_update(body: &Body<'_>, kinds: &Kinds, s: u32) -> Option<(u32, Update)>
             };
             Some((g, how))
         }
+        _ => None,
+    }
+}
+
+/// The user function a call names, when its result may carry an order: any result but a
+/// number, bool or `Unit` (annotated on a function of this file).
+fn returns_order(body: &Body<'_>, callee: u32) -> Option<CallTarget> {
+    let m = body.m;
+    match &m.exprs[callee as usize] {
+        Expr::Global(g) => match m.globals.get(*g as usize) {
+            Some(Global::Fn(k)) => {
+                let ret = body.items.fns.get(*k as usize)?.ret.as_deref();
+                let scalar = ret.is_some_and(|t| {
+                    matches!(
+                        t.split('[').next().unwrap_or("").trim(),
+                        "int" | "float" | "dec" | "bool" | "Unit"
+                    )
+                });
+                (!scalar).then_some(CallTarget::Local(*k))
+            }
+            Some(Global::Imported { import, name }) => Some(CallTarget::Imported {
+                import: *import,
+                name: std::sync::Arc::from(&**name),
+            }),
+            _ => None,
+        },
+        Expr::Field(recv, name) => match m.exprs[*recv as usize] {
+            Expr::Global(g) => match m.globals.get(g as usize) {
+                Some(Global::ImportAlias { import }) => Some(CallTarget::Imported {
+                    import: *import,
+                    name: std::sync::Arc::from(&**name),
+                }),
+                _ => None,
+            },
+            _ => None,
+        },
         _ => None,
     }
 }

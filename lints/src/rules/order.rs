@@ -1,6 +1,8 @@
 //! D002 and D007 share this: report each iteration or listing whose order becomes observable,
 //! at the source, naming where it shows. Order passed to a user function counts when that
-//! function's body uses its order (or, for a loop that calls it, when it writes output).
+//! function's body uses its order (or, for a loop that calls it, when it writes output). Order
+//! that reaches a function's result counts when some caller uses the result's order
+//! (`observed_returns`).
 
 use std::collections::BTreeMap;
 
@@ -13,8 +15,19 @@ use crate::FileCx;
 /// Sources of `kind` whose order shows, with a description of the first place it shows.
 pub fn leaks(cx: &FileCx<'_>, kind: OrderKind) -> Vec<(TextRange, String, TextRange)> {
     let mut found: BTreeMap<(u32, u32), (String, TextRange)> = BTreeMap::new();
-    for (_, facts, base) in cx.functions() {
-        for l in facts.order_leaks.iter().filter(|l| l.kind == kind) {
+    let observed = vox_analysis::observed_returns(cx.db, cx.db.workspace());
+    for (def, facts, base) in cx.functions() {
+        let returned = observed
+            .contains(cx.db, def)
+            .then_some(facts.returned_order.iter())
+            .into_iter()
+            .flatten();
+        for l in facts
+            .order_leaks
+            .iter()
+            .chain(returned)
+            .filter(|l| l.kind == kind)
+        {
             let src = cx.abs(base, l.source);
             let sink = cx.abs(base, l.sink);
             found
