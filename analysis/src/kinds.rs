@@ -450,6 +450,9 @@ fn method_kind(recv: Kind, name: &str) -> Kind {
         "len" | "chars_count" | "ord" if recv != Int && recv != Float => return Int,
         "count" if matches!(recv, Str | List | Unknown | Unset) => return Int,
         "as_str" | "as_int" | "as_float" | "as_bool" | "as_array" | "as_object" => return Option,
+        // Only numbers have them, and they always give an Option (so `h.checked_mul(31) + c` is
+        // seen as `Option + int` even where `h`'s kind is unclear).
+        n if n.starts_with("checked_") => return Option,
         "is_empty" | "is_some" | "is_none" | "is_ok" | "is_err" | "contains" | "starts_with"
         | "ends_with" | "contains_key" | "has_key" | "has" | "any" | "all" | "is_alpha"
         | "is_digit" | "is_alnum" | "is_upper" | "is_lower" | "is_null" | "matches"

@@ -10,7 +10,14 @@ use std::process::Command;
 fn every_finding_on_the_real_scripts_is_reviewed_and_precise() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let out = Command::new(env!("CARGO_BIN_EXE_vox"))
-        .args(["lint", "--determinism", "--format", "compact", "tests/corpus", "examples"])
+        .args([
+            "lint",
+            "--determinism",
+            "--format",
+            "compact",
+            "tests/corpus",
+            "examples",
+        ])
         .current_dir(&root)
         .output()
         .unwrap();
@@ -33,14 +40,23 @@ fn every_finding_on_the_real_scripts_is_reviewed_and_precise() {
             continue;
         }
         let cols: Vec<&str> = line.split('\t').collect();
-        assert_eq!(cols.len(), 4, "line {}: four tab-separated columns: {line}", n + 1);
+        assert_eq!(
+            cols.len(),
+            4,
+            "line {}: four tab-separated columns: {line}",
+            n + 1
+        );
         let (loc, code, verdict, reason) = (cols[0], cols[1], cols[2], cols[3]);
         assert!(
             matches!(verdict, "TP" | "FP"),
             "line {}: verdict TP or FP, not {verdict}",
             n + 1
         );
-        assert!(reason.trim().len() >= 10, "line {}: a reason, please", n + 1);
+        assert!(
+            reason.trim().len() >= 10,
+            "line {}: a reason, please",
+            n + 1
+        );
         assert!(
             reviewed.insert((loc.to_string(), code.to_string())),
             "line {}: listed twice",

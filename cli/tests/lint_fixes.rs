@@ -1,0 +1,182 @@
+//! Fixes never break a script (decision 52). For every script of the labelled lint corpus
+//! (`tests/lint/<CODE>/`) and of `examples/`, `vox lint --fix` and, separately,
+//! `vox lint --fix --unsafe-fixes` are applied to a copy. Every script a fix changed must then
+//! pass `vox check`, exit as before under the same capabilities, and, after safe fixes, print
+//! what it printed before, unless a sort fix (D002, D007) changed the order on purpose.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{copy_tree, scratch, vox_in};
+
+/// One working directory to fix: where its files come from and which scripts it holds.
+struct Case {
+    name: String,
+    /// Copied whole into each working copy.
+    from: Vec<(PathBuf, PathBuf)>,
+    scripts: Vec<String>,
+}
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn cases() -> Vec<Case> {
+    let root = workspace();
+    let mut out = Vec::new();
+    let lint = root.join("tests/lint");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&lint)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir() && p.file_name().is_some_and(|n| n != "review"))
+        .collect();
+    dirs.sort();
+    for d in dirs {
+        let mut scripts: Vec<String> = std::fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".vox"))
+            .collect();
+        scripts.sort();
+        out.push(Case {
+            name: d.file_name().unwrap().to_string_lossy().into_owned(),
+            from: vec![(d.clone(), PathBuf::new())],
+            scripts,
+        });
+    }
+    let ex = root.join("examples");
+    let mut scripts: Vec<PathBuf> = std::fs::read_dir(&ex)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "vox"))
+        .collect();
+    scripts.sort();
+    for s in scripts {
+        let stem = s.file_stem().unwrap().to_string_lossy().into_owned();
+        let name = s.file_name().unwrap().to_string_lossy().into_owned();
+        let mut from = vec![(s.clone(), PathBuf::from(&name))];
+        let fixtures = ex.join("fixtures").join(&stem);
+        if fixtures.is_dir() {
+            from.push((fixtures, PathBuf::new()));
+        }
+        out.push(Case {
+            name: format!("examples/{name}"),
+            from,
+            scripts: vec![name],
+        });
+    }
+    out
+}
+
+fn lay_out(case: &Case) -> PathBuf {
+    let d = scratch();
+    for (src, rel) in &case.from {
+        if src.is_dir() {
+            copy_tree(src, &d.join(rel));
+        } else {
+            std::fs::copy(src, d.join(rel)).unwrap();
+        }
+    }
+    d
+}
+
+/// The script's capabilities: its `.caps` file, else what `vox caps` infers for it.
+fn caps(dir: &Path, script: &str) -> Vec<String> {
+    let file = dir.join(script.replace(".vox", ".caps"));
+    let text = match std::fs::read_to_string(&file) {
+        Ok(t) => t,
+        Err(_) => vox_in(dir, &["caps", script]).1,
+    };
+    let tokens: Vec<String> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect();
+    if tokens.is_empty() {
+        vec!["none".into()]
+    } else {
+        tokens
+    }
+}
+
+fn run(dir: &Path, script: &str, caps: &[String]) -> (i32, String, String) {
+    let mut args = vec!["run".to_string()];
+    for c in caps {
+        args.push("--caps".into());
+        args.push(c.clone());
+    }
+    args.push(script.into());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    vox_in(dir, &args)
+}
+
+#[test]
+fn fixes_keep_every_script_working() {
+    let mut failures = Vec::new();
+    let (mut changed_safe, mut changed_unsafe) = (0, 0);
+    for case in cases() {
+        let base = lay_out(&case);
+        for (unsafe_fixes, counter) in [(false, &mut changed_safe), (true, &mut changed_unsafe)] {
+            let fixed = lay_out(&case);
+            let mut args = vec!["lint", "--fix"];
+            if unsafe_fixes {
+                args.push("--unsafe-fixes");
+            }
+            args.push(".");
+            let (code, _, err) = vox_in(&fixed, &args);
+            if code == 2 {
+                failures.push(format!(
+                    "{}: vox {} failed: {err}",
+                    case.name,
+                    args.join(" ")
+                ));
+                continue;
+            }
+            let mode = if unsafe_fixes {
+                "--fix --unsafe-fixes"
+            } else {
+                "--fix"
+            };
+            for script in &case.scripts {
+                let before = std::fs::read_to_string(base.join(script)).unwrap();
+                let after = std::fs::read_to_string(fixed.join(script)).unwrap();
+                if before == after {
+                    continue;
+                }
+                *counter += 1;
+                let what = format!("{}/{script} after {mode}", case.name);
+                let (code, out, err) = vox_in(&fixed, &["check", script]);
+                if code != 0 {
+                    failures.push(format!("{what}: vox check exits {code}:\n{out}{err}"));
+                    continue;
+                }
+                let caps = caps(&base, script);
+                let (c0, o0, e0) = run(&base, script, &caps);
+                let (c1, o1, e1) = run(&fixed, script, &caps);
+                if c0 != c1 {
+                    failures.push(format!(
+                        "{what}: exit {c0} before, {c1} after\n--- before\n{o0}{e0}--- after\n{o1}{e1}--- fixed script\n{after}"
+                    ));
+                    continue;
+                }
+                let deterministic = base.join(script.replace(".vox", ".stdout")).exists();
+                let sorted_on_purpose =
+                    after.matches("sorted(").count() > before.matches("sorted(").count();
+                if !unsafe_fixes && deterministic && !sorted_on_purpose && o0 != o1 {
+                    failures.push(format!(
+                        "{what}: the output changed\n--- before\n{o0}--- after\n{o1}--- fixed script\n{after}"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    // The corpus exercises fixes at all (a fix that stopped applying would pass vacuously).
+    assert!(
+        changed_safe >= 20 && changed_unsafe > changed_safe,
+        "only {changed_safe} scripts changed by safe fixes, {changed_unsafe} by unsafe ones"
+    );
+    println!("{changed_safe} scripts changed by --fix, {changed_unsafe} by --fix --unsafe-fixes");
+}
