@@ -122,6 +122,32 @@ pub fn threads(n: Option<usize>) -> usize {
 }
 
 /// Command-line flags over `[lint]`: `--select`/`--ignore` replace and extend the file's lists.
+/// The workspace files the targets import, directly or not, that are not targets.
+fn imported_by_targets(loaded: &workspace::Loaded) -> Vec<vox_analysis::SourceFile> {
+    let targets: std::collections::HashSet<_> = loaded.targets.iter().copied().collect();
+    let mut seen = targets.clone();
+    let mut stack: Vec<_> = loaded.targets.clone();
+    let mut out = Vec::new();
+    while let Some(f) = stack.pop() {
+        for t in &vox_analysis::resolve_imports(&loaded.db, f).targets {
+            if let vox_analysis::ImportTarget::File(t) = t {
+                if seen.insert(*t) {
+                    out.push(*t);
+                    stack.push(*t);
+                }
+            }
+        }
+    }
+    out.sort_by_key(|f| f.path(&loaded.db).clone());
+    out
+}
+
+/// A determinism or input finding in an imported file whose chain starts in a target.
+fn reached_from_targets(f: &Finding, targets: &std::collections::BTreeSet<PathBuf>) -> bool {
+    (f.code.starts_with('D') || f.code.starts_with('I'))
+        && f.chain.first().is_some_and(|s| targets.contains(&s.file))
+}
+
 /// Every code or prefix in `--select`, `--ignore` and `[lint]` must match some rule (as ruff
 /// refuses an unknown selector): a typo would otherwise silently select or ignore nothing.
 fn check_codes(flags: &LintFlags, lint: &vox_caps::config::LintConfig) -> Result<(), String> {
@@ -249,17 +275,26 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
             break;
         }
     }
+    // Files the targets import (directly or not) that are not targets themselves: what the
+    // targets reach there is reported too, with its chain (a script's output depends on it).
+    let reached = imported_by_targets(&loaded);
+    let target_paths: std::collections::BTreeSet<PathBuf> = loaded
+        .targets
+        .iter()
+        .map(|f| f.path(&loaded.db).clone())
+        .collect();
+    let mut to_lint = loaded.targets.clone();
+    to_lint.extend(reached.iter().copied());
     let progress = output::Progress::new(loaded.targets.len());
-    let per_file = parallel(
-        &loaded.db,
-        &loaded.targets,
-        threads(flags.threads),
-        |db, f| {
-            let r = vox_lints::lint_file(db, *f, &info, &opts);
+    let per_file = parallel(&loaded.db, &to_lint, threads(flags.threads), |db, f| {
+        let mut r = vox_lints::lint_file(db, *f, &info, &opts);
+        if reached.contains(f) {
+            r.retain(|x| reached_from_targets(x, &target_paths));
+        } else {
             progress.tick();
-            r
-        },
-    );
+        }
+        r
+    });
     progress.done();
     let mut findings: Vec<Finding> = per_file.into_iter().flatten().collect();
     findings.sort_by_key(Finding::sort_key);

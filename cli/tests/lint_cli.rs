@@ -187,3 +187,39 @@ fn caps_check_gates_on_drift() {
          j.vox:1:7: C001 run configuration `j` lacks `fs:ro=data`, which `fs.read` needs: that run would exit 77\n"
     );
 }
+
+/// A finding the linted script reaches through an import is reported (at its source, with the
+/// chain from the script), and counts for the exit status; what the script does not reach in the
+/// imported file is not.
+#[test]
+fn findings_reached_through_imports_are_reported() {
+    let d = scratch();
+    std::fs::create_dir_all(d.join("lib")).unwrap();
+    write(
+        &d,
+        "lib/util.vox",
+        "pub fn stamp() to str {\n    str(time.now_ms())\n}\npub fn unused() to str {\n    str(random.int(0, 9))\n}\n",
+    );
+    write(
+        &d,
+        "main.vox",
+        "import \"./lib/util.vox\" as util\nfn main() {\n    print(\"built at\", util.stamp())\n}\n",
+    );
+    let (code, out, err) = vox_in(
+        &d,
+        &["lint", "--determinism", "--format", "compact", "main.vox"],
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(
+        out,
+        "lib/util.vox:2:9: D003 `time.now_ms()` reads the clock: its value differs on every run\n"
+    );
+    let (_, json, _) = vox_in(
+        &d,
+        &["lint", "--determinism", "--format", "json", "main.vox"],
+    );
+    assert!(
+        json.contains("\"main.vox\"") && json.contains("stamp"),
+        "{json}"
+    );
+}
