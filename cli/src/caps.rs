@@ -73,16 +73,12 @@ pub fn run(flags: CapsFlags) -> i32 {
     };
     let cwd = workspace::absolute(flags.cwd.as_deref().unwrap_or(Path::new(".")));
     let db = &loaded.db;
-    if vox_analysis::parse(db, src).has_errors() {
-        eprintln!(
-            "vox caps: {} has syntax errors; run `vox check {}`",
-            file.display(),
-            file.display()
-        );
-        return 1;
-    }
+    // Decision 53: with syntax errors, infer from the functions that parse and say which are
+    // left out (`incomplete`, exit 1).
+    let incomplete = incomplete_notes(db, src, &abs, &cwd);
     let inferred = vox_analysis::inferred_caps(db, src);
-    let tokens = vox_analysis::render_tokens(inferred, &cwd);
+    let mut tokens = vox_analysis::render_tokens(inferred, &cwd);
+    tokens.notes.extend(incomplete.iter().cloned());
     for n in &tokens.notes {
         eprintln!("note: {n}");
     }
@@ -135,7 +131,52 @@ pub fn run(flags: CapsFlags) -> i32 {
         }
     };
     let _ = out.write_all(text.as_bytes());
-    0
+    i32::from(!incomplete.is_empty())
+}
+
+/// One `incomplete: …` note per function a syntax error lies in (its needs are not inferred).
+fn incomplete_notes(
+    db: &vox_analysis::AnalysisDb,
+    src: vox_analysis::SourceFile,
+    abs: &Path,
+    cwd: &Path,
+) -> Vec<String> {
+    let syntax = vox_analysis::file_syntax(db, src);
+    if !syntax.has_errors {
+        return Vec::new();
+    }
+    let items = vox_analysis::file_items(db, src);
+    let text = src.text(db);
+    let lines = vox_syntax::LineIndex::new(text);
+    let shown = output::shown(abs, cwd);
+    let mut out = Vec::new();
+    let mut seen = Vec::new();
+    for d in syntax
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == vox_syntax::Severity::Error)
+    {
+        let at = d.range.start;
+        let owner = items.fns.iter().find(|f| {
+            let base = vox_analysis::fn_base(db, **f);
+            base <= at && at < base + f.text(db).bytes().len() as u32
+        });
+        let name = owner.map_or("the top-level statements".to_string(), |f| {
+            format!("`{}`", f.name(db))
+        });
+        if seen.contains(&name) {
+            continue;
+        }
+        let lc = lines.line_col(at, vox_syntax::ColumnUnit::Char);
+        out.push(format!(
+            "incomplete: {shown}:{}:{}: a syntax error in {name} ({}); what it needs is not inferred: run `vox check {shown}`",
+            lc.line + 1,
+            lc.col + 1,
+            d.message
+        ));
+        seen.push(name);
+    }
+    out
 }
 
 /// `--check`: C001 and C002 over every script of the workspace that has a run configuration.

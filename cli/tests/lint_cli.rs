@@ -223,3 +223,41 @@ fn findings_reached_through_imports_are_reported() {
         "{json}"
     );
 }
+
+/// Decision 53: a syntax error costs only the function it is in; from 16 errors on, the file's
+/// semantic findings are skipped with one note; `vox caps` infers from what parses and says
+/// `incomplete` for the rest.
+#[test]
+fn a_syntax_error_costs_only_its_function() {
+    let d = scratch();
+    write(
+        &d,
+        "a.vox",
+        "fn broken() {\n    let x = (1 +\n    print(random.int(0, 9))\n}\n\nfn main() {\n    print(time.now_ms())\n}\n",
+    );
+    let (code, out, err) = vox_in(&d, &["lint", "--format", "compact", "a.vox"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("a.vox:7:11: D003"), "{out}");
+    assert!(
+        !out.contains("D006"),
+        "the broken function is not analysed: {out}"
+    );
+    let (code, out, err) = vox_in(&d, &["caps", "a.vox"]);
+    assert_eq!((code, out.as_str()), (1, "time:real\n"), "{err}");
+    assert!(
+        err.contains("incomplete: a.vox:4:1: a syntax error in `broken`"),
+        "{err}"
+    );
+
+    let many: String = (0..16)
+        .map(|i| format!("fn f{i}() {{\n    let x = (1 +\n}}\n"))
+        .collect::<String>()
+        + "fn main() {\n    print(time.now_ms())\n}\n";
+    write(&d, "b.vox", &many);
+    let (_, out, _) = vox_in(&d, &["lint", "--format", "compact", "b.vox"]);
+    assert!(!out.contains("D003"), "{out}");
+    assert!(
+        out.contains("b.vox:1:1: syntax.too-many-errors 16 syntax errors"),
+        "{out}"
+    );
+}

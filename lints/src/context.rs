@@ -132,13 +132,58 @@ impl<'a> FileCx<'a> {
     pub fn functions(&self) -> impl Iterator<Item = (FnDef<'a>, &'a FnFacts, u32)> + '_ {
         self.functions
             .get_or_init(|| {
+                let broken = self.broken_functions();
                 self.items
                     .all()
-                    .map(|f| (f, fn_facts(self.db, f), fn_base(self.db, f)))
+                    .enumerate()
+                    .filter(|(i, _)| !broken.contains(i))
+                    .map(|(_, f)| (f, fn_facts(self.db, f), fn_base(self.db, f)))
                     .collect()
             })
             .iter()
             .copied()
+    }
+
+    /// Positions (in `items.all()` order, the synthetic main last) of the functions a syntax
+    /// error lies in (decision 53: an error costs only its function). An error outside every
+    /// `fn` is the synthetic main's.
+    pub fn broken_functions(&self) -> Vec<usize> {
+        if !self.syntax.has_errors {
+            return Vec::new();
+        }
+        let spans: Vec<(u32, u32)> = self
+            .items
+            .fns
+            .iter()
+            .map(|f| {
+                let base = fn_base(self.db, *f);
+                (base, base + f.text(self.db).bytes().len() as u32)
+            })
+            .collect();
+        let mut broken = Vec::new();
+        for d in &self.syntax.diagnostics {
+            if d.severity != vox_syntax::Severity::Error {
+                continue;
+            }
+            let at = d.range.start;
+            let k = spans
+                .iter()
+                .position(|&(s, e)| s <= at && at < e.max(s + 1))
+                .unwrap_or(spans.len());
+            if !broken.contains(&k) {
+                broken.push(k);
+            }
+        }
+        broken
+    }
+
+    /// How many syntax errors the file has.
+    pub fn syntax_errors(&self) -> usize {
+        self.syntax
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == vox_syntax::Severity::Error)
+            .count()
     }
 
     pub fn abs(&self, base: u32, r: TextRange) -> TextRange {

@@ -20,6 +20,9 @@ use vox_analysis::{Db, SourceFile};
 
 /// Every finding for one file: syntax, checks, imports and the enabled rules, suppressions
 /// applied, sorted by position then code.
+/// From this many syntax errors in one file on, its semantic findings are skipped (decision 53).
+pub const MANY_ERRORS: usize = 16;
+
 pub fn lint_file(
     db: &dyn Db,
     file: SourceFile,
@@ -29,10 +32,22 @@ pub fn lint_file(
     let cx = FileCx::new(db, file, ws);
     let mut out = Vec::new();
     rules::syntax::check(&cx, &mut out);
-    if !cx.syntax.has_errors {
+    // Decision 53: a syntax error costs only the function it is in (`FileCx::functions` leaves
+    // it out); from [`MANY_ERRORS`] on, the file's semantic findings are skipped with one note.
+    // Capability rules compare the whole file's needs with its run configurations, which a
+    // broken function would make incomplete: they wait for a clean parse.
+    let errors = cx.syntax_errors();
+    if errors >= MANY_ERRORS {
+        out.push(cx.finding(
+            "syntax.too-many-errors",
+            vox_syntax::Severity::Warning,
+            vox_syntax::TextRange::new(0, 0),
+            format!("{errors} syntax errors: the determinism, input and capability rules skip this file until it parses"),
+        ));
+    } else {
         rules::check::check(&cx, &mut out, true);
         for rule in rules::ALL {
-            if opts.enabled(rule.code) {
+            if opts.enabled(rule.code) && (errors == 0 || !rule.code.starts_with('C')) {
                 (rule.run)(&cx, &mut out);
             }
         }

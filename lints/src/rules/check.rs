@@ -10,7 +10,13 @@ use crate::{FileCx, Finding};
 /// `full`: the rules' facts are computed anyway (`vox lint`), so read the checks from them;
 /// otherwise (`vox check`) compute only the checks.
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>, full: bool) {
-    for f in cx.items.all() {
+    let broken = cx.broken_functions();
+    for (_, f) in cx
+        .items
+        .all()
+        .enumerate()
+        .filter(|(i, _)| !broken.contains(i))
+    {
         let base = vox_analysis::fn_base(cx.db, f);
         let checks: &[vox_analysis::facts::CheckFact] = if full {
             &vox_analysis::fn_facts(cx.db, f).checks
