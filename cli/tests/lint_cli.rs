@@ -261,3 +261,38 @@ fn a_syntax_error_costs_only_its_function() {
         "{out}"
     );
 }
+
+/// The hooks of `.pre-commit-hooks.yaml` run as pre-commit would run them: the entry with the
+/// changed files (or none), failing on a finding.
+#[test]
+fn pre_commit_hooks_run() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let hooks = std::fs::read_to_string(root.join(".pre-commit-hooks.yaml")).unwrap();
+    let mut entries = std::collections::BTreeMap::new();
+    let mut id = String::new();
+    for line in hooks.lines() {
+        if let Some(v) = line.trim_start().strip_prefix("- id: ") {
+            id = v.trim().to_string();
+        } else if let Some(v) = line.trim_start().strip_prefix("entry: ") {
+            entries.insert(id.clone(), v.trim().to_string());
+        }
+    }
+    assert_eq!(
+        entries.keys().collect::<Vec<_>>(),
+        ["vox-caps-check", "vox-lint"],
+        "{hooks}"
+    );
+    let d = scratch();
+    write(&d, "ok.vox", "fn main() {\n    print(1)\n}\n");
+    let run = |entry: &str, files: &[&str]| {
+        let words: Vec<&str> = entry.split_whitespace().collect();
+        assert_eq!(words[0], "vox");
+        let mut args: Vec<&str> = words[1..].to_vec();
+        args.extend_from_slice(files);
+        vox_in(&d, &args)
+    };
+    assert_eq!(run(&entries["vox-lint"], &["ok.vox"]).0, 0);
+    assert_eq!(run(&entries["vox-caps-check"], &[]).0, 0);
+    write(&d, "late.vox", "fn main() {\n    print(time.now_ms())\n}\n");
+    assert_eq!(run(&entries["vox-lint"], &["late.vox"]).0, 1);
+}
