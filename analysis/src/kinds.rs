@@ -87,14 +87,21 @@ pub fn infer(body: &Body<'_>) -> Kinds {
             continue;
         }
         let b = body.slot_base[fi] as usize;
-        for i in 0..f.params.len() + f.capture_slots.len() {
+        for i in 0..f.params.len() {
             if let Some(s) = slots.get_mut(b + i) {
                 *s = Some(Kind::Unknown);
             }
         }
-        for &c in &f.capture_slots {
-            if let Some(s) = slots.get_mut(b + c as usize) {
-                *s = Some(Kind::Unknown);
+        // Captures take the kind of the variable they copy (joined in the rounds below).
+    }
+    // (captured variable, capture slot), both global slots.
+    let mut closures: Vec<(u32, u32)> = Vec::new();
+    for (i, e) in m.exprs.iter().enumerate() {
+        if let Expr::Closure { func, captures } = e {
+            let inner = &m.functions[*func as usize];
+            let b = body.slot_base[*func as usize];
+            for (outer, slot) in captures.iter().zip(&inner.capture_slots) {
+                closures.push((body.gslot(i as u32, *outer), b + *slot));
             }
         }
     }
@@ -158,6 +165,9 @@ pub fn infer(body: &Body<'_>) -> Kinds {
                 }
                 _ => {}
             }
+        }
+        for &(outer, inner) in &closures {
+            assign(inner, kinds.slot(outer));
         }
         for l in &loops {
             let ik = kinds.expr(l.iter);

@@ -101,3 +101,93 @@ fn lint_and_runs_agree_on_every_oracle_script() {
     assert!(checked >= 80, "only {checked} oracle scripts");
     assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
 }
+
+/// Scripts of `dir` with a determinism or input finding (any D or I rule: an input such as the
+/// working directory differs between runs too) of their own or in the files they import, or a
+/// `vox:allow(D…)` that acknowledges one.
+fn flagged_by_any_d_rule(dir: &Path) -> BTreeSet<String> {
+    let (status, stdout, stderr) =
+        vox_in(dir, &["lint", "--format", "json", "--select", "D,I", "."]);
+    assert!(status == 0 || status == 1, "vox lint failed: {stderr}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let files: BTreeSet<String> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| {
+            f["code"]
+                .as_str()
+                .is_some_and(|c| c.starts_with('D') || c.starts_with('I'))
+        })
+        .map(|f| f["file"].as_str().unwrap().to_string())
+        .collect();
+    let in_lib = files.iter().any(|f| f.starts_with("lib/"));
+    let mut out = BTreeSet::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        if !name.ends_with(".vox") {
+            continue;
+        }
+        let text = std::fs::read_to_string(dir.join(&name)).unwrap();
+        let acknowledged = text.contains("vox:allow(D") || text.contains("vox:allow-file(D");
+        let reaches = text.lines().any(|l| l.trim().starts_with("// reaches: D"));
+        if files.contains(&name) || acknowledged || (reaches && in_lib) {
+            out.insert(name);
+        }
+    }
+    out
+}
+
+/// Acceptance 4 of the trust issue: the oracle as a recall check over the whole labelled corpus.
+/// Every script, of every rule's folder, whose output some `--perturb` seed changes must be
+/// flagged by a determinism or input rule (or carry a suppression that says why it may vary).
+#[test]
+fn every_script_that_perturbation_changes_is_flagged() {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(corpus())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir() && p.file_name().is_some_and(|n| n != "review"))
+        .collect();
+    dirs.sort();
+    let results: Vec<(usize, Vec<String>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = dirs
+            .chunks(dirs.len().div_ceil(4))
+            .map(|chunk| {
+                s.spawn(move || {
+                    let mut missed = Vec::new();
+                    let mut checked = 0;
+                    for dir in chunk {
+                        let flagged = flagged_by_any_d_rule(dir);
+                        let mut scripts: Vec<String> = std::fs::read_dir(dir)
+                            .unwrap()
+                            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                            .filter(|n| {
+                                n.ends_with(".vox") && (n.starts_with("flag_") || n.starts_with("ok_"))
+                            })
+                            .collect();
+                        scripts.sort();
+                        for sc in scripts {
+                            checked += 1;
+                            if flagged.contains(&sc) {
+                                continue;
+                            }
+                            let plain = run_once(dir, &sc, None);
+                            if let Some(seed) = (1..=8).find(|p| run_once(dir, &sc, Some(*p)) != plain) {
+                                missed.push(format!(
+                                    "{}/{sc}: --perturb {seed} changes its output, and no D rule flags it",
+                                    dir.file_name().unwrap().to_string_lossy()
+                                ));
+                            }
+                        }
+                    }
+                    (checked, missed)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let checked: usize = results.iter().map(|r| r.0).sum();
+    let missed: Vec<String> = results.into_iter().flat_map(|r| r.1).collect();
+    assert!(checked >= 300, "only {checked} labelled scripts");
+    assert!(missed.is_empty(), "{}", missed.join("\n"));
+}

@@ -156,6 +156,9 @@ struct Flow<'a, 'b, S> {
     binds: Vec<(u32, u32)>,
     /// For each `for` loop whose order was met: what its body does (found once).
     loops: Vec<Option<Box<LoopBody>>>,
+    /// Locals bound once to a closure, with the closure's body: calling the local gives what
+    /// the body gives.
+    closures: Vec<(u32, u32)>,
 }
 
 pub(super) fn order_facts(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuilder) {
@@ -167,7 +170,13 @@ pub(super) fn order_facts(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuild
         let id = i as u32;
         let r = m.expr_ranges[i];
         let src = match e {
-            Expr::MethodCall { recv, name, .. } if kinds.expr(*recv) == Kind::Map => {
+            // Only maps have these methods, so a receiver of unclear kind (a JSON value, a
+            // record field, `get_or(k, {})`, an element of a list of maps, an untyped
+            // parameter) is a map wherever the call succeeds.
+            Expr::MethodCall { recv, name, .. }
+                if matches!(kinds.expr(*recv), Kind::Map | Kind::Unknown)
+                    && !matches!(m.exprs[*recv as usize], Expr::Namespace(_) | Expr::Std) =>
+            {
                 match &**name {
                     "keys" => Some((OrderKind::Map, true)),
                     "values" | "items" | "entries" => Some((OrderKind::Map, false)),
@@ -266,6 +275,7 @@ fn flow<S: SourceSet>(
         slot,
         binds: bindings(body),
         loops: Vec::new(),
+        closures: closure_locals(body),
     };
     for _round in 0..8 {
         if !fl.propagate() {
@@ -304,12 +314,49 @@ fn bindings(body: &Body<'_>) -> Vec<(u32, u32)> {
     for (i, e) in m.exprs.iter().enumerate() {
         if let Expr::Match { scrutinee, arms } = e {
             for (p, _) in arms {
+                // An error's payload is not the value whose order the `Ok` side carries.
+                if matches!(
+                    m.pats[*p as usize],
+                    vox_hir::Pat::Builtin(vox_hir::Ctor::Err, _)
+                ) {
+                    continue;
+                }
                 slots.clear();
                 pat_slots(m, *p, &mut slots);
                 out.extend(slots.iter().map(|x| (body.gslot(i as u32, *x), *scrutinee)));
             }
         }
     }
+    out
+}
+
+/// Locals bound by `let` to a closure and never assigned again: (global slot, the closure's
+/// body).
+fn closure_locals(body: &Body<'_>) -> Vec<(u32, u32)> {
+    let m = body.m;
+    let mut out = Vec::new();
+    let mut assigned = Vec::new();
+    for (si, st) in m.stmts.iter().enumerate() {
+        match st {
+            Stmt::Let { pat, init } => {
+                if let (vox_hir::Pat::Bind(x), Expr::Closure { func, .. }) =
+                    (&m.pats[*pat as usize], &m.exprs[*init as usize])
+                {
+                    out.push((
+                        body.gslot_stmt(si as u32, *x),
+                        m.functions[*func as usize].body,
+                    ));
+                }
+            }
+            Stmt::Assign { place, .. } => {
+                if let PlaceRoot::Local(x) = place.root {
+                    assigned.push(body.gslot_stmt(si as u32, x));
+                }
+            }
+            _ => {}
+        }
+    }
+    out.retain(|(g, _)| !assigned.contains(g));
     out
 }
 
@@ -387,11 +434,16 @@ impl<S: SourceSet> Flow<'_, '_, S> {
                 )) => {}
                 Some((ns, name, _)) if is_output(ns, name) => {}
                 Some((_, _, a)) => a.iter().for_each(|x| add(*x)),
-                None => {
-                    if let Expr::Ctor(_) = &m.exprs[*callee as usize] {
-                        args.iter().for_each(|x| add(*x));
+                None => match &m.exprs[*callee as usize] {
+                    Expr::Ctor(_) => args.iter().for_each(|x| add(*x)),
+                    Expr::Local(l) => {
+                        let g = self.body.gslot(*callee, *l);
+                        if let Some(&(_, b)) = self.closures.iter().find(|(s, _)| *s == g) {
+                            add(b);
+                        }
                     }
-                }
+                    _ => {}
+                },
             },
             Expr::Try(x) | Expr::Field(x, _) | Expr::Unary(_, x) | Expr::Index(x, _) => add(*x),
             Expr::Binary(BinOp::Add | BinOp::Eq | BinOp::Ne, a, b) => {

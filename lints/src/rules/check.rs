@@ -32,7 +32,10 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>, full: bool) {
             out.push(cx.finding(c.code, sev, cx.abs(base, c.range), c.message.clone()));
         }
     }
-    imports(cx, out);
+    // A file with syntax errors already has its diagnostic at a broken import.
+    if !cx.syntax.has_errors {
+        imports(cx, out);
+    }
 }
 
 fn imports(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
