@@ -103,6 +103,19 @@ pub struct Tokens {
     pub tokens: Vec<InferredToken>,
     /// Notes for stderr (`widened`, `created by the script`).
     pub notes: Vec<String>,
+    /// Needs the tokens may not cover (a path from input may lie outside the widened grant),
+    /// each with its site: the script may still be denied, and `vox caps` says so.
+    pub incomplete: Vec<Incomplete>,
+}
+
+/// A need the inferred tokens may not cover.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Incomplete {
+    /// The entry function (index among the file's functions; `u32::MAX` for a synthetic main)
+    /// and the site in it, relative to the function.
+    pub entry: u32,
+    pub range: TextRange,
+    pub reason: String,
 }
 
 /// Lexical normalisation of an absolute path.
@@ -111,6 +124,26 @@ pub fn clean_path(p: &Path) -> PathBuf {
     for c in p.components() {
         match c {
             Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// An absolute path as the kernel resolves it: a `..` after an existing component goes to the
+/// parent of what that component resolves to (a symlink's target, not the lexical parent), so the
+/// grant covers the file the script opens.
+pub fn resolve_dots(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                if let Ok(real) = std::fs::canonicalize(&out) {
+                    out = real;
+                }
                 out.pop();
             }
             Component::CurDir => {}
@@ -150,6 +183,7 @@ pub fn render_tokens(caps: &InferredCaps, cwd: &Path) -> Tokens {
     let mut fs: BTreeMap<PathBuf, (FsMode, BTreeSet<String>)> = BTreeMap::new();
     let mut other: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut notes = BTreeSet::new();
+    let mut incomplete = Vec::new();
     let mut any_fs_only = Vec::new();
     fn add_fs(
         fs: &mut BTreeMap<PathBuf, (FsMode, BTreeSet<String>)>,
@@ -183,16 +217,26 @@ pub fn render_tokens(caps: &InferredCaps, cwd: &Path) -> Tokens {
                 } else {
                     FsMode::Ro
                 };
+                if need.effect.path == Some(PathKey::Input) {
+                    incomplete.push(Incomplete {
+                        entry: need.entry,
+                        range: need.range,
+                        reason: format!(
+                            "the path of `{by}` comes from input and may lie outside `{}`: grant its directory explicitly (`fs:ro=DIR`)",
+                            show_dir(cwd, cwd)
+                        ),
+                    });
+                }
                 let (dir, widened) = match &need.effect.path {
                     Some(PathKey::Const(p)) => {
-                        let abs = clean_path(&cwd.join(p));
+                        let abs = resolve_dots(&cwd.join(p));
                         if need.effect.kind == EffectKind::FsList {
                             (abs, false)
                         } else {
                             (abs.parent().map_or(abs.clone(), Path::to_path_buf), false)
                         }
                     }
-                    Some(PathKey::Prefix(p)) => (clean_path(&cwd.join(p)), true),
+                    Some(PathKey::Prefix(p)) => (resolve_dots(&cwd.join(p)), true),
                     _ => (cwd.to_path_buf(), true),
                 };
                 let existing = nearest_existing(&dir);
@@ -289,8 +333,11 @@ pub fn render_tokens(caps: &InferredCaps, cwd: &Path) -> Tokens {
         }
     }
     tokens.sort_by(|a, b| a.token.cmp(&b.token));
+    incomplete.sort_by_key(|i: &Incomplete| (i.entry, i.range.start));
+    incomplete.dedup();
     Tokens {
         tokens,
         notes: notes.into_iter().collect(),
+        incomplete,
     }
 }

@@ -20,8 +20,8 @@ mod parsed;
 mod summaries;
 
 pub use caps_infer::{
-    clean_path, entry_points, inferred_caps, render_tokens, show_dir, CapNeed, InferredCaps,
-    InferredToken, Tokens,
+    clean_path, entry_points, inferred_caps, render_tokens, resolve_dots, show_dir, CapNeed,
+    Incomplete, InferredCaps, InferredToken, Tokens,
 };
 pub use db::{AnalysisDb, Db, EventLog};
 pub use facts::{fn_checks, fn_facts, FnFacts};

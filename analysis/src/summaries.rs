@@ -49,6 +49,8 @@ pub enum PathKey {
     Const(String),
     Prefix(String),
     Dynamic,
+    /// Dynamic, from input: it may lie outside any widened grant.
+    Input,
 }
 
 impl From<&PathFact> for PathKey {
@@ -57,6 +59,7 @@ impl From<&PathFact> for PathKey {
             PathFact::Const(s) => PathKey::Const(s.clone()),
             PathFact::Prefix(s) => PathKey::Prefix(s.clone()),
             PathFact::Dynamic => PathKey::Dynamic,
+            PathFact::Input => PathKey::Input,
         }
     }
 }

@@ -40,3 +40,36 @@ pub fn normalize_str(p: &str) -> String {
         (false, false) => joined,
     }
 }
+
+/// The file a path names as the kernel sees it, written shorter without changing which file:
+/// drops `.` segments, doubled and trailing `/`. Keeps `..` (after a symlink it leads elsewhere
+/// than the lexical parent), `\` (a file-name character on Linux) and the bytes of every name
+/// (no NFC). Capability inference resolves the `..` against the filesystem.
+pub fn normalize_access(p: &str) -> String {
+    let absolute = p.starts_with('/');
+    let parts: Vec<&str> = p
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect();
+    let joined = parts.join("/");
+    match (absolute, joined.is_empty()) {
+        (true, _) => format!("/{joined}"),
+        (false, true) => ".".to_string(),
+        (false, false) => joined,
+    }
+}
+
+#[cfg(test)]
+mod access_tests {
+    use super::normalize_access;
+
+    #[test]
+    fn keeps_what_can_change_the_file() {
+        assert_eq!(normalize_access("./data//in/"), "data/in");
+        assert_eq!(normalize_access("data/link/../x"), "data/link/../x");
+        assert_eq!(normalize_access("a\\b.txt"), "a\\b.txt");
+        assert_eq!(normalize_access("cafe\u{301}"), "cafe\u{301}");
+        assert_eq!(normalize_access("/"), "/");
+        assert_eq!(normalize_access("."), ".");
+    }
+}

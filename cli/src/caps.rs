@@ -79,6 +79,25 @@ pub fn run(flags: CapsFlags) -> i32 {
     let inferred = vox_analysis::inferred_caps(db, src);
     let mut tokens = vox_analysis::render_tokens(inferred, &cwd);
     tokens.notes.extend(incomplete.iter().cloned());
+    // Needs the tokens may not cover (a path from input), at their sites.
+    let items = vox_analysis::file_items(db, src);
+    let lines = vox_syntax::LineIndex::new(src.text(db));
+    for i in &tokens.incomplete {
+        let entry = if i.entry == u32::MAX {
+            items.main
+        } else {
+            items.fns.get(i.entry as usize).copied()
+        };
+        let at = entry.map_or(0, |f| vox_analysis::fn_base(db, f)) + i.range.start;
+        let lc = lines.line_col(at, vox_syntax::ColumnUnit::Char);
+        tokens.notes.push(format!(
+            "incomplete: {}:{}:{}: {}",
+            output::shown(&abs, &cwd),
+            lc.line + 1,
+            lc.col + 1,
+            i.reason
+        ));
+    }
     for n in &tokens.notes {
         eprintln!("note: {n}");
     }

@@ -296,3 +296,30 @@ fn pre_commit_hooks_run() {
     write(&d, "late.vox", "fn main() {\n    print(time.now_ms())\n}\n");
     assert_eq!(run(&entries["vox-lint"], &["late.vox"]).0, 1);
 }
+
+/// A run configuration `vox run` would refuse (a root that does not exist) is a C001 finding at
+/// its entry, for `vox lint` and `vox caps --check` alike, never skipped in silence.
+#[test]
+fn a_run_configuration_vox_run_refuses_is_a_finding() {
+    let d = scratch();
+    std::fs::create_dir_all(d.join("data")).unwrap();
+    write(&d, "data/a.txt", "a\n");
+    write(&d, "job.vox", "print(fs.read(\"data/a.txt\").unwrap())\n");
+    write(
+        &d,
+        "Vox.toml",
+        "[run.job]\nscript = \"job.vox\"\ncaps = [\"fs:ro=data\", \"fs:ro=missing\"]\n",
+    );
+    let (code, out, err) = vox_in(&d, &["lint", "--format", "compact", "job.vox"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.starts_with(
+            "Vox.toml:1:1: C001 run configuration `job` cannot run: no such directory: missing"
+        ),
+        "{out}"
+    );
+    let (code, _, err) = vox_in(&d, &["caps", "--check"]);
+    assert_eq!(code, 1, "{err}");
+    let (code, _, err) = vox_in(&d, &["run", "--config", "job", "job.vox"]);
+    assert_ne!(code, 0, "vox run refuses it too: {err}");
+}

@@ -24,6 +24,9 @@ pub enum PathFact {
     /// The longest constant directory prefix of a partly constant path (`"data/" + name`).
     Prefix(String),
     Dynamic,
+    /// Not known statically, and comes from input (`env`, arguments, file contents, JSON): it
+    /// may be absolute and lie anywhere, so a widened grant may not cover it.
+    Input,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -290,7 +293,9 @@ impl Eval<'_, '_> {
     fn fact(&self, e: u32, glob: bool) -> PathFact {
         match self.const_str(e, 0) {
             Some(s) if glob => PathFact::Const(glob_base(&s)),
-            Some(s) => PathFact::Const(vox_caps::lexical::normalize_str(&s)),
+            // The file the kernel opens: no NFC, `\` kept, `..` resolved later against the
+            // filesystem (capability inference), never lexically.
+            Some(s) => PathFact::Const(vox_caps::lexical::normalize_access(&s)),
             None => match self.const_prefix(e, 0) {
                 Some(p) => {
                     let p = if glob { glob_base(&p) } else { p };
@@ -303,7 +308,7 @@ impl Eval<'_, '_> {
                     if dir.is_empty() {
                         PathFact::Dynamic
                     } else {
-                        PathFact::Prefix(vox_caps::lexical::normalize_str(&dir))
+                        PathFact::Prefix(vox_caps::lexical::normalize_access(&dir))
                     }
                 }
                 None => PathFact::Dynamic,
@@ -522,11 +527,13 @@ pub(super) fn path_args(body: &Body<'_>, _kinds: &Kinds, facts: &mut FactsBuilde
         }
         for (arg, access) in params {
             let (fact, shape, range) = match arg {
-                Some(a) => (
-                    ev.fact(a, glob),
-                    shape_of(&ev, &taint, a),
-                    m.expr_ranges[a as usize],
-                ),
+                Some(a) => {
+                    let fact = match ev.fact(a, glob) {
+                        PathFact::Dynamic if taint[a as usize] => PathFact::Input,
+                        f => f,
+                    };
+                    (fact, shape_of(&ev, &taint, a), m.expr_ranges[a as usize])
+                }
                 None => (PathFact::Const(".".into()), PathShape::Other, call),
             };
             facts.paths.push(PathArg {

@@ -18,7 +18,29 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
     let caps = inferred_caps(cx.db, cx.file);
     let reach = reachable(cx);
     for run in runs {
-        let Some(set) = run_caps(run) else { continue };
+        let set = match run_caps(run) {
+            Ok(set) => set,
+            Err(why) => {
+                // `vox run --config` refuses such an entry: saying nothing would let a lint and
+                // `vox caps --check` pass for a configuration that cannot run.
+                let mut f = Finding::new(
+                    "C001",
+                    Severity::Error,
+                    run.origin.file.clone(),
+                    cx.ws.entry_range(run),
+                    format!(
+                        "run configuration `{}` cannot run: {why}; `vox run` refuses it",
+                        run.name
+                    ),
+                );
+                f.help = Some(
+                    "create the directory, or correct the token (a root must exist when the run starts)"
+                        .into(),
+                );
+                out.push(f);
+                continue;
+            }
+        };
         let missing: Vec<&vox_analysis::CapNeed> = caps
             .needs
             .iter()

@@ -21,7 +21,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
             let widened = match &p.fact {
                 PathFact::Const(_) => continue,
                 PathFact::Prefix(dir) => dir.clone(),
-                PathFact::Dynamic => ".".to_string(),
+                PathFact::Dynamic | PathFact::Input => ".".to_string(),
             };
             let mut f = cx.finding(
                 "C004",

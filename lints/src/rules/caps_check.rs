@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use vox_analysis::{clean_path, CapNeed, EffectKind, InferredCaps, PathKey};
+use vox_analysis::{CapNeed, EffectKind, InferredCaps, PathKey};
 use vox_caps::{CapSet, EnvGrant, RandomGrant, TimeGrant};
 
 use crate::FileCx;
@@ -12,7 +12,7 @@ use crate::FileCx;
 /// The path an fs need touches, resolved like the runtime does: the nearest existing ancestor
 /// canonicalised, the rest appended.
 pub fn resolve(cwd: &Path, rel: &str) -> PathBuf {
-    let abs = clean_path(&cwd.join(rel));
+    let abs = vox_analysis::resolve_dots(&cwd.join(rel));
     let mut existing = abs.clone();
     let mut tail = Vec::new();
     while !existing.exists() {
@@ -76,10 +76,10 @@ pub fn token_for(need: &CapNeed, cwd: &Path) -> String {
         .map_or_else(String::new, |t| t.token)
 }
 
-/// The capability set a run configuration grants (`None` with an invalid token, which
-/// `config.invalid` reports).
-pub fn run_caps(run: &vox_caps::config::RunConfig) -> Option<CapSet> {
-    vox_caps::config::config_caps(run).ok()
+/// The capability set a run configuration grants, or why `vox run` would refuse it (a token
+/// whose root does not exist, say).
+pub fn run_caps(run: &vox_caps::config::RunConfig) -> Result<CapSet, String> {
+    vox_caps::config::config_caps(run).map_err(|e| e.to_string())
 }
 
 /// Every function the script's entry points reach (any file), in breadth-first order.
