@@ -180,3 +180,46 @@ fn fixes_keep_every_script_working() {
     );
     println!("{changed_safe} scripts changed by --fix, {changed_unsafe} by --fix --unsafe-fixes");
 }
+
+/// Every rule whose page in docs/rules offers a fix produces one somewhere in the labelled corpus
+/// or the examples (a documented fix nobody exercises would go unverified above).
+#[test]
+fn every_documented_fix_is_produced_in_the_corpus() {
+    let root = workspace();
+    let mut documented = Vec::new();
+    for e in std::fs::read_dir(root.join("docs/rules")).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+        if name == "README" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p).unwrap();
+        let Some(section) = text.split("## Fix offered").nth(1) else {
+            continue;
+        };
+        if !section.trim_start().starts_with("None") {
+            documented.push(name);
+        }
+    }
+    documented.sort();
+    let mut produced = std::collections::BTreeSet::new();
+    for case in cases() {
+        let dir = lay_out(&case);
+        let (_, out, err) = vox_in(&dir, &["lint", "--strict", "--format", "json", "."]);
+        let v: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{}: {e}: {err}", case.name));
+        for f in v.as_array().unwrap() {
+            if f["fixes"].as_array().is_some_and(|x| !x.is_empty()) {
+                produced.insert(f["code"].as_str().unwrap().to_string());
+            }
+        }
+    }
+    let missing: Vec<&String> = documented
+        .iter()
+        .filter(|c| !produced.contains(*c))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "documented fixes never produced in tests/lint or examples: {missing:?} (produced: {produced:?})"
+    );
+}

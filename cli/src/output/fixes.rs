@@ -47,10 +47,14 @@ pub fn apply(
     let files = loaded.ws.files(&loaded.db);
     let mut out = String::new();
     for (path, mut edits) in per_file {
-        let Some(src) = files.get(&path) else {
-            continue;
+        // Run configurations (C001, C002, D003, D006 fixes) are not in the database: read them.
+        let old = match files.get(&path) {
+            Some(src) => src.text(&loaded.db).to_vec(),
+            None => match std::fs::read(&path) {
+                Ok(t) => t,
+                Err(_) => continue,
+            },
         };
-        let old = src.text(&loaded.db).to_vec();
         edits.sort_by_key(|e| std::cmp::Reverse((e.range.start, e.range.end)));
         let mut new = old.clone();
         for e in &edits {

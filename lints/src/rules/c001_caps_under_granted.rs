@@ -10,6 +10,19 @@ use vox_analysis::local_effects;
 use super::caps_check::{imports_ok, reachable, run_caps, satisfies, token_for};
 use crate::{FileCx, Finding};
 
+/// Adds the missing token to the configuration (unsafe: it grants authority).
+fn add_fix(cx: &FileCx<'_>, run: &vox_caps::config::RunConfig, token: &str) -> Option<crate::Fix> {
+    let mut caps: Vec<String> = run.caps.iter().flatten().cloned().collect();
+    caps.push(token.to_string());
+    super::caps_check::config_fix(
+        cx,
+        run,
+        &caps,
+        format!("Add `{token}` to run configuration `{}`", run.name),
+        crate::Applicability::Unsafe,
+    )
+}
+
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
     let runs = cx.runs();
     if runs.is_empty() {
@@ -65,6 +78,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                 ),
             );
             f.help = Some(format!("add \"{token}\" to its caps"));
+            f.fixes.extend(add_fix(cx, run, &token));
             out.push(f);
         }
         if !missing.is_empty() {
@@ -89,6 +103,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                         ),
                     );
                     finding.help = Some(format!("add \"{token}\" to its caps"));
+                    finding.fixes.extend(add_fix(cx, run, &token));
                     out.push(finding);
                 }
             }

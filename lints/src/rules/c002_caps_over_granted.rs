@@ -87,6 +87,15 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                 ),
             );
             f.help = Some(format!("remove \"{t}\" from its caps"));
+            let kept: Vec<String> = tokens.iter().filter(|x| *x != t).cloned().collect();
+            let fix = super::caps_check::config_fix(
+                cx,
+                run,
+                &kept,
+                format!("Remove `{t}` from run configuration `{}`", run.name),
+                crate::Applicability::Safe,
+            );
+            f.fixes.extend(fix.clone());
             out.push(f);
             // On the configuration entry too (decision 39).
             let mut g = Finding::new(
@@ -103,6 +112,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                 ),
             );
             g.help = Some(format!("remove \"{t}\" from its caps"));
+            g.fixes.extend(fix);
             out.push(g);
         }
     }

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use vox_analysis::{CapNeed, EffectKind, InferredCaps, PathKey};
 use vox_caps::{CapSet, EnvGrant, RandomGrant, TimeGrant};
 
+use vox_syntax::TextRange;
+
 use crate::FileCx;
 
 /// The path an fs need touches, resolved like the runtime does: the nearest existing ancestor
@@ -116,4 +118,79 @@ pub fn pinned_by_every_run(cx: &FileCx<'_>, prefix: &str) -> bool {
                     .any(|t| t.starts_with(prefix) || t == "deterministic")
             })
         })
+}
+
+/// A fix setting the caps of `run` to `caps` in its configuration file, as one edit of the
+/// region that changes (comments and layout elsewhere are kept by the editing functions, which
+/// also re-parse their result). `None` when the file cannot be read or edited.
+pub fn config_fix(
+    cx: &FileCx<'_>,
+    run: &vox_caps::config::RunConfig,
+    caps: &[String],
+    title: String,
+    applicability: crate::Applicability,
+) -> Option<crate::Fix> {
+    use vox_caps::config::ConfigKind;
+    let old = std::fs::read_to_string(&run.origin.file).ok()?;
+    let rel = |root: &Path| {
+        let s = run.script.strip_prefix(root).unwrap_or(&run.script);
+        s.components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/")
+    };
+    let new = match run.origin.kind {
+        ConfigKind::VoxToml => {
+            let dir = run.origin.file.parent().unwrap_or(Path::new("."));
+            vox_caps::config::set_caps_vox_toml(&old, &run.name, &rel(dir), caps)
+        }
+        ConfigKind::Tasks => {
+            vox_caps::config::set_caps_tasks_json(&old, &rel(&cx.ws.root), &run.name, caps)
+        }
+        ConfigKind::Launch => {
+            vox_caps::config::set_caps_launch_json(&old, &rel(&cx.ws.root), &run.name, caps)
+        }
+    }
+    .ok()?;
+    if new == old {
+        return None;
+    }
+    // The changed region: common prefix and suffix, on character boundaries.
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    let mut pre = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    while !old.is_char_boundary(pre) || !new.is_char_boundary(pre) {
+        pre -= 1;
+    }
+    let mut suf = a[pre..]
+        .iter()
+        .rev()
+        .zip(b[pre..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    while !old.is_char_boundary(a.len() - suf) || !new.is_char_boundary(b.len() - suf) {
+        suf -= 1;
+    }
+    Some(crate::Fix {
+        title,
+        applicability,
+        edits: vec![crate::Edit {
+            file: run.origin.file.clone(),
+            range: TextRange::new(pre as u32, (a.len() - suf) as u32),
+            new_text: new[pre..b.len() - suf].to_string(),
+        }],
+    })
+}
+
+/// The caps of `run` with the tokens of `namespace` replaced by `token` (`time:frozen=0` for
+/// `time:real`), or `token` added.
+pub fn with_pinned(run: &vox_caps::config::RunConfig, namespace: &str, token: &str) -> Vec<String> {
+    let mut caps: Vec<String> = run
+        .caps
+        .iter()
+        .flatten()
+        .filter(|t| t.split(':').next() != Some(namespace))
+        .cloned()
+        .collect();
+    caps.push(token.to_string());
+    caps
 }
