@@ -323,3 +323,46 @@ fn a_run_configuration_vox_run_refuses_is_a_finding() {
     let (code, _, err) = vox_in(&d, &["run", "--config", "job", "job.vox"]);
     assert_ne!(code, 0, "vox run refuses it too: {err}");
 }
+
+/// D006's fix pins the seed in the script's run configuration (unsafe: another stream), after
+/// which D006 is no longer reported.
+#[test]
+fn d006_fix_pins_the_seed() {
+    let d = scratch();
+    write(&d, "roll.vox", "print(random.int(1, 7))\n");
+    write(
+        &d,
+        "Vox.toml",
+        "# dice\n[run.roll]\nscript = \"roll.vox\" # the script\ncaps = [\"fs:ro=.\"]\n",
+    );
+    let (_, out, _) = vox_in(&d, &["lint", "--format", "json", "roll.vox"]);
+    assert!(
+        out.contains("Add `random:seed=0` to run configuration `roll`"),
+        "{out}"
+    );
+    let (_, _, err) = vox_in(&d, &["lint", "--fix", "--unsafe-fixes", "roll.vox"]);
+    let toml = std::fs::read_to_string(d.join("Vox.toml")).unwrap();
+    assert!(
+        toml.contains("\"random:seed=0\"") && toml.contains("# the script"),
+        "{toml}\n{err}"
+    );
+    let (_, out, _) = vox_in(&d, &["lint", "--format", "compact", "roll.vox"]);
+    assert!(!out.contains("D006"), "{out}");
+}
+
+/// The narrowest grant for a path piped into a builtin and for `path.join_many` of constants.
+#[test]
+fn piped_paths_and_join_many_get_narrow_grants() {
+    let d = scratch();
+    std::fs::create_dir_all(d.join("data/sub")).unwrap();
+    write(&d, "data/sub/x.txt", "x\n");
+    write(
+        &d,
+        "n.vox",
+        "print(\"data/sub/x.txt\" |> fs.read)\nprint(fs.read(path.join_many([\"data\", \"sub\", \"x.txt\"])).unwrap())\n",
+    );
+    let (code, out, err) = vox_in(&d, &["caps", "n.vox"]);
+    assert_eq!((code, out.as_str()), (0, "fs:ro=data/sub\n"), "{err}");
+    let (code, _, err) = vox_in(&d, &["run", "--caps", "fs:ro=data/sub", "n.vox"]);
+    assert_eq!(code, 0, "{err}");
+}

@@ -630,7 +630,10 @@ pub fn code_actions(
     if want(&CodeActionKind::QUICKFIX) {
         for f in findings.iter().filter(|f| overlaps(f.range, range)) {
             let diag = to_diagnostic(f, &mut ropes);
-            for (i, fix) in f.fixes.iter().enumerate() {
+            // C001 and C002 get the server's own configuration edit below (computed from the
+            // editor's text of the configuration file, which may be unsaved).
+            let own_caps_fix = f.code == "C001" || f.code == "C002";
+            for (i, fix) in f.fixes.iter().enumerate().filter(|_| !own_caps_fix) {
                 let changes = fix
                     .edits
                     .iter()

@@ -5,7 +5,7 @@
 use vox_hir::{Expr, Literal, Module, Pat, Stmt, TemplatePart};
 use vox_syntax::TextRange;
 
-use super::walk::Body;
+use super::walk::{builtin_name, Body};
 use super::FactsBuilder;
 use crate::kinds::Kinds;
 
@@ -215,6 +215,18 @@ impl Eval<'_, '_> {
                 Some(("path", "normalize", [a])) => Some(vox_caps::lexical::normalize_str(
                     &self.const_str(*a, depth + 1)?,
                 )),
+                // `join` folded over a list literal of constants.
+                Some(("path", "join_many", [l])) => match &m.exprs[self.resolve(*l) as usize] {
+                    Expr::List(xs) if !xs.is_empty() => {
+                        let mut acc = self.const_str(xs[0], depth + 1)?;
+                        for x in &xs[1..] {
+                            acc =
+                                vox_caps::lexical::join_str(&acc, &self.const_str(*x, depth + 1)?);
+                        }
+                        Some(acc)
+                    }
+                    _ => None,
+                },
                 _ => None,
             },
         }
@@ -493,6 +505,30 @@ pub(super) fn path_args(body: &Body<'_>, _kinds: &Kinds, facts: &mut FactsBuilde
     let taint = input_taint(body);
     for i in 0..m.exprs.len() {
         let id = i as u32;
+        // `"data/x.txt" |> fs.read`: the builtin's first argument is the piped value.
+        if let Expr::Pipe(lhs, rhs) = &m.exprs[i] {
+            if let Expr::Builtin(b) = m.exprs[*rhs as usize] {
+                let (ns, name) = builtin_name(body.catalog, b);
+                if let Some(&(0, access)) = path_params(ns, name).first() {
+                    let fact = match ev.fact(*lhs, false) {
+                        PathFact::Dynamic if taint[*lhs as usize] => PathFact::Input,
+                        f => f,
+                    };
+                    facts.paths.push(PathArg {
+                        ns,
+                        name,
+                        access,
+                        range: m.expr_ranges[*lhs as usize],
+                        // The builtin's own range: the effect of the builtin named as a value
+                        // is then described by this path.
+                        call: m.expr_ranges[*rhs as usize],
+                        fact,
+                        shape: shape_of(&ev, &taint, *lhs),
+                        glob: ns == "fs" && name == "glob",
+                    });
+                }
+            }
+        }
         let Some((ns, name, args)) = body.builtin_call(id) else {
             continue;
         };
