@@ -491,6 +491,354 @@ fn stat_ppid(stat: &[u8]) -> Option<libc::pid_t> {
     parse_pid(fields.next()?)
 }
 
+// ---- keepers ---------------------------------------------------------------------------------
+
+/// The byte a run writes on a background child's line at a normal end: the keeper then lets
+/// its tree outlive the run.
+const RELEASE: u8 = b'R';
+
+/// The run's end of one child's **line**: a socket pair between the interpreter and the
+/// child's keeper (see [`guard`]). The keeper sends the program's pid, then its wait status;
+/// the interpreter holds its end for as long as the keeper may have processes to end, and the
+/// keeper ends its whole tree the moment this end closes without [`Line::release`], which is
+/// what happens when the interpreter dies in any way (`SIGKILL` included): the kernel closes
+/// the descriptors of a dead process.
+#[derive(Debug)]
+pub struct Line {
+    fd: std::os::fd::OwnedFd,
+    /// The keeper's end, closed in the interpreter once the child is started.
+    keeper_end: Option<std::os::fd::OwnedFd>,
+    /// The keeper's pid (the `std::process::Child`'s).
+    keeper: u32,
+    /// The program's pid, once the keeper sent it.
+    program: Option<u32>,
+    /// The program's wait status, once the keeper sent it.
+    status: Option<i32>,
+    /// Whether the keeper is gone (its end closed).
+    closed: bool,
+}
+
+/// What [`Line::poll_status`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// The program still runs.
+    Running,
+    /// The program ended with this wait status (as `waitpid` reports it).
+    Ended(i32),
+    /// The keeper is gone without reporting one (it was killed).
+    Lost,
+}
+
+impl Line {
+    /// The keeper's pid (0 before [`Line::started`]).
+    pub fn keeper(&self) -> u32 {
+        self.keeper
+    }
+
+    /// The program's pid, when the keeper reported it.
+    pub fn program(&self) -> Option<u32> {
+        self.program
+    }
+
+    /// Call once the command was spawned, with the child's pid (the keeper's): closes the
+    /// keeper's end here and reads the program's pid, which the keeper sent before the spawn
+    /// returned.
+    pub fn started(&mut self, keeper: u32) {
+        self.keeper = keeper;
+        self.keeper_end = None;
+        let mut b = [0u8; 4];
+        if self.read_exact(&mut b) {
+            let pid = i32::from_ne_bytes(b);
+            self.program = u32::try_from(pid).ok().filter(|&p| p > 0);
+        }
+    }
+
+    fn read_exact(&mut self, buf: &mut [u8]) -> bool {
+        use std::os::fd::AsRawFd as _;
+        let mut got = 0;
+        while got < buf.len() {
+            // SAFETY: reading into the unfilled part of `buf`.
+            let r = unsafe {
+                libc::read(
+                    self.fd.as_raw_fd(),
+                    buf[got..].as_mut_ptr().cast(),
+                    buf.len() - got,
+                )
+            };
+            if r > 0 {
+                got += r as usize;
+            } else if r == 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                self.closed = true;
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Waits up to `limit` for the program's end (or the keeper's).
+    pub fn poll_status(&mut self, limit: std::time::Duration) -> Status {
+        use std::os::fd::AsRawFd as _;
+        if let Some(st) = self.status {
+            return Status::Ended(st);
+        }
+        if self.closed {
+            return Status::Lost;
+        }
+        let mut p = libc::pollfd {
+            fd: self.fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = libc::c_int::try_from(limit.as_millis()).unwrap_or(libc::c_int::MAX);
+        // SAFETY: one pollfd on the stack.
+        let n = unsafe { libc::poll(&mut p, 1, ms) };
+        if n <= 0 {
+            return Status::Running;
+        }
+        let mut b = [0u8; 4];
+        if self.read_exact(&mut b) {
+            let st = i32::from_ne_bytes(b);
+            self.status = Some(st);
+            Status::Ended(st)
+        } else {
+            Status::Lost
+        }
+    }
+
+    /// Lets the keeper's tree outlive the run (a background child at a normal end): the
+    /// keeper stops watching the line and exits once its tree is empty.
+    pub fn release(&self) {
+        use std::os::fd::AsRawFd as _;
+        let b = RELEASE;
+        // SAFETY: writes one byte from the stack; MSG_NOSIGNAL: a gone keeper is no error.
+        unsafe {
+            libc::send(
+                self.fd.as_raw_fd(),
+                std::ptr::from_ref(&b).cast(),
+                1,
+                libc::MSG_NOSIGNAL,
+            );
+        }
+    }
+}
+
+/// Puts `cmd`'s child under a **keeper** and returns the run's end of its [`Line`].
+///
+/// Registers a `pre_exec` hook, so call it before any other hook is added (the hooks run in
+/// order, and what follows runs in the program only). In the forked child the hook makes the
+/// child a subreaper and forks: the fork (the **program**) gets the parent-death signal
+/// (`SIGKILL` when the keeper dies), returns and goes on to the command's other hooks and its
+/// `exec`, so a failure there still reaches `std`'s error pipe; the first process, the
+/// **keeper**, never executes anything. It sends the program's pid on the line, closes every
+/// other descriptor (its standard streams too: it never holds the program's pipes open, and
+/// closing `std`'s error pipe lets the spawn return), ignores the signals a terminal or a
+/// process group would send it, then reaps. Every process the program starts stays beneath it
+/// (it is their nearest subreaper), so:
+///
+/// - when the program ends, the keeper sends its wait status, and exits once its tree is empty;
+/// - when the line closes without [`Line::release`] (the interpreter died: `SIGKILL`, a crash,
+///   its parent's death signal), it kills its whole tree ([`end_descendants`]) and exits;
+/// - when it is killed (the end of a run: [`end_descendants`] in the interpreter), its tree is
+///   re-parented to the interpreter, the next subreaper up, which ends it.
+///
+/// The hook makes syscalls only (no allocation), on values prepared here.
+pub fn guard(cmd: &mut std::process::Command) -> std::io::Result<Line> {
+    use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd};
+    use std::os::unix::process::CommandExt as _;
+    let mut fds = [0; 2];
+    // SAFETY: socketpair fills two descriptors, which we then own.
+    if unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+            0,
+            fds.as_mut_ptr(),
+        )
+    } != 0
+    {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: fresh descriptors from socketpair.
+    let (ours, theirs) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    let (ours_raw, theirs_raw) = (ours.as_raw_fd(), theirs.as_raw_fd());
+    // SAFETY: the hook only makes async-signal-safe syscalls on the two descriptor numbers.
+    unsafe {
+        cmd.pre_exec(move || split(ours_raw, theirs_raw));
+    }
+    Ok(Line {
+        fd: ours,
+        keeper_end: Some(theirs),
+        keeper: 0,
+        program: None,
+        status: None,
+        closed: false,
+    })
+}
+
+/// In the forked child: becomes the keeper and returns only in the program (see [`guard`]).
+unsafe fn split(run_end: libc::c_int, line: libc::c_int) -> std::io::Result<()> {
+    // The run's end must be held by the interpreter alone, or its death would go unnoticed.
+    libc::close(run_end);
+    if libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let keeper = libc::getpid();
+    // A raw clone, as fork(2) without the C library's fork handlers.
+    let pid = libc::syscall(libc::SYS_clone, libc::SIGCHLD as libc::c_long, 0, 0, 0, 0);
+    if pid < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    if pid == 0 {
+        libc::close(line);
+        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // The keeper died before the signal was armed: the program must not run unkept.
+        if libc::getppid() != keeper {
+            libc::_exit(127);
+        }
+        return Ok(());
+    }
+    keeper_loop(line, pid as libc::pid_t)
+}
+
+extern "C" fn woken(_: libc::c_int) {}
+
+/// Writes all of `buf` to `fd` (best effort).
+unsafe fn send_all(fd: libc::c_int, buf: &[u8]) {
+    let mut off = 0;
+    while off < buf.len() {
+        let r = libc::send(
+            fd,
+            buf[off..].as_ptr().cast(),
+            buf.len() - off,
+            libc::MSG_NOSIGNAL,
+        );
+        if r > 0 {
+            off += r as usize;
+        } else if r < 0 && *libc::__errno_location() == libc::EINTR {
+            continue;
+        } else {
+            return;
+        }
+    }
+}
+
+/// The keeper's life (see [`guard`]). Syscalls only; never returns.
+unsafe fn keeper_loop(line: libc::c_int, program: libc::pid_t) -> ! {
+    send_all(line, &program.to_ne_bytes());
+    // Its line on descriptor 3, everything else closed (std's error pipe, the program's pipes,
+    // other children's lines the interpreter held when it forked).
+    let fd = if line == 3 {
+        3
+    } else if libc::dup3(line, 3, libc::O_CLOEXEC) == 3 {
+        3
+    } else {
+        line
+    };
+    close_from(fd);
+    for f in 0..3 {
+        libc::close(f);
+    }
+    let mut ign: libc::sigaction = std::mem::zeroed();
+    ign.sa_sigaction = libc::SIG_IGN;
+    for s in [
+        libc::SIGINT,
+        libc::SIGTERM,
+        libc::SIGHUP,
+        libc::SIGQUIT,
+        libc::SIGPIPE,
+        libc::SIGTSTP,
+        libc::SIGTTIN,
+        libc::SIGTTOU,
+        libc::SIGUSR1,
+        libc::SIGUSR2,
+        libc::SIGALRM,
+    ] {
+        libc::sigaction(s, &ign, std::ptr::null_mut());
+    }
+    // SIGCHLD interrupts the wait below; it is blocked except inside it, so none is missed.
+    let mut act: libc::sigaction = std::mem::zeroed();
+    act.sa_sigaction = woken as extern "C" fn(libc::c_int) as libc::sighandler_t;
+    libc::sigaction(libc::SIGCHLD, &act, std::ptr::null_mut());
+    let mut block: libc::sigset_t = std::mem::zeroed();
+    libc::sigemptyset(&mut block);
+    libc::sigaddset(&mut block, libc::SIGCHLD);
+    let mut during: libc::sigset_t = std::mem::zeroed();
+    libc::sigprocmask(libc::SIG_BLOCK, &block, &mut during);
+    libc::sigdelset(&mut during, libc::SIGCHLD);
+    let mut watching = true;
+    let mut released = false;
+    loop {
+        loop {
+            let mut st = 0;
+            let r = libc::waitpid(-1, &mut st, libc::WNOHANG | libc::__WALL);
+            if r == program {
+                if watching {
+                    send_all(fd, &st.to_ne_bytes());
+                }
+                continue;
+            }
+            if r > 0 {
+                continue;
+            }
+            if r < 0 && *libc::__errno_location() == libc::ECHILD {
+                libc::_exit(0);
+            }
+            break;
+        }
+        let mut p = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let n = libc::ppoll(
+            if watching { &mut p } else { std::ptr::null_mut() },
+            libc::nfds_t::from(watching),
+            std::ptr::null(),
+            &during,
+        );
+        if n <= 0 || !watching {
+            continue;
+        }
+        let mut b = 0u8;
+        let r = libc::read(fd, std::ptr::from_mut(&mut b).cast(), 1);
+        if r == 1 {
+            released |= b == RELEASE;
+            continue;
+        }
+        if r < 0 && *libc::__errno_location() == libc::EINTR {
+            continue;
+        }
+        // The run's end closed: the interpreter is gone, or let this tree go.
+        watching = false;
+        libc::close(fd);
+        if !released {
+            end_descendants(&[]);
+            libc::_exit(0);
+        }
+    }
+}
+
+/// Closes every descriptor above `keep` and those between 3 and it.
+unsafe fn close_from(keep: libc::c_int) {
+    let first = (keep + 1) as libc::c_uint;
+    if libc::syscall(libc::SYS_close_range, first, libc::c_uint::MAX, 0) != 0 {
+        let mut lim: libc::rlimit = std::mem::zeroed();
+        let max = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 {
+            lim.rlim_cur.min(1 << 20) as libc::c_int
+        } else {
+            1024
+        };
+        for f in keep + 1..max {
+            libc::close(f);
+        }
+    }
+    for f in 3..keep {
+        libc::close(f);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

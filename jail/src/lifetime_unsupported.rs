@@ -37,3 +37,37 @@ pub fn end_descendants(_spare: &[u32]) -> usize {
 }
 
 pub fn reap_exited(_on_reaped: impl FnMut(u32)) {}
+
+/// What [`Line::poll_status`] found (see the Linux module).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Running,
+    Ended(i32),
+    Lost,
+}
+
+/// No keeper off Linux: [`guard`] always fails.
+#[derive(Debug)]
+pub struct Line(());
+
+impl Line {
+    pub fn keeper(&self) -> u32 {
+        0
+    }
+
+    pub fn program(&self) -> Option<u32> {
+        None
+    }
+
+    pub fn started(&mut self, _keeper: u32) {}
+
+    pub fn poll_status(&mut self, _limit: std::time::Duration) -> Status {
+        Status::Lost
+    }
+
+    pub fn release(&self) {}
+}
+
+pub fn guard(_cmd: &mut std::process::Command) -> std::io::Result<Line> {
+    Err(std::io::Error::new(std::io::ErrorKind::Unsupported, REASON))
+}
