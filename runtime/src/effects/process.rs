@@ -37,6 +37,7 @@ use std::rc::Rc;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use vox_jail::lifetime::{Line, Status};
 use vox_jail::{ChildPolicy, EnvPolicy, Mode, ProcessGroup, TempDir};
 
 use super::{err_str, str_list, str_value};
@@ -130,8 +131,14 @@ fn timeout_exc(ctx: &RunContext) -> Exc {
     }
 }
 
-/// Builds the command for `spec`: `Ok(Err(msg))` when the program cannot be found.
-fn command(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Command, String>> {
+/// Builds the command for `spec`: `Ok(Err(msg))` when the program cannot be found. With
+/// `keeper` the child is put under a keeper first ([`vox_jail::lifetime::guard`]; its hook must
+/// run before the jail's), and the run's end of its line comes back too.
+fn command(
+    ctx: &mut RunContext,
+    spec: &Spec,
+    keeper: bool,
+) -> Res<Result<(Command, Option<Line>), String>> {
     let Some(program) = find_program(ctx, spec.program) else {
         return Ok(Err(format!("{}: program not found", spec.program)));
     };
@@ -141,6 +148,14 @@ fn command(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Command, String>> {
         Some(dir) if !dir.is_empty() => ctx.cwd.join(dir),
         _ => ctx.cwd.clone(),
     });
+    let line = if keeper {
+        match vox_jail::lifetime::guard(&mut cmd) {
+            Ok(line) => Some(line),
+            Err(e) => return Ok(Err(format!("{}: cannot keep the child: {e}", spec.program))),
+        }
+    } else {
+        None
+    };
     let group = match spec.streams {
         Streams::Capture => {
             cmd.stdin(Stdio::null())
@@ -169,7 +184,7 @@ fn command(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Command, String>> {
         }
         unconfined(&mut cmd, group, ctx.limits.max_memory, ctx.limits.max_disk);
     }
-    Ok(Ok(cmd))
+    Ok(Ok((cmd, line)))
 }
 
 /// Confines `cmd` with the policy the capabilities imply (runtime.md §4, decisions 16, 21, 26).
@@ -325,18 +340,48 @@ fn bound_lifetime(ctx: &RunContext) -> Res<()> {
     }
 }
 
-/// Starts the child: `Ok(Err(msg))` when it could not start.
-fn spawn(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Child, String>> {
+/// A started child: the keeper (the `Child`, a direct child of the interpreter) and the run's
+/// end of its line, which reports the program's pid and end (decision 55).
+struct Kid {
+    child: Child,
+    line: Line,
+}
+
+impl Kid {
+    /// The pid that signals meant for the program go to.
+    fn program(&self) -> Option<libc::pid_t> {
+        self.line
+            .program()
+            .and_then(|p| libc::pid_t::try_from(p).ok())
+    }
+}
+
+/// Starts the child under its keeper: `Ok(Err(msg))` when it could not start.
+fn spawn(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Kid, String>> {
     ctx.flush_stdout();
-    let mut cmd = match command(ctx, spec)? {
-        Ok(cmd) => cmd,
+    let (mut cmd, line) = match command(ctx, spec, true)? {
+        Ok((cmd, Some(line))) => (cmd, line),
+        Ok((_, None)) => return Ok(Err(format!("{}: no keeper", spec.program))),
         Err(msg) => return Ok(Err(msg)),
     };
     bound_lifetime(ctx)?;
     // From here on `process.exec` no longer replaces the interpreter: the run has processes to
     // end when it ends.
     ctx.children_started = true;
-    Ok(cmd.spawn().map_err(|e| format!("{}: {e}", spec.program)))
+    let mut line = line;
+    match cmd.spawn() {
+        Ok(child) => {
+            line.started(child.id());
+            Ok(Ok(Kid { child, line }))
+        }
+        Err(e) => Ok(Err(format!("{}: {e}", spec.program))),
+    }
+}
+
+/// Keeps the line of a child whose call is over: its keeper may still hold processes the
+/// program left, which must end with the run however it ends.
+fn hold(ctx: &mut RunContext, kid: Kid) {
+    ctx.lines.push(kid.line);
 }
 
 /// The exit code; a child killed by signal `n` reports `128 + n`.
@@ -347,19 +392,21 @@ fn exit_code(status: ExitStatus) -> i64 {
     }
 }
 
-/// Kills the child, and its whole group when it leads one, and reaps it.
-fn kill(child: &mut Child, group: bool) {
-    // Only while the child is unreaped is its pid (and so its group id) still ours to signal.
-    if group && matches!(child.try_wait(), Ok(None)) {
-        if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+/// Kills the keeper (and with it, by its parent-death signal, the program), and its whole group
+/// when it leads one. What the keeper held is re-parented to the interpreter and ended with the
+/// rest of the run ([`end_all`]).
+fn kill(kid: &mut Kid, group: bool) {
+    // Only while the keeper is unreaped is its pid (and so its group id) still ours to signal.
+    if group && matches!(kid.child.try_wait(), Ok(None)) {
+        if let Ok(pid) = libc::pid_t::try_from(kid.child.id()) {
             // SAFETY: plain syscall on the group our unreaped child leads.
             unsafe {
                 libc::kill(-pid, libc::SIGKILL);
             }
         }
     }
-    let _ = child.kill();
-    let _ = child.wait();
+    let _ = kid.child.kill();
+    let _ = kid.child.wait();
 }
 
 /// How often a wait for a child looks at SIGINT/SIGTERM.
@@ -367,117 +414,76 @@ const POLL: Duration = Duration::from_millis(100);
 /// How long a child may take to end after a forwarded SIGINT/SIGTERM before it is killed.
 const GRACE: Duration = Duration::from_millis(250);
 
-/// A pidfd for the child: readable once it has exited, so a wait can sleep in `poll` and still
-/// wake up for signals and the deadline. `None` on kernels without `pidfd_open` (before 5.3):
-/// the wait then sleeps in short steps.
-struct PidFd(Option<std::os::fd::OwnedFd>);
-
-impl PidFd {
-    fn open(child: &Child) -> PidFd {
-        use std::os::fd::FromRawFd as _;
-        // SAFETY: pidfd_open on our own unreaped child; the result is a new fd we own.
-        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, child.id(), 0) };
-        PidFd(
-            libc::c_int::try_from(fd)
-                .ok()
-                .filter(|&fd| fd >= 0)
-                .map(|fd| unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) }),
-        )
-    }
-
-    /// Sleeps until the child exits or `limit` passes; `pause` grows the fallback's steps.
-    fn sleep(&self, limit: Duration, pause: &mut Duration) {
-        use std::os::fd::AsRawFd as _;
-        match &self.0 {
-            Some(fd) => {
-                let mut p = libc::pollfd {
-                    fd: fd.as_raw_fd(),
-                    events: libc::POLLIN,
-                    revents: 0,
-                };
-                let ms = libc::c_int::try_from(limit.as_millis().max(1)).unwrap_or(i32::MAX);
-                // SAFETY: one pollfd on the stack.
-                unsafe {
-                    libc::poll(&mut p, 1, ms);
-                }
-            }
-            None => {
-                std::thread::sleep((*pause).min(limit));
-                *pause = (*pause * 2).min(Duration::from_millis(20));
-            }
-        }
-    }
-}
-
 /// Ends every process of the run but the background children of earlier runs: the run is
 /// stopped (decision 48).
 fn end_all(ctx: &RunContext) {
     vox_jail::lifetime::end_descendants(&ctx.spared);
 }
 
-/// Stops the run because SIGINT or SIGTERM arrived while `child` ran: the signal is forwarded
-/// to the child (its group), which gets [`GRACE`] to end; then everything is killed.
-fn interrupt(ctx: &RunContext, child: &mut Child, group: bool, sig: i32, pidfd: &PidFd) -> Exc {
-    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
-        if matches!(child.try_wait(), Ok(None)) {
-            // SAFETY: plain syscalls on our unreaped child and the group it may lead.
-            unsafe {
-                if group {
+/// Stops the run because SIGINT or SIGTERM arrived while `kid` ran: the signal is forwarded
+/// to the program (its group), which gets [`GRACE`] to end; then everything is killed. The
+/// keeper ignores both signals.
+fn interrupt(ctx: &RunContext, kid: &mut Kid, group: bool, sig: i32) -> Exc {
+    if matches!(kid.line.poll_status(Duration::ZERO), Status::Running) {
+        // SAFETY: plain syscalls on our unreaped keeper's group and on the program, which
+        // cannot be reaped (and its pid reused) while its keeper has not reported its end.
+        unsafe {
+            if group {
+                if let Ok(pid) = libc::pid_t::try_from(kid.child.id()) {
                     libc::kill(-pid, sig);
                 }
-                libc::kill(pid, sig);
+            }
+            if let Some(p) = kid.program() {
+                libc::kill(p, sig);
             }
         }
     }
     let until = Instant::now() + GRACE;
-    let mut pause = Duration::from_millis(1);
-    while matches!(child.try_wait(), Ok(None)) {
+    loop {
         let now = Instant::now();
-        if now >= until {
+        if now >= until || !matches!(kid.line.poll_status(until - now), Status::Running) {
             break;
         }
-        pidfd.sleep(until - now, &mut pause);
     }
-    kill(child, group);
+    kill(kid, group);
     end_all(ctx);
     Exc::Interrupted
 }
 
-/// Waits for the child. Past the run's deadline it is killed with every other process of the
-/// run and the run stops with the `--timeout` ceiling; on SIGINT/SIGTERM likewise, with exit 130
-/// ([`interrupt`]).
-fn wait(ctx: &RunContext, child: &mut Child, group: bool) -> Res<io::Result<ExitStatus>> {
-    let pidfd = PidFd::open(child);
-    let mut pause = Duration::from_millis(1);
+/// Waits for the program (its keeper reports its end). Past the run's deadline it is killed
+/// with every other process of the run and the run stops with the `--timeout` ceiling; on
+/// SIGINT/SIGTERM likewise, with exit 130 ([`interrupt`]).
+fn wait(ctx: &RunContext, kid: &mut Kid, group: bool) -> Res<io::Result<ExitStatus>> {
     loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return Ok(Ok(status)),
-            Ok(None) => {}
-            Err(e) => return Ok(Err(e)),
-        }
         if !ctx.ending {
             if let Some(sig) = crate::context::interrupt_signal() {
-                return Err(interrupt(ctx, child, group, sig, &pidfd));
+                return Err(interrupt(ctx, kid, group, sig));
             }
         }
         let now = Instant::now();
         let mut limit = POLL;
         if let Some(deadline) = ctx.deadline {
             if now >= deadline {
-                kill(child, group);
+                kill(kid, group);
                 end_all(ctx);
                 return Err(timeout_exc(ctx));
             }
             limit = limit.min(deadline - now);
         }
-        pidfd.sleep(limit, &mut pause);
+        match kid.line.poll_status(limit) {
+            Status::Running => {}
+            Status::Ended(st) => return Ok(Ok(ExitStatus::from_raw(st))),
+            // The keeper was killed (with its program): its own status says how.
+            Status::Lost => return Ok(kid.child.wait()),
+        }
     }
 }
 
 /// After a child ended: reaps the descendants that exited meanwhile (orphans come back to the
-/// interpreter as zombies) and, under `--mesh`, kills what the child left running (decision 24:
-/// nothing outlives the call).
-fn after_child(ctx: &mut RunContext) {
+/// interpreter as zombies, keepers exit once their tree is empty) and, under `--mesh`, kills
+/// what the child left running (decision 24: nothing outlives the call).
+fn after_child(ctx: &mut RunContext, kid: Kid) {
+    hold(ctx, kid);
     if ctx.mesh {
         end_all(ctx);
     }
@@ -485,18 +491,20 @@ fn after_child(ctx: &mut RunContext) {
 }
 
 /// Reaps the run's exited descendants, forgetting background children among them (so that a
-/// recycled pid is never spared).
+/// recycled pid is never spared) and the lines of keepers that are gone.
 fn reap(ctx: &mut RunContext) {
-    let (background, spared) = (&mut ctx.background, &mut ctx.spared);
+    let (background, spared, lines) = (&mut ctx.background, &mut ctx.spared, &mut ctx.lines);
     vox_jail::lifetime::reap_exited(|pid| {
         background.retain(|&p| p != pid);
         spared.retain(|&p| p != pid);
+        lines.retain(|l| l.keeper() != pid);
     });
 }
 
-/// Ends the run's processes (decision 48): all of them when the run was `stopped` (a ceiling,
-/// `--timeout`, SIGINT/SIGTERM), all but its `spawn_background` children (with what
-/// they started) when it ended normally. Background children of earlier runs in this process
+/// Ends the run's processes (decisions 48, 55): all of them when the run was `stopped` (a
+/// ceiling, `--timeout`, SIGINT/SIGTERM), all but its `spawn_background` children (with what
+/// they started) when it ended normally: their keepers are released, so that their trees
+/// outlive the interpreter too. Background children of earlier runs in this process
 /// ([`RunContext::spared`]) are left alone. Call it when the run is over, after its exit
 /// commands, and when it is stopped also before them.
 pub fn end_run(ctx: &mut RunContext, stopped: bool) {
@@ -506,29 +514,35 @@ pub fn end_run(ctx: &mut RunContext, stopped: bool) {
     let mut spare = ctx.spared.clone();
     if !stopped {
         spare.extend_from_slice(&ctx.background);
+        for line in &ctx.lines {
+            if ctx.background.contains(&line.keeper()) {
+                line.release();
+            }
+        }
     }
     vox_jail::lifetime::end_descendants(&spare);
     if stopped {
         ctx.background.clear();
     }
     reap(ctx);
+    ctx.lines.clear();
 }
 
 /// Runs a captured child to the end: both pipes are drained on their own threads (a child
 /// blocked on a full stderr pipe cannot deadlock us), and the deadline also bounds the drain, in
 /// case a grandchild keeps a pipe open.
 fn capture(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Captured, String>> {
-    let mut child = match spawn(ctx, spec)? {
-        Ok(child) => child,
+    let mut kid = match spawn(ctx, spec)? {
+        Ok(kid) => kid,
         Err(msg) => return Ok(Err(msg)),
     };
     let (tx, rx) = mpsc::channel::<(usize, Vec<u8>)>();
     let pipes: [Option<Box<dyn Read + Send>>; 2] = [
-        child
+        kid.child
             .stdout
             .take()
             .map(|p| Box::new(p) as Box<dyn Read + Send>),
-        child
+        kid.child
             .stderr
             .take()
             .map(|p| Box::new(p) as Box<dyn Read + Send>),
@@ -545,22 +559,25 @@ fn capture(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Captured, String>> {
                 let _ = tx.send((i, buf));
             });
         if let Err(e) = started {
-            kill(&mut child, true);
+            kill(&mut kid, true);
+            hold(ctx, kid);
             return Ok(Err(format!("{}: {e}", spec.program)));
         }
         readers += 1;
     }
     drop(tx);
-    let status = match wait(ctx, &mut child, true)? {
+    let waited = wait(ctx, &mut kid, true);
+    // Before draining: under --mesh a daemonised grandchild holding the pipes is killed.
+    after_child(ctx, kid);
+    let status = match waited? {
         Ok(status) => status,
         Err(e) => return Ok(Err(e.to_string())),
     };
-    // Before draining: under --mesh a daemonised grandchild holding the pipes is killed.
-    after_child(ctx);
     let mut out = [Vec::new(), Vec::new()];
     let mut received = 0;
-    // A grandchild may hold the pipes open: the drain is bounded by the deadline and stopped by
-    // SIGINT/SIGTERM like the wait.
+    // A grandchild may hold the pipes open: the call returns when they close, like `$(…)` in a
+    // shell. The drain is bounded by the deadline and stopped by SIGINT/SIGTERM like the wait,
+    // and the grandchild stays under the keeper, so it ends with the run however it ends.
     while received < readers {
         if !ctx.ending && crate::context::interrupted() {
             end_all(ctx);
@@ -703,16 +720,16 @@ pub(super) fn run_capture_json(host: &mut dyn Host, args: &mut Args) -> Res<Valu
 
 /// Runs a child with inherited streams to the end: `Ok(code)` or `Err(msg)` (as values).
 fn run_inherited(ctx: &mut RunContext, spec: &Spec) -> Res<Result<i64, String>> {
-    let mut child = match spawn(ctx, spec)? {
-        Ok(child) => child,
+    let mut kid = match spawn(ctx, spec)? {
+        Ok(kid) => kid,
         Err(msg) => return Ok(Err(msg)),
     };
-    let result = match wait(ctx, &mut child, false)? {
+    let waited = wait(ctx, &mut kid, false);
+    after_child(ctx, kid);
+    Ok(match waited? {
         Ok(status) => Ok(exit_code(status)),
         Err(e) => Err(e.to_string()),
-    };
-    after_child(ctx);
-    Ok(result)
+    })
 }
 
 /// Runs the commands queued with `register_exit_command`, in order, with inherited streams.
@@ -758,11 +775,13 @@ pub(super) fn spawn_background(host: &mut dyn Host, args: &mut Args) -> Res<Valu
         });
     }
     Ok(match spawn(ctx, &spec)? {
-        // The handle is dropped without waiting: the child is on its own, and recorded so that
-        // the end of the run spares it.
-        Ok(child) => {
-            ctx.background.push(child.id());
-            Value::ok(Value::Int(i64::from(child.id())))
+        // The handle is dropped without waiting: the child is on its own under its keeper, which
+        // is recorded so that a normal end of the run spares and releases it.
+        Ok(kid) => {
+            let pid = kid.line.program().unwrap_or(kid.child.id());
+            ctx.background.push(kid.child.id());
+            hold(ctx, kid);
+            Value::ok(Value::Int(i64::from(pid)))
         }
         Err(msg) => err_str(msg),
     })
@@ -792,8 +811,8 @@ pub(super) fn exec(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
         };
     }
     ctx.flush_stdout();
-    let mut cmd = match command(ctx, &spec)? {
-        Ok(cmd) => cmd,
+    let mut cmd = match command(ctx, &spec, false)? {
+        Ok((cmd, _)) => cmd,
         Err(msg) => return Ok(err_str(msg)),
     };
     let e = cmd.exec();
