@@ -77,6 +77,12 @@ fn doctor_reports_what_this_host_enforces() {
         lifetime.contains("setsid, double fork and nohup"),
         "{lifetime}"
     );
+    // What cli/tests/lifetime.rs proves on this host (decision 55).
+    assert!(
+        lifetime.contains("a keeper per child")
+            && lifetime.contains("vox itself killed with SIGKILL"),
+        "{lifetime}"
+    );
     assert!(!out.contains("fail "), "{out}");
 }
 

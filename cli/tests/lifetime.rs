@@ -465,7 +465,10 @@ fn run_waits_for_a_grandchild_holding_the_pipe_and_leaves_nothing() {
     assert_eq!(stdout, "done\n", "{stderr}");
     assert!(late, "vox returned before the pipe's holder ended");
     let left = left_in(&dir, Instant::now() + Duration::from_secs(2));
-    assert!(left.is_empty(), "processes of the run outlived it: {left:#?}");
+    assert!(
+        left.is_empty(),
+        "processes of the run outlived it: {left:#?}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -354,7 +354,10 @@ fn processes_in(dir: &std::path::Path, but: u32) -> Vec<String> {
         }
         if std::fs::read_link(e.path().join("cwd")).is_ok_and(|c| c.starts_with(dir)) {
             let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
-            out.push(format!("{pid}: {}", String::from_utf8_lossy(&cmd).replace('\0', " ")));
+            out.push(format!(
+                "{pid}: {}",
+                String::from_utf8_lossy(&cmd).replace('\0', " ")
+            ));
         }
     }
     out
@@ -367,7 +370,10 @@ fn editor_ending(end: EditorEnd) {
     let ws = TempDir::new(&format!("end-{end:?}").to_lowercase());
     let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lifetime");
     for f in ["survivors.sh", "daemon.py", "holder.sh"] {
-        ws.write(&format!("tools/{f}"), &std::fs::read_to_string(src.join(f)).unwrap());
+        ws.write(
+            &format!("tools/{f}"),
+            &std::fs::read_to_string(src.join(f)).unwrap(),
+        );
     }
     std::fs::create_dir_all(ws.path("out")).unwrap();
     let secs = DELAY.as_secs_f64();
@@ -387,7 +393,10 @@ fn editor_ending(end: EditorEnd) {
     let start = Instant::now();
     let id = run(&mut lsp, "vox.run", json!({"uri": uri(&a)}));
     let out = ws.path("out");
-    while !KINDS.iter().all(|k| out.join(format!("started-{k}")).exists()) {
+    while !KINDS
+        .iter()
+        .all(|k| out.join(format!("started-{k}")).exists())
+    {
         assert!(
             start.elapsed() < Duration::from_secs(20),
             "{end:?}: the survivors never started"
@@ -434,7 +443,10 @@ fn editor_ending(end: EditorEnd) {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n.starts_with("late-"))
         .collect();
-    assert!(late.is_empty(), "{end:?}: written after the run ended: {late:?}");
+    assert!(
+        late.is_empty(),
+        "{end:?}: written after the run ended: {late:?}"
+    );
     if let EditorEnd::Stop = end {
         assert_eq!(lsp.shutdown(), Some(0));
     }
@@ -444,7 +456,11 @@ fn editor_ending(end: EditorEnd) {
 /// the run started survives (the three cases run side by side: they mostly wait).
 #[test]
 fn no_process_outlives_an_editor_run() {
-    let cases = [EditorEnd::Stop, EditorEnd::KillServer, EditorEnd::CloseStdin];
+    let cases = [
+        EditorEnd::Stop,
+        EditorEnd::KillServer,
+        EditorEnd::CloseStdin,
+    ];
     let handles: Vec<_> = cases
         .into_iter()
         .map(|e| (e, std::thread::spawn(move || editor_ending(e))))

@@ -66,7 +66,9 @@ pub fn doctor_lines() -> Vec<DoctorLine> {
     out
 }
 
-/// The run-lifetime check (decision 48): which mechanism ends a run's processes with it.
+/// The run-lifetime check (decisions 48, 55): which mechanism ends a run's processes with it.
+/// It claims what `cli/tests/lifetime.rs` and `cli/tests/lsp_run.rs` check on a host where the
+/// prctl below works: every ending, `vox` killed with `SIGKILL` included.
 pub fn lifetime_line(s: &LifetimeSupport) -> DoctorLine {
     let cgroup = match &s.cgroup_kill {
         Some(at) => format!("; a writable cgroup v2 (cgroup.kill) exists at {at}, not used"),
@@ -77,7 +79,9 @@ pub fn lifetime_line(s: &LifetimeSupport) -> DoctorLine {
             DoctorStatus::Ok,
             "run lifetime",
             format!(
-                "child subreaper ({how}): a stopped run ends every process it started, setsid, \
+                "child subreaper ({how}) and a keeper per child (a subreaper holding a line to \
+                 vox; the program gets SIGKILL as its parent-death signal): a stopped run, and \
+                 vox itself killed with SIGKILL, end every process the run started, setsid, \
                  double fork and nohup included; a normal end leaves only spawn_background \
                  children{cgroup}"
             ),

@@ -1,36 +1,40 @@
-//! Run lifetime (decision 48): no process a run started outlives it, except, after a normal
-//! end, its `process.spawn_background` children.
+//! Run lifetime (decisions 48, 55): no process a run started outlives it, however the run ends
+//! (`vox` itself killed with `SIGKILL` included), except, after a normal end, its
+//! `process.spawn_background` children.
 //!
-//! The mechanism is the kernel's **child subreaper** (`PR_SET_CHILD_SUBREAPER`, Linux 3.4+). The
-//! interpreter marks itself before its first spawn. From then on, when a process it started
-//! (directly or not) dies, the kernel re-parents that process's children to the nearest living
-//! subreaper among its ancestors: the interpreter, never `init`. Leaving the process group or
-//! the session (`setsid`), forking twice, `nohup … &`, a daemonising library: each only makes
-//! the process an orphan, and orphans come back to the interpreter. Every process the run
-//! started is therefore always in the interpreter's process tree.
+//! Two kernel mechanisms, one module. The interpreter is a **child subreaper**
+//! (`PR_SET_CHILD_SUBREAPER`, Linux 3.4+), marked before its first spawn, and every child is
+//! started under a **keeper** ([`guard`]): a subreaper of its own, forked by the interpreter,
+//! whose fork runs the program with `SIGKILL` as its parent-death signal. When a process dies,
+//! the kernel re-parents its children to the nearest living subreaper among its ancestors: the
+//! child's keeper, or the interpreter once the keeper is gone, never `init`. Leaving the process
+//! group or the session (`setsid`), forking twice, `nohup … &`, a `( … ) &` subshell, a
+//! daemonising library: each only makes the process an orphan, and orphans come back. Every
+//! process the run started is therefore always beneath a keeper or the interpreter.
 //!
-//! [`end_descendants`] empties that tree: it lists the interpreter's direct children (from
-//! `/proc/self/task/*/children`, or by scanning `/proc/*/stat` where that file does not exist),
-//! sends each `SIGKILL` (to its process group too) and waits for it. Their own children are then
-//! re-parented to the interpreter and go in the next round, until only the spared ones are left.
-//! `SIGKILL` cannot be caught or ignored, and only the interpreter's own unreaped children are
-//! ever signalled, so a recycled pid can never redirect a signal to an unrelated process.
-//! Processes may be spared: the helpers registered with [`keep`] (the private temp dir's
-//! guardian) always, `spawn_background` children when the run ended normally. A background
-//! child is a subreaper itself (the jail sets it up that way), so what it starts stays beneath
-//! it and is spared with it.
+//! While the interpreter lives, [`end_descendants`] empties its tree: it lists its direct
+//! children (from `/proc/self/task/*/children`, or by scanning `/proc/*/stat` where that file does
+//! not exist), sends each `SIGKILL` (to its process group too) and waits for it. Their own
+//! children (a killed keeper's tree) are then re-parented to the interpreter and go in the next
+//! round, until only the spared ones are left. `SIGKILL` cannot be caught or ignored, and only
+//! the caller's own unreaped children are ever signalled, so a recycled pid can never redirect a
+//! signal to an unrelated process. Processes may be spared: the helpers registered with [`keep`]
+//! (the private temp dir's guardian) always, `spawn_background` keepers when the run ended
+//! normally ([`Line::release`]).
+//!
+//! When the interpreter dies, however it dies, the kernel closes its descriptors: each keeper
+//! sees its [`Line`] close and runs [`end_descendants`] on its own tree, unless it was released.
 //!
 //! [`end_descendants`] and [`reap_exited`] make syscalls only (no allocation, no locks), on
 //! stack buffers: the hard memory cap and the `--timeout` watchdog call them just before
-//! `_exit`.
+//! `_exit`, and keepers call the first in a forked child.
 //!
 //! The tree is the process's, not a run's: a process runs one run at a time (as `vox run` and
 //! `vox test` do); a host that runs several scripts at once runs each in its own process.
 //!
-//! What the subreaper cannot cover: the interpreter itself being killed with `SIGKILL` (or
-//! crashing) takes the subreaper away, and its orphans then go to `init`. A PID namespace or a
-//! cgroup owned by whatever starts `vox` closes that gap; `vox doctor` says whether a delegated
-//! cgroup v2 exists here.
+//! What this cannot cover: a keeper killed from outside the run (its tree then goes to the
+//! interpreter, which still ends it with the run, but not if it is killed too). Inside the jail,
+//! Landlock's signal scoping keeps the run's own processes from signalling their keeper.
 
 use std::sync::atomic::{AtomicI32, AtomicU8, Ordering};
 
@@ -567,7 +571,9 @@ impl Line {
             };
             if r > 0 {
                 got += r as usize;
-            } else if r == 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            } else if r == 0
+                || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted
+            {
                 self.closed = true;
                 return false;
             }
@@ -793,7 +799,11 @@ unsafe fn keeper_loop(line: libc::c_int, program: libc::pid_t) -> ! {
             revents: 0,
         };
         let n = libc::ppoll(
-            if watching { &mut p } else { std::ptr::null_mut() },
+            if watching {
+                &mut p
+            } else {
+                std::ptr::null_mut()
+            },
             libc::nfds_t::from(watching),
             std::ptr::null(),
             &during,

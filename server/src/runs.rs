@@ -4,7 +4,8 @@
 //! ceilings, or the inferred caps when there is none (never "allow all"). Output streams as
 //! `vox/runOutput`; the end is `vox/runExit`. The child runs in its own process group, so
 //! `vox.stop` reaches it and whatever it started (the child also kills its descendants on
-//! SIGTERM, decision 48). Its `--error-format json` events become diagnostics at the line.
+//! SIGTERM, decision 48); its parent-death signal is SIGKILL, so it dies with the server, and its
+//! keepers then end what it started (decision 55). Its `--error-format json` events become diagnostics at the line.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

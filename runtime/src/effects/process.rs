@@ -16,9 +16,12 @@
 //! children with inherited streams (`run_ex`, `exec`) goes straight to the terminal and is not
 //! counted.
 //!
-//! Run lifetime (decision 48): before its first spawn the interpreter becomes a child subreaper
-//! ([`vox_jail::lifetime`]), so a descendant that leaves its group or session (`setsid`, a double
-//! fork, `nohup … &`) is re-parented to it instead of `init`. When the run is stopped (a ceiling,
+//! Run lifetime (decisions 48, 55): before its first spawn the interpreter becomes a child
+//! subreaper ([`vox_jail::lifetime`]), and every child runs under a keeper
+//! ([`vox_jail::lifetime::guard`]), so a descendant that leaves its group or session (`setsid`, a
+//! double fork, `nohup … &`) is re-parented to its keeper or the interpreter instead of `init`,
+//! and dies with the keeper's tree when the interpreter dies. Waits read the program's end from
+//! the keeper's line; the line is held until the keeper is reaped or the run ends. When the run is stopped (a ceiling,
 //! `--timeout`, SIGINT/SIGTERM) every process it started is killed; when it ends
 //! normally, every one but its `spawn_background` children ([`end_run`]). A host without a
 //! subreaper refuses jailed spawns like a host without Landlock ([`Exc::Unconfinable`], exit 77)
