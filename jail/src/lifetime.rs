@@ -628,16 +628,94 @@ impl Line {
     }
 }
 
+/// A program to execute, prepared in the parent: path, argument and environment vectors as
+/// C strings, so that the child only calls `execve`.
+pub struct Exec {
+    path: std::ffi::CString,
+    _strings: Vec<std::ffi::CString>,
+    argv: Vec<*const libc::c_char>,
+    /// `/bin/sh PATH ARGS…`, for a file without a recognised header (`ENOEXEC`), as `execvp`
+    /// does.
+    sh_argv: Vec<*const libc::c_char>,
+    envp: Vec<*const libc::c_char>,
+}
+
+// SAFETY: the pointers point into `_strings`, owned by the same value and never changed.
+unsafe impl Send for Exec {}
+unsafe impl Sync for Exec {}
+
+impl Exec {
+    /// `path` with `args` (the first is `argv[0]`) and exactly the environment `env`.
+    pub fn new<A, K, V>(
+        path: &std::path::Path,
+        args: impl IntoIterator<Item = A>,
+        env: impl IntoIterator<Item = (K, V)>,
+    ) -> std::io::Result<Exec>
+    where
+        A: AsRef<std::ffi::OsStr>,
+        K: AsRef<std::ffi::OsStr>,
+        V: AsRef<std::ffi::OsStr>,
+    {
+        use std::os::unix::ffi::OsStrExt as _;
+        let c = |b: &[u8]| {
+            std::ffi::CString::new(b).map_err(|_| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "a NUL byte in an argument",
+                )
+            })
+        };
+        let path = c(path.as_os_str().as_bytes())?;
+        let mut strings = Vec::new();
+        let mut argc = 0;
+        for a in args {
+            strings.push(c(a.as_ref().as_bytes())?);
+            argc += 1;
+        }
+        for (k, v) in env {
+            let mut kv = k.as_ref().as_bytes().to_vec();
+            kv.push(b'=');
+            kv.extend_from_slice(v.as_ref().as_bytes());
+            strings.push(c(&kv)?);
+        }
+        let ptrs = |r: &[std::ffi::CString]| {
+            let mut v: Vec<*const libc::c_char> = r.iter().map(|s| s.as_ptr()).collect();
+            v.push(std::ptr::null());
+            v
+        };
+        let argv = ptrs(&strings[..argc]);
+        let envp = ptrs(&strings[argc..]);
+        let mut sh_argv = vec![c"/bin/sh".as_ptr(), path.as_ptr()];
+        sh_argv.extend_from_slice(argv.get(1..).unwrap_or(&[std::ptr::null()]));
+        Ok(Exec {
+            path,
+            _strings: strings,
+            argv,
+            sh_argv,
+            envp,
+        })
+    }
+}
+
+/// The stack the program runs on between its start and its `exec` (it shares the keeper's
+/// memory until then). Only ever written in a keeper, a forked copy of this process, so the
+/// interpreter's own pages stay untouched (zero pages, never faulted in) and nothing is
+/// allocated per spawn.
+static mut PROGRAM_STACK: [u8; 256 << 10] = [0; 256 << 10];
+
 /// Puts `cmd`'s child under a **keeper** and returns the run's end of its [`Line`].
 ///
-/// Registers a `pre_exec` hook, so call it before any other hook is added (the hooks run in
-/// order, and what follows runs in the program only). In the forked child the hook makes the
-/// child a subreaper and forks: the fork (the **program**) gets the parent-death signal
-/// (`SIGKILL` when the keeper dies), returns and goes on to the command's other hooks and its
-/// `exec`, so a failure there still reaches `std`'s error pipe; the first process, the
-/// **keeper**, never executes anything. It sends the program's pid on the line, closes every
-/// other descriptor (its standard streams too: it never holds the program's pipes open, and
-/// closing `std`'s error pipe lets the spawn return), ignores the signals a terminal or a
+/// Registers a `pre_exec` hook, which must be the command's only one: the child `std` forks
+/// becomes the keeper, and the program is started by the hook, which runs `then` (the jail's
+/// setup, [`crate::confine_hook`]) in it and executes `exec`. In the forked child the hook makes
+/// the child a subreaper and starts the program with `clone(CLONE_VM | CLONE_VFORK)` on a stack
+/// of its own (as `posix_spawn` does: no copy of the address space, the keeper waits until the
+/// program executes or fails). The program inherits what `std` set up (standard streams, working
+/// directory, process group, signal mask), gets `SIGKILL` as its parent-death signal (and exits
+/// if its keeper is already gone), runs `then` and executes; a failure comes back as the spawn's
+/// error. The keeper never executes anything. It sends the program's pid on the line, closes
+/// every other descriptor (its standard streams too: it never holds the program's pipes open,
+/// and closing `std`'s error pipe lets the spawn return), ignores the signals a terminal or a
 /// process group would send it, then reaps. Every process the program starts stays beneath it
 /// (it is their nearest subreaper), so:
 ///
@@ -648,7 +726,11 @@ impl Line {
 ///   re-parented to the interpreter, the next subreaper up, which ends it.
 ///
 /// The hook makes syscalls only (no allocation), on values prepared here.
-pub fn guard(cmd: &mut std::process::Command) -> std::io::Result<Line> {
+pub fn guard(
+    cmd: &mut std::process::Command,
+    exec: Exec,
+    mut then: Option<crate::Hook>,
+) -> std::io::Result<Line> {
     use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd};
     use std::os::unix::process::CommandExt as _;
     let mut fds = [0; 2];
@@ -667,9 +749,12 @@ pub fn guard(cmd: &mut std::process::Command) -> std::io::Result<Line> {
     // SAFETY: fresh descriptors from socketpair.
     let (ours, theirs) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
     let (ours_raw, theirs_raw) = (ours.as_raw_fd(), theirs.as_raw_fd());
-    // SAFETY: the hook only makes async-signal-safe syscalls on the two descriptor numbers.
+    // SAFETY: the hook only makes async-signal-safe syscalls on the values moved into it.
     unsafe {
-        cmd.pre_exec(move || split(ours_raw, theirs_raw));
+        cmd.pre_exec(move || {
+            let then = then.as_mut().map(|h| h as *mut crate::Hook);
+            split(ours_raw, theirs_raw, &exec, then)
+        });
     }
     Ok(Line {
         fd: ours,
@@ -681,31 +766,92 @@ pub fn guard(cmd: &mut std::process::Command) -> std::io::Result<Line> {
     })
 }
 
-/// In the forked child: becomes the keeper and returns only in the program (see [`guard`]).
-unsafe fn split(run_end: libc::c_int, line: libc::c_int) -> std::io::Result<()> {
+/// What the program's start needs, in the keeper's memory (shared with the program until it
+/// executes).
+struct Launch {
+    exec: *const Exec,
+    then: Option<*mut crate::Hook>,
+    keeper: libc::pid_t,
+    /// The errno of a failed start, written by the program.
+    error: libc::c_int,
+}
+
+/// The program, from its start to its `exec` (see [`guard`]). Syscalls only.
+extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `arg` is the keeper's `Launch`, alive while the keeper waits for this exec.
+    unsafe {
+        let l = &mut *arg.cast::<Launch>();
+        let error = (|| -> std::io::Result<()> {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The keeper died before the signal was armed: the program must not run unkept.
+            if libc::getppid() != l.keeper {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            if let Some(then) = l.then {
+                (*then)()?;
+            }
+            let exec = &*l.exec;
+            libc::execve(exec.path.as_ptr(), exec.argv.as_ptr(), exec.envp.as_ptr());
+            let e = std::io::Error::last_os_error();
+            if e.raw_os_error() == Some(libc::ENOEXEC) {
+                libc::execve(
+                    c"/bin/sh".as_ptr(),
+                    exec.sh_argv.as_ptr(),
+                    exec.envp.as_ptr(),
+                );
+            }
+            Err(e)
+        })();
+        let errno = error
+            .err()
+            .and_then(|e| e.raw_os_error())
+            .filter(|&e| e > 0)
+            .unwrap_or(libc::EINVAL);
+        std::ptr::write_volatile(&mut l.error, errno);
+        libc::_exit(127)
+    }
+}
+
+/// In the forked child: becomes the keeper, after starting the program (see [`guard`]).
+unsafe fn split(
+    run_end: libc::c_int,
+    line: libc::c_int,
+    exec: &Exec,
+    then: Option<*mut crate::Hook>,
+) -> std::io::Result<()> {
     // The run's end must be held by the interpreter alone, or its death would go unnoticed.
     libc::close(run_end);
     if libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 {
         return Err(std::io::Error::last_os_error());
     }
-    let keeper = libc::getpid();
-    // A raw clone, as fork(2) without the C library's fork handlers.
-    let pid = libc::syscall(libc::SYS_clone, libc::SIGCHLD as libc::c_long, 0, 0, 0, 0);
+    let mut launch = Launch {
+        exec,
+        then,
+        keeper: libc::getpid(),
+        error: 0,
+    };
+    // The stack grows down from its end, 16-byte aligned.
+    let stack = std::ptr::addr_of_mut!(PROGRAM_STACK).cast::<u8>();
+    let top = stack.add(std::mem::size_of_val(&*std::ptr::addr_of!(PROGRAM_STACK)));
+    let top = top.sub(top as usize % 16);
+    let pid = libc::clone(
+        program_main,
+        top.cast(),
+        libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+        std::ptr::from_mut(&mut launch).cast(),
+    );
     if pid < 0 {
         return Err(std::io::Error::last_os_error());
     }
-    if pid == 0 {
-        libc::close(line);
-        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        // The keeper died before the signal was armed: the program must not run unkept.
-        if libc::getppid() != keeper {
-            libc::_exit(127);
-        }
-        return Ok(());
+    let error = std::ptr::read_volatile(&launch.error);
+    if error != 0 {
+        let mut st = 0;
+        libc::waitpid(pid, &mut st, libc::__WALL);
+        return Err(std::io::Error::from_raw_os_error(error));
     }
-    keeper_loop(line, pid as libc::pid_t)
+    keeper_loop(line, pid)
 }
 
 extern "C" fn woken(_: libc::c_int) {}

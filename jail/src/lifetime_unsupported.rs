@@ -68,6 +68,28 @@ impl Line {
     pub fn release(&self) {}
 }
 
-pub fn guard(_cmd: &mut std::process::Command) -> std::io::Result<Line> {
+pub fn guard(
+    _cmd: &mut std::process::Command,
+    _exec: Exec,
+    _then: Option<crate::Hook>,
+) -> std::io::Result<Line> {
     Err(std::io::Error::new(std::io::ErrorKind::Unsupported, REASON))
+}
+
+/// A program to execute (unused off Linux: [`guard`] fails).
+pub struct Exec(());
+
+impl Exec {
+    pub fn new<A, K, V>(
+        _path: &std::path::Path,
+        _args: impl IntoIterator<Item = A>,
+        _env: impl IntoIterator<Item = (K, V)>,
+    ) -> std::io::Result<Exec>
+    where
+        A: AsRef<std::ffi::OsStr>,
+        K: AsRef<std::ffi::OsStr>,
+        V: AsRef<std::ffi::OsStr>,
+    {
+        Ok(Exec(()))
+    }
 }

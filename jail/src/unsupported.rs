@@ -101,3 +101,12 @@ mod tests {
         assert!(confine_self(&SelfPolicy::new(vec![], vec![], true)).is_err());
     }
 }
+
+pub(crate) fn confine_hook(
+    cmd: &mut Command,
+    policy: &ChildPolicy,
+    mode: Mode,
+) -> Result<(Applied, crate::Hook), JailError> {
+    // No keeper here (crate::lifetime::guard fails): the setup stays a hook of `cmd`.
+    confine_command(cmd, policy, mode).map(|a| (a, Box::new(|| Ok(())) as crate::Hook))
+}

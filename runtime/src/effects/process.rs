@@ -151,14 +151,6 @@ fn command(
         Some(dir) if !dir.is_empty() => ctx.cwd.join(dir),
         _ => ctx.cwd.clone(),
     });
-    let line = if keeper {
-        match vox_jail::lifetime::guard(&mut cmd) {
-            Ok(line) => Some(line),
-            Err(e) => return Ok(Err(format!("{}: cannot keep the child: {e}", spec.program))),
-        }
-    } else {
-        None
-    };
     let group = match spec.streams {
         Streams::Capture => {
             cmd.stdin(Stdio::null())
@@ -179,15 +171,47 @@ fn command(
             ProcessGroup::Session
         }
     };
-    if ctx.receiver_imposed() || ctx.mesh {
-        jail(ctx, spec, &program, group, &mut cmd)?;
+    let jailed = ctx.receiver_imposed() || ctx.mesh;
+    let hook = if jailed {
+        Some(jail(ctx, spec, &program, group, &mut cmd)?)
     } else {
         for (name, value) in ctx.env_overrides.iter().chain(&spec.env) {
             cmd.env(name, value);
         }
-        unconfined(&mut cmd, group, ctx.limits.max_memory, ctx.limits.max_disk);
+        unconfined(&mut cmd, group, ctx.limits.max_memory, ctx.limits.max_disk)
+    };
+    if !keeper {
+        if let Some(mut hook) = hook {
+            // SAFETY: the hook only makes async-signal-safe syscalls (vox_jail::confine_hook,
+            // [`unconfined`]).
+            unsafe {
+                cmd.pre_exec(move || hook());
+            }
+        }
+        return Ok(Ok((cmd, None)));
     }
-    Ok(Ok((cmd, line)))
+    // The program is executed by the keeper's hook: the same path, arguments and environment
+    // the command holds (a jailed command's environment was cleared and set in full).
+    let mut env: Vec<(std::ffi::OsString, std::ffi::OsString)> = if jailed {
+        Vec::new()
+    } else {
+        std::env::vars_os().collect()
+    };
+    for (k, v) in cmd.get_envs() {
+        env.retain(|(name, _)| name.as_os_str() != k);
+        if let Some(v) = v {
+            env.push((k.to_os_string(), v.to_os_string()));
+        }
+    }
+    let args = std::iter::once(spec.program).chain(spec.argv.iter().map(String::as_str));
+    let exec = match vox_jail::lifetime::Exec::new(&program, args, env) {
+        Ok(exec) => exec,
+        Err(e) => return Ok(Err(format!("{}: {e}", spec.program))),
+    };
+    match vox_jail::lifetime::guard(&mut cmd, exec, hook) {
+        Ok(line) => Ok(Ok((cmd, Some(line)))),
+        Err(e) => Ok(Err(format!("{}: cannot keep the child: {e}", spec.program))),
+    }
 }
 
 /// Confines `cmd` with the policy the capabilities imply (runtime.md §4, decisions 16, 21, 26).
@@ -197,7 +221,7 @@ fn jail(
     program: &Path,
     group: ProcessGroup,
     cmd: &mut Command,
-) -> Res<()> {
+) -> Res<vox_jail::Hook> {
     let refuse = |reason: String| Exc::Unconfinable { reason, loc: None };
     if ctx.child_tmp.is_none() {
         let tmp = TempDir::new()
@@ -242,8 +266,8 @@ fn jail(
     } else {
         Mode::Confined
     };
-    let applied = vox_jail::confine_command(cmd, &policy, mode)
-        .map_err(|e| refuse(e.reason().to_string()))?;
+    let (applied, hook) =
+        vox_jail::confine_hook(cmd, &policy, mode).map_err(|e| refuse(e.reason().to_string()))?;
     if ctx.verbose {
         // The shape of the child's environment: names and digests, never values.
         let env = vox_jail::child_env(std::env::vars_os(), &policy.env);
@@ -251,12 +275,18 @@ fn jail(
         eprintln!("vox: child {}: {}", spec.program, applied.describe());
         eprintln!("vox: child environment: {fingerprint}");
     }
-    Ok(())
+    Ok(hook)
 }
 
 /// The developer default: no jail, but the process group and the memory and file-size limits
 /// still apply, so `--timeout` can kill the group and `--max-memory` bounds the child too.
-fn unconfined(cmd: &mut Command, group: ProcessGroup, data: Option<u64>, fsize: Option<u64>) {
+/// Returns what the child must do before `exec` (none when nothing).
+fn unconfined(
+    cmd: &mut Command,
+    group: ProcessGroup,
+    data: Option<u64>,
+    fsize: Option<u64>,
+) -> Option<vox_jail::Hook> {
     if group == ProcessGroup::Own {
         cmd.process_group(0);
     }
@@ -268,12 +298,13 @@ fn unconfined(cmd: &mut Command, group: ProcessGroup, data: Option<u64>, fsize: 
         .map(|v| clamp_limit(libc::RLIMIT_FSIZE, v));
     let session = group == ProcessGroup::Session;
     if !session && data.is_none() && fsize.is_none() {
-        return;
+        return None;
     }
-    // SAFETY: the hook only makes async-signal-safe syscalls (setsid, prctl, setrlimit) on
-    // values computed before the fork.
-    unsafe {
-        cmd.pre_exec(move || {
+    // The hook only makes async-signal-safe syscalls (setsid, prctl, setrlimit) on values
+    // computed before the fork.
+    Some(Box::new(move || {
+        // SAFETY: plain syscalls on values computed before the fork.
+        unsafe {
             if session {
                 if libc::setsid() < 0 {
                     return Err(io::Error::last_os_error());
@@ -293,9 +324,9 @@ fn unconfined(cmd: &mut Command, group: ProcessGroup, data: Option<u64>, fsize: 
                     return Err(io::Error::last_os_error());
                 }
             }
-            Ok(())
-        });
-    }
+        }
+        Ok(())
+    }))
 }
 
 /// A limit of `value` that an unprivileged process may set: never above the current hard limit.
