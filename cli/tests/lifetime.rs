@@ -423,19 +423,68 @@ fn run_sigint_ends_every_survivor() {
 }
 
 /// Decision 55: `vox` killed with SIGKILL runs no code of its own any more; the keepers of its
-/// children see their lines close and end their trees. Jailed, under `--mesh`, in the developer
-/// default, and under `vox test` (whose earlier background children are included).
+/// children see their lines close and end their trees. Jailed, under `--mesh`, and under
+/// `vox test` (the background child included).
 #[test]
 fn sigkill_of_vox_ends_every_survivor() {
     run_cases(vec![
         case(End::Sigkill, Runner::Run, false),
         case(End::Sigkill, Runner::Run, true),
-        Case {
-            jailed: false,
-            ..case(End::Sigkill, Runner::Run, false)
-        },
         case(End::Sigkill, Runner::Test, false),
     ]);
+}
+
+/// The developer default's fallback (decision 55, docs/jail.md "Run lifetime"): its ordinary
+/// children are started directly with SIGKILL as their parent-death signal, and background
+/// children under a keeper, so `vox` killed with SIGKILL takes both along. (What those children
+/// left detached is not covered there: `vox doctor` says so.)
+#[test]
+fn sigkill_of_vox_ends_the_children_in_the_developer_default() {
+    let dir = world("sigkill-direct");
+    let marker = format!("{}.{}", 40 + std::process::id() % 50, std::process::id());
+    let secs = DELAY.as_secs_f64();
+    std::fs::write(
+        dir.join("job.vox"),
+        format!(
+            "process.spawn_background(\"sh\", [\"-c\", \"(sleep {secs}; echo > out/late-bg-grandchild) & \
+             sleep {secs}; echo > out/late-bg\"])\n\
+             process.run_ex(\"sleep\", [\"{marker}\"], \"\", {{}})\n"
+        ),
+    )
+    .unwrap();
+    let start = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vox"))
+        .args(["run", "job.vox"])
+        .current_dir(&dir)
+        .env("PATH", SAFE_PATH)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Once the direct child runs (the background child was started before it).
+    while !processes_in(&dir)
+        .iter()
+        .any(|p| p.ends_with(&format!("sleep {marker} ")))
+    {
+        assert!(start.elapsed() < Duration::from_secs(20), "never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let left = left_in(&dir, start + DELAY - Duration::from_millis(200));
+    assert!(
+        left.is_empty(),
+        "processes of the run outlived it: {left:#?}"
+    );
+    let until = start + DELAY + WATCH;
+    if let Some(d) = until.checked_duration_since(Instant::now()) {
+        std::thread::sleep(d);
+    }
+    for f in ["late-bg", "late-bg-grandchild"] {
+        assert!(!dir.join("out").join(f).exists(), "{f} was written");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The shape of issue 22 (a): a `setsid` grandchild that keeps the captured stdout pipe open.

@@ -93,3 +93,29 @@ impl Exec {
         Ok(Exec(()))
     }
 }
+
+/// Where a directly started program's standard stream goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    Inherit,
+    Null,
+    Pipe,
+}
+
+/// A program started by [`spawn_direct`] (never, off Linux).
+#[derive(Debug)]
+pub struct Direct {
+    pub pid: u32,
+    pub stdout: Option<std::fs::File>,
+    pub stderr: Option<std::fs::File>,
+}
+
+pub fn spawn_direct(
+    _exec: &Exec,
+    _cwd: &std::path::Path,
+    _streams: [Stream; 3],
+    _group: bool,
+    _then: Option<crate::Hook>,
+) -> std::io::Result<Direct> {
+    Err(std::io::Error::new(std::io::ErrorKind::Unsupported, REASON))
+}

@@ -290,13 +290,18 @@ fn unconfined(
     if group == ProcessGroup::Own {
         cmd.process_group(0);
     }
+    unconfined_hook(group == ProcessGroup::Session, data, fsize)
+}
+
+/// What an unconfined child does before `exec`: a new session (a background child), the memory
+/// and file-size limits (clamped here, before the fork); none when nothing.
+fn unconfined_hook(session: bool, data: Option<u64>, fsize: Option<u64>) -> Option<vox_jail::Hook> {
     let data = data
         .filter(|&v| v > 0)
         .map(|v| clamp_limit(libc::RLIMIT_DATA, v));
     let fsize = fsize
         .filter(|&v| v > 0)
         .map(|v| clamp_limit(libc::RLIMIT_FSIZE, v));
-    let session = group == ProcessGroup::Session;
     if !session && data.is_none() && fsize.is_none() {
         return None;
     }
@@ -374,25 +379,137 @@ fn bound_lifetime(ctx: &RunContext) -> Res<()> {
     }
 }
 
-/// A started child: the keeper (the `Child`, a direct child of the interpreter) and the run's
-/// end of its line, which reports the program's pid and end (decision 55).
+/// How a started program is held (decision 55).
+enum Held {
+    /// Under a keeper (the `Child`, a direct child of the interpreter), whose line reports the
+    /// program's pid and end: every jailed child, and background children.
+    Kept { child: Child, line: Line },
+    /// A direct child with the parent-death signal: the developer default's ordinary children
+    /// (started as cheaply as `posix_spawn` does; [`vox_jail::lifetime::spawn_direct`]).
+    Direct {
+        pid: libc::pid_t,
+        pidfd: PidFd,
+        pause: Duration,
+        status: Option<ExitStatus>,
+    },
+}
+
+/// A started child and its piped output.
 struct Kid {
-    child: Child,
-    line: Line,
+    held: Held,
+    stdout: Option<Box<dyn Read + Send>>,
+    stderr: Option<Box<dyn Read + Send>>,
 }
 
 impl Kid {
     /// The pid that signals meant for the program go to.
     fn program(&self) -> Option<libc::pid_t> {
-        self.line
-            .program()
-            .and_then(|p| libc::pid_t::try_from(p).ok())
+        match &self.held {
+            Held::Kept { line, .. } => line.program().and_then(|p| libc::pid_t::try_from(p).ok()),
+            Held::Direct { pid, .. } => Some(*pid),
+        }
+    }
+
+    /// The pid of the interpreter's own child (the keeper, or the program itself), which leads
+    /// the child's process group when it has one.
+    fn leader(&self) -> libc::pid_t {
+        match &self.held {
+            Held::Kept { child, .. } => libc::pid_t::try_from(child.id()).unwrap_or(0),
+            Held::Direct { pid, .. } => *pid,
+        }
+    }
+
+    /// Waits up to `limit` for the program's end: `None` while it runs.
+    fn poll(&mut self, limit: Duration) -> Option<io::Result<ExitStatus>> {
+        match &mut self.held {
+            Held::Kept { child, line } => match line.poll_status(limit) {
+                Status::Running => None,
+                Status::Ended(st) => Some(Ok(ExitStatus::from_raw(st))),
+                // The keeper was killed (with its program): its own status says how.
+                Status::Lost => Some(child.wait()),
+            },
+            Held::Direct {
+                pid,
+                pidfd,
+                pause,
+                status,
+            } => {
+                for round in 0..2 {
+                    if let Some(st) = status {
+                        return Some(Ok(*st));
+                    }
+                    let mut st = 0;
+                    // SAFETY: a non-blocking wait for our own child.
+                    let r = unsafe { libc::waitpid(*pid, &mut st, libc::WNOHANG | libc::__WALL) };
+                    if r == *pid {
+                        *status = Some(ExitStatus::from_raw(st));
+                        continue;
+                    }
+                    if r < 0 {
+                        return Some(Err(io::Error::last_os_error()));
+                    }
+                    if round == 0 {
+                        pidfd.sleep(limit, pause);
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    fn running(&mut self) -> bool {
+        self.poll(Duration::ZERO).is_none()
+    }
+
+    /// Kills the child (a keeper takes its program along by its parent-death signal), and its
+    /// whole group when it leads one, and reaps it. What a keeper held is re-parented to the
+    /// interpreter and ended with the rest of the run ([`end_all`]).
+    fn kill(&mut self, group: bool) {
+        match &mut self.held {
+            Held::Kept { child, .. } => {
+                // Only while the keeper is unreaped is its pid (and so its group id) still ours
+                // to signal.
+                if group && matches!(child.try_wait(), Ok(None)) {
+                    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+                        // SAFETY: plain syscall on the group our unreaped child leads.
+                        unsafe {
+                            libc::kill(-pid, libc::SIGKILL);
+                        }
+                    }
+                }
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+            Held::Direct { pid, status, .. } => {
+                if status.is_some() {
+                    return;
+                }
+                let mut st = 0;
+                // SAFETY: our own unreaped child and the group it may lead.
+                unsafe {
+                    if group {
+                        libc::kill(-*pid, libc::SIGKILL);
+                    }
+                    libc::kill(*pid, libc::SIGKILL);
+                    while libc::waitpid(*pid, &mut st, libc::__WALL) < 0
+                        && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
+                    {
+                    }
+                }
+                *status = Some(ExitStatus::from_raw(st));
+            }
+        }
     }
 }
 
-/// Starts the child under its keeper: `Ok(Err(msg))` when it could not start.
+/// Starts the child: `Ok(Err(msg))` when it could not start. Jailed and background children go
+/// under a keeper; the developer default's others are started directly.
 fn spawn(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Kid, String>> {
     ctx.flush_stdout();
+    let jailed = ctx.receiver_imposed() || ctx.mesh;
+    if !jailed && spec.streams != Streams::Background {
+        return spawn_direct(ctx, spec);
+    }
     let (mut cmd, line) = match command(ctx, spec, true)? {
         Ok((cmd, Some(line))) => (cmd, line),
         Ok((_, None)) => return Ok(Err(format!("{}: no keeper", spec.program))),
@@ -404,18 +521,120 @@ fn spawn(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Kid, String>> {
     ctx.children_started = true;
     let mut line = line;
     match cmd.spawn() {
-        Ok(child) => {
+        Ok(mut child) => {
             line.started(child.id());
-            Ok(Ok(Kid { child, line }))
+            let stdout = child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>);
+            let stderr = child
+                .stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>);
+            Ok(Ok(Kid {
+                held: Held::Kept { child, line },
+                stdout,
+                stderr,
+            }))
         }
         Err(e) => Ok(Err(format!("{}: {e}", spec.program))),
     }
 }
 
-/// Keeps the line of a child whose call is over: its keeper may still hold processes the
+/// Starts a developer-default child directly ([`Held::Direct`]).
+fn spawn_direct(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Kid, String>> {
+    use vox_jail::lifetime::Stream;
+    let Some(program) = find_program(ctx, spec.program) else {
+        return Ok(Err(format!("{}: program not found", spec.program)));
+    };
+    let cwd = match spec.cwd {
+        Some(dir) if !dir.is_empty() => ctx.cwd.join(dir),
+        _ => ctx.cwd.clone(),
+    };
+    let mut env: Vec<(std::ffi::OsString, std::ffi::OsString)> = std::env::vars_os().collect();
+    for (name, value) in ctx.env_overrides.iter().chain(&spec.env) {
+        env.retain(|(k, _)| k.as_os_str() != name.as_str());
+        env.push((name.into(), value.into()));
+    }
+    let args = std::iter::once(spec.program).chain(spec.argv.iter().map(String::as_str));
+    let exec = match vox_jail::lifetime::Exec::new(&program, args, env) {
+        Ok(exec) => exec,
+        Err(e) => return Ok(Err(format!("{}: {e}", spec.program))),
+    };
+    let (streams, group) = match spec.streams {
+        Streams::Capture => ([Stream::Null, Stream::Pipe, Stream::Pipe], true),
+        Streams::Inherit => ([Stream::Inherit; 3], false),
+        Streams::Background => ([Stream::Null; 3], false),
+    };
+    let hook = unconfined_hook(false, ctx.limits.max_memory, ctx.limits.max_disk);
+    bound_lifetime(ctx)?;
+    ctx.children_started = true;
+    match vox_jail::lifetime::spawn_direct(&exec, &cwd, streams, group, hook) {
+        Ok(d) => {
+            let pid = libc::pid_t::try_from(d.pid).unwrap_or(0);
+            Ok(Ok(Kid {
+                held: Held::Direct {
+                    pid,
+                    pidfd: PidFd::open(d.pid),
+                    pause: Duration::from_millis(1),
+                    status: None,
+                },
+                stdout: d.stdout.map(|p| Box::new(p) as Box<dyn Read + Send>),
+                stderr: d.stderr.map(|p| Box::new(p) as Box<dyn Read + Send>),
+            }))
+        }
+        Err(e) => Ok(Err(format!("{}: {e}", spec.program))),
+    }
+}
+
+/// A pidfd for a direct child: readable once it has exited, so a wait can sleep in `poll` and
+/// still wake up for signals and the deadline. `None` on kernels without `pidfd_open` (before
+/// 5.3): the wait then sleeps in short steps.
+struct PidFd(Option<std::os::fd::OwnedFd>);
+
+impl PidFd {
+    fn open(pid: u32) -> PidFd {
+        use std::os::fd::FromRawFd as _;
+        // SAFETY: pidfd_open on our own unreaped child; the result is a new fd we own.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+        PidFd(
+            libc::c_int::try_from(fd)
+                .ok()
+                .filter(|&fd| fd >= 0)
+                .map(|fd| unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) }),
+        )
+    }
+
+    /// Sleeps until the child exits or `limit` passes; `pause` grows the fallback's steps.
+    fn sleep(&self, limit: Duration, pause: &mut Duration) {
+        use std::os::fd::AsRawFd as _;
+        match &self.0 {
+            Some(fd) => {
+                let mut p = libc::pollfd {
+                    fd: fd.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                let ms = libc::c_int::try_from(limit.as_millis()).unwrap_or(i32::MAX);
+                // SAFETY: one pollfd on the stack.
+                unsafe {
+                    libc::poll(&mut p, 1, ms);
+                }
+            }
+            None => {
+                std::thread::sleep((*pause).min(limit));
+                *pause = (*pause * 2).min(Duration::from_millis(20));
+            }
+        }
+    }
+}
+
+/// Keeps the line of a kept child whose call is over: its keeper may still hold processes the
 /// program left, which must end with the run however it ends.
 fn hold(ctx: &mut RunContext, kid: Kid) {
-    ctx.lines.push(kid.line);
+    if let Held::Kept { line, .. } = kid.held {
+        ctx.lines.push(line);
+    }
 }
 
 /// The exit code; a child killed by signal `n` reports `128 + n`.
@@ -424,23 +643,6 @@ fn exit_code(status: ExitStatus) -> i64 {
         Some(code) => i64::from(code),
         None => 128 + i64::from(status.signal().unwrap_or(0)),
     }
-}
-
-/// Kills the keeper (and with it, by its parent-death signal, the program), and its whole group
-/// when it leads one. What the keeper held is re-parented to the interpreter and ended with the
-/// rest of the run ([`end_all`]).
-fn kill(kid: &mut Kid, group: bool) {
-    // Only while the keeper is unreaped is its pid (and so its group id) still ours to signal.
-    if group && matches!(kid.child.try_wait(), Ok(None)) {
-        if let Ok(pid) = libc::pid_t::try_from(kid.child.id()) {
-            // SAFETY: plain syscall on the group our unreaped child leads.
-            unsafe {
-                libc::kill(-pid, libc::SIGKILL);
-            }
-        }
-    }
-    let _ = kid.child.kill();
-    let _ = kid.child.wait();
 }
 
 /// How often a wait for a child looks at SIGINT/SIGTERM.
@@ -458,14 +660,12 @@ fn end_all(ctx: &RunContext) {
 /// to the program (its group), which gets [`GRACE`] to end; then everything is killed. The
 /// keeper ignores both signals.
 fn interrupt(ctx: &RunContext, kid: &mut Kid, group: bool, sig: i32) -> Exc {
-    if matches!(kid.line.poll_status(Duration::ZERO), Status::Running) {
-        // SAFETY: plain syscalls on our unreaped keeper's group and on the program, which
-        // cannot be reaped (and its pid reused) while its keeper has not reported its end.
+    if kid.running() {
+        // SAFETY: plain syscalls on our unreaped child's group and on the program, which cannot
+        // be reaped (and its pid reused) before its end was reported.
         unsafe {
             if group {
-                if let Ok(pid) = libc::pid_t::try_from(kid.child.id()) {
-                    libc::kill(-pid, sig);
-                }
+                libc::kill(-kid.leader(), sig);
             }
             if let Some(p) = kid.program() {
                 libc::kill(p, sig);
@@ -475,11 +675,11 @@ fn interrupt(ctx: &RunContext, kid: &mut Kid, group: bool, sig: i32) -> Exc {
     let until = Instant::now() + GRACE;
     loop {
         let now = Instant::now();
-        if now >= until || !matches!(kid.line.poll_status(until - now), Status::Running) {
+        if now >= until || kid.poll(until - now).is_some() {
             break;
         }
     }
-    kill(kid, group);
+    kid.kill(group);
     end_all(ctx);
     Exc::Interrupted
 }
@@ -498,17 +698,14 @@ fn wait(ctx: &RunContext, kid: &mut Kid, group: bool) -> Res<io::Result<ExitStat
         let mut limit = POLL;
         if let Some(deadline) = ctx.deadline {
             if now >= deadline {
-                kill(kid, group);
+                kid.kill(group);
                 end_all(ctx);
                 return Err(timeout_exc(ctx));
             }
             limit = limit.min(deadline - now);
         }
-        match kid.line.poll_status(limit) {
-            Status::Running => {}
-            Status::Ended(st) => return Ok(Ok(ExitStatus::from_raw(st))),
-            // The keeper was killed (with its program): its own status says how.
-            Status::Lost => return Ok(kid.child.wait()),
+        if let Some(status) = kid.poll(limit) {
+            return Ok(status);
         }
     }
 }
@@ -571,16 +768,7 @@ fn capture(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Captured, String>> {
         Err(msg) => return Ok(Err(msg)),
     };
     let (tx, rx) = mpsc::channel::<(usize, Vec<u8>)>();
-    let pipes: [Option<Box<dyn Read + Send>>; 2] = [
-        kid.child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-        kid.child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    ];
+    let pipes: [Option<Box<dyn Read + Send>>; 2] = [kid.stdout.take(), kid.stderr.take()];
     let mut readers = 0;
     for (i, pipe) in pipes.into_iter().enumerate() {
         let Some(mut pipe) = pipe else { continue };
@@ -593,7 +781,7 @@ fn capture(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Captured, String>> {
                 let _ = tx.send((i, buf));
             });
         if let Err(e) = started {
-            kill(&mut kid, true);
+            kid.kill(true);
             hold(ctx, kid);
             return Ok(Err(format!("{}: {e}", spec.program)));
         }
@@ -812,8 +1000,9 @@ pub(super) fn spawn_background(host: &mut dyn Host, args: &mut Args) -> Res<Valu
         // The handle is dropped without waiting: the child is on its own under its keeper, which
         // is recorded so that a normal end of the run spares and releases it.
         Ok(kid) => {
-            let pid = kid.line.program().unwrap_or(kid.child.id());
-            ctx.background.push(kid.child.id());
+            let pid = kid.program().unwrap_or(kid.leader());
+            ctx.background
+                .push(u32::try_from(kid.leader()).unwrap_or(0));
             hold(ctx, kid);
             Value::ok(Value::Int(i64::from(pid)))
         }
