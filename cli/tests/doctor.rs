@@ -79,8 +79,9 @@ fn doctor_reports_what_this_host_enforces() {
     );
     // What cli/tests/lifetime.rs proves on this host (decision 55).
     assert!(
-        lifetime.contains("a keeper per child")
-            && lifetime.contains("vox itself killed with SIGKILL"),
+        lifetime.contains("a keeper per jailed or background child")
+            && lifetime.contains("vox itself killed with SIGKILL")
+            && lifetime.contains("Without --caps, other children get only the parent-death"),
         "{lifetime}"
     );
     assert!(!out.contains("fail "), "{out}");

@@ -79,11 +79,13 @@ pub fn lifetime_line(s: &LifetimeSupport) -> DoctorLine {
             DoctorStatus::Ok,
             "run lifetime",
             format!(
-                "child subreaper ({how}) and a keeper per child (a subreaper holding a line to \
-                 vox; the program gets SIGKILL as its parent-death signal): a stopped run, and \
-                 vox itself killed with SIGKILL, end every process the run started, setsid, \
-                 double fork and nohup included; a normal end leaves only spawn_background \
-                 children{cgroup}"
+                "child subreaper ({how}) and a keeper per jailed or background child (a \
+                 subreaper holding a line to vox; the program gets SIGKILL as its parent-death \
+                 signal): a stopped run, and vox itself killed with SIGKILL, end every process \
+                 the run started, setsid, double fork and nohup included; a normal end leaves \
+                 only spawn_background children. Without --caps, other children get only the \
+                 parent-death signal: what they leave detached outlives vox killed with SIGKILL \
+                 (it still ends with the run while vox lives){cgroup}"
             ),
             "",
         ),

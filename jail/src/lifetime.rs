@@ -3,9 +3,12 @@
 //! `process.spawn_background` children.
 //!
 //! Two kernel mechanisms, one module. The interpreter is a **child subreaper**
-//! (`PR_SET_CHILD_SUBREAPER`, Linux 3.4+), marked before its first spawn, and every child is
-//! started under a **keeper** ([`guard`]): a subreaper of its own, forked by the interpreter,
-//! whose fork runs the program with `SIGKILL` as its parent-death signal. When a process dies,
+//! (`PR_SET_CHILD_SUBREAPER`, Linux 3.4+), marked before its first spawn, and every jailed or
+//! background child is started under a **keeper** ([`guard`]): a subreaper of its own, forked by
+//! the interpreter, which starts the program with `SIGKILL` as its parent-death signal. (The
+//! developer default's other children are started directly with that signal only,
+//! [`spawn_direct`]: cheaper, but what they leave detached outlives an interpreter killed with
+//! `SIGKILL`.) When a process dies,
 //! the kernel re-parents its children to the nearest living subreaper among its ancestors: the
 //! child's keeper, or the interpreter once the keeper is gone, never `init`. Leaving the process
 //! group or the session (`setsid`), forking twice, `nohup … &`, a `( … ) &` subshell, a

@@ -17,8 +17,9 @@
 //! counted.
 //!
 //! Run lifetime (decisions 48, 55): before its first spawn the interpreter becomes a child
-//! subreaper ([`vox_jail::lifetime`]), and every child runs under a keeper
-//! ([`vox_jail::lifetime::guard`]), so a descendant that leaves its group or session (`setsid`, a
+//! subreaper ([`vox_jail::lifetime`]), and every jailed or background child runs under a keeper
+//! ([`vox_jail::lifetime::guard`]; the developer default's others are started directly with
+//! SIGKILL as parent-death signal, [`vox_jail::lifetime::spawn_direct`]), so a descendant that leaves its group or session (`setsid`, a
 //! double fork, `nohup … &`) is re-parented to its keeper or the interpreter instead of `init`,
 //! and dies with the keeper's tree when the interpreter dies. Waits read the program's end from
 //! the keeper's line; the line is held until the keeper is reaped or the run ends. When the run is stopped (a ceiling,
