@@ -1104,9 +1104,7 @@ unsafe fn keeper_loop(line: libc::c_int, program: libc::pid_t) -> ! {
     send_all(line, &program.to_ne_bytes());
     // Its line on descriptor 3, everything else closed (std's error pipe, the program's pipes,
     // other children's lines the interpreter held when it forked).
-    let fd = if line == 3 {
-        3
-    } else if libc::dup3(line, 3, libc::O_CLOEXEC) == 3 {
+    let fd = if line == 3 || libc::dup3(line, 3, libc::O_CLOEXEC) == 3 {
         3
     } else {
         line

@@ -485,10 +485,10 @@ pub(crate) fn confine_command(
     policy: &ChildPolicy,
     mode: Mode,
 ) -> Result<Applied, JailError> {
-    let (applied, mut hook) = confine_hook(cmd, policy, mode)?;
+    let (applied, hook) = confine_hook(cmd, policy, mode)?;
     // SAFETY: the hook only makes async-signal-safe syscalls on data prepared in the parent.
     unsafe {
-        cmd.pre_exec(move || hook());
+        cmd.pre_exec(hook);
     }
     Ok(applied)
 }

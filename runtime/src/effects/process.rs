@@ -182,11 +182,11 @@ fn command(
         unconfined(&mut cmd, group, ctx.limits.max_memory, ctx.limits.max_disk)
     };
     if !keeper {
-        if let Some(mut hook) = hook {
+        if let Some(hook) = hook {
             // SAFETY: the hook only makes async-signal-safe syscalls (vox_jail::confine_hook,
             // [`unconfined`]).
             unsafe {
-                cmd.pre_exec(move || hook());
+                cmd.pre_exec(hook);
             }
         }
         return Ok(Ok((cmd, None)));
