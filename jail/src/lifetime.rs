@@ -523,6 +523,8 @@ pub struct Line {
     status: Option<i32>,
     /// Whether the keeper is gone (its end closed).
     closed: bool,
+    /// Whether the keeper had nothing left beneath it when it reported the program's end.
+    empty: bool,
 }
 
 /// What [`Line::poll_status`] found.
@@ -604,14 +606,21 @@ impl Line {
         if n <= 0 {
             return Status::Running;
         }
-        let mut b = [0u8; 4];
+        let mut b = [0u8; 8];
         if self.read_exact(&mut b) {
-            let st = i32::from_ne_bytes(b);
+            let st = i32::from_ne_bytes([b[0], b[1], b[2], b[3]]);
+            self.empty = i32::from_ne_bytes([b[4], b[5], b[6], b[7]]) != 0;
             self.status = Some(st);
             Status::Ended(st)
         } else {
             Status::Lost
         }
+    }
+
+    /// Whether the keeper's tree was empty when the program's end was reported: the keeper
+    /// then exits on its own, with nothing left to end.
+    pub fn tree_empty(&self) -> bool {
+        self.empty
     }
 
     /// Lets the keeper's tree outlive the run (a background child at a normal end): the
@@ -722,7 +731,8 @@ static mut PROGRAM_STACK: [u8; 256 << 10] = [0; 256 << 10];
 /// process group would send it, then reaps. Every process the program starts stays beneath it
 /// (it is their nearest subreaper), so:
 ///
-/// - when the program ends, the keeper sends its wait status, and exits once its tree is empty;
+/// - when the program ends, the keeper sends its wait status (and whether its tree is then
+///   empty), and exits once its tree is empty;
 /// - when the line closes without [`Line::release`] (the interpreter died: `SIGKILL`, a crash,
 ///   its parent's death signal), it kills its whole tree ([`end_descendants`]) and exits;
 /// - when it is killed (the end of a run: [`end_descendants`] in the interpreter), its tree is
@@ -766,6 +776,7 @@ pub fn guard(
         program: None,
         status: None,
         closed: false,
+        empty: false,
     })
 }
 
@@ -1142,20 +1153,29 @@ unsafe fn keeper_loop(line: libc::c_int, program: libc::pid_t) -> ! {
     libc::sigdelset(&mut during, libc::SIGCHLD);
     let mut watching = true;
     let mut released = false;
+    // The program's wait status, until it is sent with whether the tree is then empty.
+    let mut ended: Option<libc::c_int> = None;
     loop {
         loop {
             let mut st = 0;
             let r = libc::waitpid(-1, &mut st, libc::WNOHANG | libc::__WALL);
             if r == program {
-                if watching {
-                    send_all(fd, &st.to_ne_bytes());
-                }
+                ended = Some(st);
                 continue;
             }
             if r > 0 {
                 continue;
             }
-            if r < 0 && *libc::__errno_location() == libc::ECHILD {
+            let empty = r < 0 && *libc::__errno_location() == libc::ECHILD;
+            if let Some(st) = ended.take() {
+                if watching {
+                    let mut msg = [0u8; 8];
+                    msg[..4].copy_from_slice(&st.to_ne_bytes());
+                    msg[4..].copy_from_slice(&i32::from(empty).to_ne_bytes());
+                    send_all(fd, &msg);
+                }
+            }
+            if empty {
                 libc::_exit(0);
             }
             break;

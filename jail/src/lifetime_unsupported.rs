@@ -66,6 +66,10 @@ impl Line {
     }
 
     pub fn release(&self) {}
+
+    pub fn tree_empty(&self) -> bool {
+        false
+    }
 }
 
 pub fn guard(

@@ -715,9 +715,16 @@ fn wait(ctx: &RunContext, kid: &mut Kid, group: bool) -> Res<io::Result<ExitStat
 /// interpreter as zombies, keepers exit once their tree is empty) and, under `--mesh`, kills
 /// what the child left running (decision 24: nothing outlives the call).
 fn after_child(ctx: &mut RunContext, kid: Kid) {
+    // A keeper that reported an empty tree is exiting on its own: nothing to end there.
+    let exiting = match &kid.held {
+        Held::Kept { child, line } if line.tree_empty() => Some(child.id()),
+        _ => None,
+    };
     hold(ctx, kid);
     if ctx.mesh {
-        end_all(ctx);
+        let mut spare = ctx.spared.clone();
+        spare.extend(exiting);
+        vox_jail::lifetime::end_descendants(&spare);
     }
     reap(ctx);
 }
