@@ -1250,6 +1250,78 @@ mod tests {
         assert_eq!(parse_pid(b"0\0"), None);
     }
 
+    /// Starts `sh` under a keeper; it leaves a `setsid` grandchild and prints its pid.
+    fn kept_with_grandchild() -> (std::process::Child, Line, libc::pid_t) {
+        use std::io::Read as _;
+        let mut cmd = std::process::Command::new("/bin/sh");
+        cmd.stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null());
+        let script = "setsid sleep 20 </dev/null >/dev/null 2>&1 & echo $!";
+        let exec = Exec::new(
+            std::path::Path::new("/bin/sh"),
+            ["sh", "-c", script],
+            std::env::vars_os(),
+        )
+        .unwrap();
+        let mut line = guard(&mut cmd, exec, None).unwrap();
+        let mut child = cmd.spawn().unwrap();
+        line.started(child.id());
+        assert!(line.program().is_some_and(|p| p != child.id()));
+        let mut out = String::new();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        let grandchild: libc::pid_t = out.trim().parse().unwrap();
+        loop {
+            match line.poll_status(std::time::Duration::from_secs(1)) {
+                Status::Running => {}
+                Status::Ended(st) => {
+                    assert!(libc::WIFEXITED(st) && libc::WEXITSTATUS(st) == 0);
+                    break;
+                }
+                Status::Lost => panic!("the keeper is gone"),
+            }
+        }
+        // The program ended, its detached grandchild did not: it stays beneath the keeper.
+        assert!(!line.tree_empty());
+        // SAFETY: a signal-0 probe.
+        assert_eq!(unsafe { libc::kill(grandchild, 0) }, 0);
+        (child, line, grandchild)
+    }
+
+    /// What happens when the interpreter dies: its end of the line closes and the keeper ends
+    /// its tree before it exits.
+    #[test]
+    fn a_keeper_ends_its_tree_when_its_line_closes() {
+        let (mut child, line, grandchild) = kept_with_grandchild();
+        drop(line);
+        let status = child.wait().unwrap();
+        assert!(status.success(), "{status:?}");
+        // The keeper reaped it before exiting: the pid is gone.
+        // SAFETY: a signal-0 probe.
+        assert_eq!(unsafe { libc::kill(grandchild, 0) }, -1);
+    }
+
+    /// A normal end with a background child: a released keeper lets its tree live on.
+    #[test]
+    fn a_released_keeper_lets_its_tree_live() {
+        let (mut child, line, grandchild) = kept_with_grandchild();
+        line.release();
+        drop(line);
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        // SAFETY: a signal-0 probe, then the end of the test's own grandchild.
+        unsafe {
+            assert_eq!(libc::kill(grandchild, 0), 0, "the released tree was ended");
+            libc::kill(grandchild, libc::SIGKILL);
+        }
+        // Its tree empty, the keeper exits.
+        assert!(child.wait().unwrap().success());
+    }
+
     #[test]
     fn stack_paths() {
         let mut p = PathBuf::new();
