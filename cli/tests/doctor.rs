@@ -77,6 +77,13 @@ fn doctor_reports_what_this_host_enforces() {
         lifetime.contains("setsid, double fork and nohup"),
         "{lifetime}"
     );
+    // What cli/tests/lifetime.rs proves on this host (decision 55).
+    assert!(
+        lifetime.contains("a keeper per jailed or background child")
+            && lifetime.contains("vox itself killed with SIGKILL")
+            && lifetime.contains("Without --caps, other children get only the parent-death"),
+        "{lifetime}"
+    );
     assert!(!out.contains("fail "), "{out}");
 }
 

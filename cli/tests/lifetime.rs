@@ -2,14 +2,20 @@
 //! run started outlives it once it is stopped, and after a normal end only its
 //! `process.spawn_background` children (which stay jailed) do.
 //!
-//! Each hostile case runs a script whose first child (`tests/lifetime/survivors.sh`) starts five
+//! Decision 55: the same holds when `vox` itself is killed with SIGKILL.
+//!
+//! Each hostile case runs a script whose first child (`tests/lifetime/survivors.sh`) starts six
 //! processes that try to outlive the run — `setsid`, a double fork, `nohup … &`, a daemonising
-//! Python program and a process that ignores SIGTERM — and returns once all five are running
-//! (each wrote `out/started-KIND`). Each survivor writes `out/late-KIND` [`DELAY`] after it
-//! started. The run then ends in one of the ways under test; after `vox` has returned the test
-//! waits a bounded time past [`DELAY`] and asserts that no `late-` file appeared. Nothing here
-//! times `vox` itself beyond checking that it returned before the survivors were due (otherwise
-//! the case would prove nothing).
+//! Python program, a process that ignores SIGTERM and a `( … ) &` subshell — and returns once all
+//! six are running (each wrote `out/started-KIND`). When the run is to be stopped while it waits,
+//! it then waits on a second child (`tests/lifetime/holder.sh`) that leaves a `setsid` grandchild
+//! holding the captured stdout pipe (`pipe`), so the script is stopped inside the drain of that
+//! pipe. Each survivor writes `out/late-KIND` [`DELAY`] after it started. The run then ends in
+//! one of the ways under test; once `vox` has returned, the test asserts that no process whose
+//! working directory is the case's directory is alive (a bounded wait: the keepers end their
+//! trees when they see `vox` gone), then waits past [`DELAY`] and asserts that no `late-` file
+//! appeared. Nothing here times `vox` itself beyond checking that it returned before the
+//! survivors were due (otherwise the case would prove nothing).
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -19,7 +25,7 @@ use std::time::{Duration, Instant};
 const DELAY: Duration = Duration::from_millis(2500);
 /// How long past [`DELAY`] (counted from the start of `vox`) the test watches for late writes.
 const WATCH: Duration = Duration::from_millis(1000);
-const KINDS: [&str; 5] = ["setsid", "double", "nohup", "python", "noterm"];
+const KINDS: [&str; 6] = ["setsid", "double", "nohup", "python", "noterm", "subshell"];
 /// System directories only, so `python3` is the system one (readable inside the jail).
 const SAFE_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
@@ -29,6 +35,10 @@ enum End {
     Timeout,
     /// SIGTERM to `vox` while the script waits for `sleep 30`.
     Sigterm,
+    /// SIGINT to `vox` likewise.
+    Sigint,
+    /// SIGKILL to `vox` likewise: nothing in `vox` runs any more (decision 55).
+    Sigkill,
     /// `--max-steps` while the script spins.
     Steps,
     /// The script returns.
@@ -70,6 +80,32 @@ impl Case {
     fn stopped(&self) -> bool {
         self.end != End::Normal
     }
+
+    /// Whether the run is stopped while it waits for a child (so the pipe holder runs too).
+    fn waits(&self) -> bool {
+        matches!(
+            self.end,
+            End::Timeout | End::Sigterm | End::Sigint | End::Sigkill
+        )
+    }
+
+    /// The survivors this case starts.
+    fn kinds(&self) -> Vec<&'static str> {
+        let mut k = KINDS.to_vec();
+        if self.waits() {
+            k.push("pipe");
+        }
+        k
+    }
+
+    fn signal(&self) -> Option<i32> {
+        match self.end {
+            End::Sigterm => Some(libc::SIGTERM),
+            End::Sigint => Some(libc::SIGINT),
+            End::Sigkill => Some(libc::SIGKILL),
+            _ => None,
+        }
+    }
 }
 
 /// `<tmp>/vox-lifetime-NAME-PID/` with `tools/` (the survivors), `out/` (the fs:rw root) and
@@ -81,7 +117,7 @@ fn world(name: &str) -> PathBuf {
         std::fs::create_dir_all(dir.join(sub)).unwrap();
     }
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lifetime");
-    for f in ["survivors.sh", "daemon.py"] {
+    for f in ["survivors.sh", "daemon.py", "holder.sh"] {
         std::fs::copy(src.join(f), dir.join("tools").join(f)).unwrap();
     }
     dir
@@ -101,8 +137,17 @@ fn body(case: &Case) -> String {
              sleep {secs}; echo alive > out/bg-alive; echo pwned > outside/bg-pwned\"])\n"
         ));
     }
+    if case.waits() {
+        // Waits for the pipe its grandchild holds (under --mesh that grandchild is killed when
+        // the call's child ends, and the script goes on to `sleep 30`).
+        s.push_str(&format!(
+            "process.run(\"bash\", [\"tools/holder.sh\", \"{secs}\", \"out\"])\n"
+        ));
+    }
     s.push_str(match case.end {
-        End::Timeout | End::Sigterm => "process.run(\"sleep\", [\"30\"])\nprint(\"NOT STOPPED\")\n",
+        End::Timeout | End::Sigterm | End::Sigint | End::Sigkill => {
+            "process.run(\"sleep\", [\"30\"])\nprint(\"NOT STOPPED\")\n"
+        }
         End::Steps => "loop { }\n",
         End::Normal => "print(\"the end\")\n",
     });
@@ -140,7 +185,7 @@ fn command(case: &Case, dir: &Path) -> Command {
         End::Steps => {
             cmd.args(["--max-steps", "200000"]);
         }
-        End::Sigterm | End::Normal => {}
+        End::Sigterm | End::Sigint | End::Sigkill | End::Normal => {}
     }
     cmd.arg("job.vox")
         .current_dir(dir)
@@ -152,10 +197,10 @@ fn command(case: &Case, dir: &Path) -> Command {
     cmd
 }
 
-/// Waits (bounded) until every survivor has started, then sends SIGTERM to `vox`.
-fn terminate_when_started(child: &Child, out: &Path) {
+/// Waits (bounded) until every survivor has started, then sends `sig` to `vox`.
+fn signal_when_started(child: &Child, out: &Path, kinds: &[&str], sig: i32) {
     let start = Instant::now();
-    while !KINDS
+    while !kinds
         .iter()
         .all(|k| out.join(format!("started-{k}")).exists())
     {
@@ -168,7 +213,42 @@ fn terminate_when_started(child: &Child, out: &Path) {
     // Let the script reach its wait for `sleep 30`.
     std::thread::sleep(Duration::from_millis(200));
     // SAFETY: sends a signal to our own child process.
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    unsafe { libc::kill(child.id() as i32, sig) };
+}
+
+/// Processes whose working directory is `dir` or beneath it (the run's processes: `vox`'s
+/// keepers, the survivors, the background child), other than this test process.
+fn processes_in(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let me = std::process::id().to_string();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name == me || !name.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(cwd) = std::fs::read_link(e.path().join("cwd")) else {
+            continue;
+        };
+        if cwd.starts_with(dir) {
+            let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            out.push(format!(
+                "{name}: {}",
+                String::from_utf8_lossy(&cmd).replace('\0', " ")
+            ));
+        }
+    }
+    out
+}
+
+/// Waits (bounded by `until`) until no process of the run is left in `dir`; returns those left.
+fn left_in(dir: &Path, until: Instant) -> Vec<String> {
+    loop {
+        let left = processes_in(dir);
+        if left.is_empty() || Instant::now() >= until {
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 fn run_case(case: Case) {
@@ -178,8 +258,8 @@ fn run_case(case: Case) {
     let out_dir = dir.join("out");
     let start = Instant::now();
     let child = command(&case, &dir).spawn().unwrap();
-    if case.end == End::Sigterm {
-        terminate_when_started(&child, &out_dir);
+    if let Some(sig) = case.signal() {
+        signal_when_started(&child, &out_dir, &case.kinds(), sig);
     }
     let output: Output = child.wait_with_output().unwrap();
     let returned = start.elapsed();
@@ -195,17 +275,27 @@ fn run_case(case: Case) {
         "vox returned too late for the check to mean anything: {context}"
     );
     let want = match (case.runner, case.end) {
+        (_, End::Sigkill) => -1,
         (Runner::Run, End::Timeout | End::Steps) => 78,
-        (_, End::Sigterm) => 130,
+        (_, End::Sigterm | End::Sigint) => 130,
         (Runner::Run, End::Normal) | (Runner::Test, End::Normal) => 0,
         (Runner::Test, _) => 1,
     };
     assert_eq!(code, want, "{context}");
     assert!(!stdout.contains("NOT STOPPED"), "{context}");
-    for k in KINDS {
+    for k in case.kinds() {
         assert!(
             out_dir.join(format!("started-{k}")).exists(),
             "survivor {k} never started: {context}"
+        );
+    }
+    // Nothing the run started is alive (a normal end spares the background child, checked
+    // below by what it writes).
+    if case.stopped() || !case.background() {
+        let left = left_in(&dir, start + DELAY - Duration::from_millis(200));
+        assert!(
+            left.is_empty(),
+            "processes of the run outlived it: {left:#?}\n{context}"
         );
     }
 
@@ -215,9 +305,9 @@ fn run_case(case: Case) {
     if until > now {
         std::thread::sleep(until - now);
     }
-    let late: Vec<&str> = KINDS
-        .iter()
-        .copied()
+    let late: Vec<&str> = case
+        .kinds()
+        .into_iter()
         .filter(|k| out_dir.join(format!("late-{k}")).exists())
         .collect();
     assert!(
@@ -311,6 +401,124 @@ fn run_normal_end_leaves_only_the_background_child_developer_default() {
         jailed: false,
         ..case(End::Normal, Runner::Run, false)
     });
+}
+
+/// Runs independent cases on threads of their own (they mostly wait), then reports which failed
+/// (each failure's message is printed by its thread).
+fn run_cases(cases: Vec<Case>) {
+    let handles: Vec<_> = cases
+        .into_iter()
+        .map(|c| (c.name(), std::thread::spawn(move || run_case(c))))
+        .collect();
+    let failed: Vec<String> = handles
+        .into_iter()
+        .filter_map(|(name, h)| h.join().err().map(|_| name))
+        .collect();
+    assert!(failed.is_empty(), "failed cases: {failed:?}");
+}
+
+#[test]
+fn run_sigint_ends_every_survivor() {
+    run_case(case(End::Sigint, Runner::Run, false));
+}
+
+/// Decision 55: `vox` killed with SIGKILL runs no code of its own any more; the keepers of its
+/// children see their lines close and end their trees. Jailed, under `--mesh`, and under
+/// `vox test` (the background child included).
+#[test]
+fn sigkill_of_vox_ends_every_survivor() {
+    run_cases(vec![
+        case(End::Sigkill, Runner::Run, false),
+        case(End::Sigkill, Runner::Run, true),
+        case(End::Sigkill, Runner::Test, false),
+    ]);
+}
+
+/// The developer default's fallback (decision 55, docs/jail.md "Run lifetime"): its ordinary
+/// children are started directly with SIGKILL as their parent-death signal, and background
+/// children under a keeper, so `vox` killed with SIGKILL takes both along. (What those children
+/// left detached is not covered there: `vox doctor` says so.)
+#[test]
+fn sigkill_of_vox_ends_the_children_in_the_developer_default() {
+    let dir = world("sigkill-direct");
+    let marker = format!("{}.{}", 40 + std::process::id() % 50, std::process::id());
+    let secs = DELAY.as_secs_f64();
+    std::fs::write(
+        dir.join("job.vox"),
+        format!(
+            "process.spawn_background(\"sh\", [\"-c\", \"(sleep {secs}; echo > out/late-bg-grandchild) & \
+             sleep {secs}; echo > out/late-bg\"])\n\
+             process.run_ex(\"sleep\", [\"{marker}\"], \"\", {{}})\n"
+        ),
+    )
+    .unwrap();
+    let start = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vox"))
+        .args(["run", "job.vox"])
+        .current_dir(&dir)
+        .env("PATH", SAFE_PATH)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Once the direct child runs (the background child was started before it).
+    while !processes_in(&dir)
+        .iter()
+        .any(|p| p.ends_with(&format!("sleep {marker} ")))
+    {
+        assert!(start.elapsed() < Duration::from_secs(20), "never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let left = left_in(&dir, start + DELAY - Duration::from_millis(200));
+    assert!(
+        left.is_empty(),
+        "processes of the run outlived it: {left:#?}"
+    );
+    let until = start + DELAY + WATCH;
+    if let Some(d) = until.checked_duration_since(Instant::now()) {
+        std::thread::sleep(d);
+    }
+    for f in ["late-bg", "late-bg-grandchild"] {
+        assert!(!dir.join("out").join(f).exists(), "{f} was written");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The shape of issue 22 (a): a `setsid` grandchild that keeps the captured stdout pipe open.
+/// `process.run` returns when the pipe closes, as `$(…)` in a shell does, so the grandchild's
+/// late write happens while the run is still active and its output is the call's; once `vox`
+/// has returned nothing of the run is left.
+#[test]
+fn run_waits_for_a_grandchild_holding_the_pipe_and_leaves_nothing() {
+    let dir = world("pipe-normal");
+    std::fs::write(
+        dir.join("job.vox"),
+        "let r = process.run(\"bash\", [\"tools/holder.sh\", \"0.5\", \"out\"]).unwrap()\n\
+         print(r.stdout.trim())\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_vox"))
+        .args(["run", "--caps", "process:allow", "--caps", "fs:rw=out"])
+        .args(["--caps", "fs:ro=tools", "job.vox"])
+        .current_dir(&dir)
+        .env("PATH", SAFE_PATH)
+        .output()
+        .unwrap();
+    let late = dir.join("out/late-pipe").exists();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert_eq!(stdout, "done\n", "{stderr}");
+    assert!(late, "vox returned before the pipe's holder ended");
+    let left = left_in(&dir, Instant::now() + Duration::from_secs(2));
+    assert!(
+        left.is_empty(),
+        "processes of the run outlived it: {left:#?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 // ---- vox test -------------------------------------------------------------------------------

@@ -323,3 +323,151 @@ fn ceiling_becomes_a_diagnostic_with_a_raise_fix() {
     );
     assert_eq!(lsp.shutdown(), Some(0));
 }
+
+/// How a run started from the editor ends.
+#[derive(Clone, Copy, Debug)]
+enum EditorEnd {
+    /// `vox.stop`.
+    Stop,
+    /// The server killed with SIGKILL while the run is active.
+    KillServer,
+    /// The server's stdin closed while the run is active.
+    CloseStdin,
+}
+
+const SAFE_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+/// How long each survivor sleeps before writing its `late-` marker.
+const DELAY: Duration = Duration::from_millis(2500);
+const KINDS: [&str; 7] = [
+    "setsid", "double", "nohup", "python", "noterm", "subshell", "pipe",
+];
+
+/// Processes whose working directory is `dir` or beneath it, except `but`.
+fn processes_in(dir: &std::path::Path, but: u32) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if pid == but || pid == std::process::id() {
+            continue;
+        }
+        if std::fs::read_link(e.path().join("cwd")).is_ok_and(|c| c.starts_with(dir)) {
+            let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            out.push(format!(
+                "{pid}: {}",
+                String::from_utf8_lossy(&cmd).replace('\0', " ")
+            ));
+        }
+    }
+    out
+}
+
+/// Decision 55 from the editor: a jailed run whose children start the survivors of
+/// `tests/lifetime` (six ways to escape, a background child, a grandchild holding the stdout
+/// pipe) ends in `end`; then no process of the run is alive and nothing writes later.
+fn editor_ending(end: EditorEnd) {
+    let ws = TempDir::new(&format!("end-{end:?}").to_lowercase());
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lifetime");
+    for f in ["survivors.sh", "daemon.py", "holder.sh"] {
+        ws.write(
+            &format!("tools/{f}"),
+            &std::fs::read_to_string(src.join(f)).unwrap(),
+        );
+    }
+    std::fs::create_dir_all(ws.path("out")).unwrap();
+    let secs = DELAY.as_secs_f64();
+    let text = format!(
+        "fn main() {{\n    process.run_capture(\"bash\", [\"tools/survivors.sh\", \"{secs}\", \"out\"])\n    \
+         process.spawn_background(\"sh\", [\"-c\", \"sleep {secs}; echo > out/late-background\"])\n    \
+         process.run(\"bash\", [\"tools/holder.sh\", \"{secs}\", \"out\"])\n    \
+         process.run(\"sleep\", [\"30\"])\n}}\n"
+    );
+    let a = ws.write("job.vox", &text);
+    ws.write(
+        "Vox.toml",
+        "[run.job]\nscript = \"job.vox\"\ncaps = [\"process:allow\", \"fs:rw=out\", \"fs:ro=tools\"]\n",
+    );
+    let mut lsp = Lsp::start_env(&ws.0, "vscode", Value::Null, &[("PATH", SAFE_PATH)]);
+    lsp.open(&a, &text);
+    let start = Instant::now();
+    let id = run(&mut lsp, "vox.run", json!({"uri": uri(&a)}));
+    let out = ws.path("out");
+    while !KINDS
+        .iter()
+        .all(|k| out.join(format!("started-{k}")).exists())
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{end:?}: the survivors never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let server = lsp.pid();
+    match end {
+        EditorEnd::Stop => {
+            let r = lsp
+                .request(
+                    "workspace/executeCommand",
+                    json!({"command": "vox.stop", "arguments": [{"runId": id}]}),
+                )
+                .unwrap();
+            assert_eq!(r["stopped"], true);
+            let (_, _, code) = collect(&mut lsp, id);
+            assert_eq!(code, 130, "{end:?}");
+        }
+        EditorEnd::KillServer => lsp.kill_server(),
+        EditorEnd::CloseStdin => {
+            lsp.close_stdin();
+        }
+    }
+    let until = start + DELAY - Duration::from_millis(200);
+    let left = loop {
+        let left = processes_in(&ws.0, server);
+        if left.is_empty() || Instant::now() >= until {
+            break left;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(
+        left.is_empty(),
+        "{end:?}: processes of the run outlived it: {left:#?}"
+    );
+    let watch = start + DELAY + Duration::from_millis(1000);
+    if let Some(d) = watch.checked_duration_since(Instant::now()) {
+        std::thread::sleep(d);
+    }
+    let late: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("late-"))
+        .collect();
+    assert!(
+        late.is_empty(),
+        "{end:?}: written after the run ended: {late:?}"
+    );
+    if let EditorEnd::Stop = end {
+        assert_eq!(lsp.shutdown(), Some(0));
+    }
+}
+
+/// Decision 55: `vox.stop`, the server killed with SIGKILL, its stdin closed: in each, nothing
+/// the run started survives (the three cases run side by side: they mostly wait).
+#[test]
+fn no_process_outlives_an_editor_run() {
+    let cases = [
+        EditorEnd::Stop,
+        EditorEnd::KillServer,
+        EditorEnd::CloseStdin,
+    ];
+    let handles: Vec<_> = cases
+        .into_iter()
+        .map(|e| (e, std::thread::spawn(move || editor_ending(e))))
+        .collect();
+    let failed: Vec<EditorEnd> = handles
+        .into_iter()
+        .filter_map(|(e, h)| h.join().err().map(|_| e))
+        .collect();
+    assert!(failed.is_empty(), "failed: {failed:?}");
+}

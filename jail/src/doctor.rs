@@ -66,7 +66,9 @@ pub fn doctor_lines() -> Vec<DoctorLine> {
     out
 }
 
-/// The run-lifetime check (decision 48): which mechanism ends a run's processes with it.
+/// The run-lifetime check (decisions 48, 55): which mechanism ends a run's processes with it.
+/// It claims what `cli/tests/lifetime.rs` and `cli/tests/lsp_run.rs` check on a host where the
+/// prctl below works: every ending, `vox` killed with `SIGKILL` included.
 pub fn lifetime_line(s: &LifetimeSupport) -> DoctorLine {
     let cgroup = match &s.cgroup_kill {
         Some(at) => format!("; a writable cgroup v2 (cgroup.kill) exists at {at}, not used"),
@@ -77,9 +79,13 @@ pub fn lifetime_line(s: &LifetimeSupport) -> DoctorLine {
             DoctorStatus::Ok,
             "run lifetime",
             format!(
-                "child subreaper ({how}): a stopped run ends every process it started, setsid, \
-                 double fork and nohup included; a normal end leaves only spawn_background \
-                 children{cgroup}"
+                "child subreaper ({how}) and a keeper per jailed or background child (a \
+                 subreaper holding a line to vox; the program gets SIGKILL as its parent-death \
+                 signal): a stopped run, and vox itself killed with SIGKILL, end every process \
+                 the run started, setsid, double fork and nohup included; a normal end leaves \
+                 only spawn_background children. Without --caps, other children get only the \
+                 parent-death signal: what they leave detached outlives vox killed with SIGKILL \
+                 (it still ends with the run while vox lives){cgroup}"
             ),
             "",
         ),

@@ -309,6 +309,21 @@ pub fn confine_command(
     platform::confine_command(cmd, policy, mode)
 }
 
+/// What runs in a child between fork and exec (syscalls only): the jail's setup, for
+/// [`lifetime::guard`] to run in the program rather than in its keeper.
+pub type Hook = Box<dyn FnMut() -> std::io::Result<()> + Send + Sync>;
+
+/// [`confine_command`] without the `pre_exec` hook: the command's environment and process group
+/// are set, and the setup the child must make before `exec` is returned instead, for the caller
+/// to run in the child (it must be called there, between fork and exec, and nowhere else).
+pub fn confine_hook(
+    cmd: &mut Command,
+    policy: &ChildPolicy,
+    mode: Mode,
+) -> Result<(Applied, Hook), JailError> {
+    platform::confine_hook(cmd, policy, mode)
+}
+
 /// Confines the calling process (the interpreter) with `policy`, irreversibly.
 ///
 /// On Landlock ABI < 8 only the calling thread (and threads and children it starts afterwards)

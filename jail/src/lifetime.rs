@@ -1,36 +1,43 @@
-//! Run lifetime (decision 48): no process a run started outlives it, except, after a normal
-//! end, its `process.spawn_background` children.
+//! Run lifetime (decisions 48, 55): no process a run started outlives it, however the run ends
+//! (`vox` itself killed with `SIGKILL` included), except, after a normal end, its
+//! `process.spawn_background` children.
 //!
-//! The mechanism is the kernel's **child subreaper** (`PR_SET_CHILD_SUBREAPER`, Linux 3.4+). The
-//! interpreter marks itself before its first spawn. From then on, when a process it started
-//! (directly or not) dies, the kernel re-parents that process's children to the nearest living
-//! subreaper among its ancestors: the interpreter, never `init`. Leaving the process group or
-//! the session (`setsid`), forking twice, `nohup … &`, a daemonising library: each only makes
-//! the process an orphan, and orphans come back to the interpreter. Every process the run
-//! started is therefore always in the interpreter's process tree.
+//! Two kernel mechanisms, one module. The interpreter is a **child subreaper**
+//! (`PR_SET_CHILD_SUBREAPER`, Linux 3.4+), marked before its first spawn, and every jailed or
+//! background child is started under a **keeper** ([`guard`]): a subreaper of its own, forked by
+//! the interpreter, which starts the program with `SIGKILL` as its parent-death signal. (The
+//! developer default's other children are started directly with that signal only,
+//! [`spawn_direct`]: cheaper, but what they leave detached outlives an interpreter killed with
+//! `SIGKILL`.) When a process dies,
+//! the kernel re-parents its children to the nearest living subreaper among its ancestors: the
+//! child's keeper, or the interpreter once the keeper is gone, never `init`. Leaving the process
+//! group or the session (`setsid`), forking twice, `nohup … &`, a `( … ) &` subshell, a
+//! daemonising library: each only makes the process an orphan, and orphans come back. Every
+//! process the run started is therefore always beneath a keeper or the interpreter.
 //!
-//! [`end_descendants`] empties that tree: it lists the interpreter's direct children (from
-//! `/proc/self/task/*/children`, or by scanning `/proc/*/stat` where that file does not exist),
-//! sends each `SIGKILL` (to its process group too) and waits for it. Their own children are then
-//! re-parented to the interpreter and go in the next round, until only the spared ones are left.
-//! `SIGKILL` cannot be caught or ignored, and only the interpreter's own unreaped children are
-//! ever signalled, so a recycled pid can never redirect a signal to an unrelated process.
-//! Processes may be spared: the helpers registered with [`keep`] (the private temp dir's
-//! guardian) always, `spawn_background` children when the run ended normally. A background
-//! child is a subreaper itself (the jail sets it up that way), so what it starts stays beneath
-//! it and is spared with it.
+//! While the interpreter lives, [`end_descendants`] empties its tree: it lists its direct
+//! children (from `/proc/self/task/*/children`, or by scanning `/proc/*/stat` where that file does
+//! not exist), sends each `SIGKILL` (to its process group too) and waits for it. Their own
+//! children (a killed keeper's tree) are then re-parented to the interpreter and go in the next
+//! round, until only the spared ones are left. `SIGKILL` cannot be caught or ignored, and only
+//! the caller's own unreaped children are ever signalled, so a recycled pid can never redirect a
+//! signal to an unrelated process. Processes may be spared: the helpers registered with [`keep`]
+//! (the private temp dir's guardian) always, `spawn_background` keepers when the run ended
+//! normally ([`Line::release`]).
+//!
+//! When the interpreter dies, however it dies, the kernel closes its descriptors: each keeper
+//! sees its [`Line`] close and runs [`end_descendants`] on its own tree, unless it was released.
 //!
 //! [`end_descendants`] and [`reap_exited`] make syscalls only (no allocation, no locks), on
 //! stack buffers: the hard memory cap and the `--timeout` watchdog call them just before
-//! `_exit`.
+//! `_exit`, and keepers call the first in a forked child.
 //!
 //! The tree is the process's, not a run's: a process runs one run at a time (as `vox run` and
 //! `vox test` do); a host that runs several scripts at once runs each in its own process.
 //!
-//! What the subreaper cannot cover: the interpreter itself being killed with `SIGKILL` (or
-//! crashing) takes the subreaper away, and its orphans then go to `init`. A PID namespace or a
-//! cgroup owned by whatever starts `vox` closes that gap; `vox doctor` says whether a delegated
-//! cgroup v2 exists here.
+//! What this cannot cover: a keeper killed from outside the run (its tree then goes to the
+//! interpreter, which still ends it with the run, but not if it is killed too). Inside the jail,
+//! Landlock's signal scoping keeps the run's own processes from signalling their keeper.
 
 use std::sync::atomic::{AtomicI32, AtomicU8, Ordering};
 
@@ -491,6 +498,744 @@ fn stat_ppid(stat: &[u8]) -> Option<libc::pid_t> {
     parse_pid(fields.next()?)
 }
 
+// ---- keepers ---------------------------------------------------------------------------------
+
+/// The byte a run writes on a background child's line at a normal end: the keeper then lets
+/// its tree outlive the run.
+const RELEASE: u8 = b'R';
+
+/// The run's end of one child's **line**: a socket pair between the interpreter and the
+/// child's keeper (see [`guard`]). The keeper sends the program's pid, then its wait status;
+/// the interpreter holds its end for as long as the keeper may have processes to end, and the
+/// keeper ends its whole tree the moment this end closes without [`Line::release`], which is
+/// what happens when the interpreter dies in any way (`SIGKILL` included): the kernel closes
+/// the descriptors of a dead process.
+#[derive(Debug)]
+pub struct Line {
+    fd: std::os::fd::OwnedFd,
+    /// The keeper's end, closed in the interpreter once the child is started.
+    keeper_end: Option<std::os::fd::OwnedFd>,
+    /// The keeper's pid (the `std::process::Child`'s).
+    keeper: u32,
+    /// The program's pid, once the keeper sent it.
+    program: Option<u32>,
+    /// The program's wait status, once the keeper sent it.
+    status: Option<i32>,
+    /// Whether the keeper is gone (its end closed).
+    closed: bool,
+    /// Whether the keeper had nothing left beneath it when it reported the program's end.
+    empty: bool,
+}
+
+/// What [`Line::poll_status`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// The program still runs.
+    Running,
+    /// The program ended with this wait status (as `waitpid` reports it).
+    Ended(i32),
+    /// The keeper is gone without reporting one (it was killed).
+    Lost,
+}
+
+impl Line {
+    /// The keeper's pid (0 before [`Line::started`]).
+    pub fn keeper(&self) -> u32 {
+        self.keeper
+    }
+
+    /// The program's pid, when the keeper reported it.
+    pub fn program(&self) -> Option<u32> {
+        self.program
+    }
+
+    /// Call once the command was spawned, with the child's pid (the keeper's): closes the
+    /// keeper's end here and reads the program's pid, which the keeper sent before the spawn
+    /// returned.
+    pub fn started(&mut self, keeper: u32) {
+        self.keeper = keeper;
+        self.keeper_end = None;
+        let mut b = [0u8; 4];
+        if self.read_exact(&mut b) {
+            let pid = i32::from_ne_bytes(b);
+            self.program = u32::try_from(pid).ok().filter(|&p| p > 0);
+        }
+    }
+
+    fn read_exact(&mut self, buf: &mut [u8]) -> bool {
+        use std::os::fd::AsRawFd as _;
+        let mut got = 0;
+        while got < buf.len() {
+            // SAFETY: reading into the unfilled part of `buf`.
+            let r = unsafe {
+                libc::read(
+                    self.fd.as_raw_fd(),
+                    buf[got..].as_mut_ptr().cast(),
+                    buf.len() - got,
+                )
+            };
+            if r > 0 {
+                got += r as usize;
+            } else if r == 0
+                || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted
+            {
+                self.closed = true;
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Waits up to `limit` for the program's end (or the keeper's).
+    pub fn poll_status(&mut self, limit: std::time::Duration) -> Status {
+        use std::os::fd::AsRawFd as _;
+        if let Some(st) = self.status {
+            return Status::Ended(st);
+        }
+        if self.closed {
+            return Status::Lost;
+        }
+        let mut p = libc::pollfd {
+            fd: self.fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = libc::c_int::try_from(limit.as_millis()).unwrap_or(libc::c_int::MAX);
+        // SAFETY: one pollfd on the stack.
+        let n = unsafe { libc::poll(&mut p, 1, ms) };
+        if n <= 0 {
+            return Status::Running;
+        }
+        let mut b = [0u8; 8];
+        if self.read_exact(&mut b) {
+            let st = i32::from_ne_bytes([b[0], b[1], b[2], b[3]]);
+            self.empty = i32::from_ne_bytes([b[4], b[5], b[6], b[7]]) != 0;
+            self.status = Some(st);
+            Status::Ended(st)
+        } else {
+            Status::Lost
+        }
+    }
+
+    /// Whether the keeper's tree was empty when the program's end was reported: the keeper
+    /// then exits on its own, with nothing left to end.
+    pub fn tree_empty(&self) -> bool {
+        self.empty
+    }
+
+    /// Lets the keeper's tree outlive the run (a background child at a normal end): the
+    /// keeper stops watching the line and exits once its tree is empty.
+    pub fn release(&self) {
+        use std::os::fd::AsRawFd as _;
+        let b = RELEASE;
+        // SAFETY: writes one byte from the stack; MSG_NOSIGNAL: a gone keeper is no error.
+        unsafe {
+            libc::send(
+                self.fd.as_raw_fd(),
+                std::ptr::from_ref(&b).cast(),
+                1,
+                libc::MSG_NOSIGNAL,
+            );
+        }
+    }
+}
+
+/// A program to execute, prepared in the parent: path, argument and environment vectors as
+/// C strings, so that the child only calls `execve`.
+pub struct Exec {
+    path: std::ffi::CString,
+    _strings: Vec<std::ffi::CString>,
+    argv: Vec<*const libc::c_char>,
+    /// `/bin/sh PATH ARGS…`, for a file without a recognised header (`ENOEXEC`), as `execvp`
+    /// does.
+    sh_argv: Vec<*const libc::c_char>,
+    envp: Vec<*const libc::c_char>,
+}
+
+// SAFETY: the pointers point into `_strings`, owned by the same value and never changed.
+unsafe impl Send for Exec {}
+unsafe impl Sync for Exec {}
+
+impl Exec {
+    /// `path` with `args` (the first is `argv[0]`) and exactly the environment `env`.
+    pub fn new<A, K, V>(
+        path: &std::path::Path,
+        args: impl IntoIterator<Item = A>,
+        env: impl IntoIterator<Item = (K, V)>,
+    ) -> std::io::Result<Exec>
+    where
+        A: AsRef<std::ffi::OsStr>,
+        K: AsRef<std::ffi::OsStr>,
+        V: AsRef<std::ffi::OsStr>,
+    {
+        use std::os::unix::ffi::OsStrExt as _;
+        let c = |b: &[u8]| {
+            std::ffi::CString::new(b).map_err(|_| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "a NUL byte in an argument",
+                )
+            })
+        };
+        let path = c(path.as_os_str().as_bytes())?;
+        let mut strings = Vec::new();
+        let mut argc = 0;
+        for a in args {
+            strings.push(c(a.as_ref().as_bytes())?);
+            argc += 1;
+        }
+        for (k, v) in env {
+            let mut kv = k.as_ref().as_bytes().to_vec();
+            kv.push(b'=');
+            kv.extend_from_slice(v.as_ref().as_bytes());
+            strings.push(c(&kv)?);
+        }
+        let ptrs = |r: &[std::ffi::CString]| {
+            let mut v: Vec<*const libc::c_char> = r.iter().map(|s| s.as_ptr()).collect();
+            v.push(std::ptr::null());
+            v
+        };
+        let argv = ptrs(&strings[..argc]);
+        let envp = ptrs(&strings[argc..]);
+        let mut sh_argv = vec![c"/bin/sh".as_ptr(), path.as_ptr()];
+        sh_argv.extend_from_slice(argv.get(1..).unwrap_or(&[std::ptr::null()]));
+        Ok(Exec {
+            path,
+            _strings: strings,
+            argv,
+            sh_argv,
+            envp,
+        })
+    }
+}
+
+/// The stack the program runs on between its start and its `exec` (it shares the keeper's
+/// memory until then). Only ever written in a keeper, a forked copy of this process, so the
+/// interpreter's own pages stay untouched (zero pages, never faulted in) and nothing is
+/// allocated per spawn.
+static mut PROGRAM_STACK: [u8; 256 << 10] = [0; 256 << 10];
+
+/// Puts `cmd`'s child under a **keeper** and returns the run's end of its [`Line`].
+///
+/// Registers a `pre_exec` hook, which must be the command's only one: the child `std` forks
+/// becomes the keeper, and the program is started by the hook, which runs `then` (the jail's
+/// setup, [`crate::confine_hook`]) in it and executes `exec`. In the forked child the hook makes
+/// the child a subreaper and starts the program with `clone(CLONE_VM | CLONE_VFORK)` on a stack
+/// of its own (as `posix_spawn` does: no copy of the address space, the keeper waits until the
+/// program executes or fails). The program inherits what `std` set up (standard streams, working
+/// directory, process group, signal mask), gets `SIGKILL` as its parent-death signal (and exits
+/// if its keeper is already gone), runs `then` and executes; a failure comes back as the spawn's
+/// error. The keeper never executes anything. It sends the program's pid on the line, closes
+/// every other descriptor (its standard streams too: it never holds the program's pipes open,
+/// and closing `std`'s error pipe lets the spawn return), ignores the signals a terminal or a
+/// process group would send it, then reaps. Every process the program starts stays beneath it
+/// (it is their nearest subreaper), so:
+///
+/// - when the program ends, the keeper sends its wait status (and whether its tree is then
+///   empty), and exits once its tree is empty;
+/// - when the line closes without [`Line::release`] (the interpreter died: `SIGKILL`, a crash,
+///   its parent's death signal), it kills its whole tree ([`end_descendants`]) and exits;
+/// - when it is killed (the end of a run: [`end_descendants`] in the interpreter), its tree is
+///   re-parented to the interpreter, the next subreaper up, which ends it.
+///
+/// The hook makes syscalls only (no allocation), on values prepared here.
+pub fn guard(
+    cmd: &mut std::process::Command,
+    exec: Exec,
+    mut then: Option<crate::Hook>,
+) -> std::io::Result<Line> {
+    use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd};
+    use std::os::unix::process::CommandExt as _;
+    let mut fds = [0; 2];
+    // SAFETY: socketpair fills two descriptors, which we then own.
+    if unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+            0,
+            fds.as_mut_ptr(),
+        )
+    } != 0
+    {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: fresh descriptors from socketpair.
+    let (ours, theirs) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    let (ours_raw, theirs_raw) = (ours.as_raw_fd(), theirs.as_raw_fd());
+    // SAFETY: the hook only makes async-signal-safe syscalls on the values moved into it.
+    unsafe {
+        cmd.pre_exec(move || {
+            let then = then.as_mut().map(|h| h as *mut crate::Hook);
+            split(ours_raw, theirs_raw, &exec, then)
+        });
+    }
+    Ok(Line {
+        fd: ours,
+        keeper_end: Some(theirs),
+        keeper: 0,
+        program: None,
+        status: None,
+        closed: false,
+        empty: false,
+    })
+}
+
+/// What the program's start needs, in the keeper's memory (shared with the program until it
+/// executes).
+struct Launch {
+    exec: *const Exec,
+    then: Option<*mut crate::Hook>,
+    keeper: libc::pid_t,
+    /// The errno of a failed start, written by the program.
+    error: libc::c_int,
+}
+
+/// The program, from its start to its `exec` (see [`guard`]). Syscalls only.
+extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `arg` is the keeper's `Launch`, alive while the keeper waits for this exec.
+    unsafe {
+        let l = &mut *arg.cast::<Launch>();
+        let error = (|| -> std::io::Result<()> {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The keeper died before the signal was armed: the program must not run unkept.
+            if libc::getppid() != l.keeper {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            if let Some(then) = l.then {
+                (*then)()?;
+            }
+            let exec = &*l.exec;
+            libc::execve(exec.path.as_ptr(), exec.argv.as_ptr(), exec.envp.as_ptr());
+            let e = std::io::Error::last_os_error();
+            if e.raw_os_error() == Some(libc::ENOEXEC) {
+                libc::execve(
+                    c"/bin/sh".as_ptr(),
+                    exec.sh_argv.as_ptr(),
+                    exec.envp.as_ptr(),
+                );
+            }
+            Err(e)
+        })();
+        let errno = error
+            .err()
+            .and_then(|e| e.raw_os_error())
+            .filter(|&e| e > 0)
+            .unwrap_or(libc::EINVAL);
+        std::ptr::write_volatile(&mut l.error, errno);
+        libc::_exit(127)
+    }
+}
+
+/// In the forked child: becomes the keeper, after starting the program (see [`guard`]).
+unsafe fn split(
+    run_end: libc::c_int,
+    line: libc::c_int,
+    exec: &Exec,
+    then: Option<*mut crate::Hook>,
+) -> std::io::Result<()> {
+    // The run's end must be held by the interpreter alone, or its death would go unnoticed.
+    libc::close(run_end);
+    if libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let mut launch = Launch {
+        exec,
+        then,
+        keeper: libc::getpid(),
+        error: 0,
+    };
+    // The stack grows down from its end, 16-byte aligned.
+    let stack = std::ptr::addr_of_mut!(PROGRAM_STACK).cast::<u8>();
+    let top = stack.add(std::mem::size_of_val(&*std::ptr::addr_of!(PROGRAM_STACK)));
+    let top = top.sub(top as usize % 16);
+    let pid = libc::clone(
+        program_main,
+        top.cast(),
+        libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+        std::ptr::from_mut(&mut launch).cast(),
+    );
+    if pid < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let error = std::ptr::read_volatile(&launch.error);
+    if error != 0 {
+        let mut st = 0;
+        libc::waitpid(pid, &mut st, libc::__WALL);
+        return Err(std::io::Error::from_raw_os_error(error));
+    }
+    keeper_loop(line, pid)
+}
+
+/// Where a directly started program's standard stream goes ([`spawn_direct`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    Inherit,
+    Null,
+    Pipe,
+}
+
+/// A program started by [`spawn_direct`]: its pid, and the read ends of its piped output.
+#[derive(Debug)]
+pub struct Direct {
+    pub pid: u32,
+    pub stdout: Option<std::fs::File>,
+    pub stderr: Option<std::fs::File>,
+}
+
+/// What a direct start needs, in the interpreter's memory (shared with the child until it
+/// executes).
+struct DirectLaunch {
+    exec: *const Exec,
+    then: Option<*mut crate::Hook>,
+    cwd: *const libc::c_char,
+    /// The descriptor each of the standard streams is to be a copy of (-1: inherited).
+    streams: [libc::c_int; 3],
+    group: bool,
+    parent: libc::pid_t,
+    error: libc::c_int,
+}
+
+/// The stack of a direct start, shared by the interpreter's spawns (one at a time).
+static DIRECT_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+static mut DIRECT_STACK: [u8; 128 << 10] = [0; 128 << 10];
+
+/// The child of [`spawn_direct`], from its start to its `exec`. Syscalls only.
+extern "C" fn direct_main(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `arg` is the parent's `DirectLaunch`, alive while the parent waits for this exec.
+    unsafe {
+        let l = &mut *arg.cast::<DirectLaunch>();
+        let error = (|| -> std::io::Result<()> {
+            let last = std::io::Error::last_os_error;
+            for (target, &fd) in l.streams.iter().enumerate() {
+                if fd >= 0 && libc::dup2(fd, target as libc::c_int) < 0 {
+                    return Err(last());
+                }
+            }
+            if libc::chdir(l.cwd) != 0 {
+                return Err(last());
+            }
+            if l.group && libc::setpgid(0, 0) != 0 {
+                return Err(last());
+            }
+            // The interpreter's handlers must not run here (this memory is the interpreter's):
+            // every handled signal goes back to its default, SIGPIPE too (as std does), then
+            // the mask the parent set for the start is cleared.
+            for sig in 1..65 {
+                if sig == libc::SIGKILL || sig == libc::SIGSTOP {
+                    continue;
+                }
+                let mut old: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(sig, std::ptr::null(), &mut old) != 0 {
+                    continue;
+                }
+                let handled =
+                    old.sa_sigaction != libc::SIG_DFL && old.sa_sigaction != libc::SIG_IGN;
+                if handled || sig == libc::SIGPIPE {
+                    let mut dfl: libc::sigaction = std::mem::zeroed();
+                    dfl.sa_sigaction = libc::SIG_DFL;
+                    libc::sigaction(sig, &dfl, std::ptr::null_mut());
+                }
+            }
+            let mut empty: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut empty);
+            libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                return Err(last());
+            }
+            if libc::getppid() != l.parent {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            if let Some(then) = l.then {
+                (*then)()?;
+            }
+            let exec = &*l.exec;
+            libc::execve(exec.path.as_ptr(), exec.argv.as_ptr(), exec.envp.as_ptr());
+            let e = last();
+            if e.raw_os_error() == Some(libc::ENOEXEC) {
+                libc::execve(
+                    c"/bin/sh".as_ptr(),
+                    exec.sh_argv.as_ptr(),
+                    exec.envp.as_ptr(),
+                );
+            }
+            Err(e)
+        })();
+        let errno = error
+            .err()
+            .and_then(|e| e.raw_os_error())
+            .filter(|&e| e > 0)
+            .unwrap_or(libc::EINVAL);
+        std::ptr::write_volatile(&mut l.error, errno);
+        libc::_exit(127)
+    }
+}
+
+/// Starts `exec` as a direct child of the calling thread, the way `posix_spawn` does
+/// (`clone(CLONE_VM | CLONE_VFORK)`: no copy of the interpreter's address space), with
+/// `SIGKILL` as its parent-death signal: the fallback of decision 55 where no keeper is used
+/// (the developer default's ordinary children, for their spawn cost). The child dies with the
+/// calling thread; what it leaves detached is re-parented to the interpreter (a subreaper, see
+/// [`become_subreaper`]) and ended with the run while the interpreter lives, but not when the
+/// interpreter is killed with `SIGKILL`. Call it from a thread that lives as long as the run.
+///
+/// `then` runs in the child before `exec` (syscalls only).
+pub fn spawn_direct(
+    exec: &Exec,
+    cwd: &std::path::Path,
+    streams: [Stream; 3],
+    group: bool,
+    mut then: Option<crate::Hook>,
+) -> std::io::Result<Direct> {
+    use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd};
+    use std::os::unix::ffi::OsStrExt as _;
+    let cwd = std::ffi::CString::new(cwd.as_os_str().as_bytes()).map_err(|_| {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, "a NUL byte in the path")
+    })?;
+    let mut null: Option<OwnedFd> = None;
+    let mut child_ends: Vec<OwnedFd> = Vec::new();
+    let mut readers: [Option<std::fs::File>; 3] = [None, None, None];
+    let mut fds = [-1; 3];
+    for (i, s) in streams.iter().enumerate() {
+        match s {
+            Stream::Inherit => {}
+            Stream::Null => {
+                if null.is_none() {
+                    // SAFETY: open(2) on a constant path; the result is a new fd we own.
+                    let fd = unsafe {
+                        libc::open(c"/dev/null".as_ptr(), libc::O_RDWR | libc::O_CLOEXEC)
+                    };
+                    if fd < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    // SAFETY: a fresh descriptor.
+                    null = Some(unsafe { OwnedFd::from_raw_fd(fd) });
+                }
+                fds[i] = null.as_ref().map_or(-1, |f| f.as_raw_fd());
+            }
+            Stream::Pipe => {
+                let mut p = [0; 2];
+                // SAFETY: pipe2 fills two descriptors, which we then own.
+                if unsafe { libc::pipe2(p.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // SAFETY: fresh descriptors.
+                let (r, w) = unsafe { (OwnedFd::from_raw_fd(p[0]), OwnedFd::from_raw_fd(p[1])) };
+                let (rfd, wfd) = (r.as_raw_fd(), w.as_raw_fd());
+                if i == 0 {
+                    fds[i] = rfd;
+                    child_ends.push(r);
+                    readers[i] = Some(std::fs::File::from(w));
+                } else {
+                    fds[i] = wfd;
+                    child_ends.push(w);
+                    readers[i] = Some(std::fs::File::from(r));
+                }
+            }
+        }
+    }
+    let mut launch = DirectLaunch {
+        exec,
+        then: then.as_mut().map(|h| h as *mut crate::Hook),
+        cwd: cwd.as_ptr(),
+        streams: fds,
+        group,
+        // SAFETY: a plain getter.
+        parent: unsafe { libc::getpid() },
+        error: 0,
+    };
+    let _lock = DIRECT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    // SAFETY: the child runs `direct_main` on the locked static stack and only makes syscalls
+    // until it executes or exits; this thread is suspended meanwhile (CLONE_VFORK) with every
+    // signal blocked, so no handler of ours runs on the child's stack.
+    let pid = unsafe {
+        let mut all: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut all);
+        libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
+        let stack = std::ptr::addr_of_mut!(DIRECT_STACK).cast::<u8>();
+        let top = stack.add(std::mem::size_of_val(&*std::ptr::addr_of!(DIRECT_STACK)));
+        let top = top.sub(top as usize % 16);
+        let pid = libc::clone(
+            direct_main,
+            top.cast(),
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+            std::ptr::from_mut(&mut launch).cast(),
+        );
+        let e = std::io::Error::last_os_error();
+        libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+        if pid < 0 {
+            return Err(e);
+        }
+        pid
+    };
+    drop(child_ends);
+    drop(null);
+    // SAFETY: reading what the child wrote before it exited (it shared this memory).
+    let error = unsafe { std::ptr::read_volatile(&launch.error) };
+    if error != 0 {
+        let mut st = 0;
+        // SAFETY: reaping the child that failed to start.
+        unsafe { libc::waitpid(pid, &mut st, libc::__WALL) };
+        return Err(std::io::Error::from_raw_os_error(error));
+    }
+    let [_, stdout, stderr] = readers;
+    Ok(Direct {
+        pid: pid as u32,
+        stdout,
+        stderr,
+    })
+}
+
+extern "C" fn woken(_: libc::c_int) {}
+
+/// Writes all of `buf` to `fd` (best effort).
+unsafe fn send_all(fd: libc::c_int, buf: &[u8]) {
+    let mut off = 0;
+    while off < buf.len() {
+        let r = libc::send(
+            fd,
+            buf[off..].as_ptr().cast(),
+            buf.len() - off,
+            libc::MSG_NOSIGNAL,
+        );
+        if r > 0 {
+            off += r as usize;
+        } else if r < 0 && *libc::__errno_location() == libc::EINTR {
+            continue;
+        } else {
+            return;
+        }
+    }
+}
+
+/// The keeper's life (see [`guard`]). Syscalls only; never returns.
+unsafe fn keeper_loop(line: libc::c_int, program: libc::pid_t) -> ! {
+    send_all(line, &program.to_ne_bytes());
+    // Its line on descriptor 3, everything else closed (std's error pipe, the program's pipes,
+    // other children's lines the interpreter held when it forked).
+    let fd = if line == 3 || libc::dup3(line, 3, libc::O_CLOEXEC) == 3 {
+        3
+    } else {
+        line
+    };
+    close_from(fd);
+    for f in 0..3 {
+        libc::close(f);
+    }
+    let mut ign: libc::sigaction = std::mem::zeroed();
+    ign.sa_sigaction = libc::SIG_IGN;
+    for s in [
+        libc::SIGINT,
+        libc::SIGTERM,
+        libc::SIGHUP,
+        libc::SIGQUIT,
+        libc::SIGPIPE,
+        libc::SIGTSTP,
+        libc::SIGTTIN,
+        libc::SIGTTOU,
+        libc::SIGUSR1,
+        libc::SIGUSR2,
+        libc::SIGALRM,
+    ] {
+        libc::sigaction(s, &ign, std::ptr::null_mut());
+    }
+    // SIGCHLD interrupts the wait below; it is blocked except inside it, so none is missed.
+    let mut act: libc::sigaction = std::mem::zeroed();
+    act.sa_sigaction = woken as extern "C" fn(libc::c_int) as libc::sighandler_t;
+    libc::sigaction(libc::SIGCHLD, &act, std::ptr::null_mut());
+    let mut block: libc::sigset_t = std::mem::zeroed();
+    libc::sigemptyset(&mut block);
+    libc::sigaddset(&mut block, libc::SIGCHLD);
+    let mut during: libc::sigset_t = std::mem::zeroed();
+    libc::sigprocmask(libc::SIG_BLOCK, &block, &mut during);
+    libc::sigdelset(&mut during, libc::SIGCHLD);
+    let mut watching = true;
+    let mut released = false;
+    // The program's wait status, until it is sent with whether the tree is then empty.
+    let mut ended: Option<libc::c_int> = None;
+    loop {
+        loop {
+            let mut st = 0;
+            let r = libc::waitpid(-1, &mut st, libc::WNOHANG | libc::__WALL);
+            if r == program {
+                ended = Some(st);
+                continue;
+            }
+            if r > 0 {
+                continue;
+            }
+            let empty = r < 0 && *libc::__errno_location() == libc::ECHILD;
+            if let Some(st) = ended.take() {
+                if watching {
+                    let mut msg = [0u8; 8];
+                    msg[..4].copy_from_slice(&st.to_ne_bytes());
+                    msg[4..].copy_from_slice(&i32::from(empty).to_ne_bytes());
+                    send_all(fd, &msg);
+                }
+            }
+            if empty {
+                libc::_exit(0);
+            }
+            break;
+        }
+        let mut p = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let n = libc::ppoll(
+            if watching {
+                &mut p
+            } else {
+                std::ptr::null_mut()
+            },
+            libc::nfds_t::from(watching),
+            std::ptr::null(),
+            &during,
+        );
+        if n <= 0 || !watching {
+            continue;
+        }
+        let mut b = 0u8;
+        let r = libc::read(fd, std::ptr::from_mut(&mut b).cast(), 1);
+        if r == 1 {
+            released |= b == RELEASE;
+            continue;
+        }
+        if r < 0 && *libc::__errno_location() == libc::EINTR {
+            continue;
+        }
+        // The run's end closed: the interpreter is gone, or let this tree go.
+        watching = false;
+        libc::close(fd);
+        if !released {
+            end_descendants(&[]);
+            libc::_exit(0);
+        }
+    }
+}
+
+/// Closes every descriptor above `keep` and those between 3 and it.
+unsafe fn close_from(keep: libc::c_int) {
+    let first = (keep + 1) as libc::c_uint;
+    if libc::syscall(libc::SYS_close_range, first, libc::c_uint::MAX, 0) != 0 {
+        let mut lim: libc::rlimit = std::mem::zeroed();
+        let max = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 {
+            lim.rlim_cur.min(1 << 20) as libc::c_int
+        } else {
+            1024
+        };
+        for f in keep + 1..max {
+            libc::close(f);
+        }
+    }
+    for f in 3..keep {
+        libc::close(f);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -503,6 +1248,78 @@ mod tests {
         assert_eq!(parse_pid(b"123\0junk"), Some(123));
         assert_eq!(parse_pid(b"self\0"), None);
         assert_eq!(parse_pid(b"0\0"), None);
+    }
+
+    /// Starts `sh` under a keeper; it leaves a `setsid` grandchild and prints its pid.
+    fn kept_with_grandchild() -> (std::process::Child, Line, libc::pid_t) {
+        use std::io::Read as _;
+        let mut cmd = std::process::Command::new("/bin/sh");
+        cmd.stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null());
+        let script = "setsid sleep 20 </dev/null >/dev/null 2>&1 & echo $!";
+        let exec = Exec::new(
+            std::path::Path::new("/bin/sh"),
+            ["sh", "-c", script],
+            std::env::vars_os(),
+        )
+        .unwrap();
+        let mut line = guard(&mut cmd, exec, None).unwrap();
+        let mut child = cmd.spawn().unwrap();
+        line.started(child.id());
+        assert!(line.program().is_some_and(|p| p != child.id()));
+        let mut out = String::new();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        let grandchild: libc::pid_t = out.trim().parse().unwrap();
+        loop {
+            match line.poll_status(std::time::Duration::from_secs(1)) {
+                Status::Running => {}
+                Status::Ended(st) => {
+                    assert!(libc::WIFEXITED(st) && libc::WEXITSTATUS(st) == 0);
+                    break;
+                }
+                Status::Lost => panic!("the keeper is gone"),
+            }
+        }
+        // The program ended, its detached grandchild did not: it stays beneath the keeper.
+        assert!(!line.tree_empty());
+        // SAFETY: a signal-0 probe.
+        assert_eq!(unsafe { libc::kill(grandchild, 0) }, 0);
+        (child, line, grandchild)
+    }
+
+    /// What happens when the interpreter dies: its end of the line closes and the keeper ends
+    /// its tree before it exits.
+    #[test]
+    fn a_keeper_ends_its_tree_when_its_line_closes() {
+        let (mut child, line, grandchild) = kept_with_grandchild();
+        drop(line);
+        let status = child.wait().unwrap();
+        assert!(status.success(), "{status:?}");
+        // The keeper reaped it before exiting: the pid is gone.
+        // SAFETY: a signal-0 probe.
+        assert_eq!(unsafe { libc::kill(grandchild, 0) }, -1);
+    }
+
+    /// A normal end with a background child: a released keeper lets its tree live on.
+    #[test]
+    fn a_released_keeper_lets_its_tree_live() {
+        let (mut child, line, grandchild) = kept_with_grandchild();
+        line.release();
+        drop(line);
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        // SAFETY: a signal-0 probe, then the end of the test's own grandchild.
+        unsafe {
+            assert_eq!(libc::kill(grandchild, 0), 0, "the released tree was ended");
+            libc::kill(grandchild, libc::SIGKILL);
+        }
+        // Its tree empty, the keeper exits.
+        assert!(child.wait().unwrap().success());
     }
 
     #[test]

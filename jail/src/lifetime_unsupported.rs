@@ -37,3 +37,89 @@ pub fn end_descendants(_spare: &[u32]) -> usize {
 }
 
 pub fn reap_exited(_on_reaped: impl FnMut(u32)) {}
+
+/// What [`Line::poll_status`] found (see the Linux module).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Running,
+    Ended(i32),
+    Lost,
+}
+
+/// No keeper off Linux: [`guard`] always fails.
+#[derive(Debug)]
+pub struct Line(());
+
+impl Line {
+    pub fn keeper(&self) -> u32 {
+        0
+    }
+
+    pub fn program(&self) -> Option<u32> {
+        None
+    }
+
+    pub fn started(&mut self, _keeper: u32) {}
+
+    pub fn poll_status(&mut self, _limit: std::time::Duration) -> Status {
+        Status::Lost
+    }
+
+    pub fn release(&self) {}
+
+    pub fn tree_empty(&self) -> bool {
+        false
+    }
+}
+
+pub fn guard(
+    _cmd: &mut std::process::Command,
+    _exec: Exec,
+    _then: Option<crate::Hook>,
+) -> std::io::Result<Line> {
+    Err(std::io::Error::new(std::io::ErrorKind::Unsupported, REASON))
+}
+
+/// A program to execute (unused off Linux: [`guard`] fails).
+pub struct Exec(());
+
+impl Exec {
+    pub fn new<A, K, V>(
+        _path: &std::path::Path,
+        _args: impl IntoIterator<Item = A>,
+        _env: impl IntoIterator<Item = (K, V)>,
+    ) -> std::io::Result<Exec>
+    where
+        A: AsRef<std::ffi::OsStr>,
+        K: AsRef<std::ffi::OsStr>,
+        V: AsRef<std::ffi::OsStr>,
+    {
+        Ok(Exec(()))
+    }
+}
+
+/// Where a directly started program's standard stream goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    Inherit,
+    Null,
+    Pipe,
+}
+
+/// A program started by [`spawn_direct`] (never, off Linux).
+#[derive(Debug)]
+pub struct Direct {
+    pub pid: u32,
+    pub stdout: Option<std::fs::File>,
+    pub stderr: Option<std::fs::File>,
+}
+
+pub fn spawn_direct(
+    _exec: &Exec,
+    _cwd: &std::path::Path,
+    _streams: [Stream; 3],
+    _group: bool,
+    _then: Option<crate::Hook>,
+) -> std::io::Result<Direct> {
+    Err(std::io::Error::new(std::io::ErrorKind::Unsupported, REASON))
+}

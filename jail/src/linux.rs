@@ -485,6 +485,19 @@ pub(crate) fn confine_command(
     policy: &ChildPolicy,
     mode: Mode,
 ) -> Result<Applied, JailError> {
+    let (applied, hook) = confine_hook(cmd, policy, mode)?;
+    // SAFETY: the hook only makes async-signal-safe syscalls on data prepared in the parent.
+    unsafe {
+        cmd.pre_exec(hook);
+    }
+    Ok(applied)
+}
+
+pub(crate) fn confine_hook(
+    cmd: &mut Command,
+    policy: &ChildPolicy,
+    mode: Mode,
+) -> Result<(Applied, crate::Hook), JailError> {
     let cannot = |reason: String| JailError::CannotConfine { reason };
     let mut kinds = vec![RuleKind::EnvScrub];
     match policy.process_group {
@@ -570,15 +583,17 @@ pub(crate) fn confine_command(
     if policy.process_group == ProcessGroup::Own {
         cmd.process_group(0);
     }
-    // SAFETY: the hook only makes async-signal-safe syscalls on data prepared above.
-    unsafe {
-        cmd.pre_exec(move || setup.apply());
-    }
-    Ok(Applied {
-        mode,
-        landlock_abi,
-        kinds,
-    })
+    // SAFETY (of calling it): the hook only makes async-signal-safe syscalls on data prepared
+    // above; it is meant for a forked child, between fork and exec.
+    let hook: crate::Hook = Box::new(move || unsafe { setup.apply() });
+    Ok((
+        Applied {
+            mode,
+            landlock_abi,
+            kinds,
+        },
+        hook,
+    ))
 }
 
 pub(crate) fn confine_self(policy: &SelfPolicy) -> Result<Applied, JailError> {

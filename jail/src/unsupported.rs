@@ -80,6 +80,15 @@ pub(crate) fn confine_self(_policy: &SelfPolicy) -> Result<Applied, JailError> {
     })
 }
 
+pub(crate) fn confine_hook(
+    cmd: &mut Command,
+    policy: &ChildPolicy,
+    mode: Mode,
+) -> Result<(Applied, crate::Hook), JailError> {
+    // No keeper here (crate::lifetime::guard fails): the setup stays a hook of `cmd`.
+    confine_command(cmd, policy, mode).map(|a| (a, Box::new(|| Ok(())) as crate::Hook))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

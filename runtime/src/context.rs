@@ -81,6 +81,10 @@ pub struct RunContext {
     /// Background children of earlier runs in this process (`vox test` runs each test in a
     /// fresh context): never ended by this run.
     pub spared: Vec<u32>,
+    /// The run's end of the line of every keeper that may still have processes
+    /// ([`vox_jail::lifetime::guard`]): held until the keeper is reaped or the run ends, so that
+    /// the death of the interpreter ends their trees.
+    pub lines: Vec<vox_jail::lifetime::Line>,
     /// The run is over and its exit commands are running: an interruption no longer stops a
     /// child.
     pub ending: bool,
@@ -120,6 +124,7 @@ impl RunContext {
             children_started: false,
             background: Vec::new(),
             spared: Vec::new(),
+            lines: Vec::new(),
             ending: false,
         }
     }

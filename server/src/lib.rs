@@ -913,7 +913,14 @@ pub fn run_stdio() -> i32 {
         let (service, socket) = LspService::new(Backend::new);
         let shared = service.inner().shared.clone();
         transport::serve(tokio::io::stdin(), tokio::io::stdout(), service, socket).await;
+        // Stdin closed or `exit`: active runs are stopped (SIGTERM: their exit commands run) and
+        // given a moment to end; whatever remains dies with the server (its parent-death
+        // signal, decision 55).
         shared.runs.stop_all();
+        let until = tokio::time::Instant::now() + std::time::Duration::from_secs(2);
+        while !shared.runs.idle() && tokio::time::Instant::now() < until {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
         i32::from(!shared.shutdown.load(Ordering::SeqCst))
     });
     rt.shutdown_timeout(std::time::Duration::from_millis(500));

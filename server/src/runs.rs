@@ -4,7 +4,8 @@
 //! ceilings, or the inferred caps when there is none (never "allow all"). Output streams as
 //! `vox/runOutput`; the end is `vox/runExit`. The child runs in its own process group, so
 //! `vox.stop` reaches it and whatever it started (the child also kills its descendants on
-//! SIGTERM, decision 48). Its `--error-format json` events become diagnostics at the line.
+//! SIGTERM, decision 48); its parent-death signal is SIGKILL, so it dies with the server, and its
+//! keepers then end what it started (decision 55). Its `--error-format json` events become diagnostics at the line.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -53,6 +54,11 @@ impl Runs {
         for g in groups {
             Self::kill(g, libc::SIGTERM);
         }
+    }
+
+    /// Whether no run is active.
+    pub fn idle(&self) -> bool {
+        lock(&self.active).is_empty()
     }
 }
 
@@ -299,6 +305,25 @@ fn start(backend: &Backend, script: PathBuf, plan: Plan) -> Result<u64> {
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(false);
+    // The run dies with the server (decision 55): its parent-death signal is SIGKILL, and its
+    // keepers then end what it started (vox_jail::lifetime). The signal is tied to the thread
+    // that spawns, a runtime worker (or the thread serving the protocol), which lives as long
+    // as the server. SIGKILL rather than SIGTERM: a run stuck outside its signal checks still
+    // ends.
+    // SAFETY: getpid before the fork; the hook makes two syscalls (prctl, getppid) and _exit.
+    let server = unsafe { libc::getpid() };
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The server died between the fork and the prctl: nothing would end this run.
+            if libc::getppid() != server {
+                libc::_exit(137);
+            }
+            Ok(())
+        });
+    }
     let mut child = cmd
         .spawn()
         .map_err(|e| crate::internal(format!("cannot start vox run: {e}")))?;

@@ -85,7 +85,12 @@ impl Lsp {
     }
 
     pub fn start_with(root: &Path, client: &str, init_options: Value) -> Lsp {
-        let mut lsp = Self::spawn(root);
+        Self::start_env(root, client, init_options, &[])
+    }
+
+    /// [`Lsp::start_with`] with extra environment variables for the server.
+    pub fn start_env(root: &Path, client: &str, init_options: Value, env: &[(&str, &str)]) -> Lsp {
+        let mut lsp = Self::spawn_env(root, env);
         lsp.client = client.to_string();
         let mut params = client_fixture(client);
         let obj = params.as_object_mut().unwrap();
@@ -107,9 +112,14 @@ impl Lsp {
     }
 
     pub fn spawn(root: &Path) -> Lsp {
+        Self::spawn_env(root, &[])
+    }
+
+    pub fn spawn_env(root: &Path, env: &[(&str, &str)]) -> Lsp {
         let mut child = Command::new(env!("CARGO_BIN_EXE_vox"))
             .arg("lsp")
             .env("VOX_LSP_DEBUG", "1")
+            .envs(env.iter().copied())
             .current_dir(root)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -365,6 +375,36 @@ impl Lsp {
 
     pub fn is_alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// The server's pid.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Kills the server with SIGKILL (it runs no code of its own any more) and reaps it.
+    pub fn kill_server(&mut self) {
+        self.closed = true;
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Closes the server's stdin without `shutdown` or `exit`; returns its exit code once it
+    /// ended (bounded: `None` if it did not within ten seconds).
+    pub fn close_stdin(&mut self) -> Option<i32> {
+        self.closed = true;
+        drop(self.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.code();
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 

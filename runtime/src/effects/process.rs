@@ -16,9 +16,13 @@
 //! children with inherited streams (`run_ex`, `exec`) goes straight to the terminal and is not
 //! counted.
 //!
-//! Run lifetime (decision 48): before its first spawn the interpreter becomes a child subreaper
-//! ([`vox_jail::lifetime`]), so a descendant that leaves its group or session (`setsid`, a double
-//! fork, `nohup … &`) is re-parented to it instead of `init`. When the run is stopped (a ceiling,
+//! Run lifetime (decisions 48, 55): before its first spawn the interpreter becomes a child
+//! subreaper ([`vox_jail::lifetime`]), and every jailed or background child runs under a keeper
+//! ([`vox_jail::lifetime::guard`]; the developer default's others are started directly with
+//! SIGKILL as parent-death signal, [`vox_jail::lifetime::spawn_direct`]), so a descendant that leaves its group or session (`setsid`, a
+//! double fork, `nohup … &`) is re-parented to its keeper or the interpreter instead of `init`,
+//! and dies with the keeper's tree when the interpreter dies. Waits read the program's end from
+//! the keeper's line; the line is held until the keeper is reaped or the run ends. When the run is stopped (a ceiling,
 //! `--timeout`, SIGINT/SIGTERM) every process it started is killed; when it ends
 //! normally, every one but its `spawn_background` children ([`end_run`]). A host without a
 //! subreaper refuses jailed spawns like a host without Landlock ([`Exc::Unconfinable`], exit 77)
@@ -37,6 +41,7 @@ use std::rc::Rc;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use vox_jail::lifetime::{Line, Status};
 use vox_jail::{ChildPolicy, EnvPolicy, Mode, ProcessGroup, TempDir};
 
 use super::{err_str, str_list, str_value};
@@ -130,8 +135,14 @@ fn timeout_exc(ctx: &RunContext) -> Exc {
     }
 }
 
-/// Builds the command for `spec`: `Ok(Err(msg))` when the program cannot be found.
-fn command(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Command, String>> {
+/// Builds the command for `spec`: `Ok(Err(msg))` when the program cannot be found. With
+/// `keeper` the child is put under a keeper first ([`vox_jail::lifetime::guard`]; its hook must
+/// run before the jail's), and the run's end of its line comes back too.
+fn command(
+    ctx: &mut RunContext,
+    spec: &Spec,
+    keeper: bool,
+) -> Res<Result<(Command, Option<Line>), String>> {
     let Some(program) = find_program(ctx, spec.program) else {
         return Ok(Err(format!("{}: program not found", spec.program)));
     };
@@ -161,15 +172,47 @@ fn command(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Command, String>> {
             ProcessGroup::Session
         }
     };
-    if ctx.receiver_imposed() || ctx.mesh {
-        jail(ctx, spec, &program, group, &mut cmd)?;
+    let jailed = ctx.receiver_imposed() || ctx.mesh;
+    let hook = if jailed {
+        Some(jail(ctx, spec, &program, group, &mut cmd)?)
     } else {
         for (name, value) in ctx.env_overrides.iter().chain(&spec.env) {
             cmd.env(name, value);
         }
-        unconfined(&mut cmd, group, ctx.limits.max_memory, ctx.limits.max_disk);
+        unconfined(&mut cmd, group, ctx.limits.max_memory, ctx.limits.max_disk)
+    };
+    if !keeper {
+        if let Some(hook) = hook {
+            // SAFETY: the hook only makes async-signal-safe syscalls (vox_jail::confine_hook,
+            // [`unconfined`]).
+            unsafe {
+                cmd.pre_exec(hook);
+            }
+        }
+        return Ok(Ok((cmd, None)));
     }
-    Ok(Ok(cmd))
+    // The program is executed by the keeper's hook: the same path, arguments and environment
+    // the command holds (a jailed command's environment was cleared and set in full).
+    let mut env: Vec<(std::ffi::OsString, std::ffi::OsString)> = if jailed {
+        Vec::new()
+    } else {
+        std::env::vars_os().collect()
+    };
+    for (k, v) in cmd.get_envs() {
+        env.retain(|(name, _)| name.as_os_str() != k);
+        if let Some(v) = v {
+            env.push((k.to_os_string(), v.to_os_string()));
+        }
+    }
+    let args = std::iter::once(spec.program).chain(spec.argv.iter().map(String::as_str));
+    let exec = match vox_jail::lifetime::Exec::new(&program, args, env) {
+        Ok(exec) => exec,
+        Err(e) => return Ok(Err(format!("{}: {e}", spec.program))),
+    };
+    match vox_jail::lifetime::guard(&mut cmd, exec, hook) {
+        Ok(line) => Ok(Ok((cmd, Some(line)))),
+        Err(e) => Ok(Err(format!("{}: cannot keep the child: {e}", spec.program))),
+    }
 }
 
 /// Confines `cmd` with the policy the capabilities imply (runtime.md §4, decisions 16, 21, 26).
@@ -179,7 +222,7 @@ fn jail(
     program: &Path,
     group: ProcessGroup,
     cmd: &mut Command,
-) -> Res<()> {
+) -> Res<vox_jail::Hook> {
     let refuse = |reason: String| Exc::Unconfinable { reason, loc: None };
     if ctx.child_tmp.is_none() {
         let tmp = TempDir::new()
@@ -224,8 +267,8 @@ fn jail(
     } else {
         Mode::Confined
     };
-    let applied = vox_jail::confine_command(cmd, &policy, mode)
-        .map_err(|e| refuse(e.reason().to_string()))?;
+    let (applied, hook) =
+        vox_jail::confine_hook(cmd, &policy, mode).map_err(|e| refuse(e.reason().to_string()))?;
     if ctx.verbose {
         // The shape of the child's environment: names and digests, never values.
         let env = vox_jail::child_env(std::env::vars_os(), &policy.env);
@@ -233,29 +276,41 @@ fn jail(
         eprintln!("vox: child {}: {}", spec.program, applied.describe());
         eprintln!("vox: child environment: {fingerprint}");
     }
-    Ok(())
+    Ok(hook)
 }
 
 /// The developer default: no jail, but the process group and the memory and file-size limits
 /// still apply, so `--timeout` can kill the group and `--max-memory` bounds the child too.
-fn unconfined(cmd: &mut Command, group: ProcessGroup, data: Option<u64>, fsize: Option<u64>) {
+/// Returns what the child must do before `exec` (none when nothing).
+fn unconfined(
+    cmd: &mut Command,
+    group: ProcessGroup,
+    data: Option<u64>,
+    fsize: Option<u64>,
+) -> Option<vox_jail::Hook> {
     if group == ProcessGroup::Own {
         cmd.process_group(0);
     }
+    unconfined_hook(group == ProcessGroup::Session, data, fsize)
+}
+
+/// What an unconfined child does before `exec`: a new session (a background child), the memory
+/// and file-size limits (clamped here, before the fork); none when nothing.
+fn unconfined_hook(session: bool, data: Option<u64>, fsize: Option<u64>) -> Option<vox_jail::Hook> {
     let data = data
         .filter(|&v| v > 0)
         .map(|v| clamp_limit(libc::RLIMIT_DATA, v));
     let fsize = fsize
         .filter(|&v| v > 0)
         .map(|v| clamp_limit(libc::RLIMIT_FSIZE, v));
-    let session = group == ProcessGroup::Session;
     if !session && data.is_none() && fsize.is_none() {
-        return;
+        return None;
     }
-    // SAFETY: the hook only makes async-signal-safe syscalls (setsid, prctl, setrlimit) on
-    // values computed before the fork.
-    unsafe {
-        cmd.pre_exec(move || {
+    // The hook only makes async-signal-safe syscalls (setsid, prctl, setrlimit) on values
+    // computed before the fork.
+    Some(Box::new(move || {
+        // SAFETY: plain syscalls on values computed before the fork.
+        unsafe {
             if session {
                 if libc::setsid() < 0 {
                     return Err(io::Error::last_os_error());
@@ -275,9 +330,9 @@ fn unconfined(cmd: &mut Command, group: ProcessGroup, data: Option<u64>, fsize: 
                     return Err(io::Error::last_os_error());
                 }
             }
-            Ok(())
-        });
-    }
+        }
+        Ok(())
+    }))
 }
 
 /// A limit of `value` that an unprivileged process may set: never above the current hard limit.
@@ -325,58 +380,224 @@ fn bound_lifetime(ctx: &RunContext) -> Res<()> {
     }
 }
 
-/// Starts the child: `Ok(Err(msg))` when it could not start.
-fn spawn(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Child, String>> {
+/// How a started program is held (decision 55).
+enum Held {
+    /// Under a keeper (the `Child`, a direct child of the interpreter), whose line reports the
+    /// program's pid and end: every jailed child, and background children.
+    Kept { child: Child, line: Line },
+    /// A direct child with the parent-death signal: the developer default's ordinary children
+    /// (started as cheaply as `posix_spawn` does; [`vox_jail::lifetime::spawn_direct`]).
+    Direct {
+        pid: libc::pid_t,
+        pidfd: PidFd,
+        pause: Duration,
+        status: Option<ExitStatus>,
+    },
+}
+
+/// A started child and its piped output.
+struct Kid {
+    held: Held,
+    stdout: Option<Box<dyn Read + Send>>,
+    stderr: Option<Box<dyn Read + Send>>,
+}
+
+impl Kid {
+    /// The pid that signals meant for the program go to.
+    fn program(&self) -> Option<libc::pid_t> {
+        match &self.held {
+            Held::Kept { line, .. } => line.program().and_then(|p| libc::pid_t::try_from(p).ok()),
+            Held::Direct { pid, .. } => Some(*pid),
+        }
+    }
+
+    /// The pid of the interpreter's own child (the keeper, or the program itself), which leads
+    /// the child's process group when it has one.
+    fn leader(&self) -> libc::pid_t {
+        match &self.held {
+            Held::Kept { child, .. } => libc::pid_t::try_from(child.id()).unwrap_or(0),
+            Held::Direct { pid, .. } => *pid,
+        }
+    }
+
+    /// Waits up to `limit` for the program's end: `None` while it runs.
+    fn poll(&mut self, limit: Duration) -> Option<io::Result<ExitStatus>> {
+        match &mut self.held {
+            Held::Kept { child, line } => match line.poll_status(limit) {
+                Status::Running => None,
+                Status::Ended(st) => Some(Ok(ExitStatus::from_raw(st))),
+                // The keeper was killed (with its program): its own status says how.
+                Status::Lost => Some(child.wait()),
+            },
+            Held::Direct {
+                pid,
+                pidfd,
+                pause,
+                status,
+            } => {
+                for round in 0..2 {
+                    if let Some(st) = status {
+                        return Some(Ok(*st));
+                    }
+                    let mut st = 0;
+                    // SAFETY: a non-blocking wait for our own child.
+                    let r = unsafe { libc::waitpid(*pid, &mut st, libc::WNOHANG | libc::__WALL) };
+                    if r == *pid {
+                        *status = Some(ExitStatus::from_raw(st));
+                        continue;
+                    }
+                    if r < 0 {
+                        return Some(Err(io::Error::last_os_error()));
+                    }
+                    if round == 0 {
+                        pidfd.sleep(limit, pause);
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    fn running(&mut self) -> bool {
+        self.poll(Duration::ZERO).is_none()
+    }
+
+    /// Kills the child (a keeper takes its program along by its parent-death signal), and its
+    /// whole group when it leads one, and reaps it. What a keeper held is re-parented to the
+    /// interpreter and ended with the rest of the run ([`end_all`]).
+    fn kill(&mut self, group: bool) {
+        match &mut self.held {
+            Held::Kept { child, .. } => {
+                // Only while the keeper is unreaped is its pid (and so its group id) still ours
+                // to signal.
+                if group && matches!(child.try_wait(), Ok(None)) {
+                    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+                        // SAFETY: plain syscall on the group our unreaped child leads.
+                        unsafe {
+                            libc::kill(-pid, libc::SIGKILL);
+                        }
+                    }
+                }
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+            Held::Direct { pid, status, .. } => {
+                if status.is_some() {
+                    return;
+                }
+                let mut st = 0;
+                // SAFETY: our own unreaped child and the group it may lead.
+                unsafe {
+                    if group {
+                        libc::kill(-*pid, libc::SIGKILL);
+                    }
+                    libc::kill(*pid, libc::SIGKILL);
+                    while libc::waitpid(*pid, &mut st, libc::__WALL) < 0
+                        && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
+                    {
+                    }
+                }
+                *status = Some(ExitStatus::from_raw(st));
+            }
+        }
+    }
+}
+
+/// Starts the child: `Ok(Err(msg))` when it could not start. Jailed and background children go
+/// under a keeper; the developer default's others are started directly.
+fn spawn(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Kid, String>> {
     ctx.flush_stdout();
-    let mut cmd = match command(ctx, spec)? {
-        Ok(cmd) => cmd,
+    let jailed = ctx.receiver_imposed() || ctx.mesh;
+    if !jailed && spec.streams != Streams::Background {
+        return spawn_direct(ctx, spec);
+    }
+    let (mut cmd, line) = match command(ctx, spec, true)? {
+        Ok((cmd, Some(line))) => (cmd, line),
+        Ok((_, None)) => return Ok(Err(format!("{}: no keeper", spec.program))),
         Err(msg) => return Ok(Err(msg)),
     };
     bound_lifetime(ctx)?;
     // From here on `process.exec` no longer replaces the interpreter: the run has processes to
     // end when it ends.
     ctx.children_started = true;
-    Ok(cmd.spawn().map_err(|e| format!("{}: {e}", spec.program)))
-}
-
-/// The exit code; a child killed by signal `n` reports `128 + n`.
-fn exit_code(status: ExitStatus) -> i64 {
-    match status.code() {
-        Some(code) => i64::from(code),
-        None => 128 + i64::from(status.signal().unwrap_or(0)),
-    }
-}
-
-/// Kills the child, and its whole group when it leads one, and reaps it.
-fn kill(child: &mut Child, group: bool) {
-    // Only while the child is unreaped is its pid (and so its group id) still ours to signal.
-    if group && matches!(child.try_wait(), Ok(None)) {
-        if let Ok(pid) = libc::pid_t::try_from(child.id()) {
-            // SAFETY: plain syscall on the group our unreaped child leads.
-            unsafe {
-                libc::kill(-pid, libc::SIGKILL);
-            }
+    let mut line = line;
+    match cmd.spawn() {
+        Ok(mut child) => {
+            line.started(child.id());
+            let stdout = child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>);
+            let stderr = child
+                .stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>);
+            Ok(Ok(Kid {
+                held: Held::Kept { child, line },
+                stdout,
+                stderr,
+            }))
         }
+        Err(e) => Ok(Err(format!("{}: {e}", spec.program))),
     }
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
-/// How often a wait for a child looks at SIGINT/SIGTERM.
-const POLL: Duration = Duration::from_millis(100);
-/// How long a child may take to end after a forwarded SIGINT/SIGTERM before it is killed.
-const GRACE: Duration = Duration::from_millis(250);
+/// Starts a developer-default child directly ([`Held::Direct`]).
+fn spawn_direct(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Kid, String>> {
+    use vox_jail::lifetime::Stream;
+    let Some(program) = find_program(ctx, spec.program) else {
+        return Ok(Err(format!("{}: program not found", spec.program)));
+    };
+    let cwd = match spec.cwd {
+        Some(dir) if !dir.is_empty() => ctx.cwd.join(dir),
+        _ => ctx.cwd.clone(),
+    };
+    let mut env: Vec<(std::ffi::OsString, std::ffi::OsString)> = std::env::vars_os().collect();
+    for (name, value) in ctx.env_overrides.iter().chain(&spec.env) {
+        env.retain(|(k, _)| k.as_os_str() != name.as_str());
+        env.push((name.into(), value.into()));
+    }
+    let args = std::iter::once(spec.program).chain(spec.argv.iter().map(String::as_str));
+    let exec = match vox_jail::lifetime::Exec::new(&program, args, env) {
+        Ok(exec) => exec,
+        Err(e) => return Ok(Err(format!("{}: {e}", spec.program))),
+    };
+    let (streams, group) = match spec.streams {
+        Streams::Capture => ([Stream::Null, Stream::Pipe, Stream::Pipe], true),
+        Streams::Inherit => ([Stream::Inherit; 3], false),
+        Streams::Background => ([Stream::Null; 3], false),
+    };
+    let hook = unconfined_hook(false, ctx.limits.max_memory, ctx.limits.max_disk);
+    bound_lifetime(ctx)?;
+    ctx.children_started = true;
+    match vox_jail::lifetime::spawn_direct(&exec, &cwd, streams, group, hook) {
+        Ok(d) => {
+            let pid = libc::pid_t::try_from(d.pid).unwrap_or(0);
+            Ok(Ok(Kid {
+                held: Held::Direct {
+                    pid,
+                    pidfd: PidFd::open(d.pid),
+                    pause: Duration::from_millis(1),
+                    status: None,
+                },
+                stdout: d.stdout.map(|p| Box::new(p) as Box<dyn Read + Send>),
+                stderr: d.stderr.map(|p| Box::new(p) as Box<dyn Read + Send>),
+            }))
+        }
+        Err(e) => Ok(Err(format!("{}: {e}", spec.program))),
+    }
+}
 
-/// A pidfd for the child: readable once it has exited, so a wait can sleep in `poll` and still
-/// wake up for signals and the deadline. `None` on kernels without `pidfd_open` (before 5.3):
-/// the wait then sleeps in short steps.
+/// A pidfd for a direct child: readable once it has exited, so a wait can sleep in `poll` and
+/// still wake up for signals and the deadline. `None` on kernels without `pidfd_open` (before
+/// 5.3): the wait then sleeps in short steps.
 struct PidFd(Option<std::os::fd::OwnedFd>);
 
 impl PidFd {
-    fn open(child: &Child) -> PidFd {
+    fn open(pid: u32) -> PidFd {
         use std::os::fd::FromRawFd as _;
         // SAFETY: pidfd_open on our own unreaped child; the result is a new fd we own.
-        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, child.id(), 0) };
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
         PidFd(
             libc::c_int::try_from(fd)
                 .ok()
@@ -395,7 +616,7 @@ impl PidFd {
                     events: libc::POLLIN,
                     revents: 0,
                 };
-                let ms = libc::c_int::try_from(limit.as_millis().max(1)).unwrap_or(i32::MAX);
+                let ms = libc::c_int::try_from(limit.as_millis()).unwrap_or(i32::MAX);
                 // SAFETY: one pollfd on the stack.
                 unsafe {
                     libc::poll(&mut p, 1, ms);
@@ -409,94 +630,120 @@ impl PidFd {
     }
 }
 
+/// Keeps the line of a kept child whose call is over: its keeper may still hold processes the
+/// program left, which must end with the run however it ends.
+fn hold(ctx: &mut RunContext, kid: Kid) {
+    if let Held::Kept { line, .. } = kid.held {
+        ctx.lines.push(line);
+    }
+}
+
+/// The exit code; a child killed by signal `n` reports `128 + n`.
+fn exit_code(status: ExitStatus) -> i64 {
+    match status.code() {
+        Some(code) => i64::from(code),
+        None => 128 + i64::from(status.signal().unwrap_or(0)),
+    }
+}
+
+/// How often a wait for a child looks at SIGINT/SIGTERM.
+const POLL: Duration = Duration::from_millis(100);
+/// How long a child may take to end after a forwarded SIGINT/SIGTERM before it is killed.
+const GRACE: Duration = Duration::from_millis(250);
+
 /// Ends every process of the run but the background children of earlier runs: the run is
 /// stopped (decision 48).
 fn end_all(ctx: &RunContext) {
     vox_jail::lifetime::end_descendants(&ctx.spared);
 }
 
-/// Stops the run because SIGINT or SIGTERM arrived while `child` ran: the signal is forwarded
-/// to the child (its group), which gets [`GRACE`] to end; then everything is killed.
-fn interrupt(ctx: &RunContext, child: &mut Child, group: bool, sig: i32, pidfd: &PidFd) -> Exc {
-    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
-        if matches!(child.try_wait(), Ok(None)) {
-            // SAFETY: plain syscalls on our unreaped child and the group it may lead.
-            unsafe {
-                if group {
-                    libc::kill(-pid, sig);
-                }
-                libc::kill(pid, sig);
+/// Stops the run because SIGINT or SIGTERM arrived while `kid` ran: the signal is forwarded
+/// to the program (its group), which gets [`GRACE`] to end; then everything is killed. The
+/// keeper ignores both signals.
+fn interrupt(ctx: &RunContext, kid: &mut Kid, group: bool, sig: i32) -> Exc {
+    if kid.running() {
+        // SAFETY: plain syscalls on our unreaped child's group and on the program, which cannot
+        // be reaped (and its pid reused) before its end was reported.
+        unsafe {
+            if group {
+                libc::kill(-kid.leader(), sig);
+            }
+            if let Some(p) = kid.program() {
+                libc::kill(p, sig);
             }
         }
     }
     let until = Instant::now() + GRACE;
-    let mut pause = Duration::from_millis(1);
-    while matches!(child.try_wait(), Ok(None)) {
+    loop {
         let now = Instant::now();
-        if now >= until {
+        if now >= until || kid.poll(until - now).is_some() {
             break;
         }
-        pidfd.sleep(until - now, &mut pause);
     }
-    kill(child, group);
+    kid.kill(group);
     end_all(ctx);
     Exc::Interrupted
 }
 
-/// Waits for the child. Past the run's deadline it is killed with every other process of the
-/// run and the run stops with the `--timeout` ceiling; on SIGINT/SIGTERM likewise, with exit 130
-/// ([`interrupt`]).
-fn wait(ctx: &RunContext, child: &mut Child, group: bool) -> Res<io::Result<ExitStatus>> {
-    let pidfd = PidFd::open(child);
-    let mut pause = Duration::from_millis(1);
+/// Waits for the program (its keeper reports its end). Past the run's deadline it is killed
+/// with every other process of the run and the run stops with the `--timeout` ceiling; on
+/// SIGINT/SIGTERM likewise, with exit 130 ([`interrupt`]).
+fn wait(ctx: &RunContext, kid: &mut Kid, group: bool) -> Res<io::Result<ExitStatus>> {
     loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return Ok(Ok(status)),
-            Ok(None) => {}
-            Err(e) => return Ok(Err(e)),
-        }
         if !ctx.ending {
             if let Some(sig) = crate::context::interrupt_signal() {
-                return Err(interrupt(ctx, child, group, sig, &pidfd));
+                return Err(interrupt(ctx, kid, group, sig));
             }
         }
         let now = Instant::now();
         let mut limit = POLL;
         if let Some(deadline) = ctx.deadline {
             if now >= deadline {
-                kill(child, group);
+                kid.kill(group);
                 end_all(ctx);
                 return Err(timeout_exc(ctx));
             }
             limit = limit.min(deadline - now);
         }
-        pidfd.sleep(limit, &mut pause);
+        if let Some(status) = kid.poll(limit) {
+            return Ok(status);
+        }
     }
 }
 
 /// After a child ended: reaps the descendants that exited meanwhile (orphans come back to the
-/// interpreter as zombies) and, under `--mesh`, kills what the child left running (decision 24:
-/// nothing outlives the call).
-fn after_child(ctx: &mut RunContext) {
+/// interpreter as zombies, keepers exit once their tree is empty) and, under `--mesh`, kills
+/// what the child left running (decision 24: nothing outlives the call).
+fn after_child(ctx: &mut RunContext, kid: Kid) {
+    // A keeper that reported an empty tree is exiting on its own: nothing to end there.
+    let exiting = match &kid.held {
+        Held::Kept { child, line } if line.tree_empty() => Some(child.id()),
+        _ => None,
+    };
+    hold(ctx, kid);
     if ctx.mesh {
-        end_all(ctx);
+        let mut spare = ctx.spared.clone();
+        spare.extend(exiting);
+        vox_jail::lifetime::end_descendants(&spare);
     }
     reap(ctx);
 }
 
 /// Reaps the run's exited descendants, forgetting background children among them (so that a
-/// recycled pid is never spared).
+/// recycled pid is never spared) and the lines of keepers that are gone.
 fn reap(ctx: &mut RunContext) {
-    let (background, spared) = (&mut ctx.background, &mut ctx.spared);
+    let (background, spared, lines) = (&mut ctx.background, &mut ctx.spared, &mut ctx.lines);
     vox_jail::lifetime::reap_exited(|pid| {
         background.retain(|&p| p != pid);
         spared.retain(|&p| p != pid);
+        lines.retain(|l| l.keeper() != pid);
     });
 }
 
-/// Ends the run's processes (decision 48): all of them when the run was `stopped` (a ceiling,
-/// `--timeout`, SIGINT/SIGTERM), all but its `spawn_background` children (with what
-/// they started) when it ended normally. Background children of earlier runs in this process
+/// Ends the run's processes (decisions 48, 55): all of them when the run was `stopped` (a
+/// ceiling, `--timeout`, SIGINT/SIGTERM), all but its `spawn_background` children (with what
+/// they started) when it ended normally: their keepers are released, so that their trees
+/// outlive the interpreter too. Background children of earlier runs in this process
 /// ([`RunContext::spared`]) are left alone. Call it when the run is over, after its exit
 /// commands, and when it is stopped also before them.
 pub fn end_run(ctx: &mut RunContext, stopped: bool) {
@@ -506,33 +753,30 @@ pub fn end_run(ctx: &mut RunContext, stopped: bool) {
     let mut spare = ctx.spared.clone();
     if !stopped {
         spare.extend_from_slice(&ctx.background);
+        for line in &ctx.lines {
+            if ctx.background.contains(&line.keeper()) {
+                line.release();
+            }
+        }
     }
     vox_jail::lifetime::end_descendants(&spare);
     if stopped {
         ctx.background.clear();
     }
     reap(ctx);
+    ctx.lines.clear();
 }
 
 /// Runs a captured child to the end: both pipes are drained on their own threads (a child
 /// blocked on a full stderr pipe cannot deadlock us), and the deadline also bounds the drain, in
 /// case a grandchild keeps a pipe open.
 fn capture(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Captured, String>> {
-    let mut child = match spawn(ctx, spec)? {
-        Ok(child) => child,
+    let mut kid = match spawn(ctx, spec)? {
+        Ok(kid) => kid,
         Err(msg) => return Ok(Err(msg)),
     };
     let (tx, rx) = mpsc::channel::<(usize, Vec<u8>)>();
-    let pipes: [Option<Box<dyn Read + Send>>; 2] = [
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    ];
+    let pipes: [Option<Box<dyn Read + Send>>; 2] = [kid.stdout.take(), kid.stderr.take()];
     let mut readers = 0;
     for (i, pipe) in pipes.into_iter().enumerate() {
         let Some(mut pipe) = pipe else { continue };
@@ -545,22 +789,25 @@ fn capture(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Captured, String>> {
                 let _ = tx.send((i, buf));
             });
         if let Err(e) = started {
-            kill(&mut child, true);
+            kid.kill(true);
+            hold(ctx, kid);
             return Ok(Err(format!("{}: {e}", spec.program)));
         }
         readers += 1;
     }
     drop(tx);
-    let status = match wait(ctx, &mut child, true)? {
+    let waited = wait(ctx, &mut kid, true);
+    // Before draining: under --mesh a daemonised grandchild holding the pipes is killed.
+    after_child(ctx, kid);
+    let status = match waited? {
         Ok(status) => status,
         Err(e) => return Ok(Err(e.to_string())),
     };
-    // Before draining: under --mesh a daemonised grandchild holding the pipes is killed.
-    after_child(ctx);
     let mut out = [Vec::new(), Vec::new()];
     let mut received = 0;
-    // A grandchild may hold the pipes open: the drain is bounded by the deadline and stopped by
-    // SIGINT/SIGTERM like the wait.
+    // A grandchild may hold the pipes open: the call returns when they close, like `$(…)` in a
+    // shell. The drain is bounded by the deadline and stopped by SIGINT/SIGTERM like the wait,
+    // and the grandchild stays under the keeper, so it ends with the run however it ends.
     while received < readers {
         if !ctx.ending && crate::context::interrupted() {
             end_all(ctx);
@@ -703,16 +950,16 @@ pub(super) fn run_capture_json(host: &mut dyn Host, args: &mut Args) -> Res<Valu
 
 /// Runs a child with inherited streams to the end: `Ok(code)` or `Err(msg)` (as values).
 fn run_inherited(ctx: &mut RunContext, spec: &Spec) -> Res<Result<i64, String>> {
-    let mut child = match spawn(ctx, spec)? {
-        Ok(child) => child,
+    let mut kid = match spawn(ctx, spec)? {
+        Ok(kid) => kid,
         Err(msg) => return Ok(Err(msg)),
     };
-    let result = match wait(ctx, &mut child, false)? {
+    let waited = wait(ctx, &mut kid, false);
+    after_child(ctx, kid);
+    Ok(match waited? {
         Ok(status) => Ok(exit_code(status)),
         Err(e) => Err(e.to_string()),
-    };
-    after_child(ctx);
-    Ok(result)
+    })
 }
 
 /// Runs the commands queued with `register_exit_command`, in order, with inherited streams.
@@ -758,11 +1005,14 @@ pub(super) fn spawn_background(host: &mut dyn Host, args: &mut Args) -> Res<Valu
         });
     }
     Ok(match spawn(ctx, &spec)? {
-        // The handle is dropped without waiting: the child is on its own, and recorded so that
-        // the end of the run spares it.
-        Ok(child) => {
-            ctx.background.push(child.id());
-            Value::ok(Value::Int(i64::from(child.id())))
+        // The handle is dropped without waiting: the child is on its own under its keeper, which
+        // is recorded so that a normal end of the run spares and releases it.
+        Ok(kid) => {
+            let pid = kid.program().unwrap_or(kid.leader());
+            ctx.background
+                .push(u32::try_from(kid.leader()).unwrap_or(0));
+            hold(ctx, kid);
+            Value::ok(Value::Int(i64::from(pid)))
         }
         Err(msg) => err_str(msg),
     })
@@ -792,8 +1042,8 @@ pub(super) fn exec(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
         };
     }
     ctx.flush_stdout();
-    let mut cmd = match command(ctx, &spec)? {
-        Ok(cmd) => cmd,
+    let mut cmd = match command(ctx, &spec, false)? {
+        Ok((cmd, _)) => cmd,
         Err(msg) => return Ok(err_str(msg)),
     };
     let e = cmd.exec();
