@@ -60,11 +60,7 @@ pub fn observed_returns(db: &dyn Db, ws: Workspace) -> ObservedReturns {
             }
             let facts = fn_facts(db, f);
             for c in facts.calls.iter() {
-                let direct = facts
-                    .int_calls
-                    .iter()
-                    .any(|ic| ic.range == c.range && ic.target == c.target);
-                if !direct {
+                if !c.direct {
                     if let Some(g) = callee(db, *file, &c.target) {
                         mark(key(g), &mut observed, &mut work);
                     }

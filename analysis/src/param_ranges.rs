@@ -105,14 +105,18 @@ pub fn param_tiers(db: &dyn Db, ws: Workspace) -> ParamTiers {
             let Some(node) = nodes.get_mut(&g) else {
                 continue;
             };
-            let direct = facts
+            if !c.direct {
+                node.pinned = true;
+                continue;
+            }
+            // A direct call without int arguments gives the int parameters values of unclear
+            // kind: unbounded, like a missing entry below.
+            let args = facts
                 .int_calls
                 .iter()
-                .find(|ic| ic.range == c.range && ic.target == c.target);
-            match direct {
-                Some(ic) => node.calls.push((caller, ic.args.to_vec())),
-                None => node.pinned = true,
-            }
+                .find(|ic| ic.range == c.range && ic.target == c.target)
+                .map_or_else(Vec::new, |ic| ic.args.to_vec());
+            node.calls.push((caller, args));
         }
     }
     let mut tier: Vec<u8> = vec![0; fns.len()];

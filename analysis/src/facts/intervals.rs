@@ -140,58 +140,101 @@ fn join_into(a: &mut Env, b: &Env) {
     }
 }
 
-pub(super) fn overflows(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuilder) {
+/// What one pass under one tier's parameter bound finds: the overflows and the calls' int
+/// arguments.
+type Pass = (
+    Vec<Overflow>,
+    BTreeMap<(u32, u32), (CallTarget, Vec<Option<Iv>>)>,
+);
+
+fn pass(body: &Body<'_>, kinds: &Kinds, int_params: &[usize], bound: Option<i64>) -> Pass {
     let m = body.m;
+    let mut cx = Ctx {
+        body,
+        kinds,
+        report: true,
+        found: BTreeSet::new(),
+        out: Vec::new(),
+        calls: BTreeMap::new(),
+    };
+    for (fi, f) in m.functions.iter().enumerate() {
+        // Each frame starts with every int slot unknown (closure parameters and captures
+        // unbounded); the function's own int parameters get the tier's bound.
+        let mut env: Env = vec![None; body.n_slots as usize];
+        let base = body.slot_base[fi] as usize;
+        for s in 0..f.n_slots as usize {
+            if kinds.slots.get(base + s) == Some(&Kind::Int) {
+                env[base + s] = Some(Iv::TOP);
+            }
+        }
+        if fi as u32 == body.root {
+            if let Some(k) = bound {
+                let k = i128::from(k);
+                for &g in int_params {
+                    env[g] = Some(Iv::new(-k, k));
+                }
+            }
+        }
+        stacker_eval(&mut cx, f.body, &mut env);
+    }
+    (cx.out, cx.calls)
+}
+
+/// Whether two passes found the same (ranges and operations; argument intervals).
+fn same(a: &Pass, b: &Pass) -> bool {
+    a.0.len() == b.0.len()
+        && a.0
+            .iter()
+            .zip(&b.0)
+            .all(|(x, y)| (x.range, x.op) == (y.range, y.op))
+        && a.1.len() == b.1.len()
+        && a.1.iter().zip(&b.1).all(|((k1, (_, v1)), (k2, (_, v2)))| {
+            k1 == k2
+                && v1.len() == v2.len()
+                && v1
+                    .iter()
+                    .zip(v2)
+                    .all(|(x, y)| x.map(|v| v.clamp()) == y.map(|v| v.clamp()))
+        })
+}
+
+pub(super) fn overflows(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuilder) {
     let root_base = body.slot_base[body.root as usize] as usize;
     let int_params: Vec<usize> = (0..body.param_kinds.len())
         .filter(|i| kinds.slots.get(root_base + i) == Some(&Kind::Int))
         .map(|i| root_base + i)
         .collect();
-    // Without int parameters every tier gives the same answer.
-    let tiers = if int_params.is_empty() {
-        1
+    // The loosest bound first. Without int parameters, or with nothing a bound could change
+    // (no finding, no call with an int argument), every tier gives its answer. Otherwise the
+    // tightest next: results are monotone in the bound, so when the two agree every tier in
+    // between does too.
+    let first = pass(body, kinds, &int_params, TIERS[0]);
+    let mut passes: Vec<(u8, Pass)> = Vec::new();
+    if int_params.is_empty() || (first.0.is_empty() && first.1.is_empty()) {
+        passes.push((0b1111, first));
     } else {
-        TIERS.len()
-    };
+        let last = TIERS.len() - 1;
+        let tight = pass(body, kinds, &int_params, TIERS[last]);
+        if same(&first, &tight) {
+            passes.push((0b1111, first));
+        } else {
+            passes.push((1, first));
+            for (t, bound) in TIERS.iter().enumerate().take(last).skip(1) {
+                passes.push((1 << t, pass(body, kinds, &int_params, *bound)));
+            }
+            passes.push((1 << last, tight));
+        }
+    }
     let mut found: BTreeMap<(u32, u32, &'static str), Overflow> = BTreeMap::new();
     let mut calls: BTreeMap<(u32, u32), IntCall> = BTreeMap::new();
-    for (t, bound) in TIERS.iter().enumerate().take(tiers) {
-        let mut cx = Ctx {
-            body,
-            kinds,
-            report: true,
-            found: BTreeSet::new(),
-            out: Vec::new(),
-            calls: BTreeMap::new(),
-        };
-        for (fi, f) in m.functions.iter().enumerate() {
-            // Each frame starts with every int slot unknown (closure parameters and captures
-            // unbounded); the function's own int parameters get the tier's bound.
-            let mut env: Env = vec![None; body.n_slots as usize];
-            let base = body.slot_base[fi] as usize;
-            for s in 0..f.n_slots as usize {
-                if kinds.slots.get(base + s) == Some(&Kind::Int) {
-                    env[base + s] = Some(Iv::TOP);
-                }
-            }
-            if fi as u32 == body.root {
-                if let Some(k) = bound {
-                    let k = i128::from(*k);
-                    for &g in &int_params {
-                        env[g] = Some(Iv::new(-k, k));
-                    }
-                }
-            }
-            stacker_eval(&mut cx, f.body, &mut env);
-        }
-        let mask = if tiers == 1 { 0b1111 } else { 1u8 << t };
-        for o in cx.out {
+    for (mask, (out, pass_calls)) in passes {
+        for o in out {
             found
                 .entry((o.range.start, o.range.end, o.op))
                 .or_insert(o)
                 .tiers |= mask;
         }
-        for ((start, end), (target, args)) in cx.calls {
+        for ((start, end), (target, args)) in pass_calls {
             let call = calls.entry((start, end)).or_insert_with(|| IntCall {
                 target,
                 range: TextRange::new(start, end),
@@ -205,10 +248,10 @@ pub(super) fn overflows(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuilder
                     let v = v.clamp();
                     (v.lo as i64, v.hi as i64)
                 });
-                if tiers == 1 {
-                    *slot = [v; 4];
-                } else {
-                    slot[t] = v;
+                for (t, s) in slot.iter_mut().enumerate() {
+                    if mask & (1 << t) != 0 {
+                        *s = v;
+                    }
                 }
             }
         }
@@ -354,18 +397,23 @@ fn eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
             args,
             named,
         } => {
-            let vals = match user_callee(cx, *callee) {
-                Some(target) => {
-                    let all: Vec<Option<Iv>> = args.iter().map(|a| eval(cx, *a, env)).collect();
-                    if cx.report {
-                        record_call(cx, e, target, args, named.is_empty(), &all);
-                    }
-                    [
-                        all.first().copied().flatten(),
-                        all.get(1).copied().flatten(),
-                    ]
+            // Only a direct call of a user function with an int argument is recorded (for
+            // `param_tiers`); the others need no argument vector.
+            let record = cx.report
+                && named.is_empty()
+                && args.iter().any(|a| is_int(cx, *a))
+                && names_user_fn(cx, *callee);
+            let vals = if record {
+                let all: Vec<Option<Iv>> = args.iter().map(|a| eval(cx, *a, env)).collect();
+                if let Some(target) = user_callee(cx, *callee) {
+                    record_call(cx, e, target, args, true, &all);
                 }
-                None => eval_args(cx, args, env),
+                [
+                    all.first().copied().flatten(),
+                    all.get(1).copied().flatten(),
+                ]
+            } else {
+                eval_args(cx, args, env)
             };
             for (_, x) in named {
                 eval(cx, *x, env);
@@ -536,35 +584,16 @@ fn eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
             None
         }
         Expr::Closure { .. } => None,
-        // `x |> f` and `x |> f(a)` call `f(x)` and `f(x, a)`.
+        // `x |> f` calls `f(x)`; `x |> g(1)` calls what `g(1)` returns (g itself is called
+        // with 1, recorded as any call).
         Expr::Pipe(lhs, rhs) => {
             let lv = eval(cx, *lhs, env);
-            match &m.exprs[*rhs as usize] {
-                Expr::Call {
-                    callee,
-                    args,
-                    named,
-                } if user_callee(cx, *callee).is_some() => {
-                    let mut all = vec![lv];
-                    all.extend(args.iter().map(|a| eval(cx, *a, env)));
-                    for (_, x) in named {
-                        eval(cx, *x, env);
-                    }
-                    if cx.report {
-                        if let Some(target) = user_callee(cx, *callee) {
-                            let mut ids = vec![*lhs];
-                            ids.extend_from_slice(args);
-                            record_call(cx, *rhs, target, &ids, named.is_empty(), &all);
-                        }
-                    }
-                }
-                _ => {
-                    if let (true, Some(target)) = (cx.report, user_callee(cx, *rhs)) {
-                        record_call(cx, *rhs, target, &[*lhs], true, &[lv]);
-                    }
-                    eval(cx, *rhs, env);
+            if cx.report && is_int(cx, *lhs) {
+                if let Some(target) = user_callee(cx, *rhs) {
+                    record_call(cx, *rhs, target, &[*lhs], true, &[lv]);
                 }
             }
+            eval(cx, *rhs, env);
             None
         }
         other => {
@@ -585,6 +614,22 @@ fn eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
         Some(v.unwrap_or(Iv::TOP))
     } else {
         None
+    }
+}
+
+/// Whether a callee expression names a user function (without building its target).
+fn names_user_fn(cx: &Ctx<'_, '_>, callee: u32) -> bool {
+    let m = cx.body.m;
+    match &m.exprs[callee as usize] {
+        Expr::Global(g) => matches!(
+            m.globals.get(*g as usize),
+            Some(Global::Fn(_) | Global::Imported { .. })
+        ),
+        Expr::Field(recv, _) => matches!(
+            m.exprs[*recv as usize],
+            Expr::Global(g) if matches!(m.globals.get(g as usize), Some(Global::ImportAlias { .. }))
+        ),
+        _ => false,
     }
 }
 

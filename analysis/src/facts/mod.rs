@@ -108,6 +108,9 @@ pub enum CallTarget {
 pub struct CallFact {
     pub target: CallTarget,
     pub range: TextRange,
+    /// Called here (`f(x)`, `x |> f`), not passed on as a value: its arguments are then the
+    /// ones at this site.
+    pub direct: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -325,6 +328,15 @@ pub fn is_output(ns: &str, name: &str) -> bool {
 /// One pass over every expression: calls, effects, host math, `modified_ms`.
 fn scan(body: &Body<'_>, kinds: &kinds::Kinds, facts: &mut FactsBuilder) {
     let m = body.m;
+    // Functions named as the right side of `|>` are called there.
+    let pipe_rhs: Vec<u32> = m
+        .exprs
+        .iter()
+        .filter_map(|e| match e {
+            Expr::Pipe(_, rhs) => Some(*rhs),
+            _ => None,
+        })
+        .collect();
     let r = |e: u32| m.expr_ranges[e as usize];
     for (i, e) in m.exprs.iter().enumerate() {
         let id = i as u32;
@@ -354,6 +366,7 @@ fn scan(body: &Body<'_>, kinds: &kinds::Kinds, facts: &mut FactsBuilder) {
                                     name: Arc::from(&**name),
                                 },
                                 range: r(id),
+                                direct: true,
                             });
                         }
                     }
@@ -365,6 +378,7 @@ fn scan(body: &Body<'_>, kinds: &kinds::Kinds, facts: &mut FactsBuilder) {
                 Some(Global::Fn(k)) => facts.calls.push(CallFact {
                     target: CallTarget::Local(*k),
                     range: call_range(body, id),
+                    direct: parent_call(body, id).is_some() || pipe_rhs.contains(&id),
                 }),
                 Some(Global::Imported { import, name }) => facts.calls.push(CallFact {
                     target: CallTarget::Imported {
@@ -372,6 +386,7 @@ fn scan(body: &Body<'_>, kinds: &kinds::Kinds, facts: &mut FactsBuilder) {
                         name: Arc::from(&**name),
                     },
                     range: call_range(body, id),
+                    direct: parent_call(body, id).is_some() || pipe_rhs.contains(&id),
                 }),
                 _ => {}
             },
