@@ -17,6 +17,7 @@ mod kinds;
 mod observed;
 mod param_ranges;
 mod parsed;
+mod resolver;
 mod summaries;
 
 pub use caps_infer::{

@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 use crate::facts::fn_facts;
 use crate::imports::{resolve_imports, ImportTarget};
 use crate::items::{file_items, FnDef};
-use crate::summaries::callee;
+use crate::resolver::Resolver;
 use crate::{Db, SourceFile, Workspace};
 
 /// The functions (file, index among its functions; `u32::MAX` for a synthetic main) whose
@@ -50,6 +50,7 @@ pub fn observed_returns(db: &dyn Db, ws: Workspace) -> ObservedReturns {
             work.push(k);
         }
     };
+    let mut resolver = Resolver::new(db);
     for file in files.values() {
         let items = file_items(db, *file);
         for f in items.all() {
@@ -61,18 +62,18 @@ pub fn observed_returns(db: &dyn Db, ws: Workspace) -> ObservedReturns {
             let facts = fn_facts(db, f);
             for c in facts.calls.iter() {
                 if !c.direct {
-                    if let Some(g) = callee(db, *file, &c.target) {
+                    if let Some(g) = resolver.callee(*file, &c.target) {
                         mark(key(g), &mut observed, &mut work);
                     }
                 }
             }
             for (t, _) in facts.observed_calls.iter() {
-                if let Some(g) = callee(db, *file, t) {
+                if let Some(g) = resolver.callee(*file, t) {
                     mark(key(g), &mut observed, &mut work);
                 }
             }
             for (t, _) in facts.returned_calls.iter() {
-                if let Some(g) = callee(db, *file, t) {
+                if let Some(g) = resolver.callee(*file, t) {
                     feeds.entry(key(g)).or_default().push(key(f));
                 }
             }

@@ -20,7 +20,7 @@ use crate::facts::{fn_facts, tier_of, TIERS};
 use crate::imports::{resolve_imports, ImportTarget};
 use crate::items::{file_items, FnDef};
 use crate::kinds::Kind;
-use crate::summaries::callee;
+use crate::resolver::Resolver;
 use crate::{Db, SourceFile, Workspace};
 
 /// Per function (file, index among its functions) with an int parameter: the tier its
@@ -95,11 +95,15 @@ pub fn param_tiers(db: &dyn Db, ws: Workspace) -> ParamTiers {
         return ParamTiers::default();
     }
     // Every reference to a node: a direct call with its arguments, or anything else (pinned).
+    let mut resolver = Resolver::new(db);
     for (caller, f) in fns.iter().enumerate() {
         let file = f.file(db);
         let facts = fn_facts(db, *f);
         for c in facts.calls.iter() {
-            let Some(g) = callee(db, file, &c.target).and_then(|g| ids.get(&g).copied()) else {
+            let Some(g) = resolver
+                .callee(file, &c.target)
+                .and_then(|g| ids.get(&g).copied())
+            else {
                 continue;
             };
             let Some(node) = nodes.get_mut(&g) else {

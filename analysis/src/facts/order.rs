@@ -165,6 +165,29 @@ pub(super) fn order_facts(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuild
     let m = body.m;
     let mut srcs = Vec::new();
     let mut src_of = vec![None; m.exprs.len()];
+    // Calls whose value is thrown away (`step()` as a statement) carry no order anywhere.
+    let mut discarded: Vec<u32> = m
+        .stmts
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Expr {
+                expr,
+                writeback: None,
+            } => Some(*expr),
+            _ => None,
+        })
+        .collect();
+    discarded.sort_unstable();
+    // …except a block's last statement: it is the block's value.
+    for e in &m.exprs {
+        if let Expr::Block(stmts) = e {
+            if let Some(Stmt::Expr { expr, .. }) = stmts.last().map(|s| &m.stmts[*s as usize]) {
+                if let Ok(i) = discarded.binary_search(expr) {
+                    discarded.remove(i);
+                }
+            }
+        }
+    }
     // Sources.
     for (i, e) in m.exprs.iter().enumerate() {
         let id = i as u32;
@@ -191,6 +214,7 @@ pub(super) fn order_facts(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuild
                     Some((OrderKind::Listing, true))
                 }
                 Some(_) => None,
+                None if discarded.binary_search(&id).is_ok() => None,
                 None => {
                     if let Some(target) = returns_order(body, *callee) {
                         src_of[i] = Some(srcs.len() as u32);

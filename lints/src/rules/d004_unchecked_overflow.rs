@@ -11,9 +11,18 @@ use super::sites::W;
 use crate::{Applicability, FileCx, Finding, Fix};
 
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
-    let tiers = vox_analysis::param_tiers(cx.db, cx.db.workspace());
+    // The workspace query looks at every function: asked only for a finding that depends on the
+    // parameters' bounds.
+    let mut tiers = None;
     for (def, facts, base) in cx.functions() {
-        let tier = tiers.get(cx.db, def);
+        let depends = facts.overflows.iter().any(|o| o.tiers != 0b1111);
+        let tier = if depends {
+            tiers
+                .get_or_insert_with(|| vox_analysis::param_tiers(cx.db, cx.db.workspace()))
+                .get(cx.db, def)
+        } else {
+            0
+        };
         for o in &facts.overflows {
             if o.tiers & (1 << tier) == 0 {
                 continue;

@@ -15,10 +15,14 @@ use crate::FileCx;
 /// Sources of `kind` whose order shows, with a description of the first place it shows.
 pub fn leaks(cx: &FileCx<'_>, kind: OrderKind) -> Vec<(TextRange, String, TextRange)> {
     let mut found: BTreeMap<(u32, u32), (String, TextRange)> = BTreeMap::new();
-    let observed = vox_analysis::observed_returns(cx.db, cx.db.workspace());
+    // The workspace query looks at every function: asked only when order reaches a result.
+    let mut observed = None;
     for (def, facts, base) in cx.functions() {
-        let returned = observed
-            .contains(cx.db, def)
+        let shown = !facts.returned_order.is_empty()
+            && observed
+                .get_or_insert_with(|| vox_analysis::observed_returns(cx.db, cx.db.workspace()))
+                .contains(cx.db, def);
+        let returned = shown
             .then_some(facts.returned_order.iter())
             .into_iter()
             .flatten();
