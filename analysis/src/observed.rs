@@ -38,54 +38,59 @@ pub fn observed_returns(db: &dyn Db, ws: Workspace) -> ObservedReturns {
             }
         }
     }
-    let key = |f: FnDef<'_>| (f.file(db), f.index(db));
-    let mut observed: HashSet<(SourceFile, u32)> = HashSet::new();
-    // callee → the callers whose result its returned order reaches.
-    let mut feeds: HashMap<(SourceFile, u32), Vec<(SourceFile, u32)>> = HashMap::new();
-    let mut work: Vec<(SourceFile, u32)> = Vec::new();
-    let mark = |k: (SourceFile, u32),
-                observed: &mut HashSet<(SourceFile, u32)>,
-                work: &mut Vec<(SourceFile, u32)>| {
-        if observed.insert(k) {
+    // Every function, numbered; (file, index) from positions (no tracked-field reads).
+    let mut ids: HashMap<FnDef<'_>, usize> = HashMap::new();
+    let mut fns: Vec<(FnDef<'_>, SourceFile, u32)> = Vec::new();
+    for file in files.values() {
+        let items = file_items(db, *file);
+        let all = items
+            .fns
+            .iter()
+            .copied()
+            .enumerate()
+            .map(|(i, f)| (f, i as u32));
+        for (f, index) in all.chain(items.main.map(|m| (m, u32::MAX))) {
+            ids.insert(f, fns.len());
+            fns.push((f, *file, index));
+        }
+    }
+    let mut observed = vec![false; fns.len()];
+    let mut work: Vec<usize> = Vec::new();
+    let mark = |k: usize, observed: &mut Vec<bool>, work: &mut Vec<usize>| {
+        if !observed[k] {
+            observed[k] = true;
             work.push(k);
         }
     };
+    // callee → the callers whose result its returned order reaches.
+    let mut fed_by: HashMap<usize, Vec<usize>> = HashMap::new();
     let mut resolver = Resolver::new(db);
-    for file in files.values() {
-        let items = file_items(db, *file);
-        for f in items.all() {
-            if let Some(item) = items.items.fns.get(f.index(db) as usize) {
-                if &*item.name == "main" || (item.is_pub && !imported.contains(file)) {
-                    mark(key(f), &mut observed, &mut work);
-                }
+    for (id, &(f, file, index)) in fns.iter().enumerate() {
+        let items = resolver.items(file);
+        if let Some(item) = items.items.fns.get(index as usize) {
+            if &*item.name == "main" || (item.is_pub && !imported.contains(&file)) {
+                mark(id, &mut observed, &mut work);
             }
-            let facts = fn_facts(db, f);
-            for c in facts.calls.iter() {
-                if !c.direct {
-                    if let Some(g) = resolver.callee(*file, &c.target) {
-                        mark(key(g), &mut observed, &mut work);
-                    }
-                }
+        }
+        let facts = fn_facts(db, f);
+        let mut callee = |t| resolver.callee(file, t).and_then(|g| ids.get(&g).copied());
+        for c in facts.calls.iter().filter(|c| !c.direct) {
+            if let Some(g) = callee(&c.target) {
+                mark(g, &mut observed, &mut work);
             }
-            for (t, _) in facts.observed_calls.iter() {
-                if let Some(g) = resolver.callee(*file, t) {
-                    mark(key(g), &mut observed, &mut work);
-                }
+        }
+        for (t, _) in facts.observed_calls.iter() {
+            if let Some(g) = callee(t) {
+                mark(g, &mut observed, &mut work);
             }
-            for (t, _) in facts.returned_calls.iter() {
-                if let Some(g) = resolver.callee(*file, t) {
-                    feeds.entry(key(g)).or_default().push(key(f));
-                }
+        }
+        for (t, _) in facts.returned_calls.iter() {
+            if let Some(g) = callee(t) {
+                fed_by.entry(id).or_default().push(g);
             }
         }
     }
-    // A callee whose order reaches an observed caller's result is observed (the reverse edge).
-    let mut fed_by: HashMap<(SourceFile, u32), Vec<(SourceFile, u32)>> = HashMap::new();
-    for (g, callers) in &feeds {
-        for c in callers {
-            fed_by.entry(*c).or_default().push(*g);
-        }
-    }
+    // A callee whose order reaches an observed caller's result is observed.
     while let Some(c) = work.pop() {
         if let Some(gs) = fed_by.get(&c) {
             for g in gs.clone() {
@@ -93,5 +98,11 @@ pub fn observed_returns(db: &dyn Db, ws: Workspace) -> ObservedReturns {
             }
         }
     }
+    let observed = fns
+        .iter()
+        .zip(&observed)
+        .filter(|(_, o)| **o)
+        .map(|((_, file, index), _)| (*file, *index))
+        .collect();
     ObservedReturns(observed)
 }

@@ -59,15 +59,22 @@ pub fn param_tiers(db: &dyn Db, ws: Workspace) -> ParamTiers {
     }
     // Every function of the workspace, numbered; nodes for those with int parameters.
     let mut ids: HashMap<FnDef<'_>, usize> = HashMap::new();
-    let mut fns: Vec<FnDef<'_>> = Vec::new();
+    // (function, its file, its index): positions, not tracked-field reads, give the index.
+    let mut fns: Vec<(FnDef<'_>, SourceFile, u32)> = Vec::new();
     let mut nodes: HashMap<usize, Node> = HashMap::new();
     for file in files.values() {
         let items = file_items(db, *file);
-        for f in items.all() {
+        let all = items
+            .fns
+            .iter()
+            .copied()
+            .enumerate()
+            .map(|(i, f)| (f, i as u32));
+        for (f, index) in all.chain(items.main.map(|m| (m, u32::MAX))) {
             let id = fns.len();
             ids.insert(f, id);
-            fns.push(f);
-            let Some(item) = items.items.fns.get(f.index(db) as usize) else {
+            fns.push((f, *file, index));
+            let Some(item) = items.items.fns.get(index as usize) else {
                 continue;
             };
             let int_params: Vec<usize> = item
@@ -96,9 +103,8 @@ pub fn param_tiers(db: &dyn Db, ws: Workspace) -> ParamTiers {
     }
     // Every reference to a node: a direct call with its arguments, or anything else (pinned).
     let mut resolver = Resolver::new(db);
-    for (caller, f) in fns.iter().enumerate() {
-        let file = f.file(db);
-        let facts = fn_facts(db, *f);
+    for (caller, (f, file, _)) in fns.iter().enumerate() {
+        let (file, facts) = (*file, fn_facts(db, *f));
         for c in facts.calls.iter() {
             let Some(g) = resolver
                 .callee(file, &c.target)
@@ -157,7 +163,7 @@ pub fn param_tiers(db: &dyn Db, ws: Workspace) -> ParamTiers {
         order
             .iter()
             .filter(|g| tier[**g] != 0)
-            .map(|&g| ((fns[g].file(db), fns[g].index(db)), tier[g]))
+            .map(|&g| ((fns[g].1, fns[g].2), tier[g]))
             .collect(),
     )
 }
