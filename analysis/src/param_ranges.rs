@@ -43,7 +43,7 @@ struct Node {
     /// Unbounded whatever the call sites say.
     pinned: bool,
     /// Direct calls: (caller, the arguments' intervals per caller tier).
-    calls: Vec<(usize, Vec<[Option<(i64, i64)>; 4]>)>,
+    calls: Vec<(usize, Vec<crate::facts::ArgTiers>)>,
 }
 
 #[salsa::tracked(returns(ref))]

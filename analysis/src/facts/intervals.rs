@@ -127,8 +127,11 @@ struct Ctx<'a, 'b> {
     found: BTreeSet<(u32, u32, &'static str)>,
     out: Vec<Overflow>,
     /// Direct calls of user functions seen while reporting: range → (target, int arguments).
-    calls: BTreeMap<(u32, u32), (CallTarget, Vec<Option<Iv>>)>,
+    calls: Calls,
 }
+
+/// Calls by range: the target and the int arguments' intervals.
+type Calls = BTreeMap<(u32, u32), (CallTarget, Vec<Option<Iv>>)>;
 
 /// Joins `b` into `a`, slot by slot.
 fn join_into(a: &mut Env, b: &Env) {
@@ -142,10 +145,7 @@ fn join_into(a: &mut Env, b: &Env) {
 
 /// What one pass under one tier's parameter bound finds: the overflows and the calls' int
 /// arguments.
-type Pass = (
-    Vec<Overflow>,
-    BTreeMap<(u32, u32), (CallTarget, Vec<Option<Iv>>)>,
-);
+type Pass = (Vec<Overflow>, Calls);
 
 fn pass(body: &Body<'_>, kinds: &Kinds, int_params: &[usize], bound: Option<i64>) -> Pass {
     let m = body.m;
@@ -1071,7 +1071,7 @@ fn narrow(cx: &mut Ctx<'_, '_>, c: u32, env: &mut Env, truth: bool) {
             {
                 if let (Some(g), Some(g2)) = (slot_of(*x), slot_of(*y)) {
                     let top = if op == BinOp::Lt { k.hi - 1 } else { k.hi };
-                    if g == g2 && top >= 0 && top <= MAX {
+                    if g == g2 && (0..=MAX).contains(&top) {
                         let r = isqrt(top);
                         apply(env, g, BinOp::Le, Iv::exact(r));
                         apply(env, g, BinOp::Ge, Iv::exact(-r));

@@ -153,8 +153,11 @@ pub struct IntCall {
     pub range: TextRange,
     /// Per positional argument, per tier of the caller: the argument's interval when it is an
     /// int (`None`: not an int, or not bounded by anything the analysis knows).
-    pub args: Box<[[Option<(i64, i64)>; 4]]>,
+    pub args: Box<[ArgTiers]>,
 }
+
+/// One argument's interval under each tier of the caller (`None`: not a bounded int).
+pub type ArgTiers = [Option<(i64, i64)>; 4];
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OrderArg {
