@@ -11,9 +11,8 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::facts::fn_facts;
-use crate::imports::{resolve_imports, ImportTarget};
-use crate::items::{file_items, FnDef};
-use crate::resolver::Resolver;
+use crate::items::FnDef;
+use crate::resolver::{imported_files, numbered_functions, Resolver};
 use crate::{Db, SourceFile, Workspace};
 
 /// The functions (file, index among its functions; `u32::MAX` for a synthetic main) whose
@@ -29,31 +28,10 @@ impl ObservedReturns {
 
 #[salsa::tracked(returns(ref))]
 pub fn observed_returns(db: &dyn Db, ws: Workspace) -> ObservedReturns {
-    let files = ws.files(db);
-    let mut imported: HashSet<SourceFile> = HashSet::new();
-    for f in files.values() {
-        for t in &resolve_imports(db, *f).targets {
-            if let ImportTarget::File(t) = t {
-                imported.insert(*t);
-            }
-        }
-    }
-    // Every function, numbered; (file, index) from positions (no tracked-field reads).
-    let mut ids: HashMap<FnDef<'_>, usize> = HashMap::new();
-    let mut fns: Vec<(FnDef<'_>, SourceFile, u32)> = Vec::new();
-    for file in files.values() {
-        let items = file_items(db, *file);
-        let all = items
-            .fns
-            .iter()
-            .copied()
-            .enumerate()
-            .map(|(i, f)| (f, i as u32));
-        for (f, index) in all.chain(items.main.map(|m| (m, u32::MAX))) {
-            ids.insert(f, fns.len());
-            fns.push((f, *file, index));
-        }
-    }
+    let files: Vec<SourceFile> = ws.files(db).values().copied().collect();
+    let imported = imported_files(db, &files);
+    let fns = numbered_functions(db, &files);
+    let ids: HashMap<FnDef<'_>, usize> = fns.iter().enumerate().map(|(i, f)| (f.0, i)).collect();
     let mut observed = vec![false; fns.len()];
     let mut work: Vec<usize> = Vec::new();
     let mark = |k: usize, observed: &mut Vec<bool>, work: &mut Vec<usize>| {

@@ -14,13 +14,12 @@
 //! call with named arguments or fewer arguments than parameters. A function nothing calls gets
 //! the tightest tier: its own findings still show, none that only a huge argument could cause.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use crate::facts::{fn_facts, tier_of, TIERS};
-use crate::imports::{resolve_imports, ImportTarget};
 use crate::items::{file_items, FnDef};
 use crate::kinds::Kind;
-use crate::resolver::Resolver;
+use crate::resolver::{imported_files, numbered_functions, Resolver};
 use crate::{Db, SourceFile, Workspace};
 
 /// Per function (file, index among its functions) with an int parameter: the tier its
@@ -48,55 +47,35 @@ struct Node {
 
 #[salsa::tracked(returns(ref))]
 pub fn param_tiers(db: &dyn Db, ws: Workspace) -> ParamTiers {
-    let files = ws.files(db);
-    let mut imported: HashSet<SourceFile> = HashSet::new();
-    for f in files.values() {
-        for t in &resolve_imports(db, *f).targets {
-            if let ImportTarget::File(t) = t {
-                imported.insert(*t);
-            }
-        }
-    }
+    let files: Vec<SourceFile> = ws.files(db).values().copied().collect();
+    let imported = imported_files(db, &files);
     // Every function of the workspace, numbered; nodes for those with int parameters.
-    let mut ids: HashMap<FnDef<'_>, usize> = HashMap::new();
-    // (function, its file, its index): positions, not tracked-field reads, give the index.
-    let mut fns: Vec<(FnDef<'_>, SourceFile, u32)> = Vec::new();
+    let fns = numbered_functions(db, &files);
+    let ids: HashMap<FnDef<'_>, usize> = fns.iter().enumerate().map(|(i, f)| (f.0, i)).collect();
     let mut nodes: HashMap<usize, Node> = HashMap::new();
-    for file in files.values() {
-        let items = file_items(db, *file);
-        let all = items
-            .fns
+    for (id, &(_, file, index)) in fns.iter().enumerate() {
+        let Some(item) = file_items(db, file).items.fns.get(index as usize) else {
+            continue;
+        };
+        let int_params: Vec<usize> = item
+            .params
             .iter()
-            .copied()
             .enumerate()
-            .map(|(i, f)| (f, i as u32));
-        for (f, index) in all.chain(items.main.map(|m| (m, u32::MAX))) {
-            let id = fns.len();
-            ids.insert(f, id);
-            fns.push((f, *file, index));
-            let Some(item) = items.items.fns.get(index as usize) else {
-                continue;
-            };
-            let int_params: Vec<usize> = item
-                .params
-                .iter()
-                .enumerate()
-                .filter(|(_, (_, ty))| ty.as_deref().map(Kind::from_annotation) == Some(Kind::Int))
-                .map(|(i, _)| i)
-                .collect();
-            if int_params.is_empty() {
-                continue;
-            }
-            let pinned = item.is_pub && !imported.contains(file);
-            nodes.insert(
-                id,
-                Node {
-                    int_params,
-                    pinned,
-                    calls: Vec::new(),
-                },
-            );
+            .filter(|(_, (_, ty))| ty.as_deref().map(Kind::from_annotation) == Some(Kind::Int))
+            .map(|(i, _)| i)
+            .collect();
+        if int_params.is_empty() {
+            continue;
         }
+        let pinned = item.is_pub && !imported.contains(&file);
+        nodes.insert(
+            id,
+            Node {
+                int_params,
+                pinned,
+                calls: Vec::new(),
+            },
+        );
     }
     if nodes.is_empty() {
         return ParamTiers::default();
