@@ -26,6 +26,19 @@ pub struct ResolvedImports {
     pub targets: Vec<ImportTarget>,
 }
 
+impl ResolvedImports {
+    /// Each import's file, `None` where it is missing.
+    pub fn files(&self) -> Vec<Option<SourceFile>> {
+        self.targets
+            .iter()
+            .map(|t| match t {
+                ImportTarget::File(f) => Some(*f),
+                ImportTarget::Missing(_) => None,
+            })
+            .collect()
+    }
+}
+
 /// Joins an import path to the importing file's directory, lexically.
 pub fn import_path(importer: &Path, written: &str) -> PathBuf {
     let dir = importer.parent().unwrap_or(Path::new("."));

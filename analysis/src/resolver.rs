@@ -37,16 +37,10 @@ impl<'db> Resolver<'db> {
             CallTarget::Local(k) => self.items(file).fns.get(*k as usize).copied(),
             CallTarget::Imported { import, name } => {
                 let db = self.db;
-                let targets = self.imports.entry(file).or_insert_with(|| {
-                    resolve_imports(db, file)
-                        .targets
-                        .iter()
-                        .map(|t| match t {
-                            ImportTarget::File(f) => Some(*f),
-                            ImportTarget::Missing(_) => None,
-                        })
-                        .collect()
-                });
+                let targets = self
+                    .imports
+                    .entry(file)
+                    .or_insert_with(|| resolve_imports(db, file).files());
                 let t = (*targets.get(*import as usize)?)?;
                 self.items(t).pub_fn(name)
             }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use ropey::Rope;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
-use vox_analysis::{ImportTarget, SourceFile};
+use vox_analysis::SourceFile;
 use vox_hir::{BuiltinCatalog, Cap, Nondet};
 use vox_syntax::ast::{self, AstNode};
 use vox_syntax::{SyntaxKind as K, SyntaxNode, SyntaxToken, SyntaxTree, TextRange};
@@ -273,14 +273,7 @@ fn imported_fn(view: &FileView, idx: usize, name: &str) -> Option<Target> {
 }
 
 fn import_targets(snap: &Snapshot, file: SourceFile) -> Vec<Option<SourceFile>> {
-    vox_analysis::resolve_imports(&snap.db, file)
-        .targets
-        .iter()
-        .map(|t| match t {
-            ImportTarget::File(f) => Some(*f),
-            ImportTarget::Missing(_) => None,
-        })
-        .collect()
+    vox_analysis::resolve_imports(&snap.db, file).files()
 }
 
 /// What the identifier token `tok` names.

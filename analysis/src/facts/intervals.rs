@@ -16,9 +16,8 @@
 //! query `param_tiers` picks the tier the call sites justify (decision 51).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
-use vox_hir::{BinOp, Expr, Global, Literal, Module, Pat, PlaceRoot, Stmt, UnOp};
+use vox_hir::{BinOp, Expr, Literal, Module, Pat, PlaceRoot, Stmt, UnOp};
 use vox_syntax::TextRange;
 
 use super::walk::Body;
@@ -399,21 +398,21 @@ fn eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
         } => {
             // Only a direct call of a user function with an int argument is recorded (for
             // `param_tiers`); the others need no argument vector.
-            let record = cx.report
-                && named.is_empty()
-                && args.iter().any(|a| is_int(cx, *a))
-                && names_user_fn(cx, *callee);
-            let vals = if record {
-                let all: Vec<Option<Iv>> = args.iter().map(|a| eval(cx, *a, env)).collect();
-                if let Some(target) = user_callee(cx, *callee) {
-                    record_call(cx, e, target, args, true, &all);
-                }
-                [
-                    all.first().copied().flatten(),
-                    all.get(1).copied().flatten(),
-                ]
+            let target = if cx.report && named.is_empty() && args.iter().any(|a| is_int(cx, *a)) {
+                cx.body.user_callee(*callee)
             } else {
-                eval_args(cx, args, env)
+                None
+            };
+            let vals = match target {
+                Some(target) => {
+                    let all: Vec<Option<Iv>> = args.iter().map(|a| eval(cx, *a, env)).collect();
+                    record_call(cx, e, target, args, &all);
+                    [
+                        all.first().copied().flatten(),
+                        all.get(1).copied().flatten(),
+                    ]
+                }
+                None => eval_args(cx, args, env),
             };
             for (_, x) in named {
                 eval(cx, *x, env);
@@ -589,8 +588,8 @@ fn eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
         Expr::Pipe(lhs, rhs) => {
             let lv = eval(cx, *lhs, env);
             if cx.report && is_int(cx, *lhs) {
-                if let Some(target) = user_callee(cx, *rhs) {
-                    record_call(cx, *rhs, target, &[*lhs], true, &[lv]);
+                if let Some(target) = cx.body.user_callee(*rhs) {
+                    record_call(cx, *rhs, target, &[*lhs], &[lv]);
                 }
             }
             eval(cx, *rhs, env);
@@ -617,69 +616,20 @@ fn eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
     }
 }
 
-/// Whether a callee expression names a user function (without building its target).
-fn names_user_fn(cx: &Ctx<'_, '_>, callee: u32) -> bool {
-    let m = cx.body.m;
-    match &m.exprs[callee as usize] {
-        Expr::Global(g) => matches!(
-            m.globals.get(*g as usize),
-            Some(Global::Fn(_) | Global::Imported { .. })
-        ),
-        Expr::Field(recv, _) => matches!(
-            m.exprs[*recv as usize],
-            Expr::Global(g) if matches!(m.globals.get(g as usize), Some(Global::ImportAlias { .. }))
-        ),
-        _ => false,
-    }
-}
-
-/// The user function a callee expression names, if any.
-fn user_callee(cx: &Ctx<'_, '_>, callee: u32) -> Option<CallTarget> {
-    let m = cx.body.m;
-    match &m.exprs[callee as usize] {
-        Expr::Global(g) => match m.globals.get(*g as usize) {
-            Some(Global::Fn(k)) => Some(CallTarget::Local(*k)),
-            Some(Global::Imported { import, name }) => Some(CallTarget::Imported {
-                import: *import,
-                name: Arc::from(&**name),
-            }),
-            _ => None,
-        },
-        Expr::Field(recv, name) => match m.exprs[*recv as usize] {
-            Expr::Global(g) => match m.globals.get(g as usize) {
-                Some(Global::ImportAlias { import }) => Some(CallTarget::Imported {
-                    import: *import,
-                    name: Arc::from(&**name),
-                }),
-                _ => None,
-            },
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// Records a direct call of a user function with the intervals of its positional int arguments
-/// (`None` for another kind); a call with named arguments records none of them.
+/// Records a direct call of a user function (with positional arguments only) with the
+/// intervals of its int arguments (`None` for another kind).
 fn record_call(
     cx: &mut Ctx<'_, '_>,
     e: u32,
     target: CallTarget,
     args: &[u32],
-    positional: bool,
     vals: &[Option<Iv>],
 ) {
     let m = cx.body.m;
     let vals: Vec<Option<Iv>> = args
         .iter()
         .zip(vals)
-        .map(|(a, v)| {
-            if positional && is_int(cx, *a) {
-                *v
-            } else {
-                None
-            }
-        })
+        .map(|(a, v)| if is_int(cx, *a) { *v } else { None })
         .collect();
     let r = m.expr_ranges[e as usize];
     let entry = cx

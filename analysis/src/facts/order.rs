@@ -570,29 +570,7 @@ impl<S: SourceSet> Flow<'_, '_, S> {
                         }
                         continue;
                     }
-                    let target = match &m.exprs[*callee as usize] {
-                        Expr::Global(g) => match m.globals.get(*g as usize) {
-                            Some(Global::Fn(k)) => Some(CallTarget::Local(*k)),
-                            Some(Global::Imported { import, name }) => Some(CallTarget::Imported {
-                                import: *import,
-                                name: std::sync::Arc::from(&**name),
-                            }),
-                            _ => None,
-                        },
-                        Expr::Field(recv, name) => match m.exprs[*recv as usize] {
-                            Expr::Global(g) => match m.globals.get(g as usize) {
-                                Some(Global::ImportAlias { import }) => {
-                                    Some(CallTarget::Imported {
-                                        import: *import,
-                                        name: std::sync::Arc::from(&**name),
-                                    })
-                                }
-                                _ => None,
-                            },
-                            _ => None,
-                        },
-                        _ => None,
-                    };
+                    let target = self.body.user_callee(*callee);
                     if let Some(target) = target {
                         for (ai, x) in args.iter().enumerate() {
                             for s in ids(self.t(*x)) {
@@ -923,35 +901,18 @@ fn outer_update(body: &Body<'_>, kinds: &Kinds, s: u32) -> Option<(u32, Update)>
 /// The user function a call names, when its result may carry an order: any result but a
 /// number, bool or `Unit` (annotated on a function of this file).
 fn returns_order(body: &Body<'_>, callee: u32) -> Option<CallTarget> {
-    let m = body.m;
-    match &m.exprs[callee as usize] {
-        Expr::Global(g) => match m.globals.get(*g as usize) {
-            Some(Global::Fn(k)) => {
-                let ret = body.items.fns.get(*k as usize)?.ret.as_deref();
-                let scalar = ret.is_some_and(|t| {
-                    matches!(
-                        t.split('[').next().unwrap_or("").trim(),
-                        "int" | "float" | "dec" | "bool" | "Unit"
-                    )
-                });
-                (!scalar).then_some(CallTarget::Local(*k))
-            }
-            Some(Global::Imported { import, name }) => Some(CallTarget::Imported {
-                import: *import,
-                name: std::sync::Arc::from(&**name),
-            }),
-            _ => None,
-        },
-        Expr::Field(recv, name) => match m.exprs[*recv as usize] {
-            Expr::Global(g) => match m.globals.get(g as usize) {
-                Some(Global::ImportAlias { import }) => Some(CallTarget::Imported {
-                    import: *import,
-                    name: std::sync::Arc::from(&**name),
-                }),
-                _ => None,
-            },
-            _ => None,
-        },
-        _ => None,
+    let target = body.user_callee(callee)?;
+    if let CallTarget::Local(k) = target {
+        let ret = body.items.fns.get(k as usize)?.ret.as_deref();
+        let scalar = ret.is_some_and(|t| {
+            matches!(
+                t.split('[').next().unwrap_or("").trim(),
+                "int" | "float" | "dec" | "bool" | "Unit"
+            )
+        });
+        if scalar {
+            return None;
+        }
     }
+    Some(target)
 }

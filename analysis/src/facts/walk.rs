@@ -1,7 +1,7 @@
 //! A lowered body with the bookkeeping every fact needs: which function frame (the function or
 //! one of its closures) owns each expression, statement and slot, and child enumeration.
 
-use vox_hir::{BuiltinCatalog, Expr, ItemTree, Module, PlaceStep, Stmt, TemplatePart};
+use vox_hir::{BuiltinCatalog, Expr, Global, ItemTree, Module, PlaceStep, Stmt, TemplatePart};
 
 use crate::kinds::Kind;
 
@@ -99,6 +99,31 @@ impl<'a> Body<'a> {
                     let (ns, name) = builtin_name(self.catalog, id);
                     Some((ns, name, args.as_slice()))
                 }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The user function a callee expression names: a function of the file, an imported one,
+    /// or `alias.name` of an aliased import.
+    pub fn user_callee(&self, callee: u32) -> Option<super::CallTarget> {
+        let m = self.m;
+        let imported = |import: u32, name: &str| super::CallTarget::Imported {
+            import,
+            name: std::sync::Arc::from(name),
+        };
+        match &m.exprs[callee as usize] {
+            Expr::Global(g) => match m.globals.get(*g as usize)? {
+                Global::Fn(k) => Some(super::CallTarget::Local(*k)),
+                Global::Imported { import, name } => Some(imported(*import, name)),
+                _ => None,
+            },
+            Expr::Field(recv, name) => match m.exprs[*recv as usize] {
+                Expr::Global(g) => match m.globals.get(g as usize)? {
+                    Global::ImportAlias { import } => Some(imported(*import, name)),
+                    _ => None,
+                },
                 _ => None,
             },
             _ => None,

@@ -10,6 +10,30 @@ use vox_analysis::local_effects;
 use super::caps_check::{imports_ok, reachable, run_caps, satisfies, token_for};
 use crate::{FileCx, Finding};
 
+/// `run` lacks `token`, which `by` needs; with the fix that adds it.
+fn lacks(
+    cx: &FileCx<'_>,
+    run: &vox_caps::config::RunConfig,
+    file: std::path::PathBuf,
+    at: TextRange,
+    token: &str,
+    by: &str,
+) -> Finding {
+    let mut f = Finding::new(
+        "C001",
+        Severity::Error,
+        file,
+        at,
+        format!(
+            "run configuration `{}` lacks `{token}`, which {by} needs: that run would exit 77",
+            run.name
+        ),
+    );
+    f.help = Some(format!("add \"{token}\" to its caps"));
+    f.fixes.extend(add_fix(cx, run, token));
+    f
+}
+
 /// Adds the missing token to the configuration (unsafe: it grants authority).
 fn add_fix(cx: &FileCx<'_>, run: &vox_caps::config::RunConfig, token: &str) -> Option<crate::Fix> {
     let mut caps: Vec<String> = run.caps.iter().flatten().cloned().collect();
@@ -63,23 +87,13 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
         let mut tokens: Vec<String> = missing.iter().map(|n| token_for(n, &run.cwd)).collect();
         tokens.sort();
         tokens.dedup();
+        let script = cx
+            .path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         for token in tokens {
-            let mut f = Finding::new(
-                "C001",
-                Severity::Error,
-                run.origin.file.clone(),
-                cx.ws.entry_range(run),
-                format!(
-                    "run configuration `{}` lacks `{token}`, which {} needs: that run would exit 77",
-                    run.name,
-                    cx.path
-                        .file_name()
-                        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
-                ),
-            );
-            f.help = Some(format!("add \"{token}\" to its caps"));
-            f.fixes.extend(add_fix(cx, run, &token));
-            out.push(f);
+            let (file, at) = (run.origin.file.clone(), cx.ws.entry_range(run));
+            out.push(lacks(cx, run, file, at, &token, &script));
         }
         if !missing.is_empty() {
             // Each call that needs a missing token, wherever the script's entry points reach it.
@@ -91,20 +105,9 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                         continue;
                     };
                     let token = token_for(need, &run.cwd);
-                    let mut finding = Finding::new(
-                        "C001",
-                        Severity::Error,
-                        file.path(cx.db).clone(),
-                        TextRange::new(base + r.start, base + r.end),
-                        format!(
-                            "run configuration `{}` lacks `{token}`, which `{}` needs: that run would exit 77",
-                            run.name,
-                            effect.builtin_name()
-                        ),
-                    );
-                    finding.help = Some(format!("add \"{token}\" to its caps"));
-                    finding.fixes.extend(add_fix(cx, run, &token));
-                    out.push(finding);
+                    let at = TextRange::new(base + r.start, base + r.end);
+                    let by = format!("`{}`", effect.builtin_name());
+                    out.push(lacks(cx, run, file.path(cx.db).clone(), at, &token, &by));
                 }
             }
         }

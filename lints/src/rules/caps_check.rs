@@ -194,3 +194,30 @@ pub fn with_pinned(run: &vox_caps::config::RunConfig, namespace: &str, token: &s
     caps.push(token.to_string());
     caps
 }
+
+/// One fix per run configuration of the script that does not pin the stream yet: replace its
+/// `NAMESPACE:*` tokens with `token`. Unsafe: the run then sees another clock (or stream).
+pub fn pin_fixes(cx: &FileCx<'_>, f: &mut crate::Finding, namespace: &str, token: &str) {
+    // `time:frozen=0` pins with `time:frozen=`, `random:seed=0` with `random:seed=`.
+    let pins = &token[..token.find('=').map_or(token.len(), |i| i + 1)];
+    for run in cx.runs() {
+        let pinned = run
+            .caps
+            .iter()
+            .flatten()
+            .any(|t| t.starts_with(pins) || t == "deterministic");
+        if pinned {
+            continue;
+        }
+        let caps = with_pinned(run, namespace, token);
+        if let Some(fix) = config_fix(
+            cx,
+            run,
+            &caps,
+            format!("Add `{token}` to run configuration `{}`", run.name),
+            crate::Applicability::Unsafe,
+        ) {
+            f.fixes.push(fix);
+        }
+    }
+}

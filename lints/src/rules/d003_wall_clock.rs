@@ -7,33 +7,6 @@
 use super::sites::{each_site, qualified, W};
 use crate::{FileCx, Finding};
 
-/// One fix per run configuration of the script that does not pin the stream yet: replace its
-/// `NAMESPACE:*` tokens with `token`. Unsafe: the run then sees another clock (or stream).
-pub(super) fn pin_fixes(cx: &FileCx<'_>, f: &mut Finding, namespace: &str, token: &str) {
-    // `time:frozen=0` pins with `time:frozen=`, `random:seed=0` with `random:seed=`.
-    let pins = &token[..token.find('=').map_or(token.len(), |i| i + 1)];
-    for run in cx.runs() {
-        let pinned = run
-            .caps
-            .iter()
-            .flatten()
-            .any(|t| t.starts_with(pins) || t == "deterministic");
-        if pinned {
-            continue;
-        }
-        let caps = super::caps_check::with_pinned(run, namespace, token);
-        if let Some(fix) = super::caps_check::config_fix(
-            cx,
-            run,
-            &caps,
-            format!("Add `{token}` to run configuration `{}`", run.name),
-            crate::Applicability::Unsafe,
-        ) {
-            f.fixes.push(fix);
-        }
-    }
-}
-
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
     if super::caps_check::pinned_by_every_run(cx, "time:frozen=") {
         return;
@@ -56,7 +29,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                 "add `time:frozen=0` to the script's run configuration, or take the time as an argument"
                     .into(),
             );
-            pin_fixes(cx, &mut f, "time", "time:frozen=0");
+            super::caps_check::pin_fixes(cx, &mut f, "time", "time:frozen=0");
             f
         },
     );

@@ -28,7 +28,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                 ),
             );
             f.help = Some("add `random:seed=0` to the script's run configuration".into());
-            super::d003_wall_clock::pin_fixes(cx, &mut f, "random", "random:seed=0");
+            super::caps_check::pin_fixes(cx, &mut f, "random", "random:seed=0");
             f
         },
     );
