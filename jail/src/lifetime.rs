@@ -806,17 +806,7 @@ extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
             if let Some(then) = l.then {
                 (*then)()?;
             }
-            let exec = &*l.exec;
-            libc::execve(exec.path.as_ptr(), exec.argv.as_ptr(), exec.envp.as_ptr());
-            let e = std::io::Error::last_os_error();
-            if e.raw_os_error() == Some(libc::ENOEXEC) {
-                libc::execve(
-                    c"/bin/sh".as_ptr(),
-                    exec.sh_argv.as_ptr(),
-                    exec.envp.as_ptr(),
-                );
-            }
-            Err(e)
+            Err(execute(&*l.exec))
         })();
         let errno = error
             .err()
@@ -826,6 +816,21 @@ extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
         std::ptr::write_volatile(&mut l.error, errno);
         libc::_exit(127)
     }
+}
+
+/// In a started child: replaces it with `exec`'s program (a file without a recognised header
+/// through `/bin/sh`, as `execvp` does); returns only with the reason it could not.
+unsafe fn execute(exec: &Exec) -> std::io::Error {
+    libc::execve(exec.path.as_ptr(), exec.argv.as_ptr(), exec.envp.as_ptr());
+    let e = std::io::Error::last_os_error();
+    if e.raw_os_error() == Some(libc::ENOEXEC) {
+        libc::execve(
+            c"/bin/sh".as_ptr(),
+            exec.sh_argv.as_ptr(),
+            exec.envp.as_ptr(),
+        );
+    }
+    e
 }
 
 /// In the forked child: becomes the keeper, after starting the program (see [`guard`]).
@@ -950,17 +955,7 @@ extern "C" fn direct_main(arg: *mut libc::c_void) -> libc::c_int {
             if let Some(then) = l.then {
                 (*then)()?;
             }
-            let exec = &*l.exec;
-            libc::execve(exec.path.as_ptr(), exec.argv.as_ptr(), exec.envp.as_ptr());
-            let e = last();
-            if e.raw_os_error() == Some(libc::ENOEXEC) {
-                libc::execve(
-                    c"/bin/sh".as_ptr(),
-                    exec.sh_argv.as_ptr(),
-                    exec.envp.as_ptr(),
-                );
-            }
-            Err(e)
+            Err(execute(&*l.exec))
         })();
         let errno = error
             .err()
