@@ -59,6 +59,7 @@ pub mod lifetime;
 #[cfg(unix)]
 mod limits;
 mod policy;
+mod spawned;
 mod tempdir;
 
 #[cfg(target_os = "linux")]

@@ -873,21 +873,7 @@ unsafe fn split(
     keeper_loop(line, pid)
 }
 
-/// Where a directly started program's standard stream goes ([`spawn_direct`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stream {
-    Inherit,
-    Null,
-    Pipe,
-}
-
-/// A program started by [`spawn_direct`]: its pid, and the read ends of its piped output.
-#[derive(Debug)]
-pub struct Direct {
-    pub pid: u32,
-    pub stdout: Option<std::fs::File>,
-    pub stderr: Option<std::fs::File>,
-}
+pub use crate::spawned::{Direct, Stream};
 
 /// What a direct start needs, in the interpreter's memory (shared with the child until it
 /// executes).

@@ -98,21 +98,7 @@ impl Exec {
     }
 }
 
-/// Where a directly started program's standard stream goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stream {
-    Inherit,
-    Null,
-    Pipe,
-}
-
-/// A program started by [`spawn_direct`] (never, off Linux).
-#[derive(Debug)]
-pub struct Direct {
-    pub pid: u32,
-    pub stdout: Option<std::fs::File>,
-    pub stderr: Option<std::fs::File>,
-}
+pub use crate::spawned::{Direct, Stream};
 
 pub fn spawn_direct(
     _exec: &Exec,
