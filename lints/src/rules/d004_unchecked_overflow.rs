@@ -69,18 +69,19 @@ fn receiver(text: &str) -> String {
 }
 
 /// The replacement text of the operation, or `None` where no rewrite keeps the script's shape.
-fn fix_text(cx: &FileCx<'_>, base: u32, o: &vox_analysis::facts::Overflow) -> Option<String> {
-    let whole = cx.slice(cx.abs(base, o.range));
-    // The message names the operation when it can be quoted as it is.
-    let quoted = whole.len() <= 60
-        && whole
+/// `.expect("`TEXT` overflows i64")`, naming the operation as written when it can be quoted
+/// as it is (short, and nothing a string literal would interpret), else by its operator.
+fn expect_call(text: &str, op: &str) -> String {
+    let quotable = text.len() <= 60
+        && text
             .chars()
             .all(|c| c.is_alphanumeric() || " _.+-*()[],".contains(c));
-    let expect = if quoted {
-        format!(".expect(\"`{whole}` overflows i64\")")
-    } else {
-        format!(".expect(\"`{}` overflows i64\")", o.op)
-    };
+    let shown = if quotable { text } else { op };
+    format!(".expect(\"`{shown}` overflows i64\")")
+}
+
+fn fix_text(cx: &FileCx<'_>, base: u32, o: &vox_analysis::facts::Overflow) -> Option<String> {
+    let expect = expect_call(cx.slice(cx.abs(base, o.range)), o.op);
     let method = match o.op {
         "+" => "checked_add",
         "-" => "checked_sub",
@@ -105,17 +106,7 @@ fn fix_text(cx: &FileCx<'_>, base: u32, o: &vox_analysis::facts::Overflow) -> Op
                 return None;
             }
             let value = cx.slice(value);
-            let sym = o.op;
-            let shown = format!("{place} {sym} {value}");
-            let expect = if shown.len() <= 60
-                && shown
-                    .chars()
-                    .all(|c| c.is_alphanumeric() || " _.+-*()[],".contains(c))
-            {
-                format!(".expect(\"`{shown}` overflows i64\")")
-            } else {
-                expect
-            };
+            let expect = expect_call(&format!("{place} {} {value}", o.op), o.op);
             Some(format!("{place} = {place}.{method}({value}){expect}"))
         }
         ("neg" | "abs", _, [x]) => {
