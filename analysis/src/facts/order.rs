@@ -8,7 +8,7 @@ use vox_hir::{BinOp, Expr, Global, Module, PlaceRoot, Stmt, TemplatePart};
 use vox_syntax::TextRange;
 
 use super::paths::pat_slots;
-use super::walk::{for_each_child, for_each_stmt_child, Body, Node};
+use super::walk::{builtin_name, for_each_child, for_each_stmt_child, Body, Node};
 use super::{is_output, CallTarget, FactsBuilder, OrderArg};
 use crate::kinds::{Kind, Kinds};
 
@@ -442,7 +442,7 @@ impl<S: SourceSet> Flow<'_, '_, S> {
                 recv, name, args, ..
             } => {
                 let n = &**name;
-                if CLEANERS.contains(&n) {
+                if CLEANERS.contains(&n) || self.sorts_payload(*recv, n, args) {
                     s.add_masked(self.t(*recv), &self.uncleanable);
                 } else if !INSENSITIVE.contains(&n) {
                     add(*recv);
@@ -676,6 +676,47 @@ impl<S: SourceSet> Flow<'_, '_, S> {
         for v in [&mut facts.observed_calls, &mut facts.returned_calls] {
             v.sort_by_key(|(_, r)| (r.start, r.end));
             v.dedup();
+        }
+    }
+
+    /// `r.map(sorted)` or `r.map(fn(xs) { xs.sorted_by_key(…) })` on a Result or Option: the
+    /// payload comes out sorted (D007's fix for a listing matched on rather than unwrapped).
+    fn sorts_payload(&self, recv: u32, method: &str, args: &[u32]) -> bool {
+        let m = self.body.m;
+        if !matches!(method, "map" | "and_then")
+            || !matches!(self.kinds.expr(recv), Kind::Result | Kind::Option)
+        {
+            return false;
+        }
+        let [f] = args else {
+            return false;
+        };
+        match &m.exprs[*f as usize] {
+            Expr::Builtin(id) => {
+                builtin_name(self.body.catalog, *id) == ("", "sorted")
+            }
+            Expr::Closure { func, .. } => {
+                let func = &m.functions[*func as usize];
+                if func.params.len() != 1 {
+                    return false;
+                }
+                let mut tail = func.body;
+                while let Expr::Block(stmts) = &m.exprs[tail as usize] {
+                    match stmts.last().map(|s| &m.stmts[*s as usize]) {
+                        Some(Stmt::Expr { expr, .. }) => tail = *expr,
+                        _ => return false,
+                    }
+                }
+                // The closure's own parameter (slot 0), sorted.
+                let is_param = |x: u32| matches!(m.exprs[x as usize], Expr::Local(0));
+                match &m.exprs[tail as usize] {
+                    Expr::MethodCall { recv, name, .. } => {
+                        CLEANERS.contains(&&**name) && is_param(*recv)
+                    }
+                    _ => matches!(self.body.builtin_call(tail), Some(("", "sorted", [x])) if is_param(*x)),
+                }
+            }
+            _ => false,
         }
     }
 

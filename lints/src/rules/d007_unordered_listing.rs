@@ -2,7 +2,8 @@
 //! the operating system gives them (ext4 hash order, APFS name order, NTFS B-tree order), so a
 //! script that prints or processes them in that order behaves differently between machines.
 //! Sorting the listing makes it clean. Safe fix: `sorted(…)`, or for detailed listings
-//! `.sorted_by_key(fn(e) { e.name })` (decision 33).
+//! `.sorted_by_key(fn(e) { e.name })` (decision 33); on a listing not unwrapped where it is
+//! called, `.map(sorted)` on the Result.
 
 use vox_analysis::facts::OrderKind;
 
@@ -62,19 +63,32 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
         } else {
             "sort it: `sorted(…)`".to_string()
         });
-        if let Some(whole) = unwrapped(cx, src) {
-            let list = cx.slice(whole);
-            let replacement = if detailed {
-                format!("{list}.sorted_by_key(fn(e) {{ e.name }})")
-            } else {
-                format!("sorted({list})")
-            };
-            f.fixes.push(Fix {
-                title: "Sort the listing".into(),
-                applicability: Applicability::Safe,
-                edits: vec![cx.edit(whole, replacement)],
-            });
-        }
+        let edit = match unwrapped(cx, src) {
+            Some(whole) => {
+                let list = cx.slice(whole);
+                let replacement = if detailed {
+                    format!("{list}.sorted_by_key(fn(e) {{ e.name }})")
+                } else {
+                    format!("sorted({list})")
+                };
+                cx.edit(whole, replacement)
+            }
+            // Not unwrapped where it is called (matched on, kept in a variable): sort the
+            // Result's payload, which keeps the Err case as it was.
+            None => {
+                let sort = if detailed {
+                    ".map(fn(es) { es.sorted_by_key(fn(e) { e.name }) })"
+                } else {
+                    ".map(sorted)"
+                };
+                cx.edit(TextRange::new(src.end, src.end), sort.to_string())
+            }
+        };
+        f.fixes.push(Fix {
+            title: "Sort the listing".into(),
+            applicability: Applicability::Safe,
+            edits: vec![edit],
+        });
         out.push(f);
     }
 }
