@@ -476,6 +476,12 @@ fn lint_table() {
             ..LintConfig::default()
         }
     );
+    // What `--select` and `--ignore` accept, [lint] accepts: prefixes of codes and the
+    // syntax, check and config codes.
+    assert_eq!(
+        lint("[lint]\nignore = [\"D00\", \"check\", \"syntax.unclosed-string\", \"config\"]\n").ignore,
+        caps(&["D00", "check", "syntax.unclosed-string", "config"])
+    );
 }
 
 #[test]
@@ -524,6 +530,18 @@ fn lint_errors_are_located_and_say_what_to_write() {
         4,
         11,
         &["unknown rule `X`", "a prefix (D, I, C, L)"],
+    );
+    check(
+        "[lint]\nignore = [\"D01\"]\n",
+        4,
+        11,
+        &["unknown rule `D01`"],
+    );
+    check(
+        "[lint]\nignore = [\"checks\"]\n",
+        4,
+        11,
+        &["unknown rule `checks`", "`syntax`, `check`, `config`"],
     );
     check("[lint]\nselect = [\"d001\"]\n", 4, 11, &["write `D001`"]);
     check(

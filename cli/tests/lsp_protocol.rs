@@ -376,3 +376,20 @@ fn robustness_inputs() {
     assert!(lsp.is_alive());
     assert_eq!(lsp.shutdown(), Some(0));
 }
+
+/// An unknown rule code in `[lint]` is reported in Vox.toml, where it is written (the CLI exits 2
+/// on it); a known one written as `--ignore` would write it is accepted.
+#[test]
+fn unknown_lint_code_in_vox_toml_is_a_diagnostic() {
+    let ws = TempDir::new("lintcode");
+    ws.write("a.vox", CLOCK);
+    let toml = ws.write("Vox.toml", "[lint]\nignore = [\"check\", \"D999\"]\n");
+    let mut lsp = Lsp::start(&ws.0, "vscode");
+    let bad = lsp.pushed(&toml);
+    assert_eq!(codes(&bad), ["config.invalid"]);
+    assert_eq!(bad[0]["range"]["start"]["line"], 1);
+    assert_eq!(bad[0]["range"]["start"]["character"], 19);
+    let message = bad[0]["message"].as_str().unwrap();
+    assert!(message.contains("unknown rule `D999`"), "{message}");
+    assert_eq!(lsp.shutdown(), Some(0));
+}

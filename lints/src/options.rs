@@ -19,8 +19,9 @@ fn matches(code: &str, pat: &str) -> bool {
     code.starts_with(pat)
 }
 
-/// Whether `pat` can match some finding's code: a rule code or a prefix of one (`D`, `D00`), or a
-/// `syntax.*`, `check.*` or `config.*` code or prefix.
+/// Whether `pat` can match some finding's code: a rule code or a prefix of one (`D`, `D00`), or
+/// `syntax`, `check`, `config` or one of their codes (`check.unused-variable`). Vox.toml's
+/// `[lint]` accepts the same (`vox_caps::config::LintConfig`).
 pub fn known_pattern(pat: &str) -> bool {
     !pat.is_empty()
         && (crate::registry::RULES
@@ -28,7 +29,7 @@ pub fn known_pattern(pat: &str) -> bool {
             .any(|r| r.code.starts_with(pat))
             || ["syntax", "check", "config"]
                 .iter()
-                .any(|g| g.starts_with(pat) || pat.starts_with(&format!("{g}."))))
+                .any(|g| pat == *g || pat.starts_with(&format!("{g}."))))
 }
 
 /// Every rule code, comma-separated (for messages about unknown codes).

@@ -26,10 +26,18 @@ pub struct LintConfig {
 /// Rule families and how many codes each has (analysis.md §1).
 const FAMILIES: &[(char, u32)] = &[('D', 7), ('I', 4), ('C', 5), ('L', 2)];
 
-const KNOWN: &str = "a prefix (D, I, C, L) or a code (D001–D007, I001–I004, C001–C005, L001–L002)";
+const KNOWN: &str = "a prefix (D, I, C, L) or a code (D001–D007, I001–I004, C001–C005, L001–L002), or `syntax`, `check`, `config` and their codes";
 
-/// Whether `code` is a rule prefix (`D`) or a rule code (`D001`).
+/// Whether `code` can match some finding's code, as `--select` and `--ignore` accept it: a
+/// rule code (`D001`) or a prefix of one (`D`, `D00`), or a `syntax`, `check` or `config` code
+/// or prefix (`check`, `check.unused-variable`).
 fn is_known(code: &str) -> bool {
+    if ["syntax", "check", "config"]
+        .iter()
+        .any(|g| code == *g || code.strip_prefix(g).is_some_and(|rest| rest.starts_with('.') && rest.len() > 1))
+    {
+        return true;
+    }
     let mut chars = code.chars();
     let Some(letter) = chars.next() else {
         return false;
@@ -38,14 +46,11 @@ fn is_known(code: &str) -> bool {
         return false;
     };
     let digits = chars.as_str();
-    if digits.is_empty() {
-        return true;
+    if digits.len() > 3 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return false;
     }
-    digits.len() == 3
-        && digits.bytes().all(|b| b.is_ascii_digit())
-        && digits
-            .parse::<u32>()
-            .is_ok_and(|n| (1..=count).contains(&n))
+    // Some code DNNN, 1 ≤ NNN ≤ count, starts with these digits.
+    (1..=count).any(|n| format!("{n:03}").starts_with(digits))
 }
 
 /// What to write instead of an unknown code.
