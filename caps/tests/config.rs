@@ -480,7 +480,7 @@ fn lint_table() {
     // syntax, check and config codes.
     assert_eq!(
         lint("[lint]\nignore = [\"D00\", \"check\", \"syntax.unclosed-string\", \"config\"]\n").ignore,
-        caps(&["D00", "check", "syntax.unclosed-string", "config"])
+        caps(&["D00", "check", "check.arity", "config"])
     );
 }
 

@@ -20,7 +20,7 @@ fn matches(code: &str, pat: &str) -> bool {
 }
 
 /// Whether `pat` can match some finding's code: a rule code or a prefix of one (`D`, `D00`), or
-/// `syntax`, `check`, `config` or one of their codes (`check.unused-variable`). Vox.toml's
+/// `syntax`, `check`, `config` or one of their codes (`check.unknown-method`). Vox.toml's
 /// `[lint]` accepts the same (`vox_caps::config::LintConfig`).
 pub fn known_pattern(pat: &str) -> bool {
     !pat.is_empty()
