@@ -30,7 +30,7 @@ const KNOWN: &str = "a prefix (D, I, C, L) or a code (D001–D007, I001–I004, 
 
 /// Whether `code` can match some finding's code, as `--select` and `--ignore` accept it: a
 /// rule code (`D001`) or a prefix of one (`D`, `D00`), or a `syntax`, `check` or `config` code
-/// or prefix (`check`, `check.unused-variable`).
+/// or prefix (`check`, `check.unknown-method`).
 fn is_known(code: &str) -> bool {
     if ["syntax", "check", "config"]
         .iter()
