@@ -8,6 +8,7 @@
 //! imports, to a fixpoint) → [`inferred_caps`]. Facts keep ranges relative to their function, so
 //! typing in one function leaves every other function's facts and summary equal (decision 47).
 
+mod call_graph;
 mod caps_infer;
 mod db;
 pub mod facts;
@@ -20,6 +21,7 @@ mod parsed;
 mod resolver;
 mod summaries;
 
+pub use call_graph::{file_calls, FileCalls, FnCalls, ResolvedCall};
 pub use caps_infer::{
     clean_path, entry_points, inferred_caps, render_tokens, resolve_dots, show_dir, CapNeed,
     Incomplete, InferredCaps, InferredToken, Tokens,

@@ -10,9 +10,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::facts::fn_facts;
+use crate::call_graph::file_calls;
 use crate::items::FnDef;
-use crate::resolver::{imported_files, numbered_functions, Resolver};
+use crate::items::file_items;
+use crate::resolver::{imported_files, numbered_functions};
 use crate::{Db, SourceFile, Workspace};
 
 /// The functions (file, index among its functions; `u32::MAX` for a synthetic main) whose
@@ -42,30 +43,28 @@ pub fn observed_returns(db: &dyn Db, ws: Workspace) -> ObservedReturns {
     };
     // callee → the callers whose result its returned order reaches.
     let mut fed_by: HashMap<usize, Vec<usize>> = HashMap::new();
-    let mut resolver = Resolver::new(db);
-    for (id, &(f, file, index)) in fns.iter().enumerate() {
-        let items = resolver.items(file);
-        if let Some(item) = items.items.fns.get(index as usize) {
-            if &*item.name == "main" || (item.is_pub && !imported.contains(&file)) {
-                mark(id, &mut observed, &mut work);
+    let mut id = 0;
+    for file in &files {
+        let items = &file_items(db, *file).items;
+        for calls in file_calls(db, *file).fns.iter() {
+            let index = fns[id].2;
+            if let Some(item) = items.fns.get(index as usize) {
+                if &*item.name == "main" || (item.is_pub && !imported.contains(file)) {
+                    mark(id, &mut observed, &mut work);
+                }
             }
-        }
-        let facts = fn_facts(db, f);
-        let mut callee = |t| resolver.callee(file, t).and_then(|g| ids.get(&g).copied());
-        for c in facts.calls.iter().filter(|c| !c.direct) {
-            if let Some(g) = callee(&c.target) {
-                mark(g, &mut observed, &mut work);
+            let passed = calls.calls.iter().filter(|c| !c.direct).map(|c| &c.callee);
+            for g in passed.chain(calls.observed.iter()) {
+                if let Some(&g) = ids.get(g) {
+                    mark(g, &mut observed, &mut work);
+                }
             }
-        }
-        for (t, _) in facts.observed_calls.iter() {
-            if let Some(g) = callee(t) {
-                mark(g, &mut observed, &mut work);
+            for g in calls.returned.iter() {
+                if let Some(&g) = ids.get(g) {
+                    fed_by.entry(id).or_default().push(g);
+                }
             }
-        }
-        for (t, _) in facts.returned_calls.iter() {
-            if let Some(g) = callee(t) {
-                fed_by.entry(id).or_default().push(g);
-            }
+            id += 1;
         }
     }
     // A callee whose order reaches an observed caller's result is observed.

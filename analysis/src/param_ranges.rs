@@ -16,10 +16,11 @@
 
 use std::collections::HashMap;
 
-use crate::facts::{fn_facts, tier_of, TIERS};
+use crate::call_graph::file_calls;
+use crate::facts::TIERS;
 use crate::items::{file_items, FnDef};
 use crate::kinds::Kind;
-use crate::resolver::{imported_files, numbered_functions, Resolver};
+use crate::resolver::{imported_files, numbered_functions};
 use crate::{Db, SourceFile, Workspace};
 
 /// Per function (file, index among its functions) with an int parameter: the tier its
@@ -53,8 +54,14 @@ pub fn param_tiers(db: &dyn Db, ws: Workspace) -> ParamTiers {
     let fns = numbered_functions(db, &files);
     let ids: HashMap<FnDef<'_>, usize> = fns.iter().enumerate().map(|(i, f)| (f.0, i)).collect();
     let mut nodes: HashMap<usize, Node> = HashMap::new();
+    let mut items = None;
     for (id, &(_, file, index)) in fns.iter().enumerate() {
-        let Some(item) = file_items(db, file).items.fns.get(index as usize) else {
+        // One read per file: the functions come grouped by file.
+        let its = match items {
+            Some((f, it)) if f == file => it,
+            _ => items.insert((file, file_items(db, file))).1,
+        };
+        let Some(item) = its.items.fns.get(index as usize) else {
             continue;
         };
         let int_params: Vec<usize> = item
@@ -81,31 +88,22 @@ pub fn param_tiers(db: &dyn Db, ws: Workspace) -> ParamTiers {
         return ParamTiers::default();
     }
     // Every reference to a node: a direct call with its arguments, or anything else (pinned).
-    let mut resolver = Resolver::new(db);
-    for (caller, (f, file, _)) in fns.iter().enumerate() {
-        let (file, facts) = (*file, fn_facts(db, *f));
-        for c in facts.calls.iter() {
-            let Some(g) = resolver
-                .callee(file, &c.target)
-                .and_then(|g| ids.get(&g).copied())
-            else {
-                continue;
-            };
-            let Some(node) = nodes.get_mut(&g) else {
-                continue;
-            };
-            if !c.direct {
-                node.pinned = true;
-                continue;
+    // A direct call without int arguments gives the int parameters values of unclear kind:
+    // unbounded, like a missing entry below.
+    let mut caller = 0;
+    for file in &files {
+        for calls in file_calls(db, *file).fns.iter() {
+            for c in calls.calls.iter() {
+                let Some(node) = ids.get(&c.callee).and_then(|g| nodes.get_mut(g)) else {
+                    continue;
+                };
+                if c.direct {
+                    node.calls.push((caller, c.args.to_vec()));
+                } else {
+                    node.pinned = true;
+                }
             }
-            // A direct call without int arguments gives the int parameters values of unclear
-            // kind: unbounded, like a missing entry below.
-            let args = facts
-                .int_calls
-                .iter()
-                .find(|ic| ic.range == c.range && ic.target == c.target)
-                .map_or_else(Vec::new, |ic| ic.args.to_vec());
-            node.calls.push((caller, args));
+            caller += 1;
         }
     }
     let mut tier: Vec<u8> = vec![0; fns.len()];
@@ -122,11 +120,7 @@ pub fn param_tiers(db: &dyn Db, ws: Workspace) -> ParamTiers {
             for (caller, args) in &node.calls {
                 let ct = tier[*caller] as usize;
                 for &p in &node.int_params {
-                    let arg_tier = match args.get(p).and_then(|a| a[ct]) {
-                        Some((lo, hi)) => tier_of(lo, hi),
-                        None => 0,
-                    };
-                    t = t.min(arg_tier);
+                    t = t.min(args.get(p).map_or(0, |a| a[ct]));
                 }
             }
             if t != tier[g] {

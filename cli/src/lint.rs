@@ -113,6 +113,8 @@ fn facts_in_import_order(
             let _ = vox_analysis::fn_facts(db, def);
             let _ = vox_analysis::summary(db, def);
         }
+        // What the workspace queries and the chains walk, resolved here on every core.
+        let _ = vox_analysis::file_calls(db, f);
     }
     parallel(db, files, threads, |db, f| visit(db, *f, &index, &started));
 }

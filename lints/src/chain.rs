@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use vox_analysis::{callee, entry_points, fn_base, fn_facts, Db, FnDef, SourceFile};
+use vox_analysis::{entry_points, file_calls, fn_base, Db, FnDef, SourceFile};
 use vox_syntax::TextRange;
 
 use crate::context::WorkspaceInfo;
@@ -49,11 +49,9 @@ impl<'db> Chains<'db> {
             if seen.len() > 200_000 || unreached == 0 {
                 break;
             }
-            let ffile = f.file(db);
-            for call in &fn_facts(db, f).calls {
-                let Some(g) = callee(db, ffile, &call.target) else {
-                    continue;
-                };
+            let calls = file_calls(db, f.file(db)).of(db, f).map_or(&[][..], |c| &c.calls);
+            for call in calls {
+                let g = call.callee;
                 if seen.insert(g) {
                     prev.insert(g, (f, call.range));
                     queue.push_back(g);

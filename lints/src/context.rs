@@ -100,6 +100,9 @@ pub struct FileCx<'a> {
     functions: std::cell::OnceCell<Vec<(FnDef<'a>, &'a FnFacts, u32)>>,
     chains: std::cell::OnceCell<crate::chain::Chains<'a>>,
     runs: std::cell::OnceCell<Vec<&'a RunConfig>>,
+    /// Configuration fixes by key (the same for every finding of a rule in the file; each one
+    /// reads and edits a configuration file).
+    config_fixes: std::cell::RefCell<Vec<(String, Vec<crate::Fix>)>>,
 }
 
 impl<'a> FileCx<'a> {
@@ -118,7 +121,20 @@ impl<'a> FileCx<'a> {
             functions: std::cell::OnceCell::new(),
             chains: std::cell::OnceCell::new(),
             runs: std::cell::OnceCell::new(),
+            config_fixes: std::cell::RefCell::new(Vec::new()),
         }
+    }
+
+    /// The configuration fixes under `key`, made by `make` on first use in this file.
+    pub fn config_fixes(&self, key: &str, make: impl FnOnce() -> Vec<crate::Fix>) -> Vec<crate::Fix> {
+        if let Some((_, fixes)) = self.config_fixes.borrow().iter().find(|(k, _)| k == key) {
+            return fixes.clone();
+        }
+        let fixes = make();
+        self.config_fixes
+            .borrow_mut()
+            .push((key.to_string(), fixes.clone()));
+        fixes
     }
 
     /// The call chain from an entry point to `f` (empty when `f` is one, or unreachable).

@@ -237,15 +237,15 @@ pub(super) fn overflows(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuilder
             let call = calls.entry((start, end)).or_insert_with(|| IntCall {
                 target,
                 range: TextRange::new(start, end),
-                args: vec![[None; 4]; args.len()].into(),
+                args: vec![[0; 4]; args.len()].into(),
             });
             for (k, a) in args.iter().enumerate() {
                 let Some(slot) = call.args.get_mut(k) else {
                     continue;
                 };
-                let v = a.map(|v| {
+                let v = a.map_or(0, |v| {
                     let v = v.clamp();
-                    (v.lo as i64, v.hi as i64)
+                    tier_of(v.lo as i64, v.hi as i64)
                 });
                 for (t, s) in slot.iter_mut().enumerate() {
                     if mask & (1 << t) != 0 {

@@ -151,13 +151,14 @@ pub struct IntCall {
     pub target: CallTarget,
     /// The call (equal to the [`CallFact`] range of the same call).
     pub range: TextRange,
-    /// Per positional argument, per tier of the caller: the argument's interval when it is an
-    /// int (`None`: not an int, or not bounded by anything the analysis knows).
+    /// Per positional argument, per tier of the caller: the tightest tier ([`tier_of`]) the
+    /// argument's interval fits (0: unbounded, or not an int).
     pub args: Box<[ArgTiers]>,
 }
 
-/// One argument's interval under each tier of the caller (`None`: not a bounded int).
-pub type ArgTiers = [Option<(i64, i64)>; 4];
+/// One argument's tier under each tier of the caller (0: not a bounded int). Tiers, not
+/// intervals: `param_tiers` needs no more, and every call of the workspace keeps one.
+pub type ArgTiers = [u8; 4];
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OrderArg {

@@ -200,24 +200,27 @@ pub fn with_pinned(run: &vox_caps::config::RunConfig, namespace: &str, token: &s
 pub fn pin_fixes(cx: &FileCx<'_>, f: &mut crate::Finding, namespace: &str, token: &str) {
     // `time:frozen=0` pins with `time:frozen=`, `random:seed=0` with `random:seed=`.
     let pins = &token[..token.find('=').map_or(token.len(), |i| i + 1)];
-    for run in cx.runs() {
-        let pinned = run
-            .caps
-            .iter()
-            .flatten()
-            .any(|t| t.starts_with(pins) || t == "deterministic");
-        if pinned {
-            continue;
+    let fixes = cx.config_fixes(token, || {
+        let mut fixes = Vec::new();
+        for run in cx.runs() {
+            let pinned = run
+                .caps
+                .iter()
+                .flatten()
+                .any(|t| t.starts_with(pins) || t == "deterministic");
+            if pinned {
+                continue;
+            }
+            let caps = with_pinned(run, namespace, token);
+            fixes.extend(config_fix(
+                cx,
+                run,
+                &caps,
+                format!("Add `{token}` to run configuration `{}`", run.name),
+                crate::Applicability::Unsafe,
+            ));
         }
-        let caps = with_pinned(run, namespace, token);
-        if let Some(fix) = config_fix(
-            cx,
-            run,
-            &caps,
-            format!("Add `{token}` to run configuration `{}`", run.name),
-            crate::Applicability::Unsafe,
-        ) {
-            f.fixes.push(fix);
-        }
-    }
+        fixes
+    });
+    f.fixes.extend(fixes);
 }
