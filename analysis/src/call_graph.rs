@@ -5,7 +5,7 @@
 
 use vox_syntax::TextRange;
 
-use crate::facts::{fn_facts, ArgTiers, CallTarget};
+use crate::facts::{fn_facts, ArgTiers, CallTarget, List};
 use crate::imports::{resolve_imports, ImportTarget};
 use crate::items::{file_items, FnDef};
 use crate::{Db, SourceFile};
@@ -22,9 +22,9 @@ pub struct FnCalls<'db> {
     /// Every call or mention of a workspace function, in the order of the facts' `calls`.
     pub calls: Box<[ResolvedCall<'db>]>,
     /// Functions whose returned order this body shows (`FnFacts::observed_calls`).
-    pub observed: Box<[FnDef<'db>]>,
+    pub observed: List<FnDef<'db>>,
     /// Functions whose returned order reaches this body's result (`FnFacts::returned_calls`).
-    pub returned: Box<[FnDef<'db>]>,
+    pub returned: List<FnDef<'db>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, salsa::SalsaValue)]
@@ -36,7 +36,7 @@ pub struct ResolvedCall<'db> {
     pub direct: bool,
     /// For a direct call, its positional int arguments' tiers per caller tier
     /// (`FnFacts::int_calls`); empty when it has none.
-    pub args: Box<[ArgTiers]>,
+    pub args: List<ArgTiers>,
 }
 
 impl<'db> FileCalls<'db> {
@@ -80,9 +80,9 @@ pub fn file_calls(db: &dyn Db, file: SourceFile) -> FileCalls<'_> {
                         facts
                             .int_calls
                             .binary_search_by_key(&key, |ic| (ic.range.start, ic.range.end))
-                            .map_or_else(|_| Box::default(), |k| facts.int_calls[k].args.clone())
+                            .map_or_else(|_| List::default(), |k| facts.int_calls[k].args.to_vec().into())
                     } else {
-                        Box::default()
+                        List::default()
                     };
                     Some(ResolvedCall {
                         callee,
@@ -92,8 +92,8 @@ pub fn file_calls(db: &dyn Db, file: SourceFile) -> FileCalls<'_> {
                     })
                 })
                 .collect();
-            let targets = |list: &[(CallTarget, TextRange)]| -> Box<[FnDef<'_>]> {
-                list.iter().filter_map(|(t, _)| resolve(t)).collect()
+            let targets = |list: &[(CallTarget, TextRange)]| -> List<FnDef<'_>> {
+                list.iter().filter_map(|(t, _)| resolve(t)).collect::<Vec<_>>().into()
             };
             FnCalls {
                 calls,

@@ -299,7 +299,7 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
     });
     progress.done();
     let mut findings: Vec<Finding> = per_file.into_iter().flatten().collect();
-    findings.sort_by_key(Finding::sort_key);
+    findings.sort_by(Finding::order);
     findings.dedup_by(|a, b| a.file == b.file && a.range == b.range && a.code == b.code);
     if flags.diff {
         return match output::fixes::apply(&loaded, &findings, flags.unsafe_fixes, true) {

@@ -76,13 +76,14 @@ impl Finding {
         }
     }
 
-    /// The order users see: by file, then position, then code.
-    pub fn sort_key(&self) -> (PathBuf, u32, u32, String) {
-        (
-            self.file.clone(),
-            self.range.start,
-            self.range.end,
-            self.code.clone(),
-        )
+    /// The order users see: by file, then position, then code (borrowed: a sort compares each
+    /// finding many times).
+    pub fn sort_key(&self) -> (&std::path::Path, u32, u32, &str) {
+        (&self.file, self.range.start, self.range.end, &self.code)
+    }
+
+    /// Orders findings as users see them ([`Finding::sort_key`]).
+    pub fn order(a: &Finding, b: &Finding) -> std::cmp::Ordering {
+        a.sort_key().cmp(&b.sort_key())
     }
 }

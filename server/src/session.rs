@@ -619,7 +619,7 @@ impl Snapshot {
                     .filter(|f| f.file == path),
             );
         }
-        out.sort_by_key(Finding::sort_key);
+        out.sort_by(Finding::order);
         out.dedup_by(|a, b| a.file == b.file && a.range == b.range && a.code == b.code);
         out
     }
@@ -674,7 +674,7 @@ impl Snapshot {
                     .filter(|f| f.file == path),
             );
         }
-        out.sort_by_key(Finding::sort_key);
+        out.sort_by(Finding::order);
         out.dedup_by(|a, b| a.file == b.file && a.range == b.range && a.code == b.code);
         out
     }

@@ -5,6 +5,7 @@
 
 mod checks;
 mod intervals;
+mod list;
 mod order;
 mod paths;
 mod walk;
@@ -15,6 +16,7 @@ use vox_hir::{Cap, Expr, Global, ImportedNames, Module, Nondet};
 use vox_syntax::TextRange;
 
 pub use intervals::{tier_of, TIERS};
+pub use list::List;
 pub use order::{OrderKind, OrderLeak};
 pub use paths::{path_params, Access, PathArg, PathFact, PathShape};
 pub use walk::{builtin_name, for_each_child, for_each_stmt_child, Body, Node};
@@ -24,7 +26,8 @@ use crate::items::{file_items, FnDef};
 use crate::kinds::{self, Kind};
 use crate::Db;
 
-/// Boxed slices, not vectors: the facts of every function of a workspace stay in memory.
+/// Boxed slices, not vectors, and [`List`] for the lists that are mostly empty: the facts of
+/// every function of a workspace stay in memory.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FnFacts {
     /// User functions this body calls or passes as values.
@@ -32,35 +35,35 @@ pub struct FnFacts {
     /// Builtin calls that need a capability or vary between runs, in source order.
     pub effects: Box<[EffectSite]>,
     /// Host-math method calls (D001).
-    pub host_math: Box<[HostMath]>,
+    pub host_math: List<HostMath>,
     /// Reads of `modified_ms` (D003).
-    pub mtime_reads: Box<[TextRange]>,
+    pub mtime_reads: List<TextRange>,
     /// Integer operations whose result may leave i64 (D004), each with the parameter tiers it
     /// holds under.
-    pub overflows: Box<[Overflow]>,
-    /// Direct calls of user functions with their int arguments' intervals per tier (D004's
-    /// parameter ranges, `param_tiers`).
-    pub int_calls: Box<[IntCall]>,
+    pub overflows: List<Overflow>,
+    /// Direct calls of user functions with their int arguments' tiers (D004's parameter
+    /// ranges, `param_tiers`).
+    pub int_calls: List<IntCall>,
     /// Path arguments of fs, io and process calls (D005, C004, capability inference).
     pub paths: Box<[PathArg]>,
     /// Map iterations and directory listings whose order reaches output (D002, D007).
-    pub order_leaks: Box<[OrderLeak]>,
+    pub order_leaks: List<OrderLeak>,
     /// Order-carrying values passed to user functions: resolved against the callee's
     /// `param_order_sensitive` by the rules.
-    pub order_args: Box<[OrderArg]>,
+    pub order_args: List<OrderArg>,
     /// Iterations and listings whose order reaches the function's result: they show where a
     /// caller uses the result's order (`observed_returns`).
-    pub returned_order: Box<[OrderLeak]>,
+    pub returned_order: List<OrderLeak>,
     /// Calls of user functions whose result's order this body shows (prints, writes, …).
-    pub observed_calls: Box<[(CallTarget, TextRange)]>,
+    pub observed_calls: List<(CallTarget, TextRange)>,
     /// Calls of user functions whose result's order reaches this function's own result.
-    pub returned_calls: Box<[(CallTarget, TextRange)]>,
+    pub returned_calls: List<(CallTarget, TextRange)>,
     /// Whether the body prints, logs or writes anything itself.
     pub writes_output: bool,
     /// Per parameter of the function: whether the body uses its order.
     pub param_order_sensitive: Box<[bool]>,
     /// `check.*` findings.
-    pub checks: Box<[CheckFact]>,
+    pub checks: List<CheckFact>,
 }
 
 #[derive(Default)]
