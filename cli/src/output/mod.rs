@@ -7,7 +7,7 @@ mod human;
 mod json;
 mod sarif;
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -28,12 +28,14 @@ pub enum Format {
 /// File texts (shared with the database, not copied) and their line indexes, built on first use:
 /// most files of a large workspace never need one.
 pub struct Texts {
-    files: BTreeMap<PathBuf, (Arc<[u8]>, OnceLock<LineIndex>)>,
+    /// Hashed, not ordered: every position of every finding looks its file up, and ordered
+    /// lookups compare paths component by component (2% of `vox lint` on the bench workspace).
+    files: HashMap<PathBuf, (Arc<[u8]>, OnceLock<LineIndex>)>,
 }
 
 impl Texts {
     pub fn new(loaded: &Loaded) -> Texts {
-        let mut files = BTreeMap::new();
+        let mut files = HashMap::new();
         for (p, f) in loaded.ws.files(&loaded.db).iter() {
             files.insert(p.clone(), (f.text(&loaded.db).clone(), OnceLock::new()));
         }
