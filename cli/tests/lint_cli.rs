@@ -366,3 +366,21 @@ fn piped_paths_and_join_many_get_narrow_grants() {
     let (code, _, err) = vox_in(&d, &["run", "--caps", "fs:ro=data/sub", "n.vox"]);
     assert_eq!(code, 0, "{err}");
 }
+
+/// A function with more orders than one machine word holds (its sets grow on demand): the
+/// leaks at both ends, through variables, are found; the order-insensitive uses between them
+/// are not.
+#[test]
+fn a_function_with_more_than_64_orders_is_analysed_whole() {
+    let d = scratch();
+    let mut text = String::from("fn main() {\n    let m = {b: 1, a: 2}\n    let first = m.keys()\n    print(first)\n    let mut n = 0\n");
+    for _ in 0..70 {
+        text.push_str("    for k in m.keys() {\n        n += 1\n    }\n");
+    }
+    text.push_str("    let last = m.values()\n    let shown = last.map(fn(v) { str(v) })\n    print(shown.join(\",\"), n)\n}\n");
+    write(&d, "many.vox", &text);
+    let (_, out, err) = vox_in(&d, &["lint", "--format", "compact", "--select", "D002", "many.vox"]);
+    let lines: Vec<&str> = out.lines().map(|l| l.split(": D002").next().unwrap()).collect();
+    let last = 6 + 70 * 3;
+    assert_eq!(lines, ["many.vox:3:17".to_string(), format!("many.vox:{last}:16")], "{out}{err}");
+}

@@ -78,23 +78,42 @@ impl SourceSet for u64 {
     }
 }
 
+/// Grown on demand: most expressions of a large function carry no order, and an empty vector
+/// allocates nothing (one allocation per expression and slot was most of the cost of a function
+/// with many calls).
 impl SourceSet for Vec<u64> {
-    fn empty(n_sources: usize) -> Vec<u64> {
-        vec![0; n_sources.div_ceil(64)]
+    fn empty(_: usize) -> Vec<u64> {
+        Vec::new()
     }
     fn insert(&mut self, id: u32) {
-        self[id as usize / 64] |= 1 << (id % 64);
+        let w = id as usize / 64;
+        if self.len() <= w {
+            self.resize(w + 1, 0);
+        }
+        self[w] |= 1 << (id % 64);
     }
     fn add(&mut self, other: &Vec<u64>) -> bool {
+        let used = other.iter().rposition(|w| *w != 0).map_or(0, |i| i + 1);
+        if self.len() < used {
+            self.resize(used, 0);
+        }
         let mut grew = false;
-        for (d, s) in self.iter_mut().zip(other) {
+        for (d, s) in self.iter_mut().zip(&other[..used]) {
             grew |= s & !*d != 0;
             *d |= s;
         }
         grew
     }
     fn add_masked(&mut self, other: &Vec<u64>, mask: &Vec<u64>) {
-        for ((d, s), k) in self.iter_mut().zip(other).zip(mask) {
+        let used = other
+            .iter()
+            .zip(mask)
+            .rposition(|(s, k)| s & k != 0)
+            .map_or(0, |i| i + 1);
+        if self.len() < used {
+            self.resize(used, 0);
+        }
+        for ((d, s), k) in self.iter_mut().zip(&other[..used]).zip(mask) {
             *d |= s & k;
         }
     }
