@@ -10,21 +10,21 @@ use crate::imports::{resolve_imports, ImportTarget};
 use crate::items::{file_items, FnDef};
 use crate::{Db, SourceFile};
 
-/// Per function of a file, in [`crate::FileItems::all`] order (the synthetic main last).
+/// The calls of a file's functions, in [`crate::FileItems::all`] order (the synthetic main
+/// last), kept flat: a list per function would cost more than most functions' calls.
 #[derive(Clone, Debug, PartialEq, Eq, salsa::SalsaValue)]
 pub struct FileCalls<'db> {
-    pub fns: Box<[FnCalls<'db>]>,
-}
-
-/// The user functions one body names, resolved.
-#[derive(Clone, Debug, Default, PartialEq, Eq, salsa::SalsaValue)]
-pub struct FnCalls<'db> {
-    /// Every call or mention of a workspace function, in the order of the facts' `calls`.
-    pub calls: Box<[ResolvedCall<'db>]>,
-    /// Functions whose returned order this body shows (`FnFacts::observed_calls`).
-    pub observed: List<FnDef<'db>>,
-    /// Functions whose returned order reaches this body's result (`FnFacts::returned_calls`).
-    pub returned: List<FnDef<'db>>,
+    /// Every call or mention of a workspace function, function after function, each function's
+    /// in the order of its facts' `calls`.
+    calls: Box<[ResolvedCall<'db>]>,
+    /// Where each function's calls start in `calls`, and where the last one's end.
+    starts: Box<[u32]>,
+    /// (function position, callee): callees whose returned order the function shows
+    /// (`FnFacts::observed_calls`).
+    observed: List<(u32, FnDef<'db>)>,
+    /// (function position, callee): callees whose returned order reaches the function's result
+    /// (`FnFacts::returned_calls`).
+    returned: List<(u32, FnDef<'db>)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, salsa::SalsaValue)]
@@ -40,15 +40,39 @@ pub struct ResolvedCall<'db> {
 }
 
 impl<'db> FileCalls<'db> {
+    /// How many functions the file has (the synthetic main included).
+    pub fn functions(&self) -> usize {
+        self.starts.len().saturating_sub(1)
+    }
+
+    /// The calls of the function at position `k`.
+    pub fn calls(&self, k: usize) -> &[ResolvedCall<'db>] {
+        match (self.starts.get(k), self.starts.get(k + 1)) {
+            (Some(&a), Some(&b)) => &self.calls[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+
     /// The calls of `f`, a function of this file.
-    pub fn of(&self, db: &dyn Db, f: FnDef<'db>) -> Option<&FnCalls<'db>> {
+    pub fn of(&self, db: &dyn Db, f: FnDef<'db>) -> &[ResolvedCall<'db>] {
         let i = f.index(db);
         let k = if i == u32::MAX {
-            self.fns.len().checked_sub(1)?
+            self.functions().wrapping_sub(1)
         } else {
             i as usize
         };
-        self.fns.get(k)
+        self.calls(k)
+    }
+
+    /// (function position, callee) for each callee whose returned order a function shows.
+    pub fn observed(&self) -> &[(u32, FnDef<'db>)] {
+        &self.observed
+    }
+
+    /// (function position, callee) for each callee whose returned order reaches a function's
+    /// result.
+    pub fn returned(&self) -> &[(u32, FnDef<'db>)] {
+        &self.returned
     }
 }
 
@@ -65,42 +89,44 @@ pub fn file_calls(db: &dyn Db, file: SourceFile) -> FileCalls<'_> {
             },
         }
     };
-    let fns = items
-        .all()
-        .map(|f| {
-            let facts = fn_facts(db, f);
-            let calls = facts
-                .calls
-                .iter()
-                .filter_map(|c| {
-                    let callee = resolve(&c.target)?;
-                    // `int_calls` is sorted by range; a direct call has at most one entry.
-                    let args = if c.direct {
-                        let key = (c.range.start, c.range.end);
-                        facts
-                            .int_calls
-                            .binary_search_by_key(&key, |ic| (ic.range.start, ic.range.end))
-                            .map_or_else(|_| List::default(), |k| facts.int_calls[k].args.to_vec().into())
-                    } else {
-                        List::default()
-                    };
-                    Some(ResolvedCall {
-                        callee,
-                        range: c.range,
-                        direct: c.direct,
-                        args,
-                    })
-                })
-                .collect();
-            let targets = |list: &[(CallTarget, TextRange)]| -> List<FnDef<'_>> {
-                list.iter().filter_map(|(t, _)| resolve(t)).collect::<Vec<_>>().into()
+    let mut out = FileCalls {
+        calls: Box::default(),
+        starts: Box::default(),
+        observed: List::default(),
+        returned: List::default(),
+    };
+    let (mut calls, mut starts, mut observed, mut returned) = (vec![], vec![0], vec![], vec![]);
+    for (k, f) in items.all().enumerate() {
+        let facts = fn_facts(db, f);
+        for c in facts.calls.iter() {
+            let Some(callee) = resolve(&c.target) else {
+                continue;
             };
-            FnCalls {
-                calls,
-                observed: targets(&facts.observed_calls),
-                returned: targets(&facts.returned_calls),
-            }
-        })
-        .collect();
-    FileCalls { fns }
+            // `int_calls` is sorted by range; a direct call has at most one entry.
+            let args = if c.direct {
+                let key = (c.range.start, c.range.end);
+                facts
+                    .int_calls
+                    .binary_search_by_key(&key, |ic| (ic.range.start, ic.range.end))
+                    .map_or_else(|_| List::default(), |i| facts.int_calls[i].args.to_vec().into())
+            } else {
+                List::default()
+            };
+            calls.push(ResolvedCall {
+                callee,
+                range: c.range,
+                direct: c.direct,
+                args,
+            });
+        }
+        starts.push(calls.len() as u32);
+        let k = k as u32;
+        observed.extend(facts.observed_calls.iter().filter_map(|(t, _)| Some((k, resolve(t)?))));
+        returned.extend(facts.returned_calls.iter().filter_map(|(t, _)| Some((k, resolve(t)?))));
+    }
+    out.calls = calls.into();
+    out.starts = starts.into();
+    out.observed = observed.into();
+    out.returned = returned.into();
+    out
 }

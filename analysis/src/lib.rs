@@ -21,7 +21,7 @@ mod parsed;
 mod resolver;
 mod summaries;
 
-pub use call_graph::{file_calls, FileCalls, FnCalls, ResolvedCall};
+pub use call_graph::{file_calls, FileCalls, ResolvedCall};
 pub use caps_infer::{
     clean_path, entry_points, inferred_caps, render_tokens, resolve_dots, show_dir, CapNeed,
     Incomplete, InferredCaps, InferredToken, Tokens,

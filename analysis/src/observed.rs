@@ -43,29 +43,34 @@ pub fn observed_returns(db: &dyn Db, ws: Workspace) -> ObservedReturns {
     };
     // callee → the callers whose result its returned order reaches.
     let mut fed_by: HashMap<usize, Vec<usize>> = HashMap::new();
-    let mut id = 0;
+    let mut first = 0;
     for file in &files {
         let items = &file_items(db, *file).items;
-        for calls in file_calls(db, *file).fns.iter() {
-            let index = fns[id].2;
-            if let Some(item) = items.fns.get(index as usize) {
+        let fc = file_calls(db, *file);
+        for k in 0..fc.functions() {
+            let id = first + k;
+            if let Some(item) = items.fns.get(fns[id].2 as usize) {
                 if &*item.name == "main" || (item.is_pub && !imported.contains(file)) {
                     mark(id, &mut observed, &mut work);
                 }
             }
-            let passed = calls.calls.iter().filter(|c| !c.direct).map(|c| &c.callee);
-            for g in passed.chain(calls.observed.iter()) {
-                if let Some(&g) = ids.get(g) {
+            for c in fc.calls(k).iter().filter(|c| !c.direct) {
+                if let Some(&g) = ids.get(&c.callee) {
                     mark(g, &mut observed, &mut work);
                 }
             }
-            for g in calls.returned.iter() {
-                if let Some(&g) = ids.get(g) {
-                    fed_by.entry(id).or_default().push(g);
-                }
-            }
-            id += 1;
         }
+        for (_, g) in fc.observed() {
+            if let Some(&g) = ids.get(g) {
+                mark(g, &mut observed, &mut work);
+            }
+        }
+        for (k, g) in fc.returned() {
+            if let Some(&g) = ids.get(g) {
+                fed_by.entry(first + *k as usize).or_default().push(g);
+            }
+        }
+        first += fc.functions();
     }
     // A callee whose order reaches an observed caller's result is observed.
     while let Some(c) = work.pop() {

@@ -92,8 +92,9 @@ pub fn param_tiers(db: &dyn Db, ws: Workspace) -> ParamTiers {
     // unbounded, like a missing entry below.
     let mut caller = 0;
     for file in &files {
-        for calls in file_calls(db, *file).fns.iter() {
-            for c in calls.calls.iter() {
+        let fc = file_calls(db, *file);
+        for k in 0..fc.functions() {
+            for c in fc.calls(k) {
                 let Some(node) = ids.get(&c.callee).and_then(|g| nodes.get_mut(g)) else {
                     continue;
                 };

@@ -49,8 +49,7 @@ impl<'db> Chains<'db> {
             if seen.len() > 200_000 || unreached == 0 {
                 break;
             }
-            let calls = file_calls(db, f.file(db)).of(db, f).map_or(&[][..], |c| &c.calls);
-            for call in calls {
+            for call in file_calls(db, f.file(db)).of(db, f) {
                 let g = call.callee;
                 if seen.insert(g) {
                     prev.insert(g, (f, call.range));
