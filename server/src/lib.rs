@@ -17,6 +17,7 @@ mod ide;
 mod runs;
 pub mod session;
 mod transport;
+pub mod work;
 
 pub use convert::Encoding;
 pub use transport::check_message;
@@ -193,17 +194,30 @@ impl Backend {
             let _order = self.shared.order.read().await;
             self.snapshot()?
         };
+        // `$/cancelRequest` drops this future: the guard raises the flag the work checks.
+        let guard = work::CancelOnDrop::new(snap.cancel.clone());
         let r = tokio::task::spawn_blocking(move || {
+            work::take();
             let r = std::panic::catch_unwind(AssertUnwindSafe(|| f(&snap)));
             drop(snap);
+            let outcome = match &r {
+                Ok(_) => work::Outcome::Completed,
+                Err(p) if p.is::<work::Stopped>() => work::Outcome::Stopped,
+                Err(p) if p.is::<salsa::Cancelled>() => work::Outcome::ContentModified,
+                Err(_) => work::Outcome::Failed,
+            };
+            work::record(what, work::take(), outcome);
             r
         })
         .await;
+        guard.disarm();
         match r {
             Ok(Ok(v)) => v,
             Ok(Err(p)) => {
                 if p.is::<salsa::Cancelled>() {
                     Err(Error::content_modified())
+                } else if p.is::<work::Stopped>() {
+                    Err(Error::request_cancelled())
                 } else {
                     let msg = format!("{what} failed: {}", panic_message(&*p));
                     self.log_error(msg.clone()).await;
@@ -575,7 +589,7 @@ impl LanguageServer for Backend {
                         SemanticTokensOptions {
                             legend: ide::semantic_legend(),
                             full: Some(SemanticTokensFullOptions::Delta { delta: Some(true) }),
-                            range: None,
+                            range: Some(true),
                             work_done_progress_options: WorkDoneProgressOptions::default(),
                         },
                     ),
@@ -868,8 +882,18 @@ impl LanguageServer for Backend {
         params: SemanticTokensDeltaParams,
     ) -> Result<Option<SemanticTokensFullDeltaResult>> {
         let shared = self.shared.clone();
-        self.on_snapshot("semantic tokens", move |snap| {
+        self.on_snapshot("semantic tokens delta", move |snap| {
             ide::semantic_delta(snap, &shared, params)
+        })
+        .await
+    }
+
+    async fn semantic_tokens_range(
+        &self,
+        params: SemanticTokensRangeParams,
+    ) -> Result<Option<SemanticTokensRangeResult>> {
+        self.on_snapshot("semantic tokens range", move |snap| {
+            ide::semantic_range(snap, params)
         })
         .await
     }

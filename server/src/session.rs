@@ -500,6 +500,7 @@ impl Session {
             exclude: self.exclude.clone(),
             encoding: self.encoding,
             revision: self.revision,
+            cancel: Default::default(),
         }
     }
 }
@@ -526,9 +527,17 @@ pub struct Snapshot {
     pub exclude: Arc<Option<ignore::overrides::Override>>,
     pub encoding: Encoding,
     pub revision: u64,
+    /// Raised when the client cancels the request this snapshot serves.
+    pub cancel: crate::work::CancelFlag,
 }
 
 impl Snapshot {
+    /// Counts a request's steps and stops it when it was cancelled or an edit waits
+    /// ([`crate::work`]).
+    pub fn ticker(&self) -> crate::work::Ticker<'_> {
+        crate::work::Ticker::new(&self.db, &self.cancel)
+    }
+
     pub fn file(&self, path: &Path) -> Option<SourceFile> {
         self.files.get(path).copied()
     }
