@@ -1419,7 +1419,8 @@ fn semantic_tokens_in(
     let enc = snap.encoding;
     let mut tick = snap.ticker();
     let lines = convert::TextIndex::new(view.tree.bytes());
-    let mut raw: Vec<(u32, u32, u32, u32, u32)> = Vec::new();
+    let mut out = Vec::new();
+    let (mut pl, mut pc) = (0, 0);
     for i in which {
         tick.step();
         let tok = view.tree.token(i);
@@ -1479,17 +1480,13 @@ fn semantic_tokens_in(
         if a.line != b.line || b.character <= a.character {
             continue;
         }
-        raw.push((a.line, a.character, b.character - a.character, t, m));
-    }
-    let mut out = Vec::with_capacity(raw.len());
-    let (mut pl, mut pc) = (0, 0);
-    for (line, col, len, t, m) in raw {
+        // Encoded relative to the previous token as it is produced.
+        let (line, col) = (a.line, a.character);
         let dl = line - pl;
-        let dc = if dl == 0 { col - pc } else { col };
         out.push(SemanticToken {
             delta_line: dl,
-            delta_start: dc,
-            length: len,
+            delta_start: if dl == 0 { col - pc } else { col },
+            length: b.character - a.character,
             token_type: t,
             token_modifiers_bitset: m,
         });

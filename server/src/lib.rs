@@ -14,12 +14,14 @@ mod convert;
 mod diagnostics;
 mod handlers;
 mod ide;
+pub mod render;
 mod runs;
 pub mod session;
 mod transport;
 pub mod work;
 
 pub use convert::Encoding;
+pub use diagnostics::to_diagnostics;
 pub use transport::check_message;
 
 use std::collections::HashMap;
@@ -61,8 +63,15 @@ pub struct Shared {
     generation: AtomicU64,
     /// Diagnostics of the last run of each script (decision 41), with what their fixes need.
     run_diags: Mutex<HashMap<PathBuf, Vec<runs::RunDiagnostic>>>,
-    /// What was last published per file (push mode), to publish only changes.
-    published: Mutex<HashMap<PathBuf, Vec<Diagnostic>>>,
+    /// What was last published per file (push mode), as a hash of its JSON, to publish only
+    /// changes.
+    published: Mutex<HashMap<PathBuf, u64>>,
+    /// Each open script's diagnostics as JSON templates, kept between publishes
+    /// ([`render`]).
+    rendered: Mutex<HashMap<PathBuf, render::RenderCache>>,
+    /// The writer of the stdio edge: publishes are written there directly, as JSON put
+    /// together from [`render`]'s pieces (in process, without it, they go through the client).
+    direct: OnceLock<tokio::sync::mpsc::UnboundedSender<Vec<u8>>>,
     runs: runs::Runs,
     shutdown: AtomicBool,
     /// Orders document changes before the requests that follow them: a notification that
@@ -123,6 +132,8 @@ impl Backend {
                 generation: AtomicU64::new(0),
                 run_diags: Mutex::new(HashMap::new()),
                 published: Mutex::new(HashMap::new()),
+                rendered: Mutex::new(HashMap::new()),
+                direct: OnceLock::new(),
                 runs: runs::Runs::default(),
                 shutdown: AtomicBool::new(false),
                 semantic: Mutex::new(HashMap::new()),
@@ -244,6 +255,10 @@ impl Backend {
     /// it took from `since` (a `didChange` arriving) to publishing the changed file.
     fn schedule_diagnostics_from(&self, first: Option<PathBuf>, since: Option<std::time::Instant>) {
         let generation = self.shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        // Opening a file: its functions' facts are computed on every core first.
+        let warm = since.is_some() && first.as_ref().is_some_and(|p| {
+            lock(&self.shared.rendered).get(p).is_none()
+        });
         let caps = self.caps();
         let shared = self.shared.clone();
         let client = self.client.clone();
@@ -254,7 +269,7 @@ impl Backend {
             let shared2 = shared.clone();
             let timed_path = first.clone();
             let computed = tokio::task::spawn_blocking(move || {
-                let mut out: Vec<(PathBuf, Option<i32>, Vec<Diagnostic>)> = Vec::new();
+                let mut out: Vec<(PathBuf, Option<i32>, Vec<String>)> = Vec::new();
                 // Configuration files.
                 for kind in [
                     vox_caps::config::ConfigKind::VoxToml,
@@ -262,7 +277,10 @@ impl Backend {
                     vox_caps::config::ConfigKind::Launch,
                 ] {
                     let p = session::config_path(&s2.root, kind);
-                    let d = diagnostics::config_diagnostics(&s2, &p);
+                    let d = diagnostics::config_diagnostics(&s2, &p)
+                        .iter()
+                        .filter_map(|d| serde_json::to_string(d).ok())
+                        .collect();
                     out.push((p.clone(), s2.docs.get(&p).map(|d| d.version), d));
                 }
                 if !pull {
@@ -286,12 +304,19 @@ impl Backend {
                             scripts.retain(|p| p == f || related.contains(p));
                         }
                     }
+                    if warm {
+                        if let Some(file) = first.as_ref().and_then(|f| s2.file(f)) {
+                            let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                                warm_facts(&s2.db, file)
+                            }));
+                        }
+                    }
                     for p in scripts {
                         if shared2.generation.load(Ordering::SeqCst) != generation {
                             break;
                         }
                         let r = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                            file_diagnostics(&s2, &shared2, &p)
+                            file_rendered(&s2, &shared2, &p)
                         }));
                         match r {
                             Ok(d) => out.push((p.clone(), s2.docs.get(&p).map(|d| d.version), d)),
@@ -361,28 +386,133 @@ fn timing() -> bool {
 }
 
 /// Publishes when the set differs from what was last published (and always the first time, and
-/// for the file that changed).
+/// for the file that changed). `diags` are diagnostics as JSON.
 async fn publish(
     client: &Client,
     shared: &Shared,
     path: &Path,
     version: Option<i32>,
-    diags: Vec<Diagnostic>,
+    diags: Vec<String>,
     force: bool,
 ) {
+    let hash = {
+        use std::hash::{Hash, Hasher};
+        let mut h = rustc_hash::FxHasher::default();
+        diags.hash(&mut h);
+        h.finish()
+    };
     {
         let mut published = lock(&shared.published);
         match published.get(path) {
             // The changed file is always published: its version moved on.
-            Some(old) if *old == diags && !force => return,
+            Some(old) if *old == hash && !force => return,
             None if diags.is_empty() && !session::is_script(path) => return,
             _ => {}
         }
-        published.insert(path.to_path_buf(), diags.clone());
+        published.insert(path.to_path_buf(), hash);
     }
-    if let Some(uri) = diagnostics::uri_of(path) {
-        client.publish_diagnostics(uri, diags, version).await;
+    send_diagnostics(client, shared, path, version, &diags).await;
+}
+
+/// Sends `textDocument/publishDiagnostics` for `path` with diagnostics given as JSON: written
+/// straight to the output when the stdio edge is there, else through the client.
+pub(crate) async fn send_diagnostics(
+    client: &Client,
+    shared: &Shared,
+    path: &Path,
+    version: Option<i32>,
+    diags: &[String],
+) {
+    let Some(uri) = diagnostics::uri_of(path) else {
+        return;
+    };
+    if let Some(tx) = shared.direct.get() {
+        let uri_json = serde_json::to_string(uri.as_str()).unwrap_or_default();
+        let len: usize = diags.iter().map(|d| d.len() + 1).sum();
+        let mut body = String::with_capacity(len + uri_json.len() + 128);
+        body.push_str(
+            "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/publishDiagnostics\",\"params\":{\"uri\":",
+        );
+        body.push_str(&uri_json);
+        body.push_str(",\"diagnostics\":[");
+        for (i, d) in diags.iter().enumerate() {
+            if i > 0 {
+                body.push(',');
+            }
+            body.push_str(d);
+        }
+        body.push(']');
+        if let Some(v) = version {
+            body.push_str(&format!(",\"version\":{v}"));
+        }
+        body.push_str("}}");
+        let _ = tx.send(transport::encode(body.as_bytes()));
+        return;
     }
+    let items: Vec<Diagnostic> = diags
+        .iter()
+        .filter_map(|d| serde_json::from_str(d).ok())
+        .collect();
+    client.publish_diagnostics(uri, items, version).await;
+}
+
+/// Computes the facts and summaries of every function of `file` on two threads (each with its
+/// own database handle), so that opening a large file uses both cores; what the lint then reads
+/// is memoized.
+fn warm_facts(db: &vox_analysis::AnalysisDb, file: vox_analysis::SourceFile) {
+    if vox_analysis::file_items(db, file).all().nth(63).is_none() {
+        return;
+    }
+    let next = AtomicU64::new(0);
+    let work = |db: &vox_analysis::AnalysisDb| {
+        let defs: Vec<_> = vox_analysis::file_items(db, file).all().collect();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed) as usize;
+            let Some(def) = defs.get(i) else { break };
+            let _ = vox_analysis::fn_facts(db, *def);
+        }
+    };
+    std::thread::scope(|s| {
+        let other = db.clone();
+        let helper = std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn_scoped(s, || {
+                let other = other;
+                let _ = std::panic::catch_unwind(AssertUnwindSafe(|| work(&other)));
+            });
+        let _ = std::panic::catch_unwind(AssertUnwindSafe(|| work(db)));
+        if let Ok(h) = helper {
+            let _ = h.join();
+        }
+    });
+}
+
+/// Every diagnostic of one script as JSON (push mode): its findings through the script's
+/// [`render::RenderCache`], then those of its last run.
+pub(crate) fn file_rendered(snap: &Snapshot, shared: &Shared, path: &Path) -> Vec<String> {
+    let t0 = std::time::Instant::now();
+    let findings = snap.findings(path);
+    let t1 = std::time::Instant::now();
+    let mut cache = lock(&shared.rendered).remove(path).unwrap_or_default();
+    let mut out = cache.render(snap, path, &findings);
+    if timing() {
+        eprintln!(
+            "vox-lsp-timing: findings {:.3} ms, conversion {:.3} ms ({} converted)",
+            (t1 - t0).as_secs_f64() * 1e3,
+            t1.elapsed().as_secs_f64() * 1e3,
+            cache.made
+        );
+    }
+    if snap.docs.contains_key(path) {
+        lock(&shared.rendered).insert(path.to_path_buf(), cache);
+    }
+    if let Some(rd) = lock(&shared.run_diags).get(path) {
+        out.extend(
+            rd.iter()
+                .filter_map(|r| serde_json::to_string(&r.diagnostic).ok()),
+        );
+    }
+    out
 }
 
 /// Every diagnostic of one script: its findings as `vox lint` reports them, then those of its
@@ -695,11 +825,15 @@ impl LanguageServer for Backend {
         lock(&self.shared.semantic).remove(&path);
         if session::is_script(&path) {
             // Closed: an empty set (decision 40), in push mode.
-            lock(&self.shared.published).insert(path.clone(), Vec::new());
+            lock(&self.shared.rendered).remove(&path);
+            lock(&self.shared.published).insert(path.clone(), {
+                use std::hash::{Hash, Hasher};
+                let mut h = rustc_hash::FxHasher::default();
+                Vec::<String>::new().hash(&mut h);
+                h.finish()
+            });
             if !self.caps().pull {
-                if let Some(uri) = diagnostics::uri_of(&path) {
-                    self.client.publish_diagnostics(uri, Vec::new(), None).await;
-                }
+                send_diagnostics(&self.client, &self.shared, &path, None, &[]).await;
             }
         }
         self.schedule_diagnostics(None);

@@ -235,6 +235,8 @@ pub async fn serve<I, O>(
     let (to_service, service_in) = tokio::io::duplex(1 << 20);
     let (service_out, from_service) = tokio::io::duplex(1 << 20);
     let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    // Published diagnostics are written here directly (`crate::send_diagnostics`).
+    let _ = service.inner().shared.direct.set(out_tx.clone());
 
     // The single writer.
     let writer = tokio::spawn(async move {
