@@ -41,7 +41,7 @@ fn work_{i}(items: list[int], scale: int) to int {{
     }}
     let label = "run-" + str(scale)
     print(label)
-    let inner = work_{prev}(items, scale)
+    let inner = work_{prev}(items, scale + 1)
     return total + inner
 }}
 
