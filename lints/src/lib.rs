@@ -56,7 +56,7 @@ pub fn lint_file(
     for f in &mut out {
         f.severity = opts.severity(&f.code, f.severity);
     }
-    out.sort_by_key(Finding::sort_key);
+    out.sort_by(Finding::cmp_order);
     out.dedup_by(|a, b| a.code == b.code && a.range == b.range && a.file == b.file);
     out
 }
@@ -69,6 +69,6 @@ pub fn check_file(db: &dyn Db, file: SourceFile, ws: &WorkspaceInfo) -> Vec<Find
     if !cx.syntax.has_errors {
         rules::check::check(&cx, &mut out, false);
     }
-    out.sort_by_key(Finding::sort_key);
+    out.sort_by(Finding::cmp_order);
     out
 }

@@ -168,7 +168,7 @@ impl KeyRef<'_> {
         self.anchor.hash(&mut h);
         self.range.hash(&mut h);
         for (step, (a, r)) in self.f.chain.iter().zip(&self.chain) {
-            step.file.hash(&mut h);
+            step.file.as_os_str().as_encoded_bytes().hash(&mut h);
             a.hash(&mut h);
             r.hash(&mut h);
             step.function.hash(&mut h);
@@ -230,12 +230,15 @@ impl RenderCache {
         self.round += 1;
         self.made = 0;
         let enc = snap.encoding;
-        let mut files: FxHashMap<PathBuf, FileAnchors> = FxHashMap::default();
-        files.insert(path.to_path_buf(), FileAnchors::new(snap, path));
+        // The files positions point into (the script first), and their index there.
+        let mut files: Vec<FileAnchors> = vec![FileAnchors::new(snap, path)];
+        let mut file_ix: FxHashMap<&Path, usize> = FxHashMap::default();
+        file_ix.insert(path, 0);
         let mut out = Vec::with_capacity(findings.len());
-        // Per finding: its anchors (file, index), then the key.
+        // Per finding: its anchors (file, anchor), then the key.
+        let mut anchors: Vec<(usize, usize)> = Vec::new();
         for f in findings {
-            let mut anchors: Vec<(PathBuf, usize)> = Vec::with_capacity(1 + f.chain.len());
+            anchors.clear();
             let mut key = KeyRef {
                 f,
                 anchor: AnchorKey {
@@ -249,9 +252,20 @@ impl RenderCache {
                 .chain(f.chain.iter().map(|s| (&s.file, s.range)))
                 .enumerate()
             {
-                let fa = files
-                    .entry(file.clone())
-                    .or_insert_with(|| FileAnchors::new(snap, file));
+                let known = if file.as_os_str() == path.as_os_str() {
+                    Some(0)
+                } else {
+                    file_ix.get(file.as_path()).copied()
+                };
+                let fx = match known {
+                    Some(x) => x,
+                    None => {
+                        files.push(FileAnchors::new(snap, file));
+                        file_ix.insert(file.as_path(), files.len() - 1);
+                        files.len() - 1
+                    }
+                };
+                let fa = &mut files[fx];
                 let i = fa.anchor_of(r.start);
                 let a = fa.key(i);
                 let start = fa.starts[i];
@@ -262,7 +276,7 @@ impl RenderCache {
                 } else {
                     key.chain.push((a, rel));
                 }
-                anchors.push((file.clone(), i));
+                anchors.push((fx, i));
             }
             let h = key.hash();
             let bucket = self.templates.entry(h).or_default();
@@ -281,9 +295,8 @@ impl RenderCache {
             for (k, piece) in t.pieces.iter().enumerate() {
                 s.push_str(piece);
                 let Some(hole) = t.holes.get(k) else { break };
-                let (file, i) = &anchors[hole.anchor];
-                let Some(fa) = files.get_mut(file) else { continue };
-                let base = fa.base(*i, enc);
+                let (fx, i) = anchors[hole.anchor];
+                let base = files[fx].base(i, enc);
                 let v = if hole.is_line {
                     base.line + hole.rel.line
                 } else if hole.rel.line == 0 {
@@ -305,9 +318,20 @@ impl RenderCache {
     }
 }
 
-fn push_u32(s: &mut String, v: u32) {
-    use std::fmt::Write;
-    let _ = write!(s, "{v}");
+fn push_u32(s: &mut String, mut v: u32) {
+    let mut buf = [0u8; 10];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    for &b in &buf[i..] {
+        s.push(b as char);
+    }
 }
 
 /// The position of `rel` bytes into `text` relative to its start: lines crossed, and the column
@@ -355,8 +379,8 @@ fn json_str(s: &str) -> String {
 /// `Diagnostic`.
 fn make_template(
     key: &KeyRef<'_>,
-    anchors: &[(PathBuf, usize)],
-    files: &mut FxHashMap<PathBuf, FileAnchors>,
+    anchors: &[(usize, usize)],
+    files: &mut [FileAnchors],
     enc: Encoding,
 ) -> Template {
     let f = key.f;
@@ -371,12 +395,10 @@ fn make_template(
             is_line,
         });
     };
-    let rel_of = |files: &FxHashMap<PathBuf, FileAnchors>, anchor: usize, offset: u32| -> Rel {
-        let (file, i) = &anchors[anchor];
-        let Some(fa) = files.get(file) else {
-            return Rel { line: 0, col: 0 };
-        };
-        let (a, b) = fa.range_of(*i);
+    let rel_of = |files: &[FileAnchors], anchor: usize, offset: u32| -> Rel {
+        let (fx, i) = anchors[anchor];
+        let fa = &files[fx];
+        let (a, b) = fa.range_of(i);
         let off = offset.clamp(a, b.max(a));
         // The text up to the anchor's end, so that a `\r\n` straddling the end reads whole.
         let upto = (b as usize + 1).min(fa.text.len());
@@ -419,7 +441,7 @@ fn make_template(
         .chain
         .iter()
         .enumerate()
-        .filter(|(k, _)| files.get(&anchors[k + 1].0).is_some_and(|fa| fa.uri_json.is_some()))
+        .filter(|(k, _)| files[anchors[k + 1].0].uri_json.is_some())
         .collect();
     if !steps.is_empty() {
         cur.push_str(",\"relatedInformation\":[");
@@ -427,9 +449,9 @@ fn make_template(
             if n > 0 {
                 cur.push(',');
             }
-            let uri = files
-                .get(&anchors[k + 1].0)
-                .and_then(|fa| fa.uri_json.clone())
+            let uri = files[anchors[k + 1].0]
+                .uri_json
+                .clone()
                 .unwrap_or_else(|| Arc::from("\"\""));
             cur.push_str("{\"location\":{\"uri\":");
             cur.push_str(&uri);

@@ -628,7 +628,7 @@ impl Snapshot {
                     .filter(|f| f.file == path),
             );
         }
-        out.sort_by_key(Finding::sort_key);
+        out.sort_by(Finding::cmp_order);
         out.dedup_by(|a, b| a.file == b.file && a.range == b.range && a.code == b.code);
         out
     }
@@ -683,7 +683,7 @@ impl Snapshot {
                     .filter(|f| f.file == path),
             );
         }
-        out.sort_by_key(Finding::sort_key);
+        out.sort_by(Finding::cmp_order);
         out.dedup_by(|a, b| a.file == b.file && a.range == b.range && a.code == b.code);
         out
     }
