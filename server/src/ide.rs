@@ -384,48 +384,65 @@ impl FileView {
     }
 }
 
-/// The `pub fn NAME` of the file's `idx`-th import.
-fn imported_fn(view: &FileView, idx: usize, name: &str) -> Option<Target> {
-    let (path, pubs) = view.imports.get(idx)?.as_ref()?;
-    crate::work::add(1);
-    let i = *view.index.import_pubs.get(idx)?.get(name)?;
-    Some(Target::Def(path.clone(), pubs.get(i)?.clone()))
-}
-
 fn import_targets(snap: &Snapshot, file: SourceFile) -> Vec<Option<SourceFile>> {
     vox_analysis::resolve_imports(&snap.db, file).files()
 }
 
 /// What the identifier token `tok` names.
 pub fn resolve(_snap: &Snapshot, view: &FileView, tok: SyntaxToken<'_>) -> Option<Target> {
-    let name = tok.text().to_string();
+    Some(match resolve_ref(view, tok)? {
+        Resolved::Def(path, d) => Target::Def(path.clone(), d.clone()),
+        Resolved::Namespace => Target::Namespace(tok.text().into_owned()),
+        Resolved::Builtin(ns, name) => Target::Builtin(ns, name),
+    })
+}
+
+/// What a name token is, borrowed from the view (no copy: semantic tokens resolve every name
+/// of the file).
+pub enum Resolved<'v> {
+    Def(&'v PathBuf, &'v Def),
+    Namespace,
+    Builtin(&'static str, &'static str),
+}
+
+/// The `pub fn NAME` of the file's `idx`-th import, borrowed.
+fn imported_ref<'v>(view: &'v FileView, idx: usize, name: &str) -> Option<Resolved<'v>> {
+    let (path, pubs) = view.imports.get(idx)?.as_ref()?;
+    crate::work::add(1);
+    let i = *view.index.import_pubs.get(idx)?.get(name)?;
+    Some(Resolved::Def(path, pubs.get(i)?))
+}
+
+pub fn resolve_ref<'v>(view: &'v FileView, tok: SyntaxToken<'_>) -> Option<Resolved<'v>> {
+    let name = tok.text();
+    let name: &str = &name;
     let at = tok.range().start;
     // A definition site.
     if let Some(d) = view.def_at(tok.range()) {
-        return Some(Target::Def(view.path.clone(), d.clone()));
+        return Some(Resolved::Def(&view.path, d));
     }
     let parent = tok.parent();
     match parent.kind() {
         K::NameRef => {
             // `ns.member` and `alias.f` are handled at the member; the receiver itself:
-            if let Some(d) = view.local(&name, at) {
-                return Some(Target::Def(view.path.clone(), d.clone()));
+            if let Some(d) = view.local(name, at) {
+                return Some(Resolved::Def(&view.path, d));
             }
-            if let Some(d) = view.top(&name) {
-                return Some(Target::Def(view.path.clone(), d.clone()));
+            if let Some(d) = view.top(name) {
+                return Some(Resolved::Def(&view.path, d));
             }
             // Bare names of imported files' pub fns.
             for idx in 0..view.imports.len() {
-                if let Some(found) = imported_fn(view, idx, &name) {
+                if let Some(found) = imported_ref(view, idx, name) {
                     return Some(found);
                 }
             }
-            if catalog().is_namespace(&name) {
-                return Some(Target::Namespace(name));
+            if catalog().is_namespace(name) {
+                return Some(Resolved::Namespace);
             }
-            if let Some(id) = catalog().global_fn(&name) {
+            if let Some(id) = catalog().global_fn(name) {
                 let r = catalog().row(id);
-                return Some(Target::Builtin(r.ns, r.name));
+                return Some(Resolved::Builtin(r.ns, r.name));
             }
             None
         }
@@ -434,16 +451,17 @@ pub fn resolve(_snap: &Snapshot, view: &FileView, tok: SyntaxToken<'_>) -> Optio
             if recv.kind() != K::NameRef {
                 return None;
             }
-            let rname = recv.text().trim().to_string();
-            if view.local(&rname, recv.range().start).is_some() {
+            let rtext = recv.text();
+            let rname = rtext.trim();
+            if view.local(rname, recv.range().start).is_some() {
                 return None;
             }
-            if view.is_import_alias(&rname) {
-                return imported_fn(view, view.alias_import(&rname)?, &name);
+            if view.is_import_alias(rname) {
+                return imported_ref(view, view.alias_import(rname)?, name);
             }
-            if catalog().is_namespace(&rname) {
-                let r = catalog().lookup(&rname, &name)?;
-                return Some(Target::Builtin(r.ns, r.name));
+            if catalog().is_namespace(rname) {
+                let r = catalog().lookup(rname, name)?;
+                return Some(Resolved::Builtin(r.ns, r.name));
             }
             None
         }
@@ -1386,6 +1404,22 @@ const TOKEN_TYPES: &[SemanticTokenType] = &[
     SemanticTokenType::OPERATOR,
     SemanticTokenType::DECORATOR,
 ];
+/// Each token type's index in [`TOKEN_TYPES`] (the legend), known without a search per token.
+mod tt {
+    pub const NAMESPACE: u32 = 0;
+    pub const TYPE: u32 = 1;
+    pub const ENUM_MEMBER: u32 = 2;
+    pub const FUNCTION: u32 = 3;
+    pub const METHOD: u32 = 4;
+    pub const PARAMETER: u32 = 5;
+    pub const VARIABLE: u32 = 6;
+    pub const PROPERTY: u32 = 7;
+    pub const KEYWORD: u32 = 8;
+    pub const COMMENT: u32 = 9;
+    pub const STRING: u32 = 10;
+    pub const NUMBER: u32 = 11;
+    pub const DECORATOR: u32 = 13;
+}
 const MOD_DECLARATION: u32 = 1;
 const MOD_DEFAULT_LIBRARY: u32 = 2;
 
@@ -1399,8 +1433,27 @@ pub fn semantic_legend() -> SemanticTokensLegend {
     }
 }
 
+#[cfg(test)]
 fn ty(t: SemanticTokenType) -> u32 {
     TOKEN_TYPES.iter().position(|x| *x == t).unwrap_or(0) as u32
+}
+
+#[cfg(test)]
+mod legend_tests {
+    use super::*;
+
+    #[test]
+    fn token_type_indices_follow_the_legend() {
+        for (i, t) in TOKEN_TYPES.iter().enumerate() {
+            assert_eq!(ty(t.clone()), i as u32);
+        }
+        assert_eq!(tt::NAMESPACE, ty(SemanticTokenType::NAMESPACE));
+        assert_eq!(tt::FUNCTION, ty(SemanticTokenType::FUNCTION));
+        assert_eq!(tt::VARIABLE, ty(SemanticTokenType::VARIABLE));
+        assert_eq!(tt::KEYWORD, ty(SemanticTokenType::KEYWORD));
+        assert_eq!(tt::DECORATOR, ty(SemanticTokenType::DECORATOR));
+        assert_eq!(tt::DECORATOR as usize, TOKEN_TYPES.len() - 1);
+    }
 }
 
 /// The classified tokens of a file, encoded relative to each other.
@@ -1426,33 +1479,33 @@ fn semantic_tokens_in(
         let tok = view.tree.token(i);
         let kind = tok.kind();
         let class = match kind {
-            K::Comment => Some((ty(SemanticTokenType::COMMENT), 0)),
-            K::Str => Some((ty(SemanticTokenType::STRING), 0)),
-            K::Int | K::Float | K::Decimal => Some((ty(SemanticTokenType::NUMBER), 0)),
-            K::AtName => Some((ty(SemanticTokenType::DECORATOR), 0)),
-            k if k.is_keyword() => Some((ty(SemanticTokenType::KEYWORD), 0)),
+            K::Comment => Some((tt::COMMENT, 0)),
+            K::Str => Some((tt::STRING, 0)),
+            K::Int | K::Float | K::Decimal => Some((tt::NUMBER, 0)),
+            K::AtName => Some((tt::DECORATOR, 0)),
+            k if k.is_keyword() => Some((tt::KEYWORD, 0)),
             K::Ident | K::TypeIdent => {
                 let decl = view.def_at(tok.range()).is_some();
                 let m = if decl { MOD_DECLARATION } else { 0 };
-                match resolve(snap, view, tok) {
-                    Some(Target::Def(_, d)) => Some((
+                match resolve_ref(view, tok) {
+                    Some(Resolved::Def(_, d)) => Some((
                         match d.kind {
-                            DefKind::Fn => ty(SemanticTokenType::FUNCTION),
-                            DefKind::Param => ty(SemanticTokenType::PARAMETER),
-                            DefKind::Local => ty(SemanticTokenType::VARIABLE),
-                            DefKind::Type => ty(SemanticTokenType::TYPE),
-                            DefKind::Variant => ty(SemanticTokenType::ENUM_MEMBER),
-                            DefKind::ImportAlias => ty(SemanticTokenType::NAMESPACE),
+                            DefKind::Fn => tt::FUNCTION,
+                            DefKind::Param => tt::PARAMETER,
+                            DefKind::Local => tt::VARIABLE,
+                            DefKind::Type => tt::TYPE,
+                            DefKind::Variant => tt::ENUM_MEMBER,
+                            DefKind::ImportAlias => tt::NAMESPACE,
                         },
                         m,
                     )),
-                    Some(Target::Namespace(_)) => {
-                        Some((ty(SemanticTokenType::NAMESPACE), MOD_DEFAULT_LIBRARY))
+                    Some(Resolved::Namespace) => {
+                        Some((tt::NAMESPACE, MOD_DEFAULT_LIBRARY))
                     }
-                    Some(Target::Builtin(..)) => {
-                        Some((ty(SemanticTokenType::FUNCTION), MOD_DEFAULT_LIBRARY))
+                    Some(Resolved::Builtin(..)) => {
+                        Some((tt::FUNCTION, MOD_DEFAULT_LIBRARY))
                     }
-                    None if kind == K::TypeIdent => Some((ty(SemanticTokenType::TYPE), 0)),
+                    None if kind == K::TypeIdent => Some((tt::TYPE, 0)),
                     None if tok.parent().kind() == K::FieldExpr => {
                         let called = tok
                             .parent()
@@ -1460,9 +1513,9 @@ fn semantic_tokens_in(
                             .is_some_and(|p| p.kind() == K::CallExpr);
                         Some((
                             if called {
-                                ty(SemanticTokenType::METHOD)
+                                tt::METHOD
                             } else {
-                                ty(SemanticTokenType::PROPERTY)
+                                tt::PROPERTY
                             },
                             0,
                         ))
