@@ -136,8 +136,19 @@ def main():
                                           "end": {"line": line, "character": col + 1}}, "text": digit}]})
 
     def published(version):
-        return c.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
-                      and m["params"]["uri"] == u and m["params"].get("version") == version)[0]
+        return lambda m: (m.get("method") == "textDocument/publishDiagnostics"
+                          and m["params"]["uri"] == u and m["params"].get("version") == version)
+
+    def reply(rid):
+        return lambda m: m.get("id") == rid and "method" not in m
+
+    def both(a, b):
+        """Waits for two messages in either order: (time, message) of each."""
+        got = {}
+        while len(got) < 2:
+            t, m = c.wait(lambda m: a(m) or b(m))
+            got["a" if a(m) else "b"] = (t, m)
+        return got["a"], got["b"]
 
     c.next_id += 1
     rid = c.next_id
@@ -145,8 +156,7 @@ def main():
             "params": {"textDocument": {"uri": u}}})
     time.sleep(0.05)
     t_edit = edit(2, "7")
-    t_pub = published(2)
-    t_resp, m = c.wait(lambda m: m.get("id") == rid and "method" not in m)
+    (t_pub, _), (t_resp, m) = both(published(2), reply(rid))
     answered = "error %d" % m["error"]["code"] if "error" in m else "tokens"
     edit_ms = (t_pub - t_edit) * 1000
     print("  edit during semantic tokens (5 MB): didChange -> publish %.1f ms; the request answered %s %s the publish"
@@ -159,8 +169,7 @@ def main():
     time.sleep(0.05)
     t_cancel = c.notify("$/cancelRequest", {"id": rid})
     t_edit = edit(3, "5")
-    t_resp, m = c.wait(lambda m: m.get("id") == rid and "method" not in m)
-    t_pub = published(3)
+    (t_pub, _), (t_resp, m) = both(published(3), reply(rid))
     cancel_ms = (t_resp - t_cancel) * 1000
     cancel_pub_ms = (t_pub - t_cancel) * 1000
     code = m.get("error", {}).get("code")

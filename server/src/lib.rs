@@ -63,9 +63,8 @@ pub struct Shared {
     generation: AtomicU64,
     /// Diagnostics of the last run of each script (decision 41), with what their fixes need.
     run_diags: Mutex<HashMap<PathBuf, Vec<runs::RunDiagnostic>>>,
-    /// What was last published per file (push mode), as a hash of its JSON, to publish only
-    /// changes.
-    published: Mutex<HashMap<PathBuf, u64>>,
+    /// What was last published per file (push mode), as JSON, to publish only changes.
+    published: Mutex<HashMap<PathBuf, Arc<Vec<String>>>>,
     /// Each open script's diagnostics as JSON templates, kept between publishes
     /// ([`render`]).
     rendered: Mutex<HashMap<PathBuf, render::RenderCache>>,
@@ -395,21 +394,16 @@ async fn publish(
     diags: Vec<String>,
     force: bool,
 ) {
-    let hash = {
-        use std::hash::{Hash, Hasher};
-        let mut h = rustc_hash::FxHasher::default();
-        diags.hash(&mut h);
-        h.finish()
-    };
+    let diags = Arc::new(diags);
     {
         let mut published = lock(&shared.published);
         match published.get(path) {
             // The changed file is always published: its version moved on.
-            Some(old) if *old == hash && !force => return,
+            Some(old) if !force && **old == *diags => return,
             None if diags.is_empty() && !session::is_script(path) => return,
             _ => {}
         }
-        published.insert(path.to_path_buf(), hash);
+        published.insert(path.to_path_buf(), diags.clone());
     }
     send_diagnostics(client, shared, path, version, &diags).await;
 }
@@ -826,12 +820,7 @@ impl LanguageServer for Backend {
         if session::is_script(&path) {
             // Closed: an empty set (decision 40), in push mode.
             lock(&self.shared.rendered).remove(&path);
-            lock(&self.shared.published).insert(path.clone(), {
-                use std::hash::{Hash, Hasher};
-                let mut h = rustc_hash::FxHasher::default();
-                Vec::<String>::new().hash(&mut h);
-                h.finish()
-            });
+            lock(&self.shared.published).insert(path.clone(), Arc::new(Vec::new()));
             if !self.caps().pull {
                 send_diagnostics(&self.client, &self.shared, &path, None, &[]).await;
             }

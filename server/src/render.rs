@@ -3,12 +3,13 @@
 //! A publish used to convert every finding to a protocol `Diagnostic` (positions through the
 //! rope, message, chain, link) and serialise all of them again, so on a file with a finding in
 //! every function each keystroke paid for the whole file. Here a finding is written as JSON once,
-//! with its positions left as holes relative to an *anchor*: the stretch of text from the start
-//! of the function it lies in to the next function's (`vox_analysis::fn_starts`). The template
-//! is cached under what it depends on: the anchor's text (a hash), the finding's code, severity,
-//! message, help, range within the anchor, and the same for each chain step. A publish fills in
-//! each anchor's current start position, so a function that an edit only moved (lines added
-//! above it) costs a lookup and a copy, and only findings of edited functions are converted.
+//! with its positions left as holes relative to an *anchor*: the start of the function it lies in
+//! (`vox_analysis::fn_starts`; before the first function, the file's start). The template is cached
+//! under everything its JSON depends on: the finding's code, severity, message, help, its range as
+//! lines and columns from the anchor, and the same for each chain step. A publish measures each
+//! finding from its anchor (a scan of the text between them) and fills in the anchor's current
+//! start, so a function that an edit only moved (lines added above it, or text on the line of its
+//! start) costs a lookup and a copy, and only findings whose own text changed are converted.
 //!
 //! The JSON is what `serde_json` writes for the `Diagnostic` that [`crate::diagnostics`] builds
 //! (a test compares the two after random edits).
@@ -20,24 +21,15 @@ use std::sync::Arc;
 use rustc_hash::{FxHashMap, FxHasher};
 use tower_lsp_server::ls_types::Position;
 use vox_lints::{Finding, Severity};
-use vox_syntax::TextRange;
 
 use crate::convert::{Encoding, TextIndex};
 use crate::session::Snapshot;
-
-/// A stretch of one file's text that positions are given relative to.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-struct AnchorKey {
-    text_hash: u64,
-    len: u32,
-}
 
 /// One file's anchors at this revision.
 struct FileAnchors {
     text: Arc<[u8]>,
     /// Anchor starts, increasing; the first is 0.
     starts: Vec<u32>,
-    keys: Vec<Option<AnchorKey>>,
     /// Each anchor's start position, computed in one pass when first asked.
     bases: Option<Vec<Position>>,
     uri_json: Option<Arc<str>>,
@@ -60,11 +52,9 @@ impl FileAnchors {
         starts.push(0);
         starts.sort_unstable();
         starts.dedup();
-        let n = starts.len();
         FileAnchors {
             text,
             starts,
-            keys: vec![None; n],
             bases: None,
             uri_json: crate::diagnostics::uri_of(path)
                 .and_then(|u| serde_json::to_string(u.as_str()).ok())
@@ -77,28 +67,13 @@ impl FileAnchors {
         self.starts.partition_point(|&s| s <= offset).saturating_sub(1)
     }
 
-    fn range_of(&self, i: usize) -> (u32, u32) {
-        let end = self
-            .starts
-            .get(i + 1)
-            .copied()
-            .unwrap_or(self.text.len() as u32);
-        (self.starts[i], end)
-    }
-
-    fn key(&mut self, i: usize) -> AnchorKey {
-        if let Some(k) = self.keys[i] {
-            return k;
-        }
-        let (a, b) = self.range_of(i);
-        let mut h = FxHasher::default();
-        self.text[a as usize..b as usize].hash(&mut h);
-        let k = AnchorKey {
-            text_hash: h.finish(),
-            len: b - a,
-        };
-        self.keys[i] = Some(k);
-        k
+    /// The position of `offset` relative to anchor `i`'s start.
+    fn relative(&self, i: usize, offset: u32, enc: Encoding) -> Rel {
+        let a = self.starts[i] as usize;
+        let off = (offset as usize).clamp(a, self.text.len());
+        // One byte past `off`, so that a `\r\n` straddling it reads whole.
+        let upto = (off + 1).min(self.text.len());
+        relative(&self.text[a..upto], off - a, enc)
     }
 
     fn base(&mut self, i: usize, enc: Encoding) -> Position {
@@ -112,7 +87,7 @@ impl FileAnchors {
 
 /// A position within an anchor: lines after its start, and the column (added to the start's
 /// column on its first line).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Rel {
     line: u32,
     col: u32,
@@ -145,17 +120,15 @@ struct OwnedKey {
     severity: Severity,
     message: String,
     help: Option<String>,
-    anchor: AnchorKey,
-    range: (u32, u32),
-    chain: Vec<(PathBuf, AnchorKey, (u32, u32), String)>,
+    range: (Rel, Rel),
+    chain: Vec<(PathBuf, (Rel, Rel), String)>,
 }
 
-/// A finding's key, borrowed: what the template depends on.
+/// A finding's key, borrowed: what the template's JSON depends on besides the anchors' starts.
 struct KeyRef<'f> {
     f: &'f Finding,
-    anchor: AnchorKey,
-    range: (u32, u32),
-    chain: Vec<(AnchorKey, (u32, u32))>,
+    range: (Rel, Rel),
+    chain: Vec<(Rel, Rel)>,
 }
 
 impl KeyRef<'_> {
@@ -165,11 +138,9 @@ impl KeyRef<'_> {
         (self.f.severity == Severity::Error).hash(&mut h);
         self.f.message.hash(&mut h);
         self.f.help.hash(&mut h);
-        self.anchor.hash(&mut h);
         self.range.hash(&mut h);
-        for (step, (a, r)) in self.f.chain.iter().zip(&self.chain) {
+        for (step, r) in self.f.chain.iter().zip(&self.chain) {
             step.file.as_os_str().as_encoded_bytes().hash(&mut h);
-            a.hash(&mut h);
             r.hash(&mut h);
             step.function.hash(&mut h);
         }
@@ -177,20 +148,17 @@ impl KeyRef<'_> {
     }
 
     fn matches(&self, k: &OwnedKey) -> bool {
-        k.code == self.f.code
+        k.range == self.range
+            && k.code == self.f.code
             && k.severity == self.f.severity
             && k.message == self.f.message
             && k.help == self.f.help
-            && k.anchor == self.anchor
-            && k.range == self.range
             && k.chain.len() == self.f.chain.len()
             && k
                 .chain
                 .iter()
                 .zip(self.f.chain.iter().zip(&self.chain))
-                .all(|(o, (step, (a, r)))| {
-                    o.0 == step.file && o.1 == *a && o.2 == *r && o.3 == step.function
-                })
+                .all(|(o, (step, r))| o.0 == step.file && o.1 == *r && o.2 == step.function)
     }
 
     fn to_owned(&self) -> OwnedKey {
@@ -199,14 +167,13 @@ impl KeyRef<'_> {
             severity: self.f.severity,
             message: self.f.message.clone(),
             help: self.f.help.clone(),
-            anchor: self.anchor,
             range: self.range,
             chain: self
                 .f
                 .chain
                 .iter()
                 .zip(&self.chain)
-                .map(|(s, (a, r))| (s.file.clone(), *a, *r, s.function.clone()))
+                .map(|(s, r)| (s.file.clone(), *r, s.function.clone()))
                 .collect(),
         }
     }
@@ -241,11 +208,7 @@ impl RenderCache {
             anchors.clear();
             let mut key = KeyRef {
                 f,
-                anchor: AnchorKey {
-                    text_hash: 0,
-                    len: 0,
-                },
-                range: (0, 0),
+                range: (Rel { line: 0, col: 0 }, Rel { line: 0, col: 0 }),
                 chain: Vec::with_capacity(f.chain.len()),
             };
             for (k, (file, r)) in std::iter::once((&f.file, f.range))
@@ -265,16 +228,13 @@ impl RenderCache {
                         files.len() - 1
                     }
                 };
-                let fa = &mut files[fx];
+                let fa = &files[fx];
                 let i = fa.anchor_of(r.start);
-                let a = fa.key(i);
-                let start = fa.starts[i];
-                let rel = (r.start - start, r.end.saturating_sub(start));
+                let rel = (fa.relative(i, r.start, enc), fa.relative(i, r.end, enc));
                 if k == 0 {
-                    key.anchor = a;
                     key.range = rel;
                 } else {
-                    key.chain.push((a, rel));
+                    key.chain.push(rel);
                 }
                 anchors.push((fx, i));
             }
@@ -284,7 +244,7 @@ impl RenderCache {
                 Some(p) => p,
                 None => {
                     self.made += 1;
-                    bucket.push(make_template(&key, &anchors, &mut files, enc));
+                    bucket.push(make_template(&key, &anchors, &files));
                     bucket.len() - 1
                 }
             };
@@ -377,47 +337,32 @@ fn json_str(s: &str) -> String {
 
 /// Writes a finding's diagnostic as JSON with holes, in the field order `serde_json` uses for
 /// `Diagnostic`.
-fn make_template(
-    key: &KeyRef<'_>,
-    anchors: &[(usize, usize)],
-    files: &mut [FileAnchors],
-    enc: Encoding,
-) -> Template {
+fn make_template(key: &KeyRef<'_>, anchors: &[(usize, usize)], files: &[FileAnchors]) -> Template {
     let f = key.f;
     let mut pieces: Vec<Box<str>> = Vec::new();
     let mut holes: Vec<Hole> = Vec::new();
     let mut cur = String::new();
-    let mut hole = |cur: &mut String, anchor: usize, rel: Rel, is_line: bool| {
-        pieces.push(std::mem::take(cur).into_boxed_str());
-        holes.push(Hole {
-            anchor,
-            rel,
-            is_line,
-        });
-    };
-    let rel_of = |files: &[FileAnchors], anchor: usize, offset: u32| -> Rel {
-        let (fx, i) = anchors[anchor];
-        let fa = &files[fx];
-        let (a, b) = fa.range_of(i);
-        let off = offset.clamp(a, b.max(a));
-        // The text up to the anchor's end, so that a `\r\n` straddling the end reads whole.
-        let upto = (b as usize + 1).min(fa.text.len());
-        relative(&fa.text[a as usize..upto], (off - a) as usize, enc)
-    };
-    let mut range = |cur: &mut String, anchor: usize, r: TextRange| {
-        let (s, e) = (rel_of(files, anchor, r.start), rel_of(files, anchor, r.end));
+    let mut range = |cur: &mut String, anchor: usize, (s, e): (Rel, Rel)| {
+        let mut hole = |cur: &mut String, rel: Rel, is_line: bool| {
+            pieces.push(std::mem::take(cur).into_boxed_str());
+            holes.push(Hole {
+                anchor,
+                rel,
+                is_line,
+            });
+        };
         cur.push_str("{\"start\":{\"line\":");
-        hole(cur, anchor, s, true);
+        hole(cur, s, true);
         cur.push_str(",\"character\":");
-        hole(cur, anchor, s, false);
+        hole(cur, s, false);
         cur.push_str("},\"end\":{\"line\":");
-        hole(cur, anchor, e, true);
+        hole(cur, e, true);
         cur.push_str(",\"character\":");
-        hole(cur, anchor, e, false);
+        hole(cur, e, false);
         cur.push_str("}}");
     };
     cur.push_str("{\"range\":");
-    range(&mut cur, 0, f.range);
+    range(&mut cur, 0, key.range);
     cur.push_str(",\"severity\":");
     cur.push_str(match f.severity {
         Severity::Error => "1",
@@ -456,7 +401,7 @@ fn make_template(
             cur.push_str("{\"location\":{\"uri\":");
             cur.push_str(&uri);
             cur.push_str(",\"range\":");
-            range(&mut cur, k + 1, step.range);
+            range(&mut cur, k + 1, key.chain[*k]);
             cur.push_str("},\"message\":");
             cur.push_str(&json_str(&format!("reached from `{}`", step.function)));
             cur.push('}');
