@@ -71,6 +71,8 @@ pub struct Shared {
     /// The writer of the stdio edge: publishes are written there directly, as JSON put
     /// together from [`render`]'s pieces (in process, without it, they go through the client).
     direct: OnceLock<tokio::sync::mpsc::UnboundedSender<Vec<u8>>>,
+    /// Requests the stdio edge answers itself (by their id's JSON), with their cancel flags.
+    direct_requests: Mutex<HashMap<String, work::CancelFlag>>,
     runs: runs::Runs,
     shutdown: AtomicBool,
     /// Orders document changes before the requests that follow them: a notification that
@@ -133,6 +135,7 @@ impl Backend {
                 published: Mutex::new(HashMap::new()),
                 rendered: Mutex::new(HashMap::new()),
                 direct: OnceLock::new(),
+                direct_requests: Mutex::new(HashMap::new()),
                 runs: runs::Runs::default(),
                 shutdown: AtomicBool::new(false),
                 semantic: Mutex::new(HashMap::new()),
@@ -200,10 +203,23 @@ impl Backend {
         what: &'static str,
         f: impl FnOnce(&Snapshot) -> Result<T> + Send + 'static,
     ) -> Result<T> {
-        let snap = {
+        self.on_snapshot_with(what, None, f).await
+    }
+
+    /// [`Self::on_snapshot`], stopped by `cancel` too (a request the stdio edge answers itself).
+    async fn on_snapshot_with<T: Send + 'static>(
+        &self,
+        what: &'static str,
+        cancel: Option<work::CancelFlag>,
+        f: impl FnOnce(&Snapshot) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        let mut snap = {
             let _order = self.shared.order.read().await;
             self.snapshot()?
         };
+        if let Some(c) = cancel {
+            snap.cancel = c;
+        }
         // `$/cancelRequest` drops this future: the guard raises the flag the work checks.
         let guard = work::CancelOnDrop::new(snap.cancel.clone());
         let r = tokio::task::spawn_blocking(move || {
@@ -1027,6 +1043,80 @@ impl LanguageServer for Backend {
     }
 }
 
+impl Backend {
+    /// A request the stdio edge took over (`transport::DIRECT_METHOD`): computed like any
+    /// request, in order with the notifications before it, and answered straight to the output
+    /// with its result serialised once (through the client, a 5 MB file's semantic tokens were
+    /// first built as a JSON value of several million numbers).
+    async fn direct_request(&self, p: serde_json::Value) {
+        let id = p.get("id").cloned().unwrap_or(serde_json::Value::Null);
+        let key = id.to_string();
+        let method = p.get("method").and_then(|m| m.as_str()).unwrap_or("").to_string();
+        let params = p.get("params").cloned().unwrap_or(serde_json::Value::Null);
+        let Some(flag) = lock(&self.shared.direct_requests).get(&key).cloned() else {
+            return;
+        };
+        let shared = self.shared.clone();
+        let result: Result<String> = match method.as_str() {
+            "textDocument/semanticTokens/full" => match serde_json::from_value::<SemanticTokensParams>(params).map_err(|e| invalid_params(e.to_string())) {
+                Ok(params) => self
+                    .on_snapshot_with("semantic tokens", Some(flag), move |snap| {
+                        ide::semantic_full(snap, &shared, params)
+                    })
+                    .await
+                    .and_then(|r| serde_json::to_string(&r).map_err(|e| internal(e.to_string()))),
+                Err(e) => Err(e),
+            },
+            "textDocument/semanticTokens/full/delta" => {
+                match serde_json::from_value::<SemanticTokensDeltaParams>(params).map_err(|e| invalid_params(e.to_string())) {
+                    Ok(params) => self
+                        .on_snapshot_with("semantic tokens delta", Some(flag), move |snap| {
+                            ide::semantic_delta(snap, &shared, params)
+                        })
+                        .await
+                        .and_then(|r| {
+                            serde_json::to_string(&r).map_err(|e| internal(e.to_string()))
+                        }),
+                    Err(e) => Err(e),
+                }
+            }
+            "textDocument/semanticTokens/range" => {
+                match serde_json::from_value::<SemanticTokensRangeParams>(params).map_err(|e| invalid_params(e.to_string())) {
+                    Ok(params) => self
+                        .on_snapshot_with("semantic tokens range", Some(flag), move |snap| {
+                            ide::semantic_range(snap, params)
+                        })
+                        .await
+                        .and_then(|r| {
+                            serde_json::to_string(&r).map_err(|e| internal(e.to_string()))
+                        }),
+                    Err(e) => Err(e),
+                }
+            }
+            _ => Err(Error::method_not_found()),
+        };
+        // Cancelled meanwhile: the edge has answered already.
+        if lock(&self.shared.direct_requests).remove(&key).is_none() {
+            return;
+        }
+        let body = match result {
+            Ok(json) => {
+                let mut b = String::with_capacity(json.len() + key.len() + 32);
+                b.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
+                b.push_str(&key);
+                b.push_str(",\"result\":");
+                b.push_str(&json);
+                b.push('}');
+                b
+            }
+            Err(e) => serde_json::json!({"jsonrpc": "2.0", "id": id, "error": e}).to_string(),
+        };
+        if let Some(tx) = self.shared.direct.get() {
+            let _ = tx.send(transport::encode(body.as_bytes()));
+        }
+    }
+}
+
 fn empty_report() -> DocumentDiagnosticReportResult {
     DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(
         RelatedFullDocumentDiagnosticReport {
@@ -1057,7 +1147,9 @@ pub fn run_stdio() -> i32 {
         }
     };
     let code = rt.block_on(async {
-        let (service, socket) = LspService::new(Backend::new);
+        let (service, socket) = LspService::build(Backend::new)
+            .custom_method(transport::DIRECT_METHOD, Backend::direct_request)
+            .finish();
         let shared = service.inner().shared.clone();
         transport::serve(tokio::io::stdin(), tokio::io::stdout(), service, socket).await;
         // Stdin closed or `exit`: active runs are stopped (SIGTERM: their exit commands run) and
