@@ -353,20 +353,17 @@ impl Backend {
                 let force = timed_path.as_deref() == Some(path.as_path());
                 let tp = std::time::Instant::now();
                 publish(&client, &shared, &path, version, diags, force).await;
-                if timed.is_some() && timing() {
+                // Both measured when the publish was handed to the writer, before printing.
+                let (publish_ms, total_ms) = (
+                    tp.elapsed().as_secs_f64() * 1e3,
+                    timed.map(|t| t.elapsed().as_secs_f64() * 1e3),
+                );
+                if let Some(total) = total_ms.filter(|_| timing()) {
+                    eprintln!("vox-lsp-timing: publish {publish_ms:.3} ms");
                     eprintln!(
-                        "vox-lsp-timing: publish {:.3} ms",
-                        tp.elapsed().as_secs_f64() * 1e3
+                        "vox-lsp-timing: change-to-publish {total:.3} ms ({n} diagnostics, version {})",
+                        version.unwrap_or(0)
                     );
-                }
-                if let Some(t) = timed {
-                    if std::env::var_os("VOX_LSP_TIMING").is_some() {
-                        eprintln!(
-                            "vox-lsp-timing: change-to-publish {:.3} ms ({n} diagnostics, version {})",
-                            t.elapsed().as_secs_f64() * 1000.0,
-                            version.unwrap_or(0)
-                        );
-                    }
                 }
             }
             if pull && caps.diagnostic_refresh {
