@@ -273,7 +273,7 @@ impl FileView {
             return None;
         }
         let file = snap.file(path)?;
-        let tree = vox_analysis::parse(&snap.db, file).clone();
+        let tree = snap.tree(path, file);
         let defs = defs(&tree);
         let imports: Vec<Option<(PathBuf, Vec<Def>)>> = import_targets(snap, file)
             .into_iter()

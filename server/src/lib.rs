@@ -206,6 +206,44 @@ impl Backend {
         self.on_snapshot_with(what, None, f).await
     }
 
+    /// Parses an open document for a request that reads its whole tree, before the request
+    /// takes a snapshot and with no database handle held ([`session::Trees`]).
+    async fn pretree(&self, uri: &Uri) {
+        let Some(path) = path_of(uri).filter(|p| session::is_script(p)) else {
+            return;
+        };
+        let (text, trees) = {
+            let _order = self.shared.order.read().await;
+            let guard = lock(&self.shared.session);
+            let Some(s) = guard.as_ref() else { return };
+            let Some(d) = s.docs.get(&path) else { return };
+            // Small files parse in no time inside the request.
+            if d.rope.len_bytes() < (256 << 10) {
+                return;
+            }
+            let text: Arc<[u8]> = match s.files.get(&path) {
+                Some(f) => f.text(&s.db).clone(),
+                None => return,
+            };
+            (text, s.trees.clone())
+        };
+        if lock(&trees).iter().any(|(p, t, _)| *p == path && Arc::ptr_eq(t, &text)) {
+            return;
+        }
+        let _ = tokio::task::spawn_blocking(move || {
+            let r = std::panic::catch_unwind(AssertUnwindSafe(|| vox_syntax::parse(&text)));
+            if let Ok(tree) = r {
+                let mut trees = lock(&trees);
+                trees.retain(|(p, _, _)| *p != path);
+                if trees.len() >= session::KEPT_TREES {
+                    trees.remove(0);
+                }
+                trees.push((path, text, Arc::new(tree)));
+            }
+        })
+        .await;
+    }
+
     /// [`Self::on_snapshot`], stopped by `cancel` too (a request the stdio edge answers itself).
     async fn on_snapshot_with<T: Send + 'static>(
         &self,
@@ -969,6 +1007,7 @@ impl LanguageServer for Backend {
         params: DocumentSymbolParams,
     ) -> Result<Option<DocumentSymbolResponse>> {
         let caps = self.caps();
+        self.pretree(&params.text_document.uri).await;
         self.on_snapshot("document symbols", move |snap| {
             ide::document_symbols(snap, params, caps.hierarchical_symbols)
         })
@@ -986,6 +1025,7 @@ impl LanguageServer for Backend {
     }
 
     async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
+        self.pretree(&params.text_document.uri).await;
         self.on_snapshot("folding", move |snap| ide::folding(snap, params))
             .await
     }
@@ -1035,6 +1075,7 @@ impl LanguageServer for Backend {
     }
 
     async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+        self.pretree(&params.text_document.uri).await;
         self.on_snapshot("inlay hints", move |snap| ide::inlay_hints(snap, params))
             .await
     }
@@ -1053,6 +1094,14 @@ impl Backend {
         let Some(flag) = lock(&self.shared.direct_requests).get(&key).cloned() else {
             return;
         };
+        if let Some(u) = params
+            .get("textDocument")
+            .and_then(|d| d.get("uri"))
+            .and_then(|u| u.as_str())
+            .and_then(|u| u.parse::<Uri>().ok())
+        {
+            self.pretree(&u).await;
+        }
         let shared = self.shared.clone();
         let result: Result<String> = match method.as_str() {
             "textDocument/semanticTokens/full" => match serde_json::from_value::<SemanticTokensParams>(params).map_err(|e| invalid_params(e.to_string())) {
