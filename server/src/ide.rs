@@ -1716,9 +1716,13 @@ pub fn inlay_hints(snap: &Snapshot, p: InlayHintParams) -> Result<Option<Vec<Inl
                 });
             }
             Some(Target::Def(file, d)) if d.kind == DefKind::Fn && snap.settings.inlay_params => {
-                let tree = match snap.file(&file) {
-                    Some(f) => vox_analysis::parse(&snap.db, f).clone(),
-                    None => continue,
+                let tree = if file == view.path {
+                    view.tree.clone()
+                } else {
+                    match snap.file(&file) {
+                        Some(f) => snap.tree(&file, f),
+                        None => continue,
+                    }
                 };
                 let Some((_, params)) = signature(&tree, d.node) else {
                     continue;

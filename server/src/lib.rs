@@ -251,6 +251,12 @@ impl Backend {
         cancel: Option<work::CancelFlag>,
         f: impl FnOnce(&Snapshot) -> Result<T> + Send + 'static,
     ) -> Result<T> {
+        if cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::SeqCst))
+        {
+            return Err(Error::request_cancelled());
+        }
         let mut snap = {
             let _order = self.shared.order.read().await;
             self.snapshot()?
