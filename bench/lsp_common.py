@@ -20,10 +20,10 @@ def uri(path):
 
 
 class Client:
-    def __init__(self, vox, root, env=None):
+    def __init__(self, vox, root, env=None, argv=None):
         e = dict(os.environ)
         e.update(env or {})
-        self.p = subprocess.Popen([vox, "lsp"], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        self.p = subprocess.Popen(argv or [vox, "lsp"], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, env=e)
         self.msgs = queue.Queue()
         self.stderr = queue.Queue()

@@ -50,14 +50,7 @@ impl<'a> Ropes<'a> {
     fn doc(&mut self, code: &str) -> Option<CodeDescription> {
         self.docs
             .entry(code.to_string())
-            .or_insert_with(|| {
-                vox_lints::rule(code).and_then(|r| {
-                    format!("{DOCS}/{}.md", r.code)
-                        .parse::<Uri>()
-                        .ok()
-                        .map(|href| CodeDescription { href })
-                })
-            })
+            .or_insert_with(|| doc_uri(code).map(|href| CodeDescription { href }))
             .clone()
     }
 
@@ -66,6 +59,16 @@ impl<'a> Ropes<'a> {
             .entry(path.to_path_buf())
             .or_insert_with(|| self.snap.rope(path))
     }
+}
+
+/// The page of a rule.
+fn doc_uri(code: &str) -> Option<Uri> {
+    vox_lints::rule(code).and_then(|r| format!("{DOCS}/{}.md", r.code).parse::<Uri>().ok())
+}
+
+/// The page of a rule, as the `href` of a diagnostic's `codeDescription` reads.
+pub fn doc_href(code: &str) -> Option<String> {
+    doc_uri(code).map(|u| u.as_str().to_string())
 }
 
 pub fn severity(s: Severity) -> DiagnosticSeverity {
@@ -108,6 +111,12 @@ pub fn to_diagnostic(f: &Finding, ropes: &mut Ropes<'_>) -> Diagnostic {
         tags,
         data: None,
     }
+}
+
+/// The diagnostics of `findings`, converted one by one (what [`crate::render`] must equal).
+pub fn to_diagnostics(snap: &Snapshot, findings: &[Finding]) -> Vec<Diagnostic> {
+    let mut ropes = Ropes::new(snap);
+    findings.iter().map(|f| to_diagnostic(f, &mut ropes)).collect()
 }
 
 /// Diagnostics of one configuration file: `config.invalid`, and C001/C002 on its entries.

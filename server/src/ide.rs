@@ -170,6 +170,101 @@ pub struct FileView {
     pub rope: Rope,
     /// Per import: the target's path and its public functions.
     pub imports: Vec<Option<(PathBuf, Vec<Def>)>>,
+    index: DefIndex,
+}
+
+/// The definitions of a file by what looks them up, so that resolving a name costs what the
+/// names it could be cost, not the file's size (issue 20: resolving every token of a file
+/// scanned every definition).
+#[derive(Default)]
+struct DefIndex {
+    /// Definition sites by the name token's range (the first such definition).
+    sites: HashMap<(u32, u32), usize>,
+    /// The first function, type, variant or import alias of each name.
+    top: HashMap<String, usize>,
+    /// Locals and parameters visible only inside the top-level item they are in, per name,
+    /// ordered by position.
+    scoped: HashMap<String, Vec<usize>>,
+    /// Locals visible beyond their item (a top-level `let`), per name, ordered by position.
+    wide: HashMap<String, Vec<usize>>,
+    /// The ranges of the file's top-level items, in order.
+    items: Vec<TextRange>,
+    /// Import alias names (the first alias of each name) to the import's index among the
+    /// file's imports.
+    aliases: HashMap<String, Option<usize>>,
+    /// A public function of each import by name (the first of that name).
+    import_pubs: Vec<HashMap<String, usize>>,
+}
+
+impl DefIndex {
+    fn new(tree: &SyntaxTree, defs: &[Def], imports: &[Option<(PathBuf, Vec<Def>)>]) -> DefIndex {
+        let mut ix = DefIndex::default();
+        let root = tree.root();
+        let mut import_nodes = Vec::new();
+        for c in root.children() {
+            ix.items.push(c.range());
+            if c.kind() == K::Import {
+                import_nodes.push(c.range());
+            }
+        }
+        for (i, d) in defs.iter().enumerate() {
+            ix.sites.entry((d.range.start, d.range.end)).or_insert(i);
+            match d.kind {
+                DefKind::Fn | DefKind::Type | DefKind::Variant | DefKind::ImportAlias => {
+                    ix.top.entry(d.name.clone()).or_insert(i);
+                    if d.kind == DefKind::ImportAlias && !ix.aliases.contains_key(&d.name) {
+                        let k = import_nodes.iter().position(|n| *n == d.node);
+                        ix.aliases.insert(d.name.clone(), k);
+                    }
+                }
+                DefKind::Local | DefKind::Param => {
+                    let inside = ix.items_at(d.range.start).iter().flatten().any(|it| {
+                        it.start <= d.range.start
+                            && d.range.start < it.end
+                            && it.start <= d.visible.start
+                            && d.visible.end <= it.end
+                    });
+                    let map = if inside { &mut ix.scoped } else { &mut ix.wide };
+                    map.entry(d.name.clone()).or_default().push(i);
+                }
+            }
+        }
+        for list in ix.scoped.values_mut().chain(ix.wide.values_mut()) {
+            list.sort_by_key(|&i| (defs[i].range.start, i));
+        }
+        ix.import_pubs = imports
+            .iter()
+            .map(|imp| {
+                let mut m = HashMap::new();
+                if let Some((_, pubs)) = imp {
+                    for (i, d) in pubs.iter().enumerate() {
+                        m.entry(d.name.clone()).or_insert(i);
+                    }
+                }
+                m
+            })
+            .collect();
+        crate::work::add(defs.len() as u64 + ix.items.len() as u64);
+        ix
+    }
+
+    /// The top-level items whose range holds `offset`, ends included: at most two (one ending
+    /// where the next starts).
+    fn items_at(&self, offset: u32) -> [Option<TextRange>; 2] {
+        crate::work::add(1);
+        let i = self.items.partition_point(|r| r.start <= offset);
+        let holds = |k: usize| {
+            self.items
+                .get(k)
+                .copied()
+                .filter(|r| r.start <= offset && offset <= r.end)
+        };
+        match i {
+            0 => [None, None],
+            1 => [holds(0), None],
+            _ => [holds(i - 1), holds(i - 2)],
+        }
+    }
 }
 
 impl FileView {
@@ -178,9 +273,9 @@ impl FileView {
             return None;
         }
         let file = snap.file(path)?;
-        let tree = vox_analysis::parse(&snap.db, file).clone();
+        let tree = snap.tree(path, file);
         let defs = defs(&tree);
-        let imports = import_targets(snap, file)
+        let imports: Vec<Option<(PathBuf, Vec<Def>)>> = import_targets(snap, file)
             .into_iter()
             .map(|t| {
                 let t = t?;
@@ -191,6 +286,7 @@ impl FileView {
                 Some((t.path(&snap.db).clone(), pubs))
             })
             .collect();
+        let index = DefIndex::new(&tree, &defs, &imports);
         Some(FileView {
             path: path.to_path_buf(),
             file,
@@ -198,27 +294,24 @@ impl FileView {
             defs,
             rope: snap.rope(path),
             imports,
+            index,
         })
     }
 
     /// Whether `name` is an import alias of this file.
     pub fn is_import_alias(&self, name: &str) -> bool {
-        self.defs
-            .iter()
-            .any(|d| d.kind == DefKind::ImportAlias && d.name == name)
+        self.index.aliases.contains_key(name)
     }
 
     /// The index (among the file's imports) of the import that the alias `name` names.
     pub fn alias_import(&self, name: &str) -> Option<usize> {
-        let alias = self
-            .defs
-            .iter()
-            .find(|d| d.kind == DefKind::ImportAlias && d.name == name)?;
-        self.tree
-            .root()
-            .children()
-            .filter(|c| c.kind() == K::Import)
-            .position(|n| n.range() == alias.node)
+        self.index.aliases.get(name).copied().flatten()
+    }
+
+    /// The definition whose name token is exactly `r`.
+    pub fn def_at(&self, r: TextRange) -> Option<&Def> {
+        crate::work::add(1);
+        self.index.sites.get(&(r.start, r.end)).map(|&i| &self.defs[i])
     }
 
     pub fn offset(&self, enc: Encoding, pos: Position) -> u32 {
@@ -241,35 +334,54 @@ impl FileView {
             .filter(is_name)
     }
 
+    /// The innermost local or parameter `name` visible at `at`: the one declared last among
+    /// those of the item holding `at`, and those visible beyond their item.
     fn local(&self, name: &str, at: u32) -> Option<&Def> {
-        self.defs
-            .iter()
-            .filter(|d| {
-                d.name == name
-                    && matches!(d.kind, DefKind::Local | DefKind::Param)
-                    && d.visible.start <= at
-                    && at <= d.visible.end
-            })
-            .max_by_key(|d| d.range.start)
+        let visible = |d: &Def| d.visible.start <= at && at <= d.visible.end;
+        let mut best: Option<usize> = None;
+        let mut consider = |i: usize| {
+            crate::work::add(1);
+            let d = &self.defs[i];
+            if visible(d) && best.is_none_or(|b| self.defs[b].range.start <= d.range.start) {
+                best = Some(i);
+            }
+        };
+        if let Some(list) = self.index.scoped.get(name) {
+            for item in self.index.items_at(at).into_iter().flatten() {
+                // Those declared inside the item: a contiguous run of the list.
+                let a = list.partition_point(|&i| self.defs[i].range.start < item.start);
+                let b = list.partition_point(|&i| self.defs[i].range.start < item.end);
+                for &i in &list[a..b] {
+                    consider(i);
+                }
+            }
+        }
+        if let Some(list) = self.index.wide.get(name) {
+            // Visible from their declaration on: the last one declared before `at` that is
+            // visible (the first tried, nearly always).
+            let end = list.partition_point(|&i| self.defs[i].range.start <= at);
+            for &i in list[..end].iter().rev() {
+                if visible(&self.defs[i]) {
+                    consider(i);
+                    break;
+                }
+                crate::work::add(1);
+            }
+            // Any declared after `at` and still visible there (not made by the parser today).
+            for &i in &list[end..] {
+                if self.defs[i].visible.start > at {
+                    break;
+                }
+                consider(i);
+            }
+        }
+        best.map(|i| &self.defs[i])
     }
 
     fn top(&self, name: &str) -> Option<&Def> {
-        self.defs.iter().find(|d| {
-            d.name == name
-                && matches!(
-                    d.kind,
-                    DefKind::Fn | DefKind::Type | DefKind::Variant | DefKind::ImportAlias
-                )
-        })
+        crate::work::add(1);
+        self.index.top.get(name).map(|&i| &self.defs[i])
     }
-}
-
-/// The `pub fn NAME` of the file's `idx`-th import.
-fn imported_fn(view: &FileView, idx: usize, name: &str) -> Option<Target> {
-    let (path, pubs) = view.imports.get(idx)?.as_ref()?;
-    pubs.iter()
-        .find(|d| d.name == name)
-        .map(|d| Target::Def(path.clone(), d.clone()))
 }
 
 fn import_targets(snap: &Snapshot, file: SourceFile) -> Vec<Option<SourceFile>> {
@@ -278,34 +390,59 @@ fn import_targets(snap: &Snapshot, file: SourceFile) -> Vec<Option<SourceFile>> 
 
 /// What the identifier token `tok` names.
 pub fn resolve(_snap: &Snapshot, view: &FileView, tok: SyntaxToken<'_>) -> Option<Target> {
-    let name = tok.text().to_string();
+    Some(match resolve_ref(view, tok)? {
+        Resolved::Def(path, d) => Target::Def(path.clone(), d.clone()),
+        Resolved::Namespace => Target::Namespace(tok.text().into_owned()),
+        Resolved::Builtin(ns, name) => Target::Builtin(ns, name),
+    })
+}
+
+/// What a name token is, borrowed from the view (no copy: semantic tokens resolve every name
+/// of the file).
+pub enum Resolved<'v> {
+    Def(&'v PathBuf, &'v Def),
+    Namespace,
+    Builtin(&'static str, &'static str),
+}
+
+/// The `pub fn NAME` of the file's `idx`-th import, borrowed.
+fn imported_ref<'v>(view: &'v FileView, idx: usize, name: &str) -> Option<Resolved<'v>> {
+    let (path, pubs) = view.imports.get(idx)?.as_ref()?;
+    crate::work::add(1);
+    let i = *view.index.import_pubs.get(idx)?.get(name)?;
+    Some(Resolved::Def(path, pubs.get(i)?))
+}
+
+pub fn resolve_ref<'v>(view: &'v FileView, tok: SyntaxToken<'_>) -> Option<Resolved<'v>> {
+    let name = tok.text();
+    let name: &str = &name;
     let at = tok.range().start;
     // A definition site.
-    if let Some(d) = view.defs.iter().find(|d| d.range == tok.range()) {
-        return Some(Target::Def(view.path.clone(), d.clone()));
+    if let Some(d) = view.def_at(tok.range()) {
+        return Some(Resolved::Def(&view.path, d));
     }
     let parent = tok.parent();
     match parent.kind() {
         K::NameRef => {
             // `ns.member` and `alias.f` are handled at the member; the receiver itself:
-            if let Some(d) = view.local(&name, at) {
-                return Some(Target::Def(view.path.clone(), d.clone()));
+            if let Some(d) = view.local(name, at) {
+                return Some(Resolved::Def(&view.path, d));
             }
-            if let Some(d) = view.top(&name) {
-                return Some(Target::Def(view.path.clone(), d.clone()));
+            if let Some(d) = view.top(name) {
+                return Some(Resolved::Def(&view.path, d));
             }
             // Bare names of imported files' pub fns.
             for idx in 0..view.imports.len() {
-                if let Some(found) = imported_fn(view, idx, &name) {
+                if let Some(found) = imported_ref(view, idx, name) {
                     return Some(found);
                 }
             }
-            if catalog().is_namespace(&name) {
-                return Some(Target::Namespace(name));
+            if catalog().is_namespace(name) {
+                return Some(Resolved::Namespace);
             }
-            if let Some(id) = catalog().global_fn(&name) {
+            if let Some(id) = catalog().global_fn(name) {
                 let r = catalog().row(id);
-                return Some(Target::Builtin(r.ns, r.name));
+                return Some(Resolved::Builtin(r.ns, r.name));
             }
             None
         }
@@ -314,16 +451,17 @@ pub fn resolve(_snap: &Snapshot, view: &FileView, tok: SyntaxToken<'_>) -> Optio
             if recv.kind() != K::NameRef {
                 return None;
             }
-            let rname = recv.text().trim().to_string();
-            if view.local(&rname, recv.range().start).is_some() {
+            let rtext = recv.text();
+            let rname = rtext.trim();
+            if view.local(rname, recv.range().start).is_some() {
                 return None;
             }
-            if view.is_import_alias(&rname) {
-                return imported_fn(view, view.alias_import(&rname)?, &name);
+            if view.is_import_alias(rname) {
+                return imported_ref(view, view.alias_import(rname)?, name);
             }
-            if catalog().is_namespace(&rname) {
-                let r = catalog().lookup(&rname, &name)?;
-                return Some(Target::Builtin(r.ns, r.name));
+            if catalog().is_namespace(rname) {
+                let r = catalog().lookup(rname, name)?;
+                return Some(Resolved::Builtin(r.ns, r.name));
             }
             None
         }
@@ -409,13 +547,19 @@ fn builtin_markdown(ns: &str, name: &str) -> String {
     s
 }
 
+/// The top-level function item whose range is `node`: found from the token where it starts,
+/// not by scanning the file's items.
+fn fn_decl_at(tree: &SyntaxTree, node: TextRange) -> Option<SyntaxNode<'_>> {
+    crate::work::add(1);
+    let tok = tree.token_at_offset(node.start)?;
+    tok.parent()
+        .ancestors()
+        .find(|n| n.range() == node && n.kind() == K::FnDecl && n.parent().is_some_and(|p| p.parent().is_none()))
+}
+
 /// `fn name(a: int, b) to str` of a function item.
 fn signature(tree: &SyntaxTree, node: TextRange) -> Option<(String, Vec<String>)> {
-    let n = tree
-        .root()
-        .children()
-        .find(|c| c.range() == node && c.kind() == K::FnDecl)?;
-    let f = ast::FnDecl::cast(n)?;
+    let f = ast::FnDecl::cast(fn_decl_at(tree, node)?)?;
     let name = f.name()?.text().to_string();
     let params: Vec<String> = f
         .param_list()
@@ -765,33 +909,48 @@ pub fn document_symbols(
         return Ok(None);
     };
     let enc = snap.encoding;
+    let mut tick = snap.ticker();
+    let lines = convert::TextIndex::new(view.tree.bytes());
     let top: Vec<&Def> = view
         .defs
         .iter()
         .filter(|d| def_symbol_kind(d).is_some() && d.kind != DefKind::Variant)
         .collect();
     if hierarchical {
+        // Variants by position: a type's are the run inside its declaration.
+        let mut variants: Vec<&Def> = view
+            .defs
+            .iter()
+            .filter(|v| v.kind == DefKind::Variant)
+            .collect();
+        variants.sort_by_key(|v| v.range.start);
         #[allow(deprecated)]
         let out = top
             .iter()
             .map(|d| {
-                let children: Vec<DocumentSymbol> = view
-                    .defs
+                tick.step();
+                let inside: &[&Def] = if d.kind == DefKind::Type {
+                    let a = variants.partition_point(|v| v.range.start < d.node.start);
+                    let b = variants.partition_point(|v| v.range.start < d.node.end);
+                    &variants[a..b.max(a)]
+                } else {
+                    &[]
+                };
+                let children: Vec<DocumentSymbol> = inside
                     .iter()
-                    .filter(|v| {
-                        v.kind == DefKind::Variant
-                            && d.kind == DefKind::Type
-                            && d.node.contains(v.range.start)
-                    })
-                    .map(|v| DocumentSymbol {
-                        name: v.name.clone(),
-                        detail: None,
-                        kind: SymbolKind::ENUM_MEMBER,
-                        tags: None,
-                        deprecated: None,
-                        range: view.range(enc, v.node),
-                        selection_range: view.range(enc, v.range),
-                        children: None,
+                    .filter(|v| d.node.contains(v.range.start))
+                    .map(|v| {
+                        tick.step();
+                        DocumentSymbol {
+                            name: v.name.clone(),
+                            detail: None,
+                            kind: SymbolKind::ENUM_MEMBER,
+                            tags: None,
+                            deprecated: None,
+                            range: lines.range(enc, v.node),
+                            selection_range: lines.range(enc, v.range),
+                            children: None,
+                        }
                     })
                     .collect();
                 let detail = (d.kind == DefKind::Fn)
@@ -803,8 +962,8 @@ pub fn document_symbols(
                     kind: def_symbol_kind(d).unwrap_or(SymbolKind::FUNCTION),
                     tags: None,
                     deprecated: None,
-                    range: view.range(enc, d.node),
-                    selection_range: view.range(enc, d.range),
+                    range: lines.range(enc, d.node),
+                    selection_range: lines.range(enc, d.range),
                     children: (!children.is_empty()).then_some(children),
                 }
             })
@@ -816,11 +975,12 @@ pub fn document_symbols(
         .defs
         .iter()
         .filter_map(|d| {
+            tick.step();
             let kind = def_symbol_kind(d)?;
             Some(symbol_info(
                 d.name.clone(),
                 kind,
-                Location::new(uri.clone(), view.range(enc, d.range)),
+                Location::new(uri.clone(), lines.range(enc, d.range)),
                 None,
             ))
         })
@@ -869,9 +1029,12 @@ pub fn folding(snap: &Snapshot, p: FoldingRangeParams) -> Result<Option<Vec<Fold
     let Some(view) = FileView::new(snap, &path) else {
         return Ok(None);
     };
-    let line = |o: u32| convert::position(&view.rope, Encoding::Utf8, o).line;
+    let mut tick = snap.ticker();
+    let lines = convert::TextIndex::new(view.tree.bytes());
+    let line = |o: u32| lines.line(o);
     let mut out = Vec::new();
     for n in view.tree.root().descendants() {
+        tick.step();
         if !matches!(
             n.kind(),
             K::Block
@@ -908,6 +1071,7 @@ pub fn folding(snap: &Snapshot, p: FoldingRangeParams) -> Result<Option<Vec<Fold
         }
     };
     for t in view.tree.root().descendant_tokens() {
+        tick.step();
         match t.kind() {
             K::Comment => {
                 let l = line(t.range().start);
@@ -1240,6 +1404,22 @@ const TOKEN_TYPES: &[SemanticTokenType] = &[
     SemanticTokenType::OPERATOR,
     SemanticTokenType::DECORATOR,
 ];
+/// Each token type's index in [`TOKEN_TYPES`] (the legend), known without a search per token.
+mod tt {
+    pub const NAMESPACE: u32 = 0;
+    pub const TYPE: u32 = 1;
+    pub const ENUM_MEMBER: u32 = 2;
+    pub const FUNCTION: u32 = 3;
+    pub const METHOD: u32 = 4;
+    pub const PARAMETER: u32 = 5;
+    pub const VARIABLE: u32 = 6;
+    pub const PROPERTY: u32 = 7;
+    pub const KEYWORD: u32 = 8;
+    pub const COMMENT: u32 = 9;
+    pub const STRING: u32 = 10;
+    pub const NUMBER: u32 = 11;
+    pub const DECORATOR: u32 = 13;
+}
 const MOD_DECLARATION: u32 = 1;
 const MOD_DEFAULT_LIBRARY: u32 = 2;
 
@@ -1253,44 +1433,79 @@ pub fn semantic_legend() -> SemanticTokensLegend {
     }
 }
 
+#[cfg(test)]
 fn ty(t: SemanticTokenType) -> u32 {
     TOKEN_TYPES.iter().position(|x| *x == t).unwrap_or(0) as u32
 }
 
+#[cfg(test)]
+mod legend_tests {
+    use super::*;
+
+    #[test]
+    fn token_type_indices_follow_the_legend() {
+        for (i, t) in TOKEN_TYPES.iter().enumerate() {
+            assert_eq!(ty(t.clone()), i as u32);
+        }
+        assert_eq!(tt::NAMESPACE, ty(SemanticTokenType::NAMESPACE));
+        assert_eq!(tt::FUNCTION, ty(SemanticTokenType::FUNCTION));
+        assert_eq!(tt::VARIABLE, ty(SemanticTokenType::VARIABLE));
+        assert_eq!(tt::KEYWORD, ty(SemanticTokenType::KEYWORD));
+        assert_eq!(tt::DECORATOR, ty(SemanticTokenType::DECORATOR));
+        assert_eq!(tt::DECORATOR as usize, TOKEN_TYPES.len() - 1);
+    }
+}
+
 /// The classified tokens of a file, encoded relative to each other.
 pub fn semantic_tokens(snap: &Snapshot, view: &FileView) -> Vec<SemanticToken> {
+    semantic_tokens_in(snap, view, 0..view.tree.token_count())
+}
+
+/// The classified tokens among the tokens `which` (indices, in order), encoded relative to each
+/// other. One pass: each token is classified with the file's definition index, and its
+/// position read from a line index in increasing order.
+fn semantic_tokens_in(
+    snap: &Snapshot,
+    view: &FileView,
+    which: std::ops::Range<usize>,
+) -> Vec<SemanticToken> {
     let enc = snap.encoding;
-    let mut raw: Vec<(u32, u32, u32, u32, u32)> = Vec::new();
-    for tok in view.tree.root().descendant_tokens() {
+    let mut tick = snap.ticker();
+    let lines = convert::TextIndex::new(view.tree.bytes());
+    let mut out = Vec::new();
+    let (mut pl, mut pc) = (0, 0);
+    for i in which {
+        tick.step();
+        let tok = view.tree.token(i);
         let kind = tok.kind();
         let class = match kind {
-            K::Comment => Some((ty(SemanticTokenType::COMMENT), 0)),
-            K::Str => Some((ty(SemanticTokenType::STRING), 0)),
-            K::Int | K::Float | K::Decimal => Some((ty(SemanticTokenType::NUMBER), 0)),
-            K::AtName => Some((ty(SemanticTokenType::DECORATOR), 0)),
-            k if k.is_keyword() => Some((ty(SemanticTokenType::KEYWORD), 0)),
+            K::Comment => Some((tt::COMMENT, 0)),
+            K::Str => Some((tt::STRING, 0)),
+            K::Int | K::Float | K::Decimal => Some((tt::NUMBER, 0)),
+            K::AtName => Some((tt::DECORATOR, 0)),
+            k if k.is_keyword() => Some((tt::KEYWORD, 0)),
             K::Ident | K::TypeIdent => {
-                let decl = view.defs.iter().any(|d| d.range == tok.range());
+                let decl = view.def_at(tok.range()).is_some();
                 let m = if decl { MOD_DECLARATION } else { 0 };
-                match resolve(snap, view, tok) {
-                    Some(Target::Def(_, d)) => Some((
+                match resolve_ref(view, tok) {
+                    Some(Resolved::Def(_, d)) => Some((
                         match d.kind {
-                            DefKind::Fn => ty(SemanticTokenType::FUNCTION),
-                            DefKind::Param => ty(SemanticTokenType::PARAMETER),
-                            DefKind::Local => ty(SemanticTokenType::VARIABLE),
-                            DefKind::Type => ty(SemanticTokenType::TYPE),
-                            DefKind::Variant => ty(SemanticTokenType::ENUM_MEMBER),
-                            DefKind::ImportAlias => ty(SemanticTokenType::NAMESPACE),
+                            DefKind::Fn => tt::FUNCTION,
+                            DefKind::Param => tt::PARAMETER,
+                            DefKind::Local => tt::VARIABLE,
+                            DefKind::Type => tt::TYPE,
+                            DefKind::Variant => tt::ENUM_MEMBER,
+                            DefKind::ImportAlias => tt::NAMESPACE,
                         },
                         m,
                     )),
-                    Some(Target::Namespace(_)) => {
-                        Some((ty(SemanticTokenType::NAMESPACE), MOD_DEFAULT_LIBRARY))
+                    Some(Resolved::Namespace) => {
+                        Some((tt::NAMESPACE, MOD_DEFAULT_LIBRARY))
                     }
-                    Some(Target::Builtin(..)) => {
-                        Some((ty(SemanticTokenType::FUNCTION), MOD_DEFAULT_LIBRARY))
+                    Some(Resolved::Builtin(..)) => {
+                        Some((tt::FUNCTION, MOD_DEFAULT_LIBRARY))
                     }
-                    None if kind == K::TypeIdent => Some((ty(SemanticTokenType::TYPE), 0)),
+                    None if kind == K::TypeIdent => Some((tt::TYPE, 0)),
                     None if tok.parent().kind() == K::FieldExpr => {
                         let called = tok
                             .parent()
@@ -1298,9 +1513,9 @@ pub fn semantic_tokens(snap: &Snapshot, view: &FileView) -> Vec<SemanticToken> {
                             .is_some_and(|p| p.kind() == K::CallExpr);
                         Some((
                             if called {
-                                ty(SemanticTokenType::METHOD)
+                                tt::METHOD
                             } else {
-                                ty(SemanticTokenType::PROPERTY)
+                                tt::PROPERTY
                             },
                             0,
                         ))
@@ -1312,23 +1527,19 @@ pub fn semantic_tokens(snap: &Snapshot, view: &FileView) -> Vec<SemanticToken> {
         };
         let Some((t, m)) = class else { continue };
         let r = tok.range();
-        let a = convert::position(&view.rope, enc, r.start);
-        let b = convert::position(&view.rope, enc, r.end);
+        let a = lines.position(enc, r.start);
+        let b = lines.position(enc, r.end);
         // Tokens spanning lines (multi-line strings) are left to the client's grammar.
         if a.line != b.line || b.character <= a.character {
             continue;
         }
-        raw.push((a.line, a.character, b.character - a.character, t, m));
-    }
-    let mut out = Vec::with_capacity(raw.len());
-    let (mut pl, mut pc) = (0, 0);
-    for (line, col, len, t, m) in raw {
+        // Encoded relative to the previous token as it is produced.
+        let (line, col) = (a.line, a.character);
         let dl = line - pl;
-        let dc = if dl == 0 { col - pc } else { col };
         out.push(SemanticToken {
             delta_line: dl,
-            delta_start: dc,
-            length: len,
+            delta_start: if dl == 0 { col - pc } else { col },
+            length: b.character - a.character,
             token_type: t,
             token_modifiers_bitset: m,
         });
@@ -1415,6 +1626,34 @@ pub fn semantic_delta(
     }
 }
 
+/// The tokens that overlap a range: the run of the file's tokens from the one at its start to
+/// the one at its end (their positions cost what the range holds, not the file).
+pub fn semantic_range(
+    snap: &Snapshot,
+    p: SemanticTokensRangeParams,
+) -> Result<Option<SemanticTokensRangeResult>> {
+    let Some(path) = path_of(&p.text_document.uri) else {
+        return Ok(None);
+    };
+    let Some(view) = FileView::new(snap, &path) else {
+        return Ok(None);
+    };
+    let want = convert::text_range(&view.rope, snap.encoding, p.range);
+    let n = view.tree.token_count();
+    let (first, last) = match (
+        view.tree.token_at_offset(want.start),
+        view.tree.token_at_offset(want.end.saturating_sub(1).max(want.start)),
+    ) {
+        (Some(a), Some(b)) => (a.index(), (b.index() + 1).min(n)),
+        _ => (0, 0),
+    };
+    let data = semantic_tokens_in(snap, &view, first..last.max(first));
+    Ok(Some(SemanticTokensRangeResult::Tokens(SemanticTokens {
+        result_id: None,
+        data,
+    })))
+}
+
 pub fn inlay_hints(snap: &Snapshot, p: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
     let Some(path) = path_of(&p.text_document.uri) else {
         return Ok(None);
@@ -1424,17 +1663,27 @@ pub fn inlay_hints(snap: &Snapshot, p: InlayHintParams) -> Result<Option<Vec<Inl
     };
     let enc = snap.encoding;
     let want = convert::text_range(&view.rope, enc, p.range);
+    let mut tick = snap.ticker();
     let mut out = Vec::new();
-    for call in view
-        .tree
-        .root()
-        .descendants()
-        .filter(|n| n.kind() == K::CallExpr)
-    {
-        let r = call.range();
+    // The calls that overlap the range: subtrees outside it are not entered.
+    let mut calls = Vec::new();
+    let mut stack = vec![view.tree.root()];
+    while let Some(n) = stack.pop() {
+        tick.step();
+        let r = n.range();
         if r.end < want.start || r.start > want.end {
             continue;
         }
+        if n.kind() == K::CallExpr {
+            calls.push(n);
+        }
+        let before = stack.len();
+        stack.extend(n.children());
+        stack[before..].reverse();
+    }
+    for call in calls {
+        tick.step();
+        let r = call.range();
         let Some(callee) = call.children().next() else {
             continue;
         };
@@ -1467,9 +1716,13 @@ pub fn inlay_hints(snap: &Snapshot, p: InlayHintParams) -> Result<Option<Vec<Inl
                 });
             }
             Some(Target::Def(file, d)) if d.kind == DefKind::Fn && snap.settings.inlay_params => {
-                let tree = match snap.file(&file) {
-                    Some(f) => vox_analysis::parse(&snap.db, f).clone(),
-                    None => continue,
+                let tree = if file == view.path {
+                    view.tree.clone()
+                } else {
+                    match snap.file(&file) {
+                        Some(f) => snap.tree(&file, f),
+                        None => continue,
+                    }
                 };
                 let Some((_, params)) = signature(&tree, d.node) else {
                     continue;

@@ -14,11 +14,14 @@ mod convert;
 mod diagnostics;
 mod handlers;
 mod ide;
+pub mod render;
 mod runs;
 pub mod session;
 mod transport;
+pub mod work;
 
 pub use convert::Encoding;
+pub use diagnostics::to_diagnostics;
 pub use transport::check_message;
 
 use std::collections::HashMap;
@@ -60,8 +63,16 @@ pub struct Shared {
     generation: AtomicU64,
     /// Diagnostics of the last run of each script (decision 41), with what their fixes need.
     run_diags: Mutex<HashMap<PathBuf, Vec<runs::RunDiagnostic>>>,
-    /// What was last published per file (push mode), to publish only changes.
-    published: Mutex<HashMap<PathBuf, Vec<Diagnostic>>>,
+    /// What was last published per file (push mode), as JSON, to publish only changes.
+    published: Mutex<HashMap<PathBuf, Arc<Vec<String>>>>,
+    /// Each open script's diagnostics as JSON templates, kept between publishes
+    /// ([`render`]).
+    rendered: Mutex<HashMap<PathBuf, render::RenderCache>>,
+    /// The writer of the stdio edge: publishes are written there directly, as JSON put
+    /// together from [`render`]'s pieces (in process, without it, they go through the client).
+    direct: OnceLock<tokio::sync::mpsc::UnboundedSender<Vec<u8>>>,
+    /// Requests the stdio edge answers itself (by their id's JSON), with their cancel flags.
+    direct_requests: Mutex<HashMap<String, work::CancelFlag>>,
     runs: runs::Runs,
     shutdown: AtomicBool,
     /// Orders document changes before the requests that follow them: a notification that
@@ -122,6 +133,9 @@ impl Backend {
                 generation: AtomicU64::new(0),
                 run_diags: Mutex::new(HashMap::new()),
                 published: Mutex::new(HashMap::new()),
+                rendered: Mutex::new(HashMap::new()),
+                direct: OnceLock::new(),
+                direct_requests: Mutex::new(HashMap::new()),
                 runs: runs::Runs::default(),
                 shutdown: AtomicBool::new(false),
                 semantic: Mutex::new(HashMap::new()),
@@ -189,21 +203,91 @@ impl Backend {
         what: &'static str,
         f: impl FnOnce(&Snapshot) -> Result<T> + Send + 'static,
     ) -> Result<T> {
-        let snap = {
+        self.on_snapshot_with(what, None, f).await
+    }
+
+    /// Parses an open document for a request that reads its whole tree, before the request
+    /// takes a snapshot and with no database handle held ([`session::Trees`]).
+    async fn pretree(&self, uri: &Uri) {
+        let Some(path) = path_of(uri).filter(|p| session::is_script(p)) else {
+            return;
+        };
+        let (text, trees) = {
+            let _order = self.shared.order.read().await;
+            let guard = lock(&self.shared.session);
+            let Some(s) = guard.as_ref() else { return };
+            let Some(d) = s.docs.get(&path) else { return };
+            // Small files parse in no time inside the request.
+            if d.rope.len_bytes() < (256 << 10) {
+                return;
+            }
+            let text: Arc<[u8]> = match s.files.get(&path) {
+                Some(f) => f.text(&s.db).clone(),
+                None => return,
+            };
+            (text, s.trees.clone())
+        };
+        if lock(&trees).iter().any(|(p, t, _)| *p == path && Arc::ptr_eq(t, &text)) {
+            return;
+        }
+        let _ = tokio::task::spawn_blocking(move || {
+            let r = std::panic::catch_unwind(AssertUnwindSafe(|| vox_syntax::parse(&text)));
+            if let Ok(tree) = r {
+                let mut trees = lock(&trees);
+                trees.retain(|(p, _, _)| *p != path);
+                if trees.len() >= session::KEPT_TREES {
+                    trees.remove(0);
+                }
+                trees.push((path, text, Arc::new(tree)));
+            }
+        })
+        .await;
+    }
+
+    /// [`Self::on_snapshot`], stopped by `cancel` too (a request the stdio edge answers itself).
+    async fn on_snapshot_with<T: Send + 'static>(
+        &self,
+        what: &'static str,
+        cancel: Option<work::CancelFlag>,
+        f: impl FnOnce(&Snapshot) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        if cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::SeqCst))
+        {
+            return Err(Error::request_cancelled());
+        }
+        let mut snap = {
             let _order = self.shared.order.read().await;
             self.snapshot()?
         };
+        if let Some(c) = cancel {
+            snap.cancel = c;
+        }
+        // `$/cancelRequest` drops this future: the guard raises the flag the work checks.
+        let guard = work::CancelOnDrop::new(snap.cancel.clone());
         let r = tokio::task::spawn_blocking(move || {
+            work::take();
             let r = std::panic::catch_unwind(AssertUnwindSafe(|| f(&snap)));
             drop(snap);
+            let outcome = match &r {
+                Ok(_) => work::Outcome::Completed,
+                Err(p) if p.is::<work::Stopped>() => work::Outcome::Stopped,
+                Err(p) if p.is::<salsa::Cancelled>() => work::Outcome::ContentModified,
+                Err(_) => work::Outcome::Failed,
+            };
+            work::record(what, work::take(), outcome);
             r
         })
         .await;
+        guard.disarm();
         match r {
             Ok(Ok(v)) => v,
             Ok(Err(p)) => {
                 if p.is::<salsa::Cancelled>() {
                     Err(Error::content_modified())
+                } else if p.is::<work::Stopped>() {
+                    Err(Error::request_cancelled())
                 } else {
                     let msg = format!("{what} failed: {}", panic_message(&*p));
                     self.log_error(msg.clone()).await;
@@ -230,6 +314,10 @@ impl Backend {
     /// it took from `since` (a `didChange` arriving) to publishing the changed file.
     fn schedule_diagnostics_from(&self, first: Option<PathBuf>, since: Option<std::time::Instant>) {
         let generation = self.shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        // Opening a file: its functions' facts are computed on every core first.
+        let warm = since.is_some() && first.as_ref().is_some_and(|p| {
+            lock(&self.shared.rendered).get(p).is_none()
+        });
         let caps = self.caps();
         let shared = self.shared.clone();
         let client = self.client.clone();
@@ -240,7 +328,7 @@ impl Backend {
             let shared2 = shared.clone();
             let timed_path = first.clone();
             let computed = tokio::task::spawn_blocking(move || {
-                let mut out: Vec<(PathBuf, Option<i32>, Vec<Diagnostic>)> = Vec::new();
+                let mut out: Vec<(PathBuf, Option<i32>, Vec<String>)> = Vec::new();
                 // Configuration files.
                 for kind in [
                     vox_caps::config::ConfigKind::VoxToml,
@@ -248,7 +336,10 @@ impl Backend {
                     vox_caps::config::ConfigKind::Launch,
                 ] {
                     let p = session::config_path(&s2.root, kind);
-                    let d = diagnostics::config_diagnostics(&s2, &p);
+                    let d = diagnostics::config_diagnostics(&s2, &p)
+                        .iter()
+                        .filter_map(|d| serde_json::to_string(d).ok())
+                        .collect();
                     out.push((p.clone(), s2.docs.get(&p).map(|d| d.version), d));
                 }
                 if !pull {
@@ -272,12 +363,19 @@ impl Backend {
                             scripts.retain(|p| p == f || related.contains(p));
                         }
                     }
+                    if warm {
+                        if let Some(file) = first.as_ref().and_then(|f| s2.file(f)) {
+                            let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                                warm_facts(&s2.db, file)
+                            }));
+                        }
+                    }
                     for p in scripts {
                         if shared2.generation.load(Ordering::SeqCst) != generation {
                             break;
                         }
                         let r = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                            file_diagnostics(&s2, &shared2, &p)
+                            file_rendered(&s2, &shared2, &p)
                         }));
                         match r {
                             Ok(d) => out.push((p.clone(), s2.docs.get(&p).map(|d| d.version), d)),
@@ -299,20 +397,17 @@ impl Backend {
                 let force = timed_path.as_deref() == Some(path.as_path());
                 let tp = std::time::Instant::now();
                 publish(&client, &shared, &path, version, diags, force).await;
-                if timed.is_some() && timing() {
+                // Both measured when the publish was handed to the writer, before printing.
+                let (publish_ms, total_ms) = (
+                    tp.elapsed().as_secs_f64() * 1e3,
+                    timed.map(|t| t.elapsed().as_secs_f64() * 1e3),
+                );
+                if let Some(total) = total_ms.filter(|_| timing()) {
+                    eprintln!("vox-lsp-timing: publish {publish_ms:.3} ms");
                     eprintln!(
-                        "vox-lsp-timing: publish {:.3} ms",
-                        tp.elapsed().as_secs_f64() * 1e3
+                        "vox-lsp-timing: change-to-publish {total:.3} ms ({n} diagnostics, version {})",
+                        version.unwrap_or(0)
                     );
-                }
-                if let Some(t) = timed {
-                    if std::env::var_os("VOX_LSP_TIMING").is_some() {
-                        eprintln!(
-                            "vox-lsp-timing: change-to-publish {:.3} ms ({n} diagnostics, version {})",
-                            t.elapsed().as_secs_f64() * 1000.0,
-                            version.unwrap_or(0)
-                        );
-                    }
                 }
             }
             if pull && caps.diagnostic_refresh {
@@ -347,28 +442,128 @@ fn timing() -> bool {
 }
 
 /// Publishes when the set differs from what was last published (and always the first time, and
-/// for the file that changed).
+/// for the file that changed). `diags` are diagnostics as JSON.
 async fn publish(
     client: &Client,
     shared: &Shared,
     path: &Path,
     version: Option<i32>,
-    diags: Vec<Diagnostic>,
+    diags: Vec<String>,
     force: bool,
 ) {
+    let diags = Arc::new(diags);
     {
         let mut published = lock(&shared.published);
         match published.get(path) {
             // The changed file is always published: its version moved on.
-            Some(old) if *old == diags && !force => return,
+            Some(old) if !force && **old == *diags => return,
             None if diags.is_empty() && !session::is_script(path) => return,
             _ => {}
         }
         published.insert(path.to_path_buf(), diags.clone());
     }
-    if let Some(uri) = diagnostics::uri_of(path) {
-        client.publish_diagnostics(uri, diags, version).await;
+    send_diagnostics(client, shared, path, version, &diags).await;
+}
+
+/// Sends `textDocument/publishDiagnostics` for `path` with diagnostics given as JSON: written
+/// straight to the output when the stdio edge is there, else through the client.
+pub(crate) async fn send_diagnostics(
+    client: &Client,
+    shared: &Shared,
+    path: &Path,
+    version: Option<i32>,
+    diags: &[String],
+) {
+    let Some(uri) = diagnostics::uri_of(path) else {
+        return;
+    };
+    if let Some(tx) = shared.direct.get() {
+        let uri_json = serde_json::to_string(uri.as_str()).unwrap_or_default();
+        let len: usize = diags.iter().map(|d| d.len() + 1).sum();
+        let mut body = String::with_capacity(len + uri_json.len() + 128);
+        body.push_str(
+            "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/publishDiagnostics\",\"params\":{\"uri\":",
+        );
+        body.push_str(&uri_json);
+        body.push_str(",\"diagnostics\":[");
+        for (i, d) in diags.iter().enumerate() {
+            if i > 0 {
+                body.push(',');
+            }
+            body.push_str(d);
+        }
+        body.push(']');
+        if let Some(v) = version {
+            body.push_str(&format!(",\"version\":{v}"));
+        }
+        body.push_str("}}");
+        let _ = tx.send(transport::encode(body.as_bytes()));
+        return;
     }
+    let items: Vec<Diagnostic> = diags
+        .iter()
+        .filter_map(|d| serde_json::from_str(d).ok())
+        .collect();
+    client.publish_diagnostics(uri, items, version).await;
+}
+
+/// Computes the facts and summaries of every function of `file` on two threads (each with its
+/// own database handle), so that opening a large file uses both cores; what the lint then reads
+/// is memoized.
+fn warm_facts(db: &vox_analysis::AnalysisDb, file: vox_analysis::SourceFile) {
+    if vox_analysis::file_items(db, file).all().nth(63).is_none() {
+        return;
+    }
+    let next = AtomicU64::new(0);
+    let work = |db: &vox_analysis::AnalysisDb| {
+        let defs: Vec<_> = vox_analysis::file_items(db, file).all().collect();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed) as usize;
+            let Some(def) = defs.get(i) else { break };
+            let _ = vox_analysis::fn_facts(db, *def);
+        }
+    };
+    std::thread::scope(|s| {
+        let other = db.clone();
+        let helper = std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn_scoped(s, || {
+                let other = other;
+                let _ = std::panic::catch_unwind(AssertUnwindSafe(|| work(&other)));
+            });
+        let _ = std::panic::catch_unwind(AssertUnwindSafe(|| work(db)));
+        if let Ok(h) = helper {
+            let _ = h.join();
+        }
+    });
+}
+
+/// Every diagnostic of one script as JSON (push mode): its findings through the script's
+/// [`render::RenderCache`], then those of its last run.
+pub(crate) fn file_rendered(snap: &Snapshot, shared: &Shared, path: &Path) -> Vec<String> {
+    let t0 = std::time::Instant::now();
+    let findings = snap.findings(path);
+    let t1 = std::time::Instant::now();
+    let mut cache = lock(&shared.rendered).remove(path).unwrap_or_default();
+    let mut out = cache.render(snap, path, &findings);
+    if timing() {
+        eprintln!(
+            "vox-lsp-timing: findings {:.3} ms, conversion {:.3} ms ({} converted)",
+            (t1 - t0).as_secs_f64() * 1e3,
+            t1.elapsed().as_secs_f64() * 1e3,
+            cache.made
+        );
+    }
+    if snap.docs.contains_key(path) {
+        lock(&shared.rendered).insert(path.to_path_buf(), cache);
+    }
+    if let Some(rd) = lock(&shared.run_diags).get(path) {
+        out.extend(
+            rd.iter()
+                .filter_map(|r| serde_json::to_string(&r.diagnostic).ok()),
+        );
+    }
+    out
 }
 
 /// Every diagnostic of one script: its findings as `vox lint` reports them, then those of its
@@ -575,7 +770,7 @@ impl LanguageServer for Backend {
                         SemanticTokensOptions {
                             legend: ide::semantic_legend(),
                             full: Some(SemanticTokensFullOptions::Delta { delta: Some(true) }),
-                            range: None,
+                            range: Some(true),
                             work_done_progress_options: WorkDoneProgressOptions::default(),
                         },
                     ),
@@ -681,11 +876,10 @@ impl LanguageServer for Backend {
         lock(&self.shared.semantic).remove(&path);
         if session::is_script(&path) {
             // Closed: an empty set (decision 40), in push mode.
-            lock(&self.shared.published).insert(path.clone(), Vec::new());
+            lock(&self.shared.rendered).remove(&path);
+            lock(&self.shared.published).insert(path.clone(), Arc::new(Vec::new()));
             if !self.caps().pull {
-                if let Some(uri) = diagnostics::uri_of(&path) {
-                    self.client.publish_diagnostics(uri, Vec::new(), None).await;
-                }
+                send_diagnostics(&self.client, &self.shared, &path, None, &[]).await;
             }
         }
         self.schedule_diagnostics(None);
@@ -819,6 +1013,7 @@ impl LanguageServer for Backend {
         params: DocumentSymbolParams,
     ) -> Result<Option<DocumentSymbolResponse>> {
         let caps = self.caps();
+        self.pretree(&params.text_document.uri).await;
         self.on_snapshot("document symbols", move |snap| {
             ide::document_symbols(snap, params, caps.hierarchical_symbols)
         })
@@ -836,6 +1031,7 @@ impl LanguageServer for Backend {
     }
 
     async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
+        self.pretree(&params.text_document.uri).await;
         self.on_snapshot("folding", move |snap| ide::folding(snap, params))
             .await
     }
@@ -868,15 +1064,108 @@ impl LanguageServer for Backend {
         params: SemanticTokensDeltaParams,
     ) -> Result<Option<SemanticTokensFullDeltaResult>> {
         let shared = self.shared.clone();
-        self.on_snapshot("semantic tokens", move |snap| {
+        self.on_snapshot("semantic tokens delta", move |snap| {
             ide::semantic_delta(snap, &shared, params)
         })
         .await
     }
 
+    async fn semantic_tokens_range(
+        &self,
+        params: SemanticTokensRangeParams,
+    ) -> Result<Option<SemanticTokensRangeResult>> {
+        self.on_snapshot("semantic tokens range", move |snap| {
+            ide::semantic_range(snap, params)
+        })
+        .await
+    }
+
     async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+        self.pretree(&params.text_document.uri).await;
         self.on_snapshot("inlay hints", move |snap| ide::inlay_hints(snap, params))
             .await
+    }
+}
+
+impl Backend {
+    /// A request the stdio edge took over (`transport::DIRECT_METHOD`): computed like any
+    /// request, in order with the notifications before it, and answered straight to the output
+    /// with its result serialised once (through the client, a 5 MB file's semantic tokens were
+    /// first built as a JSON value of several million numbers).
+    async fn direct_request(&self, p: serde_json::Value) {
+        let id = p.get("id").cloned().unwrap_or(serde_json::Value::Null);
+        let key = id.to_string();
+        let method = p.get("method").and_then(|m| m.as_str()).unwrap_or("").to_string();
+        let params = p.get("params").cloned().unwrap_or(serde_json::Value::Null);
+        let Some(flag) = lock(&self.shared.direct_requests).get(&key).cloned() else {
+            return;
+        };
+        if let Some(u) = params
+            .get("textDocument")
+            .and_then(|d| d.get("uri"))
+            .and_then(|u| u.as_str())
+            .and_then(|u| u.parse::<Uri>().ok())
+        {
+            self.pretree(&u).await;
+        }
+        let shared = self.shared.clone();
+        let result: Result<String> = match method.as_str() {
+            "textDocument/semanticTokens/full" => match serde_json::from_value::<SemanticTokensParams>(params).map_err(|e| invalid_params(e.to_string())) {
+                Ok(params) => self
+                    .on_snapshot_with("semantic tokens", Some(flag), move |snap| {
+                        ide::semantic_full(snap, &shared, params)
+                    })
+                    .await
+                    .and_then(|r| serde_json::to_string(&r).map_err(|e| internal(e.to_string()))),
+                Err(e) => Err(e),
+            },
+            "textDocument/semanticTokens/full/delta" => {
+                match serde_json::from_value::<SemanticTokensDeltaParams>(params).map_err(|e| invalid_params(e.to_string())) {
+                    Ok(params) => self
+                        .on_snapshot_with("semantic tokens delta", Some(flag), move |snap| {
+                            ide::semantic_delta(snap, &shared, params)
+                        })
+                        .await
+                        .and_then(|r| {
+                            serde_json::to_string(&r).map_err(|e| internal(e.to_string()))
+                        }),
+                    Err(e) => Err(e),
+                }
+            }
+            "textDocument/semanticTokens/range" => {
+                match serde_json::from_value::<SemanticTokensRangeParams>(params).map_err(|e| invalid_params(e.to_string())) {
+                    Ok(params) => self
+                        .on_snapshot_with("semantic tokens range", Some(flag), move |snap| {
+                            ide::semantic_range(snap, params)
+                        })
+                        .await
+                        .and_then(|r| {
+                            serde_json::to_string(&r).map_err(|e| internal(e.to_string()))
+                        }),
+                    Err(e) => Err(e),
+                }
+            }
+            _ => Err(Error::method_not_found()),
+        };
+        // Cancelled meanwhile: the edge has answered already.
+        if lock(&self.shared.direct_requests).remove(&key).is_none() {
+            return;
+        }
+        let body = match result {
+            Ok(json) => {
+                let mut b = String::with_capacity(json.len() + key.len() + 32);
+                b.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
+                b.push_str(&key);
+                b.push_str(",\"result\":");
+                b.push_str(&json);
+                b.push('}');
+                b
+            }
+            Err(e) => serde_json::json!({"jsonrpc": "2.0", "id": id, "error": e}).to_string(),
+        };
+        if let Some(tx) = self.shared.direct.get() {
+            let _ = tx.send(transport::encode(body.as_bytes()));
+        }
     }
 }
 
@@ -910,7 +1199,9 @@ pub fn run_stdio() -> i32 {
         }
     };
     let code = rt.block_on(async {
-        let (service, socket) = LspService::new(Backend::new);
+        let (service, socket) = LspService::build(Backend::new)
+            .custom_method(transport::DIRECT_METHOD, Backend::direct_request)
+            .finish();
         let shared = service.inner().shared.clone();
         transport::serve(tokio::io::stdin(), tokio::io::stdout(), service, socket).await;
         // Stdin closed or `exit`: active runs are stopped (SIGTERM: their exit commands run) and

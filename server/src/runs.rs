@@ -289,6 +289,20 @@ pub async fn execute(backend: &Backend, params: ExecuteCommandParams) -> Result<
                 })
                 .await
         }
+        // For the scale tests only (issue 20): what requests did, and holding them at a check.
+        "vox.debug.work" if crate::work::debug::enabled() => {
+            Ok(Some(crate::work::debug::report()))
+        }
+        "vox.debug.hold" if crate::work::debug::enabled() => {
+            let on = params
+                .arguments
+                .first()
+                .and_then(|v| v.get("on"))
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            crate::work::debug::HOLD.store(on, std::sync::atomic::Ordering::SeqCst);
+            Ok(None)
+        }
         other => Err(Error::invalid_params(format!("unknown command {other:?}"))),
     }
 }

@@ -112,7 +112,18 @@ pub struct Session {
     pub encoding: Encoding,
     /// Bumped on every change of a text or of the configuration.
     pub revision: u64,
+    /// Trees of open documents parsed outside the database ([`Trees`]).
+    pub trees: Trees,
 }
+
+/// Syntax trees of open documents, parsed with no database handle held (`Backend::pretree`), so
+/// that an edit arriving while a large file is parsed for a request does not wait for the parse:
+/// a database handle is only let go between queries. A request's view uses the tree whose text is
+/// the analysed text, else the database's own parse.
+pub type Trees = Arc<std::sync::Mutex<Vec<(PathBuf, Arc<[u8]>, Arc<vox_syntax::SyntaxTree>)>>>;
+
+/// Trees kept (the documents a client asks about at once).
+pub const KEPT_TREES: usize = 2;
 
 /// Which configuration file a path is, if any.
 pub fn config_kind(root: &Path, path: &Path) -> Option<ConfigKind> {
@@ -244,6 +255,7 @@ impl Session {
             exclude: Arc::new(exclude),
             encoding,
             revision: 0,
+            trees: Trees::default(),
         };
         s.opts = s.lint_options();
         s
@@ -455,6 +467,10 @@ impl Session {
         if self.docs.remove(path).is_none() {
             return;
         }
+        self.trees
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(p, _, _)| p != path);
         if config_kind(&self.root, path).is_some() {
             self.reload_config();
         } else if is_script(path) {
@@ -500,6 +516,8 @@ impl Session {
             exclude: self.exclude.clone(),
             encoding: self.encoding,
             revision: self.revision,
+            cancel: Default::default(),
+            trees: self.trees.clone(),
         }
     }
 }
@@ -526,11 +544,35 @@ pub struct Snapshot {
     pub exclude: Arc<Option<ignore::overrides::Override>>,
     pub encoding: Encoding,
     pub revision: u64,
+    /// Raised when the client cancels the request this snapshot serves.
+    pub cancel: crate::work::CancelFlag,
+    pub trees: Trees,
 }
 
 impl Snapshot {
+    /// Counts a request's steps and stops it when it was cancelled or an edit waits
+    /// ([`crate::work`]).
+    pub fn ticker(&self) -> crate::work::Ticker<'_> {
+        crate::work::Ticker::new(&self.db, &self.cancel)
+    }
+
     pub fn file(&self, path: &Path) -> Option<SourceFile> {
         self.files.get(path).copied()
+    }
+
+    /// The syntax tree of `file`: one parsed ahead for this text if there is one, else the
+    /// database's.
+    pub fn tree(&self, path: &Path, file: SourceFile) -> Arc<vox_syntax::SyntaxTree> {
+        let text = file.text(&self.db);
+        let trees = self.trees.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, _, t)) = trees
+            .iter()
+            .find(|(p, t, _)| p == path && (Arc::ptr_eq(t, text) || **t == **text))
+        {
+            return t.clone();
+        }
+        drop(trees);
+        vox_analysis::parse(&self.db, file).clone()
     }
 
     pub fn excluded(&self, path: &Path) -> bool {

@@ -222,6 +222,63 @@ pub fn check_message(body: &[u8]) -> Result<(), Option<Value>> {
     }
 }
 
+/// The notification a request the edge answers itself becomes on its way to the service:
+/// `{"id", "method", "params"}` of the request (`Backend::direct_request`).
+pub const DIRECT_METHOD: &str = "vox/directRequest";
+
+/// Requests whose results are large (a 5 MB file's semantic tokens are millions of numbers):
+/// the edge answers them itself, so that the result is serialised once, as text.
+const DIRECT: &[&str] = &[
+    "textDocument/semanticTokens/full",
+    "textDocument/semanticTokens/full/delta",
+    "textDocument/semanticTokens/range",
+];
+
+/// What the edge does with a checked message from the client.
+enum Route {
+    Forward(Vec<u8>),
+    /// Answered here (a cancelled direct request).
+    Answered,
+}
+
+/// Turns a direct request into the notification the service serves in order with the other
+/// messages, and answers `$/cancelRequest` for one: its flag stops the work, and the edge
+/// replies -32800 at once.
+fn route(shared: &crate::Shared, body: Vec<u8>, tx: &mpsc::UnboundedSender<Vec<u8>>) -> Route {
+    let finder = |needle: &[u8]| body.windows(needle.len()).any(|w| w == needle);
+    let small = body.len() < 1 << 16;
+    if !small || !(finder(b"semanticTokens") || finder(b"$/cancelRequest")) {
+        return Route::Forward(body);
+    }
+    let Ok(v) = serde_json::from_slice::<Value>(&body) else {
+        return Route::Forward(body);
+    };
+    let method = v.get("method").and_then(Value::as_str).unwrap_or("");
+    if method == "$/cancelRequest" {
+        let Some(id) = v.get("params").and_then(|p| p.get("id")) else {
+            return Route::Forward(body);
+        };
+        let flag = crate::lock(&shared.direct_requests).remove(&id.to_string());
+        let Some(flag) = flag else {
+            return Route::Forward(body);
+        };
+        flag.store(true, std::sync::atomic::Ordering::SeqCst);
+        let reply = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32800, "message": "the request was cancelled"}});
+        let _ = tx.send(encode(reply.to_string().as_bytes()));
+        return Route::Answered;
+    }
+    let Some(id) = v.get("id").filter(|id| !id.is_null()) else {
+        return Route::Forward(body);
+    };
+    if !DIRECT.contains(&method) {
+        return Route::Forward(body);
+    }
+    crate::lock(&shared.direct_requests).insert(id.to_string(), Default::default());
+    let note = json!({"jsonrpc": "2.0", "method": DIRECT_METHOD,
+        "params": {"id": id, "method": method, "params": v.get("params").cloned().unwrap_or(Value::Null)}});
+    Route::Forward(note.to_string().into_bytes())
+}
+
 /// Serves `service` over `input`/`output` with the checks above.
 pub async fn serve<I, O>(
     input: I,
@@ -235,6 +292,10 @@ pub async fn serve<I, O>(
     let (to_service, service_in) = tokio::io::duplex(1 << 20);
     let (service_out, from_service) = tokio::io::duplex(1 << 20);
     let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    // Published diagnostics are written here directly (`crate::send_diagnostics`), and so are the
+    // answers to the requests `route` takes over.
+    let shared = service.inner().shared.clone();
+    let _ = shared.direct.set(out_tx.clone());
 
     // The single writer.
     let writer = tokio::spawn(async move {
@@ -271,6 +332,10 @@ pub async fn serve<I, O>(
             match frames.next().await {
                 Frame::Body(b) => match check_message(&b) {
                     Ok(()) => {
+                        let b = match route(&shared, b, &tx) {
+                            Route::Forward(b) => b,
+                            Route::Answered => continue,
+                        };
                         if to_service.write_all(&encode(&b)).await.is_err() {
                             break;
                         }

@@ -1,0 +1,422 @@
+//! Published diagnostics as JSON, converted once per finding (issue 20, acceptance 4).
+//!
+//! A publish used to convert every finding to a protocol `Diagnostic` (positions through the
+//! rope, message, chain, link) and serialise all of them again, so on a file with a finding in
+//! every function each keystroke paid for the whole file. Here a finding is written as JSON once,
+//! with its positions left as holes relative to an *anchor*: the start of the function it lies in
+//! (`vox_analysis::fn_starts`; before the first function, the file's start). The template is cached
+//! under everything its JSON depends on: the finding's code, severity, message, help, its range as
+//! lines and columns from the anchor, and the same for each chain step. A publish measures each
+//! finding from its anchor (a scan of the text between them) and fills in the anchor's current
+//! start, so a function that an edit only moved (lines added above it, or text on the line of its
+//! start) costs a lookup and a copy, and only findings whose own text changed are converted.
+//!
+//! The JSON is what `serde_json` writes for the `Diagnostic` that [`crate::diagnostics`] builds
+//! (a test compares the two after random edits).
+
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rustc_hash::{FxHashMap, FxHasher};
+use tower_lsp_server::ls_types::Position;
+use vox_lints::{Finding, Severity};
+
+use crate::convert::{Encoding, TextIndex};
+use crate::session::Snapshot;
+
+/// One file's anchors at this revision.
+struct FileAnchors {
+    text: Arc<[u8]>,
+    /// Anchor starts, increasing; the first is 0.
+    starts: Vec<u32>,
+    /// Each anchor's start position, computed in one pass when first asked.
+    bases: Option<Vec<Position>>,
+    uri_json: Option<Arc<str>>,
+}
+
+impl FileAnchors {
+    fn new(snap: &Snapshot, path: &Path) -> FileAnchors {
+        let (text, mut starts): (Arc<[u8]>, Vec<u32>) = match snap.file(path) {
+            Some(f) => (
+                f.text(&snap.db).clone(),
+                vox_analysis::fn_starts(&snap.db, f).to_vec(),
+            ),
+            None => (
+                Arc::from(crate::session::rope_bytes(&snap.rope(path))),
+                Vec::new(),
+            ),
+        };
+        let len = text.len() as u32;
+        starts.retain(|&s| s > 0 && s < len);
+        starts.push(0);
+        starts.sort_unstable();
+        starts.dedup();
+        FileAnchors {
+            text,
+            starts,
+            bases: None,
+            uri_json: crate::diagnostics::uri_of(path)
+                .and_then(|u| serde_json::to_string(u.as_str()).ok())
+                .map(Arc::from),
+        }
+    }
+
+    /// The anchor holding `offset`.
+    fn anchor_of(&self, offset: u32) -> usize {
+        self.starts.partition_point(|&s| s <= offset).saturating_sub(1)
+    }
+
+    /// The position of `offset` relative to anchor `i`'s start.
+    fn relative(&self, i: usize, offset: u32, enc: Encoding) -> Rel {
+        let a = self.starts[i] as usize;
+        let off = (offset as usize).clamp(a, self.text.len());
+        // One byte past `off`, so that a `\r\n` straddling it reads whole.
+        let upto = (off + 1).min(self.text.len());
+        relative(&self.text[a..upto], off - a, enc)
+    }
+
+    fn base(&mut self, i: usize, enc: Encoding) -> Position {
+        let bases = self.bases.get_or_insert_with(|| {
+            let index = TextIndex::new(&self.text);
+            self.starts.iter().map(|&s| index.position(enc, s)).collect()
+        });
+        bases.get(i).copied().unwrap_or_default()
+    }
+}
+
+/// A position within an anchor: lines after its start, and the column (added to the start's
+/// column on its first line).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Rel {
+    line: u32,
+    col: u32,
+}
+
+/// Where the positions of a template point: the finding's anchor, or a chain step's.
+#[derive(Clone, Copy, Debug)]
+struct Hole {
+    /// 0: the finding; k: chain step k - 1.
+    anchor: usize,
+    rel: Rel,
+    /// Whether it is a line (else a column).
+    is_line: bool,
+}
+
+/// A diagnostic's JSON with holes for its positions.
+struct Template {
+    /// Text pieces; a hole follows each piece but the last.
+    pieces: Vec<Box<str>>,
+    holes: Vec<Hole>,
+    /// What it was made from (checked on every hit: the map is keyed by a 64-bit hash).
+    key: OwnedKey,
+    /// The publish that last used it.
+    used: u64,
+}
+
+#[derive(PartialEq, Eq)]
+struct OwnedKey {
+    code: String,
+    severity: Severity,
+    message: String,
+    help: Option<String>,
+    range: (Rel, Rel),
+    chain: Vec<(PathBuf, (Rel, Rel), String)>,
+}
+
+/// A finding's key, borrowed: what the template's JSON depends on besides the anchors' starts.
+struct KeyRef<'f> {
+    f: &'f Finding,
+    range: (Rel, Rel),
+    chain: Vec<(Rel, Rel)>,
+}
+
+impl KeyRef<'_> {
+    fn hash(&self) -> u64 {
+        let mut h = FxHasher::default();
+        self.f.code.hash(&mut h);
+        (self.f.severity == Severity::Error).hash(&mut h);
+        self.f.message.hash(&mut h);
+        self.f.help.hash(&mut h);
+        self.range.hash(&mut h);
+        for (step, r) in self.f.chain.iter().zip(&self.chain) {
+            step.file.as_os_str().as_encoded_bytes().hash(&mut h);
+            r.hash(&mut h);
+            step.function.hash(&mut h);
+        }
+        h.finish()
+    }
+
+    fn matches(&self, k: &OwnedKey) -> bool {
+        k.range == self.range
+            && k.code == self.f.code
+            && k.severity == self.f.severity
+            && k.message == self.f.message
+            && k.help == self.f.help
+            && k.chain.len() == self.f.chain.len()
+            && k
+                .chain
+                .iter()
+                .zip(self.f.chain.iter().zip(&self.chain))
+                .all(|(o, (step, r))| o.0 == step.file && o.1 == *r && o.2 == step.function)
+    }
+
+    fn to_owned(&self) -> OwnedKey {
+        OwnedKey {
+            code: self.f.code.clone(),
+            severity: self.f.severity,
+            message: self.f.message.clone(),
+            help: self.f.help.clone(),
+            range: self.range,
+            chain: self
+                .f
+                .chain
+                .iter()
+                .zip(&self.chain)
+                .map(|(s, r)| (s.file.clone(), *r, s.function.clone()))
+                .collect(),
+        }
+    }
+}
+
+/// The templates of one script's findings, kept between publishes.
+#[derive(Default)]
+pub struct RenderCache {
+    templates: FxHashMap<u64, Vec<Template>>,
+    round: u64,
+    /// Templates made by the last render (a test's and the benchmark's measure of the work).
+    pub made: usize,
+}
+
+/// Templates not used by this many publishes in a row are dropped.
+const KEEP_ROUNDS: u64 = 4;
+
+impl RenderCache {
+    /// The JSON of each finding's diagnostic (all in `path`), in order.
+    pub fn render(&mut self, snap: &Snapshot, path: &Path, findings: &[Finding]) -> Vec<String> {
+        self.round += 1;
+        self.made = 0;
+        let enc = snap.encoding;
+        // The files positions point into (the script first), and their index there.
+        let mut files: Vec<FileAnchors> = vec![FileAnchors::new(snap, path)];
+        let mut file_ix: FxHashMap<&Path, usize> = FxHashMap::default();
+        file_ix.insert(path, 0);
+        let mut out = Vec::with_capacity(findings.len());
+        // Per finding: its anchors (file, anchor), then the key.
+        let mut anchors: Vec<(usize, usize)> = Vec::new();
+        for f in findings {
+            anchors.clear();
+            let mut key = KeyRef {
+                f,
+                range: (Rel { line: 0, col: 0 }, Rel { line: 0, col: 0 }),
+                chain: Vec::with_capacity(f.chain.len()),
+            };
+            for (k, (file, r)) in std::iter::once((&f.file, f.range))
+                .chain(f.chain.iter().map(|s| (&s.file, s.range)))
+                .enumerate()
+            {
+                let known = if file.as_os_str() == path.as_os_str() {
+                    Some(0)
+                } else {
+                    file_ix.get(file.as_path()).copied()
+                };
+                let fx = match known {
+                    Some(x) => x,
+                    None => {
+                        files.push(FileAnchors::new(snap, file));
+                        file_ix.insert(file.as_path(), files.len() - 1);
+                        files.len() - 1
+                    }
+                };
+                let fa = &files[fx];
+                let i = fa.anchor_of(r.start);
+                let rel = (fa.relative(i, r.start, enc), fa.relative(i, r.end, enc));
+                if k == 0 {
+                    key.range = rel;
+                } else {
+                    key.chain.push(rel);
+                }
+                anchors.push((fx, i));
+            }
+            let h = key.hash();
+            let bucket = self.templates.entry(h).or_default();
+            let pos = match bucket.iter().position(|t| key.matches(&t.key)) {
+                Some(p) => p,
+                None => {
+                    self.made += 1;
+                    bucket.push(make_template(&key, &anchors, &files));
+                    bucket.len() - 1
+                }
+            };
+            let t = &mut bucket[pos];
+            t.used = self.round;
+            // Fill the holes from the anchors' current starts.
+            let mut s = String::with_capacity(t.pieces.iter().map(|p| p.len()).sum::<usize>() + 32);
+            for (k, piece) in t.pieces.iter().enumerate() {
+                s.push_str(piece);
+                let Some(hole) = t.holes.get(k) else { break };
+                let (fx, i) = anchors[hole.anchor];
+                let base = files[fx].base(i, enc);
+                let v = if hole.is_line {
+                    base.line + hole.rel.line
+                } else if hole.rel.line == 0 {
+                    base.character + hole.rel.col
+                } else {
+                    hole.rel.col
+                };
+                push_u32(&mut s, v);
+            }
+            out.push(s);
+        }
+        // Forget what no recent publish used.
+        let round = self.round;
+        self.templates.retain(|_, b| {
+            b.retain(|t| round - t.used < KEEP_ROUNDS);
+            !b.is_empty()
+        });
+        out
+    }
+}
+
+fn push_u32(s: &mut String, mut v: u32) {
+    let mut buf = [0u8; 10];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    for &b in &buf[i..] {
+        s.push(b as char);
+    }
+}
+
+/// The position of `rel` bytes into `text` relative to its start: lines crossed, and the column
+/// in `enc` units on the last (line ends as in the rope: `\n`, `\r\n`, a lone `\r`; inside a
+/// character, its start).
+fn relative(text: &[u8], rel: usize, enc: Encoding) -> Rel {
+    let mut end = rel.min(text.len());
+    while end > 0 && end < text.len() && text[end] & 0xC0 == 0x80 {
+        end -= 1;
+    }
+    let mut line = 0u32;
+    let mut line_start = 0usize;
+    let mut i = 0usize;
+    while let Some(j) = memchr::memchr2(b'\n', b'\r', &text[i..end]) {
+        let at = i + j;
+        if text[at] == b'\r' && text.get(at + 1) == Some(&b'\n') {
+            // The break ends after the `\n`, which may lie past `end`.
+            i = at + 1;
+            continue;
+        }
+        line += 1;
+        line_start = at + 1;
+        i = at + 1;
+    }
+    let seg = &text[line_start..end];
+    let col = match enc {
+        Encoding::Utf8 => seg.len() as u32,
+        Encoding::Utf16 => seg
+            .iter()
+            .map(|&c| match c {
+                0x80..=0xBF => 0,
+                0xF0..=0xFF => 2,
+                _ => 1,
+            })
+            .sum(),
+    };
+    Rel { line, col }
+}
+
+fn json_str(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+/// Writes a finding's diagnostic as JSON with holes, in the field order `serde_json` uses for
+/// `Diagnostic`.
+fn make_template(key: &KeyRef<'_>, anchors: &[(usize, usize)], files: &[FileAnchors]) -> Template {
+    let f = key.f;
+    let mut pieces: Vec<Box<str>> = Vec::new();
+    let mut holes: Vec<Hole> = Vec::new();
+    let mut cur = String::new();
+    let mut range = |cur: &mut String, anchor: usize, (s, e): (Rel, Rel)| {
+        let mut hole = |cur: &mut String, rel: Rel, is_line: bool| {
+            pieces.push(std::mem::take(cur).into_boxed_str());
+            holes.push(Hole {
+                anchor,
+                rel,
+                is_line,
+            });
+        };
+        cur.push_str("{\"start\":{\"line\":");
+        hole(cur, s, true);
+        cur.push_str(",\"character\":");
+        hole(cur, s, false);
+        cur.push_str("},\"end\":{\"line\":");
+        hole(cur, e, true);
+        cur.push_str(",\"character\":");
+        hole(cur, e, false);
+        cur.push_str("}}");
+    };
+    cur.push_str("{\"range\":");
+    range(&mut cur, 0, key.range);
+    cur.push_str(",\"severity\":");
+    cur.push_str(match f.severity {
+        Severity::Error => "1",
+        Severity::Warning => "2",
+    });
+    cur.push_str(",\"code\":");
+    cur.push_str(&json_str(&f.code));
+    if let Some(href) = crate::diagnostics::doc_href(&f.code) {
+        cur.push_str(",\"codeDescription\":{\"href\":");
+        cur.push_str(&json_str(&href));
+        cur.push('}');
+    }
+    cur.push_str(",\"source\":\"vox\",\"message\":");
+    let mut message = f.message.clone();
+    if let Some(h) = &f.help {
+        message.push('\n');
+        message.push_str(h);
+    }
+    cur.push_str(&json_str(&message));
+    let steps: Vec<(usize, &vox_lints::ChainStep)> = f
+        .chain
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| files[anchors[k + 1].0].uri_json.is_some())
+        .collect();
+    if !steps.is_empty() {
+        cur.push_str(",\"relatedInformation\":[");
+        for (n, (k, step)) in steps.iter().enumerate() {
+            if n > 0 {
+                cur.push(',');
+            }
+            let uri = files[anchors[k + 1].0]
+                .uri_json
+                .clone()
+                .unwrap_or_else(|| Arc::from("\"\""));
+            cur.push_str("{\"location\":{\"uri\":");
+            cur.push_str(&uri);
+            cur.push_str(",\"range\":");
+            range(&mut cur, k + 1, key.chain[*k]);
+            cur.push_str("},\"message\":");
+            cur.push_str(&json_str(&format!("reached from `{}`", step.function)));
+            cur.push('}');
+        }
+        cur.push(']');
+    }
+    if f.code == "L002" {
+        cur.push_str(",\"tags\":[1]");
+    }
+    cur.push('}');
+    pieces.push(cur.into_boxed_str());
+    Template {
+        pieces,
+        holes,
+        key: key.to_owned(),
+        used: 0,
+    }
+}
