@@ -1,4 +1,5 @@
-//! `--format json`: one array of findings; the schema is `docs/schemas/lint.schema.json`.
+//! `--format json`: one array of findings, written as they are rendered; the schema is
+//! `docs/schemas/lint.schema.json`.
 
 use std::path::Path;
 
@@ -41,9 +42,32 @@ pub fn finding(f: &Finding, texts: &Texts, root: &Path) -> Value {
     })
 }
 
-pub fn render(findings: &[Finding], texts: &Texts, root: &Path) -> String {
-    let all: Vec<Value> = findings.iter().map(|f| finding(f, texts, root)).collect();
-    let mut s = serde_json::to_string_pretty(&Value::Array(all)).unwrap_or_else(|_| "[]".into());
-    s.push('\n');
-    s
+/// The array, one finding at a time: the text is what `serde_json::to_string_pretty` gives for
+/// the whole array, but no finding's value outlives its own line of output.
+pub fn write(findings: &[Finding], texts: &Texts, root: &Path, emit: &mut dyn FnMut(&str)) {
+    if findings.is_empty() {
+        emit("[]\n");
+        return;
+    }
+    emit("[");
+    for (i, f) in findings.iter().enumerate() {
+        emit(if i == 0 { "\n" } else { ",\n" });
+        emit(&indented(&finding(f, texts, root), 2));
+    }
+    emit("\n]\n");
+}
+
+/// `v` pretty-printed as it appears nested `depth` spaces deep in a pretty-printed document.
+pub(super) fn indented(v: &Value, depth: usize) -> String {
+    let text = serde_json::to_string_pretty(v).unwrap_or_else(|_| "null".into());
+    let pad = " ".repeat(depth);
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&pad);
+        out.push_str(line);
+    }
+    out
 }

@@ -107,8 +107,8 @@ pub fn render(format: Format, findings: &[Finding], texts: &Texts, root: &Path) 
     out
 }
 
-/// [`render`], handing the text to `emit` piece by piece: the human, GitHub and compact
-/// formats one finding at a time (a workspace's output is never held whole).
+/// [`render`], handing the text to `emit` piece by piece, one finding at a time in every
+/// format (a workspace's output is never held whole, as text or as JSON values).
 pub fn write(
     format: Format,
     findings: &[Finding],
@@ -118,8 +118,8 @@ pub fn write(
 ) {
     match format {
         Format::Human => human::write(findings, texts, root, emit),
-        Format::Json => emit(&json::render(findings, texts, root)),
-        Format::Sarif => emit(&sarif::render(findings, texts, root)),
+        Format::Json => json::write(findings, texts, root, emit),
+        Format::Sarif => sarif::write(findings, texts, root, emit),
         Format::Github => {
             for f in findings {
                 let ((l, c), (el, ec)) = texts.range(&f.file, f.range);

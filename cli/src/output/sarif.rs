@@ -1,6 +1,6 @@
 //! `--format sarif`: SARIF 2.1.0 as GitHub code scanning reads it (decision 50): the rules with
 //! help and `helpUri`, results with relative `artifactLocation`s under `%SRCROOT%`, stable
-//! `partialFingerprints`, `codeFlows` for chains, and fixes.
+//! `partialFingerprints`, `codeFlows` for chains, and fixes. Written as results are rendered.
 
 use std::path::Path;
 
@@ -69,90 +69,94 @@ fn fingerprint(f: &Finding, texts: &Texts, root: &Path) -> String {
     format!("{h:016x}")
 }
 
-pub fn render(findings: &[Finding], texts: &Texts, root: &Path) -> String {
-    let mut rules: Vec<Value> = Vec::new();
-    let mut ids: Vec<String> = Vec::new();
-    let mut rule_index = |code: &str, rules: &mut Vec<Value>| -> usize {
-        if let Some(i) = ids.iter().position(|c| c == code) {
-            return i;
-        }
-        ids.push(code.to_string());
-        let info = RULES.iter().find(|r| r.code == code);
-        let (name, summary, default) = match info {
-            Some(r) => (r.name.to_string(), r.summary.to_string(), r.default),
-            None => (
-                code.to_string(),
-                format!("{code} diagnostic"),
-                Severity::Error,
-            ),
-        };
-        let help_uri = match info {
-            Some(_) => format!("{DOCS}/{code}.md"),
-            None => format!("{DOCS}/README.md"),
-        };
-        rules.push(json!({
-            "id": code,
-            "name": name,
-            "shortDescription": {"text": summary},
-            "fullDescription": {"text": summary},
-            "helpUri": help_uri,
-            "help": {
-                "text": format!("{summary} See {help_uri}"),
-                "markdown": format!("{summary}\n\nSee [{code}]({help_uri}) for why it matters, a flagged example, the fix and known limits."),
-            },
-            "defaultConfiguration": {"level": level(default)},
-        }));
-        ids.len() - 1
+/// The rule entry for `code`.
+fn rule(code: &str) -> Value {
+    let info = RULES.iter().find(|r| r.code == code);
+    let (name, summary, default) = match info {
+        Some(r) => (r.name.to_string(), r.summary.to_string(), r.default),
+        None => (
+            code.to_string(),
+            format!("{code} diagnostic"),
+            Severity::Error,
+        ),
     };
-    let mut results = Vec::new();
-    for f in findings {
-        let idx = rule_index(&f.code, &mut rules);
-        let mut r = json!({
-            "ruleId": f.code,
-            "ruleIndex": idx,
-            "level": level(f.severity),
-            "message": {"text": match &f.help { Some(h) => format!("{}\n{h}", f.message), None => f.message.clone() }},
-            "locations": [location(texts, root, &f.file, f.range)],
-            "partialFingerprints": {"voxFinding/v1": fingerprint(f, texts, root)},
-        });
-        if !f.chain.is_empty() {
-            let mut locs: Vec<Value> = f
-                .chain
-                .iter()
-                .map(|s| json!({
-                    "location": {
-                        "physicalLocation": location(texts, root, &s.file, s.range)["physicalLocation"].clone(),
-                        "message": {"text": format!("`{}` calls", s.function)},
-                    }
-                }))
-                .collect();
-            locs.push(json!({
+    let help_uri = match info {
+        Some(_) => format!("{DOCS}/{code}.md"),
+        None => format!("{DOCS}/README.md"),
+    };
+    json!({
+        "id": code,
+        "name": name,
+        "shortDescription": {"text": summary},
+        "fullDescription": {"text": summary},
+        "helpUri": help_uri,
+        "help": {
+            "text": format!("{summary} See {help_uri}"),
+            "markdown": format!("{summary}\n\nSee [{code}]({help_uri}) for why it matters, a flagged example, the fix and known limits."),
+        },
+        "defaultConfiguration": {"level": level(default)},
+    })
+}
+
+fn result(f: &Finding, rule_index: usize, texts: &Texts, root: &Path) -> Value {
+    let mut r = json!({
+        "ruleId": f.code,
+        "ruleIndex": rule_index,
+        "level": level(f.severity),
+        "message": {"text": match &f.help { Some(h) => format!("{}\n{h}", f.message), None => f.message.clone() }},
+        "locations": [location(texts, root, &f.file, f.range)],
+        "partialFingerprints": {"voxFinding/v1": fingerprint(f, texts, root)},
+    });
+    if !f.chain.is_empty() {
+        let mut locs: Vec<Value> = f
+            .chain
+            .iter()
+            .map(|s| json!({
                 "location": {
-                    "physicalLocation": location(texts, root, &f.file, f.range)["physicalLocation"].clone(),
-                    "message": {"text": f.message},
+                    "physicalLocation": location(texts, root, &s.file, s.range)["physicalLocation"].clone(),
+                    "message": {"text": format!("`{}` calls", s.function)},
                 }
-            }));
-            r["codeFlows"] = json!([{"threadFlows": [{"locations": locs}]}]);
-        }
-        if !f.fixes.is_empty() {
-            r["fixes"] = Value::Array(
-                f.fixes
-                    .iter()
-                    .map(|x| json!({
-                        "description": {"text": x.title},
-                        "artifactChanges": x.edits.iter().map(|e| json!({
-                            "artifactLocation": {"uri": uri(&shown(&e.file, root)), "uriBaseId": "%SRCROOT%"},
-                            "replacements": [{
-                                "deletedRegion": region(texts, &e.file, e.range),
-                                "insertedContent": {"text": e.new_text},
-                            }],
-                        })).collect::<Vec<_>>(),
-                    }))
-                    .collect(),
-            );
-        }
-        results.push(r);
+            }))
+            .collect();
+        locs.push(json!({
+            "location": {
+                "physicalLocation": location(texts, root, &f.file, f.range)["physicalLocation"].clone(),
+                "message": {"text": f.message},
+            }
+        }));
+        r["codeFlows"] = json!([{"threadFlows": [{"locations": locs}]}]);
     }
+    if !f.fixes.is_empty() {
+        r["fixes"] = Value::Array(
+            f.fixes
+                .iter()
+                .map(|x| json!({
+                    "description": {"text": x.title},
+                    "artifactChanges": x.edits.iter().map(|e| json!({
+                        "artifactLocation": {"uri": uri(&shown(&e.file, root)), "uriBaseId": "%SRCROOT%"},
+                        "replacements": [{
+                            "deletedRegion": region(texts, &e.file, e.range),
+                            "insertedContent": {"text": e.new_text},
+                        }],
+                    })).collect::<Vec<_>>(),
+                }))
+                .collect(),
+        );
+    }
+    r
+}
+
+/// The log, results one at a time: the rules (each code in order of first appearance) go
+/// first, then each result is rendered and written on its own, so a large run's results are
+/// never all in memory as JSON. The text is what pretty-printing the whole log gives.
+pub fn write(findings: &[Finding], texts: &Texts, root: &Path, emit: &mut dyn FnMut(&str)) {
+    let mut ids: Vec<&str> = Vec::new();
+    for f in findings {
+        if !ids.contains(&f.code.as_str()) {
+            ids.push(&f.code);
+        }
+    }
+    let rules: Vec<Value> = ids.iter().map(|c| rule(c)).collect();
     let doc = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -165,10 +169,28 @@ pub fn render(findings: &[Finding], texts: &Texts, root: &Path) -> String {
                 "rules": rules,
             }},
             "columnKind": "unicodeCodePoints",
-            "results": results,
+            "results": [],
         }],
     });
-    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    s.push('\n');
-    s
+    let skeleton = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    // The results go between `"results": [` and its `]` (the last array the log has).
+    const EMPTY: &str = "\"results\": []";
+    let (Some(at), false) = (skeleton.rfind(EMPTY), findings.is_empty()) else {
+        emit(&skeleton);
+        emit("\n");
+        return;
+    };
+    let line_start = skeleton[..at].rfind('\n').map_or(0, |i| i + 1);
+    let depth = at - line_start;
+    let open = at + EMPTY.len() - 1;
+    emit(&skeleton[..open]);
+    for (i, f) in findings.iter().enumerate() {
+        emit(if i == 0 { "\n" } else { ",\n" });
+        let index = ids.iter().position(|c| *c == f.code).unwrap_or(0);
+        emit(&super::json::indented(&result(f, index, texts, root), depth + 2));
+    }
+    emit("\n");
+    emit(&" ".repeat(depth));
+    emit(&skeleton[open..]);
+    emit("\n");
 }
