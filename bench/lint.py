@@ -10,7 +10,9 @@ A benchmark, not a test: it prints figures and marks the targets met / NOT met; 
    single 100,000-line file for the `vox check` figure. Every file is validated with `vox check` first.
 2. Measures, best of --runs (default 5: a shared machine's speed drifts by tens of percent over minutes),
    each as a whole process with its peak RSS (os.wait4):
-   `vox lint --determinism WS` on one core (taskset -c 0) and on all cores; `ruff check --no-cache --quiet`
+   `vox lint --determinism WS` on one core (taskset -c 0) and on all cores, and on one core with
+   `--format compact`, `json` and `sarif` (streamed output: their peak RSS against compact's);
+   `ruff check --no-cache --quiet`
    on the running python3's stdlib directory on one core (default rules, and --select ALL for reference;
    --isolated so that no configuration file changes the rule set; its lines are those of the files
    `ruff check --show-files` lists, counted like vox's: all lines);
@@ -1003,6 +1005,12 @@ def run(args, base, ws, big):
     cases = [  # key, label, command, lines, accepted exit codes
         ("lint1", "vox lint --determinism, 1 core", one + [vox, "lint", "--determinism", ws], ws_lines, (0, 1)),
         ("lintN", "vox lint --determinism, %d cores" % ncpu, [vox, "lint", "--determinism", ws], ws_lines, (0, 1)),
+        ("lintC", "vox lint --format compact, 1 core",
+         one + [vox, "lint", "--determinism", "--format", "compact", ws], ws_lines, (0, 1)),
+        ("lintJ", "vox lint --format json, 1 core",
+         one + [vox, "lint", "--determinism", "--format", "json", ws], ws_lines, (0, 1)),
+        ("lintS", "vox lint --format sarif, 1 core",
+         one + [vox, "lint", "--determinism", "--format", "sarif", ws], ws_lines, (0, 1)),
         ("ruff1", "ruff check (default rules), 1 core", one + ruff_cmd, py_lines, (0, 1)),
         ("ruffA", "ruff check --select ALL, 1 core", one + ruff_cmd[:-1] + ["--select", "ALL", stdlib],
          py_lines, (0, 1)),
@@ -1062,6 +1070,11 @@ def run(args, base, ws, big):
         mem = rss["lint1"] / rss["ruff1"]
         print("  %-52s %7.2f  %-22s target %-9s %s" % ("vox lint peak RSS / ruff peak RSS", mem, "", "<= 2",
                                                      verdict(mem <= 2)))
+        # Streamed output (issue 20): JSON and SARIF hold no more than the compact format does.
+        for key, name in (("lintJ", "json"), ("lintS", "sarif")):
+            m = rss[key] / rss["lintC"]
+            print("  %-52s %7.2f  %-22s target %-9s %s" % ("vox lint --format %s peak RSS / compact's" % name,
+                                                         m, "", "<= 1.15", verdict(m <= 1.15)))
     else:
         print("  %-52s %7s  %-22s target %-9s not measured"
               % ("vox lint lines/s per core / ruff lines/s per core", "n/a", "", ">= 1.5"))
