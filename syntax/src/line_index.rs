@@ -14,7 +14,7 @@ pub fn line_starts(text: &[u8]) -> Vec<u32> {
 pub struct LineIndex {
     /// Byte offset of the start of each line.
     line_starts: Vec<u32>,
-    text: Box<[u8]>,
+    text: std::sync::Arc<[u8]>,
 }
 
 /// A position: 0-based line and 0-based column in the unit asked for.
@@ -37,6 +37,15 @@ impl LineIndex {
         LineIndex {
             line_starts: line_starts(text),
             text: text.into(),
+        }
+    }
+
+    /// An index over a text already shared, without a copy of it (the CLI's output keeps one
+    /// per file with findings, beside the workspace's own texts).
+    pub fn shared(text: std::sync::Arc<[u8]>) -> LineIndex {
+        LineIndex {
+            line_starts: line_starts(&text),
+            text,
         }
     }
 

@@ -56,7 +56,7 @@ impl Texts {
     fn index(&self, p: &Path) -> Option<&LineIndex> {
         self.files
             .get(p)
-            .map(|(text, idx)| idx.get_or_init(|| LineIndex::new(text)))
+            .map(|(text, idx)| idx.get_or_init(|| LineIndex::shared(text.clone())))
     }
 
     /// The offset of a 1-based line and column.
