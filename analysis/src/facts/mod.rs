@@ -54,9 +54,11 @@ pub struct FnFacts {
     /// Iterations and listings whose order reaches the function's result: they show where a
     /// caller uses the result's order (`observed_returns`).
     pub returned_order: List<OrderLeak>,
-    /// Calls of user functions whose result's order this body shows (prints, writes, …).
+    /// User functions whose result's order this body shows (prints, writes, …): each once, at
+    /// its first such call.
     pub observed_calls: List<(CallTarget, TextRange)>,
-    /// Calls of user functions whose result's order reaches this function's own result.
+    /// User functions whose result's order reaches this function's own result: each once, at
+    /// its first such call.
     pub returned_calls: List<(CallTarget, TextRange)>,
     /// Whether the body prints, logs or writes anything itself.
     pub writes_output: bool,

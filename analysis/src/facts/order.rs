@@ -692,9 +692,18 @@ impl<S: SourceSet> Flow<'_, '_, S> {
             .returned_order
             .sort_by_key(|l| (l.source.start, l.sink.start));
         facts.returned_order.dedup_by_key(|l| (l.source, l.kind));
+        // One entry per callee (its first call): the workspace queries ask only which callees
+        // a body shows or returns the order of, and every function keeps these lists.
         for v in [&mut facts.observed_calls, &mut facts.returned_calls] {
             v.sort_by_key(|(_, r)| (r.start, r.end));
-            v.dedup();
+            let mut seen: Vec<CallTarget> = Vec::new();
+            v.retain(|(t, _)| {
+                let first = !seen.contains(t);
+                if first {
+                    seen.push(t.clone());
+                }
+                first
+            });
         }
     }
 
