@@ -108,7 +108,10 @@ pub fn file_calls(db: &dyn Db, file: SourceFile) -> FileCalls<'_> {
                 facts
                     .int_calls
                     .binary_search_by_key(&key, |ic| (ic.range.start, ic.range.end))
-                    .map_or_else(|_| List::default(), |i| facts.int_calls[i].args.to_vec().into())
+                    .map_or_else(
+                        |_| List::default(),
+                        |i| facts.int_calls[i].args.to_vec().into(),
+                    )
             } else {
                 List::default()
             };
@@ -121,8 +124,18 @@ pub fn file_calls(db: &dyn Db, file: SourceFile) -> FileCalls<'_> {
         }
         starts.push(calls.len() as u32);
         let k = k as u32;
-        observed.extend(facts.observed_calls.iter().filter_map(|(t, _)| Some((k, resolve(t)?))));
-        returned.extend(facts.returned_calls.iter().filter_map(|(t, _)| Some((k, resolve(t)?))));
+        observed.extend(
+            facts
+                .observed_calls
+                .iter()
+                .filter_map(|(t, _)| Some((k, resolve(t)?))),
+        );
+        returned.extend(
+            facts
+                .returned_calls
+                .iter()
+                .filter_map(|(t, _)| Some((k, resolve(t)?))),
+        );
     }
     out.calls = calls.into();
     out.starts = starts.into();

@@ -11,8 +11,8 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::call_graph::file_calls;
-use crate::items::FnDef;
 use crate::items::file_items;
+use crate::items::FnDef;
 use crate::resolver::{imported_files, numbered_functions};
 use crate::{Db, SourceFile, Workspace};
 

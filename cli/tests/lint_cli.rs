@@ -379,8 +379,20 @@ fn a_function_with_more_than_64_orders_is_analysed_whole() {
     }
     text.push_str("    let last = m.values()\n    let shown = last.map(fn(v) { str(v) })\n    print(shown.join(\",\"), n)\n}\n");
     write(&d, "many.vox", &text);
-    let (_, out, err) = vox_in(&d, &["lint", "--format", "compact", "--select", "D002", "many.vox"]);
-    let lines: Vec<&str> = out.lines().map(|l| l.split(": D002").next().unwrap()).collect();
+    let (_, out, err) = vox_in(
+        &d,
+        &[
+            "lint", "--format", "compact", "--select", "D002", "many.vox",
+        ],
+    );
+    let lines: Vec<&str> = out
+        .lines()
+        .map(|l| l.split(": D002").next().unwrap())
+        .collect();
     let last = 6 + 70 * 3;
-    assert_eq!(lines, ["many.vox:3:17".to_string(), format!("many.vox:{last}:16")], "{out}{err}");
+    assert_eq!(
+        lines,
+        ["many.vox:3:17".to_string(), format!("many.vox:{last}:16")],
+        "{out}{err}"
+    );
 }

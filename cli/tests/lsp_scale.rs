@@ -6,7 +6,7 @@ mod lsp_common;
 
 use std::time::Duration;
 
-use lsp_common::{Lsp, TempDir, uri};
+use lsp_common::{uri, Lsp, TempDir};
 use serde_json::{json, Value};
 
 /// A script of about `bytes` bytes: many small functions with parameters, locals, calls of user
@@ -115,7 +115,10 @@ fn requests_grow_linearly_with_the_file() {
         let u = uri(path);
         let doc = json!({"uri": u});
         let full = lsp
-            .request("textDocument/semanticTokens/full", json!({"textDocument": doc}))
+            .request(
+                "textDocument/semanticTokens/full",
+                json!({"textDocument": doc}),
+            )
             .expect("semantic tokens");
         let n = full["data"].as_array().unwrap().len();
         assert!(n > text.len() / 10, "only {n} numbers of semantic tokens");
@@ -134,7 +137,10 @@ fn requests_grow_linearly_with_the_file() {
                 json!({"textDocument": doc, "range": whole(text)}),
             )
             .expect("semantic tokens range");
-        assert_eq!(range["data"], full["data"], "the whole file's range is the full set");
+        assert_eq!(
+            range["data"], full["data"],
+            "the whole file's range is the full set"
+        );
         out.push(("semantic tokens range", steps(lsp, "semantic tokens range")));
         let symbols = lsp
             .request("textDocument/documentSymbol", json!({"textDocument": doc}))
@@ -159,7 +165,11 @@ fn requests_grow_linearly_with_the_file() {
     let small = measure(&mut lsp, &half, &half_text);
     let large = measure(&mut lsp, &big, &big_text);
     for ((what, s), (_, l)) in small.iter().zip(&large) {
-        eprintln!("{what}: {s} steps at {} bytes, {l} at {}", half_text.len(), big_text.len());
+        eprintln!(
+            "{what}: {s} steps at {} bytes, {l} at {}",
+            half_text.len(),
+            big_text.len()
+        );
         assert!(
             *l <= 4 * big_text.len() as u64,
             "{what}: {l} steps for {} bytes",
@@ -198,14 +208,22 @@ fn an_edit_is_published_while_a_request_runs() {
     let mut lsp = Lsp::start(&ws.0, "push-only");
     lsp.open(&path, &text);
     let first = lsp.pushed(&path);
-    assert!(first.is_empty(), "the generated file has findings: {first:?}");
+    assert!(
+        first.is_empty(),
+        "the generated file has findings: {first:?}"
+    );
     command(&mut lsp, "vox.debug.hold", json!({"on": true}));
     let u = uri(&path);
-    lsp.send(&json!({"jsonrpc": "2.0", "id": 9001, "method": "textDocument/semanticTokens/full",
-        "params": {"textDocument": {"uri": u}}}));
+    lsp.send(
+        &json!({"jsonrpc": "2.0", "id": 9001, "method": "textDocument/semanticTokens/full",
+        "params": {"textDocument": {"uri": u}}}),
+    );
     wait_held(&mut lsp);
     // `let mut total = 0` of work_1 becomes `= 7`: a finding-free edit inside one function.
-    let line = text.lines().position(|l| l.contains("let mut total = 0")).unwrap();
+    let line = text
+        .lines()
+        .position(|l| l.contains("let mut total = 0"))
+        .unwrap();
     let col = text.lines().nth(line).unwrap().find('0').unwrap();
     let v = lsp.change(
         &path,
@@ -236,8 +254,10 @@ fn a_cancelled_request_stops_its_work() {
     lsp.open(&path, &text);
     command(&mut lsp, "vox.debug.hold", json!({"on": true}));
     let u = uri(&path);
-    lsp.send(&json!({"jsonrpc": "2.0", "id": 9002, "method": "textDocument/semanticTokens/full",
-        "params": {"textDocument": {"uri": u}}}));
+    lsp.send(
+        &json!({"jsonrpc": "2.0", "id": 9002, "method": "textDocument/semanticTokens/full",
+        "params": {"textDocument": {"uri": u}}}),
+    );
     wait_held(&mut lsp);
     lsp.notify("$/cancelRequest", json!({"id": 9002}));
     let err = reply(&mut lsp, 9002).expect_err("a cancelled request answers an error");
@@ -246,7 +266,8 @@ fn a_cancelled_request_stops_its_work() {
     let mut record = Value::Null;
     for _ in 0..3000 {
         record = work(&mut lsp)["requests"]["semantic tokens"].clone();
-        let ended = record["stopped"].as_u64().unwrap_or(0) + record["completed"].as_u64().unwrap_or(0);
+        let ended =
+            record["stopped"].as_u64().unwrap_or(0) + record["completed"].as_u64().unwrap_or(0);
         if ended > 0 {
             break;
         }

@@ -126,7 +126,11 @@ impl<'a> FileCx<'a> {
     }
 
     /// The configuration fixes under `key`, made by `make` on first use in this file.
-    pub fn config_fixes(&self, key: &str, make: impl FnOnce() -> Vec<crate::Fix>) -> Vec<crate::Fix> {
+    pub fn config_fixes(
+        &self,
+        key: &str,
+        make: impl FnOnce() -> Vec<crate::Fix>,
+    ) -> Vec<crate::Fix> {
         if let Some((_, fixes)) = self.config_fixes.borrow().iter().find(|(k, _)| k == key) {
             return fixes.clone();
         }

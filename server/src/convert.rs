@@ -268,7 +268,11 @@ mod tests {
             let mut backward = forward.clone();
             backward.reverse();
             for b in forward.into_iter().chain(backward) {
-                assert_eq!(index.position(enc, b), position(&rope, enc, b), "{enc:?} at {b}");
+                assert_eq!(
+                    index.position(enc, b),
+                    position(&rope, enc, b),
+                    "{enc:?} at {b}"
+                );
             }
         }
     }

@@ -116,7 +116,10 @@ pub fn to_diagnostic(f: &Finding, ropes: &mut Ropes<'_>) -> Diagnostic {
 /// The diagnostics of `findings`, converted one by one (what [`crate::render`] must equal).
 pub fn to_diagnostics(snap: &Snapshot, findings: &[Finding]) -> Vec<Diagnostic> {
     let mut ropes = Ropes::new(snap);
-    findings.iter().map(|f| to_diagnostic(f, &mut ropes)).collect()
+    findings
+        .iter()
+        .map(|f| to_diagnostic(f, &mut ropes))
+        .collect()
 }
 
 /// Diagnostics of one configuration file: `config.invalid`, and C001/C002 on its entries.

@@ -311,7 +311,10 @@ impl FileView {
     /// The definition whose name token is exactly `r`.
     pub fn def_at(&self, r: TextRange) -> Option<&Def> {
         crate::work::add(1);
-        self.index.sites.get(&(r.start, r.end)).map(|&i| &self.defs[i])
+        self.index
+            .sites
+            .get(&(r.start, r.end))
+            .map(|&i| &self.defs[i])
     }
 
     pub fn offset(&self, enc: Encoding, pos: Position) -> u32 {
@@ -552,9 +555,11 @@ fn builtin_markdown(ns: &str, name: &str) -> String {
 fn fn_decl_at(tree: &SyntaxTree, node: TextRange) -> Option<SyntaxNode<'_>> {
     crate::work::add(1);
     let tok = tree.token_at_offset(node.start)?;
-    tok.parent()
-        .ancestors()
-        .find(|n| n.range() == node && n.kind() == K::FnDecl && n.parent().is_some_and(|p| p.parent().is_none()))
+    tok.parent().ancestors().find(|n| {
+        n.range() == node
+            && n.kind() == K::FnDecl
+            && n.parent().is_some_and(|p| p.parent().is_none())
+    })
 }
 
 /// `fn name(a: int, b) to str` of a function item.
@@ -1499,26 +1504,15 @@ fn semantic_tokens_in(
                         },
                         m,
                     )),
-                    Some(Resolved::Namespace) => {
-                        Some((tt::NAMESPACE, MOD_DEFAULT_LIBRARY))
-                    }
-                    Some(Resolved::Builtin(..)) => {
-                        Some((tt::FUNCTION, MOD_DEFAULT_LIBRARY))
-                    }
+                    Some(Resolved::Namespace) => Some((tt::NAMESPACE, MOD_DEFAULT_LIBRARY)),
+                    Some(Resolved::Builtin(..)) => Some((tt::FUNCTION, MOD_DEFAULT_LIBRARY)),
                     None if kind == K::TypeIdent => Some((tt::TYPE, 0)),
                     None if tok.parent().kind() == K::FieldExpr => {
                         let called = tok
                             .parent()
                             .parent()
                             .is_some_and(|p| p.kind() == K::CallExpr);
-                        Some((
-                            if called {
-                                tt::METHOD
-                            } else {
-                                tt::PROPERTY
-                            },
-                            0,
-                        ))
+                        Some((if called { tt::METHOD } else { tt::PROPERTY }, 0))
                     }
                     None => None,
                 }
@@ -1642,7 +1636,8 @@ pub fn semantic_range(
     let n = view.tree.token_count();
     let (first, last) = match (
         view.tree.token_at_offset(want.start),
-        view.tree.token_at_offset(want.end.saturating_sub(1).max(want.start)),
+        view.tree
+            .token_at_offset(want.end.saturating_sub(1).max(want.start)),
     ) {
         (Some(a), Some(b)) => (a.index(), (b.index() + 1).min(n)),
         _ => (0, 0),

@@ -227,7 +227,10 @@ impl Backend {
             };
             (text, s.trees.clone())
         };
-        if lock(&trees).iter().any(|(p, t, _)| *p == path && Arc::ptr_eq(t, &text)) {
+        if lock(&trees)
+            .iter()
+            .any(|(p, t, _)| *p == path && Arc::ptr_eq(t, &text))
+        {
             return;
         }
         let _ = tokio::task::spawn_blocking(move || {
@@ -251,10 +254,7 @@ impl Backend {
         cancel: Option<work::CancelFlag>,
         f: impl FnOnce(&Snapshot) -> Result<T> + Send + 'static,
     ) -> Result<T> {
-        if cancel
-            .as_ref()
-            .is_some_and(|c| c.load(Ordering::SeqCst))
-        {
+        if cancel.as_ref().is_some_and(|c| c.load(Ordering::SeqCst)) {
             return Err(Error::request_cancelled());
         }
         let mut snap = {
@@ -315,9 +315,10 @@ impl Backend {
     fn schedule_diagnostics_from(&self, first: Option<PathBuf>, since: Option<std::time::Instant>) {
         let generation = self.shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
         // Opening a file: its functions' facts are computed on every core first.
-        let warm = since.is_some() && first.as_ref().is_some_and(|p| {
-            lock(&self.shared.rendered).get(p).is_none()
-        });
+        let warm = since.is_some()
+            && first
+                .as_ref()
+                .is_some_and(|p| lock(&self.shared.rendered).get(p).is_none());
         let caps = self.caps();
         let shared = self.shared.clone();
         let client = self.client.clone();
@@ -1095,7 +1096,11 @@ impl Backend {
     async fn direct_request(&self, p: serde_json::Value) {
         let id = p.get("id").cloned().unwrap_or(serde_json::Value::Null);
         let key = id.to_string();
-        let method = p.get("method").and_then(|m| m.as_str()).unwrap_or("").to_string();
+        let method = p
+            .get("method")
+            .and_then(|m| m.as_str())
+            .unwrap_or("")
+            .to_string();
         let params = p.get("params").cloned().unwrap_or(serde_json::Value::Null);
         let Some(flag) = lock(&self.shared.direct_requests).get(&key).cloned() else {
             return;
@@ -1110,17 +1115,25 @@ impl Backend {
         }
         let shared = self.shared.clone();
         let result: Result<String> = match method.as_str() {
-            "textDocument/semanticTokens/full" => match serde_json::from_value::<SemanticTokensParams>(params).map_err(|e| invalid_params(e.to_string())) {
-                Ok(params) => self
-                    .on_snapshot_with("semantic tokens", Some(flag), move |snap| {
-                        ide::semantic_full(snap, &shared, params)
-                    })
-                    .await
-                    .and_then(|r| serde_json::to_string(&r).map_err(|e| internal(e.to_string()))),
-                Err(e) => Err(e),
-            },
+            "textDocument/semanticTokens/full" => {
+                match serde_json::from_value::<SemanticTokensParams>(params)
+                    .map_err(|e| invalid_params(e.to_string()))
+                {
+                    Ok(params) => self
+                        .on_snapshot_with("semantic tokens", Some(flag), move |snap| {
+                            ide::semantic_full(snap, &shared, params)
+                        })
+                        .await
+                        .and_then(|r| {
+                            serde_json::to_string(&r).map_err(|e| internal(e.to_string()))
+                        }),
+                    Err(e) => Err(e),
+                }
+            }
             "textDocument/semanticTokens/full/delta" => {
-                match serde_json::from_value::<SemanticTokensDeltaParams>(params).map_err(|e| invalid_params(e.to_string())) {
+                match serde_json::from_value::<SemanticTokensDeltaParams>(params)
+                    .map_err(|e| invalid_params(e.to_string()))
+                {
                     Ok(params) => self
                         .on_snapshot_with("semantic tokens delta", Some(flag), move |snap| {
                             ide::semantic_delta(snap, &shared, params)
@@ -1133,7 +1146,9 @@ impl Backend {
                 }
             }
             "textDocument/semanticTokens/range" => {
-                match serde_json::from_value::<SemanticTokensRangeParams>(params).map_err(|e| invalid_params(e.to_string())) {
+                match serde_json::from_value::<SemanticTokensRangeParams>(params)
+                    .map_err(|e| invalid_params(e.to_string()))
+                {
                     Ok(params) => self
                         .on_snapshot_with("semantic tokens range", Some(flag), move |snap| {
                             ide::semantic_range(snap, params)

@@ -64,7 +64,9 @@ impl FileAnchors {
 
     /// The anchor holding `offset`.
     fn anchor_of(&self, offset: u32) -> usize {
-        self.starts.partition_point(|&s| s <= offset).saturating_sub(1)
+        self.starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1)
     }
 
     /// The position of `offset` relative to anchor `i`'s start.
@@ -79,7 +81,10 @@ impl FileAnchors {
     fn base(&mut self, i: usize, enc: Encoding) -> Position {
         let bases = self.bases.get_or_insert_with(|| {
             let index = TextIndex::new(&self.text);
-            self.starts.iter().map(|&s| index.position(enc, s)).collect()
+            self.starts
+                .iter()
+                .map(|&s| index.position(enc, s))
+                .collect()
         });
         bases.get(i).copied().unwrap_or_default()
     }
@@ -154,8 +159,7 @@ impl KeyRef<'_> {
             && k.message == self.f.message
             && k.help == self.f.help
             && k.chain.len() == self.f.chain.len()
-            && k
-                .chain
+            && k.chain
                 .iter()
                 .zip(self.f.chain.iter().zip(&self.chain))
                 .all(|(o, (step, r))| o.0 == step.file && o.1 == *r && o.2 == step.function)

@@ -290,9 +290,7 @@ pub async fn execute(backend: &Backend, params: ExecuteCommandParams) -> Result<
                 .await
         }
         // For the scale tests only (issue 20): what requests did, and holding them at a check.
-        "vox.debug.work" if crate::work::debug::enabled() => {
-            Ok(Some(crate::work::debug::report()))
-        }
+        "vox.debug.work" if crate::work::debug::enabled() => Ok(Some(crate::work::debug::report())),
         "vox.debug.hold" if crate::work::debug::enabled() => {
             let on = params
                 .arguments

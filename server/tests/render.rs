@@ -97,13 +97,27 @@ fn an_edit_converts_only_the_findings_of_what_it_changed() {
     // again but the edited function's findings.
     let at = text.find("fn work_100(").unwrap();
     let at = at + text[at..].find('\n').unwrap() + 1;
-    edit(&mut session, &mut text, at, at, "    let extra = 1\n    print(extra)\n");
+    edit(
+        &mut session,
+        &mut text,
+        at,
+        at,
+        "    let extra = 1\n    print(extra)\n",
+    );
     let total = check(&session, &mut cache, &path);
-    assert!(cache.made <= 4, "{} of {total} converted again after a shift", cache.made);
+    assert!(
+        cache.made <= 4,
+        "{} of {total} converted again after a shift",
+        cache.made
+    );
     // Typing on a line shifts columns on that line only.
     let at = text.find("let angle = scale.sin()").unwrap();
     edit(&mut session, &mut text, at, at, "  ");
     let total = check(&session, &mut cache, &path);
-    assert!(cache.made <= 4, "{} of {total} converted again after typing", cache.made);
+    assert!(
+        cache.made <= 4,
+        "{} of {total} converted again after typing",
+        cache.made
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

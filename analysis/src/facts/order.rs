@@ -720,9 +720,7 @@ impl<S: SourceSet> Flow<'_, '_, S> {
             return false;
         };
         match &m.exprs[*f as usize] {
-            Expr::Builtin(id) => {
-                builtin_name(self.body.catalog, *id) == ("", "sorted")
-            }
+            Expr::Builtin(id) => builtin_name(self.body.catalog, *id) == ("", "sorted"),
             Expr::Closure { func, .. } => {
                 let func = &m.functions[*func as usize];
                 if func.params.len() != 1 {
@@ -741,7 +739,9 @@ impl<S: SourceSet> Flow<'_, '_, S> {
                     Expr::MethodCall { recv, name, .. } => {
                         CLEANERS.contains(&&**name) && is_param(*recv)
                     }
-                    _ => matches!(self.body.builtin_call(tail), Some(("", "sorted", [x])) if is_param(*x)),
+                    _ => {
+                        matches!(self.body.builtin_call(tail), Some(("", "sorted", [x])) if is_param(*x))
+                    }
                 }
             }
             _ => false,

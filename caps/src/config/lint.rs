@@ -32,10 +32,12 @@ const KNOWN: &str = "a prefix (D, I, C, L) or a code (D001–D007, I001–I004, 
 /// rule code (`D001`) or a prefix of one (`D`, `D00`), or a `syntax`, `check` or `config` code
 /// or prefix (`check`, `check.unknown-method`).
 fn is_known(code: &str) -> bool {
-    if ["syntax", "check", "config"]
-        .iter()
-        .any(|g| code == *g || code.strip_prefix(g).is_some_and(|rest| rest.starts_with('.') && rest.len() > 1))
-    {
+    if ["syntax", "check", "config"].iter().any(|g| {
+        code == *g
+            || code
+                .strip_prefix(g)
+                .is_some_and(|rest| rest.starts_with('.') && rest.len() > 1)
+    }) {
         return true;
     }
     let mut chars = code.chars();

@@ -187,7 +187,10 @@ pub fn write(findings: &[Finding], texts: &Texts, root: &Path, emit: &mut dyn Fn
     for (i, f) in findings.iter().enumerate() {
         emit(if i == 0 { "\n" } else { ",\n" });
         let index = ids.iter().position(|c| *c == f.code).unwrap_or(0);
-        emit(&super::json::indented(&result(f, index, texts, root), depth + 2));
+        emit(&super::json::indented(
+            &result(f, index, texts, root),
+            depth + 2,
+        ));
     }
     emit("\n");
     emit(&" ".repeat(depth));
