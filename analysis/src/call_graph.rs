@@ -6,7 +6,7 @@
 use vox_syntax::TextRange;
 
 use crate::facts::{fn_facts, ArgTiers, CallTarget, List};
-use crate::imports::{resolve_imports, ImportTarget};
+use crate::imports::resolve_imports;
 use crate::items::{file_items, FnDef};
 use crate::{Db, SourceFile};
 
@@ -83,17 +83,8 @@ pub fn file_calls(db: &dyn Db, file: SourceFile) -> FileCalls<'_> {
     let resolve = |target: &CallTarget| -> Option<FnDef<'_>> {
         match target {
             CallTarget::Local(k) => items.fns.get(*k as usize).copied(),
-            CallTarget::Imported { import, name } => match imports.targets.get(*import as usize)? {
-                ImportTarget::File(t) => file_items(db, *t).pub_fn(name),
-                ImportTarget::Missing(_) => None,
-            },
+            CallTarget::Imported { import, name } => imports.function(db, *import, name),
         }
-    };
-    let mut out = FileCalls {
-        calls: Box::default(),
-        starts: Box::default(),
-        observed: List::default(),
-        returned: List::default(),
     };
     let (mut calls, mut starts, mut observed, mut returned) = (vec![], vec![0], vec![], vec![]);
     for (k, f) in items.all().enumerate() {
@@ -137,9 +128,10 @@ pub fn file_calls(db: &dyn Db, file: SourceFile) -> FileCalls<'_> {
                 .filter_map(|(t, _)| Some((k, resolve(t)?))),
         );
     }
-    out.calls = calls.into();
-    out.starts = starts.into();
-    out.observed = observed.into();
-    out.returned = returned.into();
-    out
+    FileCalls {
+        calls: calls.into(),
+        starts: starts.into(),
+        observed: observed.into(),
+        returned: returned.into(),
+    }
 }

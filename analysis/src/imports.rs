@@ -3,7 +3,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::items::{file_items, file_syntax};
+use crate::items::{file_items, file_syntax, FnDef};
 use crate::{Db, SourceFile};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,6 +27,15 @@ pub struct ResolvedImports {
 }
 
 impl ResolvedImports {
+    /// The public function `name` of the `import`-th import's file (`None` when that import is
+    /// missing or has no such function).
+    pub fn function<'db>(&self, db: &'db dyn Db, import: u32, name: &str) -> Option<FnDef<'db>> {
+        match self.targets.get(import as usize)? {
+            ImportTarget::File(t) => file_items(db, *t).pub_fn(name),
+            ImportTarget::Missing(_) => None,
+        }
+    }
+
     /// Each import's file, `None` where it is missing.
     pub fn files(&self) -> Vec<Option<SourceFile>> {
         self.targets

@@ -9,7 +9,7 @@ use vox_hir::Cap;
 use vox_syntax::TextRange;
 
 use crate::facts::{fn_facts, Access, CallTarget, PathFact};
-use crate::imports::{resolve_imports, ImportTarget};
+use crate::imports::resolve_imports;
 use crate::items::{file_items, FnDef};
 use crate::{Db, SourceFile};
 
@@ -106,10 +106,7 @@ pub fn callee<'db>(db: &'db dyn Db, file: SourceFile, target: &CallTarget) -> Op
     match target {
         CallTarget::Local(k) => file_items(db, file).fns.get(*k as usize).copied(),
         CallTarget::Imported { import, name } => {
-            match resolve_imports(db, file).targets.get(*import as usize)? {
-                ImportTarget::File(t) => file_items(db, *t).pub_fn(name),
-                ImportTarget::Missing(_) => None,
-            }
+            resolve_imports(db, file).function(db, *import, name)
         }
     }
 }
