@@ -69,6 +69,20 @@ def timed(c, method, params):
     return (t - t0) * 1000, m
 
 
+def open_file(vox, ws, name, text, caps):
+    """Writes `text` to `ws/name`, starts a server with client capabilities `caps` and opens the
+    file in it: (client, the file's URI)."""
+    path = os.path.join(ws, name)
+    with open(path, "w") as f:
+        f.write(text)
+    u = uri(path)
+    c = Client(vox, ws)
+    c.initialize(ws, caps)
+    c.notify("textDocument/didOpen", {"textDocument": {"uri": u, "languageId": "voxscript", "version": 1,
+                                                       "text": text}})
+    return c, u
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--vox")
@@ -86,14 +100,7 @@ def main():
     per_mb = []
     for mb in sizes:
         text = generate(int(mb * 1_000_000))
-        path = os.path.join(ws, "big_%s.vox" % mb)
-        with open(path, "w") as f:
-            f.write(text)
-        u = uri(path)
-        c = Client(vox, ws)
-        c.initialize(ws, PULL_CAPS)
-        c.notify("textDocument/didOpen", {"textDocument": {"uri": u, "languageId": "voxscript", "version": 1,
-                                                           "text": text}})
+        c, u = open_file(vox, ws, "big_%s.vox" % mb, text, PULL_CAPS)
         doc = {"uri": u}
         lines = text.count("\n") + 1
         whole = {"start": {"line": 0, "character": 0}, "end": {"line": lines, "character": 0}}
@@ -117,14 +124,7 @@ def main():
 
     # The largest file, push client: an edit while a request runs, and a cancel.
     text = generate(int(max(sizes) * 1_000_000))
-    path = os.path.join(ws, "push.vox")
-    with open(path, "w") as f:
-        f.write(text)
-    u = uri(path)
-    c = Client(vox, ws)
-    c.initialize(ws, PUSH_CAPS)
-    c.notify("textDocument/didOpen", {"textDocument": {"uri": u, "languageId": "voxscript", "version": 1,
-                                                       "text": text}})
+    c, u = open_file(vox, ws, "push.vox", text, PUSH_CAPS)
     c.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == u)
     line = next(i for i, l in enumerate(text.split("\n")) if "let mut total = 0" in l)
     col = text.split("\n")[line].index("0")
