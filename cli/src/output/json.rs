@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use vox_lints::{Applicability, Finding};
 use vox_syntax::TextRange;
 
-use super::{shown, Texts};
+use super::{indented, shown, Texts};
 
 fn range(texts: &Texts, file: &Path, r: TextRange) -> Value {
     let ((l, c), (el, ec)) = texts.range(file, r);
@@ -55,19 +55,4 @@ pub fn write(findings: &[Finding], texts: &Texts, root: &Path, emit: &mut dyn Fn
         emit(&indented(&finding(f, texts, root), 2));
     }
     emit("\n]\n");
-}
-
-/// `v` pretty-printed as it appears nested `depth` spaces deep in a pretty-printed document.
-pub(super) fn indented(v: &Value, depth: usize) -> String {
-    let text = serde_json::to_string_pretty(v).unwrap_or_else(|_| "null".into());
-    let pad = " ".repeat(depth);
-    let mut out = String::with_capacity(text.len() + text.len() / 8);
-    for (i, line) in text.split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        out.push_str(&pad);
-        out.push_str(line);
-    }
-    out
 }

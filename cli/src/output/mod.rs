@@ -149,6 +149,22 @@ pub fn write(
     }
 }
 
+/// `v` pretty-printed as it appears nested `depth` spaces deep in a pretty-printed document
+/// (JSON and SARIF write their documents a value at a time).
+fn indented(v: &serde_json::Value, depth: usize) -> String {
+    let text = serde_json::to_string_pretty(v).unwrap_or_else(|_| "null".into());
+    let pad = " ".repeat(depth);
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&pad);
+        out.push_str(line);
+    }
+    out
+}
+
 fn escape_github(s: &str) -> String {
     s.replace('%', "%25")
         .replace('\r', "%0D")

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use vox_lints::{Finding, Severity, RULES};
 use vox_syntax::TextRange;
 
-use super::{shown, Texts};
+use super::{indented, shown, Texts};
 
 const DOCS: &str = "https://github.com/vox-lang/vox/blob/main/docs/rules";
 
@@ -187,10 +187,7 @@ pub fn write(findings: &[Finding], texts: &Texts, root: &Path, emit: &mut dyn Fn
     for (i, f) in findings.iter().enumerate() {
         emit(if i == 0 { "\n" } else { ",\n" });
         let index = ids.iter().position(|c| *c == f.code).unwrap_or(0);
-        emit(&super::json::indented(
-            &result(f, index, texts, root),
-            depth + 2,
-        ));
+        emit(&indented(&result(f, index, texts, root), depth + 2));
     }
     emit("\n");
     emit(&" ".repeat(depth));
