@@ -1,5 +1,6 @@
 //! `vox lint [PATHS...]` (analysis.md §5): every file's findings, in parallel over files on
-//! cloned database handles, sorted afterwards so threads never change the output.
+//! cloned database handles, written in path order as each file's turn comes, so threads never
+//! change the output and no format holds every finding.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -77,6 +78,47 @@ pub fn parallel<T: Send + Sync, R: Send>(
         .into_iter()
         .filter_map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
         .collect()
+}
+
+/// [`parallel`], handing each result to `sink` on the calling thread, in the order of `items`,
+/// as soon as it and every result before it are done.
+pub fn parallel_in_order<T: Send + Sync, R: Send>(
+    db: &vox_analysis::AnalysisDb,
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&vox_analysis::AnalysisDb, &T) -> R + Sync,
+    mut sink: impl FnMut(usize, R),
+) {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, R)>();
+    std::thread::scope(|s| {
+        for _ in 0..threads.max(1) {
+            let db = db.clone();
+            let (next, f, tx) = (&next, &f, tx.clone());
+            let spawned = std::thread::Builder::new()
+                .stack_size(64 << 20)
+                .spawn_scoped(s, move || loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if i >= items.len() || tx.send((i, f(&db, &items[i]))).is_err() {
+                        break;
+                    }
+                });
+            if let Err(e) = spawned {
+                eprintln!("vox: cannot start a worker thread: {e}");
+                std::process::exit(2);
+            }
+        }
+        drop(tx);
+        let mut waiting = std::collections::BTreeMap::new();
+        let mut want = 0;
+        for (i, r) in rx {
+            waiting.insert(i, r);
+            while let Some(r) = waiting.remove(&want) {
+                sink(want, r);
+                want += 1;
+            }
+        }
+    });
 }
 
 /// Facts and summaries of every function of `files`, each file after the files it imports
@@ -287,8 +329,9 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
         .collect();
     let mut to_lint = loaded.targets.clone();
     to_lint.extend(reached.iter().copied());
+    to_lint.sort_by(|a, b| a.path(&loaded.db).cmp(b.path(&loaded.db)));
     let progress = output::Progress::new(loaded.targets.len());
-    let per_file = parallel(&loaded.db, &to_lint, threads(flags.threads), |db, f| {
+    let lint_one = |db: &vox_analysis::AnalysisDb, f: &vox_analysis::SourceFile| {
         let mut r = vox_lints::lint_file(db, *f, &info, &opts);
         if reached.contains(f) {
             r.retain(|x| reached_from_targets(x, &target_paths));
@@ -296,59 +339,88 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
             progress.tick();
         }
         r
-    });
-    progress.done();
-    let mut findings: Vec<Finding> = per_file.into_iter().flatten().collect();
-    findings.sort_by(Finding::order);
-    findings.dedup_by(|a, b| a.file == b.file && a.range == b.range && a.code == b.code);
-    if flags.diff {
-        return match output::fixes::apply(&loaded, &findings, flags.unsafe_fixes, true) {
-            Ok(_) => 0,
-            Err(code) => code,
-        };
+    };
+    // A file's findings lie in the file, except those of a run configuration's script: C001 and
+    // C002 on the configuration's entry, and C001 on each call that needs a missing token,
+    // wherever the script reaches it. Those scripts are linted first; every other file's
+    // findings are then written as soon as the files before it are done (`Held`).
+    let (early, streamed): (Vec<_>, Vec<_>) = to_lint
+        .iter()
+        .partition(|f| !info.runs_for(f.path(&loaded.db)).is_empty());
+    let mut held = Held::default();
+    for r in parallel(&loaded.db, &early, threads(flags.threads), lint_one) {
+        held.add(r);
     }
-    if flags.fix && round < FIX_ROUNDS {
-        match output::fixes::apply(&loaded, &findings, flags.unsafe_fixes, false) {
-            Err(code) => return code,
-            Ok(0) => {}
-            Ok(n) => {
-                std::mem::forget(loaded);
-                return run_round(flags, round + 1, fixed + n);
+    // Findings may sit in configuration files (C001/C002 on their entries).
+    let texts = output::Texts::with_files(&loaded, held.config_files());
+    let mut counts = Counts::default();
+    if flags.fix || flags.diff {
+        let mut findings = Vec::new();
+        for r in parallel(&loaded.db, &streamed, threads(flags.threads), lint_one) {
+            held.add(r);
+        }
+        held.drain_before(None, &mut |g| {
+            findings.extend(g);
+        });
+        progress.done();
+        if flags.diff {
+            return match output::fixes::apply(&loaded, &findings, flags.unsafe_fixes, true) {
+                Ok(_) => 0,
+                Err(code) => code,
+            };
+        }
+        if round < FIX_ROUNDS {
+            match output::fixes::apply(&loaded, &findings, flags.unsafe_fixes, false) {
+                Err(code) => return code,
+                Ok(0) => {}
+                Ok(n) => {
+                    std::mem::forget(loaded);
+                    return run_round(flags, round + 1, fixed + n);
+                }
             }
         }
-    }
-    if flags.fix {
         eprintln!(
             "vox lint: applied {fixed} fix{}",
             if fixed == 1 { "" } else { "es" }
         );
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        output::write(flags.format, &findings, &texts, &root, &mut |s| {
+            let _ = out.write_all(s.as_bytes());
+        });
+        let _ = out.flush();
+        counts.add(&findings);
+    } else {
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        let mut emit = |s: &str| {
+            let _ = out.write_all(s.as_bytes());
+        };
+        let mut writer = output::Writer::new(flags.format, &texts, &root);
+        let mut write = |g: Vec<Finding>| {
+            counts.add(&g);
+            writer.findings(&g, &mut emit);
+        };
+        parallel_in_order(
+            &loaded.db,
+            &streamed,
+            threads(flags.threads),
+            lint_one,
+            |i, r| {
+                held.add(r);
+                held.drain_before(Some(streamed[i].path(&loaded.db)), &mut write);
+            },
+        );
+        held.drain_before(None, &mut write);
+        progress.done();
+        writer.finish(&mut emit);
+        let _ = out.flush();
     }
-    // Findings may sit in configuration files (C001/C002 on their entries).
-    let extra: std::collections::BTreeSet<PathBuf> =
-        findings.iter().map(|f| f.file.clone()).collect();
-    let texts = output::Texts::with_files(
-        &loaded,
-        extra
-            .into_iter()
-            .filter(|p| p.extension().is_none_or(|e| e != "vox")),
-    );
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    output::write(flags.format, &findings, &texts, &root, &mut |s| {
-        let _ = out.write_all(s.as_bytes());
-    });
-    let _ = out.flush();
-    let errors = findings
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-        .count();
     if flags.format == Format::Human {
-        let warnings = findings.len() - errors;
         eprintln!(
             "vox lint: {} error{}, {} warning{} in {} file{}",
-            errors,
-            if errors == 1 { "" } else { "s" },
-            warnings,
-            if warnings == 1 { "" } else { "s" },
+            counts.errors,
+            if counts.errors == 1 { "" } else { "s" },
+            counts.warnings,
+            if counts.warnings == 1 { "" } else { "s" },
             loaded.targets.len(),
             if loaded.targets.len() == 1 { "" } else { "s" }
         );
@@ -357,5 +429,67 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
     // time.
     std::mem::forget(texts);
     std::mem::forget(loaded);
-    i32::from(errors > 0)
+    i32::from(counts.errors > 0)
+}
+
+#[derive(Default)]
+struct Counts {
+    errors: usize,
+    warnings: usize,
+}
+
+impl Counts {
+    fn add(&mut self, findings: &[Finding]) {
+        for f in findings {
+            match f.severity {
+                Severity::Error => self.errors += 1,
+                Severity::Warning => self.warnings += 1,
+            }
+        }
+    }
+}
+
+/// Findings not yet written, by file: what linted files reported, waiting for their file's turn
+/// in path order.
+#[derive(Default)]
+struct Held(std::collections::BTreeMap<PathBuf, Vec<Finding>>);
+
+impl Held {
+    fn add(&mut self, findings: Vec<Finding>) {
+        for f in findings {
+            match self.0.get_mut(&f.file) {
+                Some(v) => v.push(f),
+                None => {
+                    self.0.insert(f.file.clone(), vec![f]);
+                }
+            }
+        }
+    }
+
+    /// The files that are not VoxScript files (configuration files findings point into).
+    fn config_files(&self) -> impl Iterator<Item = PathBuf> + '_ {
+        self.0
+            .keys()
+            .filter(|p| p.extension().is_none_or(|e| e != "vox"))
+            .cloned()
+    }
+
+    /// Hands `write` each file's findings, sorted and without duplicates, for every file up to
+    /// and including `upto` (every file when `None`): a file's turn comes when every file before
+    /// it is linted.
+    fn drain_before(
+        &mut self,
+        upto: Option<&std::path::Path>,
+        write: &mut dyn FnMut(Vec<Finding>),
+    ) {
+        while let Some(entry) = self.0.first_entry() {
+            if upto.is_some_and(|u| entry.key().as_path() > u) {
+                break;
+            }
+            let mut g = entry.remove();
+            g.sort_by(Finding::order);
+            g.dedup_by(|a, b| a.file == b.file && a.range == b.range && a.code == b.code);
+            write(g);
+        }
+    }
 }

@@ -129,3 +129,64 @@ fn every_format_is_identical_across_runs_and_thread_counts() {
         assert_eq!(a, many, "{format}: eight threads differ");
     }
 }
+
+/// Files are written as their turn comes (issue 20): a run configuration's script, which sorts
+/// last, reports C001 on a call in a library that sorts first, and on its Vox.toml entry between
+/// the two. Each must land in its file's place, in order, in every format and thread count.
+#[test]
+fn findings_in_other_files_keep_their_place() {
+    let dir = common::scratch().join("order-other-files");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("lib")).unwrap();
+    std::fs::write(
+        dir.join("lib/a_lib.vox"),
+        "pub fn stamp() to str {\n    str(time.now_ms())\n}\n\npub fn load() to str {\n    fs.read(\"notes.txt\").unwrap_or(\"\")\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("m_mid.vox"),
+        "fn main() {\n    print(time.now_ms())\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("z_job.vox"),
+        "import \"./lib/a_lib.vox\"\n\nfn main() {\n    print(stamp(), load())\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("Vox.toml"),
+        "[run.job]\nscript = \"z_job.vox\"\ncaps = [\"time:real\"]\n",
+    )
+    .unwrap();
+    let compact = lint(&dir, &["--format", "compact", "--threads", "1"]);
+    let keys: Vec<(String, u32, u32)> = compact
+        .lines()
+        .map(|l| {
+            let mut it = l.splitn(4, ':');
+            let file = it.next().unwrap().to_string();
+            let line = it.next().unwrap().parse().unwrap();
+            let col = it.next().unwrap().parse().unwrap();
+            (file, line, col)
+        })
+        .collect();
+    let mut sorted = keys.clone();
+    sorted.sort();
+    assert_eq!(keys, sorted, "findings out of order:\n{compact}");
+    for (file, code) in [
+        ("lib/a_lib.vox", "C001"),
+        ("Vox.toml", "C001"),
+        ("m_mid.vox", "D003"),
+    ] {
+        assert!(
+            compact
+                .lines()
+                .any(|l| l.starts_with(&format!("{file}:")) && l.contains(code)),
+            "no {code} in {file}:\n{compact}"
+        );
+    }
+    for format in ["human", "json", "sarif", "github", "compact"] {
+        let one = lint(&dir, &["--format", format, "--threads", "1"]);
+        let many = lint(&dir, &["--format", format, "--threads", "4"]);
+        assert_eq!(one, many, "{format}: thread counts differ");
+    }
+}

@@ -42,17 +42,14 @@ pub fn finding(f: &Finding, texts: &Texts, root: &Path) -> Value {
     })
 }
 
-/// The array, one finding at a time: the text is what `serde_json::to_string_pretty` gives for
-/// the whole array, but no finding's value outlives its own line of output.
-pub fn write(findings: &[Finding], texts: &Texts, root: &Path, emit: &mut dyn FnMut(&str)) {
-    if findings.is_empty() {
-        emit("[]\n");
-        return;
-    }
-    emit("[");
-    for (i, f) in findings.iter().enumerate() {
-        emit(if i == 0 { "\n" } else { ",\n" });
-        emit(&indented(&finding(f, texts, root), 2));
-    }
-    emit("\n]\n");
+/// Finding number `index` of the array: the text is what `serde_json::to_string_pretty` gives
+/// for the whole array, but no finding's value outlives its own lines of output.
+pub fn item(f: &Finding, index: usize, texts: &Texts, root: &Path, emit: &mut dyn FnMut(&str)) {
+    emit(if index == 0 { "[\n" } else { ",\n" });
+    emit(&indented(&finding(f, texts, root), 2));
+}
+
+/// The end of an array of `written` findings.
+pub fn finish(written: usize, emit: &mut dyn FnMut(&str)) {
+    emit(if written == 0 { "[]\n" } else { "\n]\n" });
 }

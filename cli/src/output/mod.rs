@@ -116,35 +116,86 @@ pub fn write(
     root: &Path,
     emit: &mut dyn FnMut(&str),
 ) {
-    match format {
-        Format::Human => human::write(findings, texts, root, emit),
-        Format::Json => json::write(findings, texts, root, emit),
-        Format::Sarif => sarif::write(findings, texts, root, emit),
-        Format::Github => {
-            for f in findings {
-                let ((l, c), (el, ec)) = texts.range(&f.file, f.range);
-                let level = match f.severity {
-                    vox_lints::Severity::Error => "error",
-                    vox_lints::Severity::Warning => "warning",
-                };
-                let msg = escape_github(&f.message);
-                emit(&format!(
-                    "::{level} file={},line={l},col={c},endLine={el},endColumn={ec},title={}::{msg}\n",
-                    escape_github_prop(&shown(&f.file, root)),
-                    escape_github_prop(&f.code)
-                ));
+    let mut w = Writer::new(format, texts, root);
+    w.findings(findings, emit);
+    w.finish(emit);
+}
+
+/// Writes findings as they come, in the order given (sorted by [`Finding::order`]), a slice at a
+/// time: `vox lint` hands it each file's findings as soon as every file before it is linted, so
+/// no format holds a workspace's findings. The text equals [`write`] over all of them at once.
+pub struct Writer<'a> {
+    format: Format,
+    texts: &'a Texts,
+    root: &'a Path,
+    written: usize,
+    /// SARIF: the rule ids in order of first appearance (the rules follow the results).
+    rule_ids: Vec<String>,
+}
+
+impl<'a> Writer<'a> {
+    pub fn new(format: Format, texts: &'a Texts, root: &'a Path) -> Writer<'a> {
+        Writer {
+            format,
+            texts,
+            root,
+            written: 0,
+            rule_ids: Vec::new(),
+        }
+    }
+
+    /// The next findings, sorted, all after the ones written before.
+    pub fn findings(&mut self, findings: &[Finding], emit: &mut dyn FnMut(&str)) {
+        let (texts, root) = (self.texts, self.root);
+        match self.format {
+            Format::Human => human::write(findings, texts, root, emit),
+            Format::Json => {
+                for f in findings {
+                    json::item(f, self.written, texts, root, emit);
+                    self.written += 1;
+                }
+            }
+            Format::Sarif => {
+                for f in findings {
+                    sarif::item(f, self.written, &mut self.rule_ids, texts, root, emit);
+                    self.written += 1;
+                }
+            }
+            Format::Github => {
+                for f in findings {
+                    let ((l, c), (el, ec)) = texts.range(&f.file, f.range);
+                    let level = match f.severity {
+                        vox_lints::Severity::Error => "error",
+                        vox_lints::Severity::Warning => "warning",
+                    };
+                    let msg = escape_github(&f.message);
+                    emit(&format!(
+                        "::{level} file={},line={l},col={c},endLine={el},endColumn={ec},title={}::{msg}\n",
+                        escape_github_prop(&shown(&f.file, root)),
+                        escape_github_prop(&f.code)
+                    ));
+                }
+            }
+            Format::Compact => {
+                for f in findings {
+                    let (l, c) = texts.pos(&f.file, f.range.start);
+                    emit(&format!(
+                        "{}:{l}:{c}: {} {}\n",
+                        shown(&f.file, root),
+                        f.code,
+                        f.message
+                    ));
+                }
             }
         }
-        Format::Compact => {
-            for f in findings {
-                let (l, c) = texts.pos(&f.file, f.range.start);
-                emit(&format!(
-                    "{}:{l}:{c}: {} {}\n",
-                    shown(&f.file, root),
-                    f.code,
-                    f.message
-                ));
-            }
+    }
+
+    /// What follows the last finding (closing brackets, SARIF's rules).
+    pub fn finish(self, emit: &mut dyn FnMut(&str)) {
+        match self.format {
+            Format::Json => json::finish(self.written, emit),
+            Format::Sarif => sarif::finish(self.written, &self.rule_ids, emit),
+            Format::Human | Format::Github | Format::Compact => {}
         }
     }
 }

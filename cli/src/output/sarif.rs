@@ -1,6 +1,8 @@
 //! `--format sarif`: SARIF 2.1.0 as GitHub code scanning reads it (decision 50): the rules with
 //! help and `helpUri`, results with relative `artifactLocation`s under `%SRCROOT%`, stable
-//! `partialFingerprints`, `codeFlows` for chains, and fixes. Written as results are rendered.
+//! `partialFingerprints`, `codeFlows` for chains, and fixes. Written as results are rendered:
+//! the run's `results` come before its `tool` (JSON objects are unordered; the rules list each
+//! code in order of first appearance, known only after the last result).
 
 use std::path::Path;
 
@@ -146,21 +148,17 @@ fn result(f: &Finding, rule_index: usize, texts: &Texts, root: &Path) -> Value {
     r
 }
 
-/// The log, results one at a time: the rules (each code in order of first appearance) go
-/// first, then each result is rendered and written on its own, so a large run's results are
-/// never all in memory as JSON. The text is what pretty-printing the whole log gives.
-pub fn write(findings: &[Finding], texts: &Texts, root: &Path, emit: &mut dyn FnMut(&str)) {
-    let mut ids: Vec<&str> = Vec::new();
-    for f in findings {
-        if !ids.contains(&f.code.as_str()) {
-            ids.push(&f.code);
-        }
-    }
-    let rules: Vec<Value> = ids.iter().map(|c| rule(c)).collect();
+/// The log with `rules` and no results, and where its empty results array opens: the offset of
+/// its `]` and the depth of the `"results"` key. The results come before the tool (and so before
+/// its rules, which list the codes in order of first appearance): a result is written as soon as
+/// it is rendered.
+fn skeleton(rules: Vec<Value>) -> (String, usize, usize) {
     let doc = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
+            "columnKind": "unicodeCodePoints",
+            "results": [],
             "tool": {"driver": {
                 "name": "vox",
                 "informationUri": "https://github.com/vox-lang/vox",
@@ -168,29 +166,54 @@ pub fn write(findings: &[Finding], texts: &Texts, root: &Path, emit: &mut dyn Fn
                 "semanticVersion": env!("CARGO_PKG_VERSION"),
                 "rules": rules,
             }},
-            "columnKind": "unicodeCodePoints",
-            "results": [],
         }],
     });
-    let skeleton = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    // The results go between `"results": [` and its `]` (the last array the log has).
+    let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
     const EMPTY: &str = "\"results\": []";
-    let (Some(at), false) = (skeleton.rfind(EMPTY), findings.is_empty()) else {
-        emit(&skeleton);
-        emit("\n");
-        return;
-    };
-    let line_start = skeleton[..at].rfind('\n').map_or(0, |i| i + 1);
-    let depth = at - line_start;
-    let open = at + EMPTY.len() - 1;
-    emit(&skeleton[..open]);
-    for (i, f) in findings.iter().enumerate() {
-        emit(if i == 0 { "\n" } else { ",\n" });
-        let index = ids.iter().position(|c| *c == f.code).unwrap_or(0);
-        emit(&indented(&result(f, index, texts, root), depth + 2));
+    let at = text.rfind(EMPTY).unwrap_or(0);
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    (text, at + EMPTY.len() - 1, at - line_start)
+}
+
+/// Result number `index`; the log's text before the results comes with the first.
+pub fn item(
+    f: &Finding,
+    index: usize,
+    rule_ids: &mut Vec<String>,
+    texts: &Texts,
+    root: &Path,
+    emit: &mut dyn FnMut(&str),
+) {
+    // The text before the results depends on nothing a result changes.
+    static BEFORE: std::sync::OnceLock<(String, usize)> = std::sync::OnceLock::new();
+    let (before, depth) = BEFORE.get_or_init(|| {
+        let (mut text, open, depth) = skeleton(Vec::new());
+        text.truncate(open);
+        (text, depth)
+    });
+    if index == 0 {
+        emit(before);
     }
-    emit("\n");
-    emit(&" ".repeat(depth));
-    emit(&skeleton[open..]);
+    emit(if index == 0 { "\n" } else { ",\n" });
+    let rule = match rule_ids.iter().position(|c| *c == f.code) {
+        Some(i) => i,
+        None => {
+            rule_ids.push(f.code.clone());
+            rule_ids.len() - 1
+        }
+    };
+    emit(&indented(&result(f, rule, texts, root), *depth + 2));
+}
+
+/// The end of the log after `written` results: the tool with its rules.
+pub fn finish(written: usize, rule_ids: &[String], emit: &mut dyn FnMut(&str)) {
+    let (text, open, depth) = skeleton(rule_ids.iter().map(|c| rule(c)).collect());
+    if written == 0 {
+        emit(&text);
+    } else {
+        emit("\n");
+        emit(&" ".repeat(depth));
+        emit(&text[open..]);
+    }
     emit("\n");
 }
