@@ -90,7 +90,8 @@ pub fn parallel_in_order<T: Send + Sync, R: Send>(
     mut sink: impl FnMut(usize, R),
 ) {
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let (tx, rx) = std::sync::mpsc::channel::<(usize, R)>();
+    // Bounded: workers wait while the sink (writing output) is behind, so results do not pile up.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, R)>(threads.max(1));
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
             let db = db.clone();
