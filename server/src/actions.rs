@@ -251,10 +251,17 @@ fn entry_for(snap: &Snapshot, kind: ConfigKind, script: &Path) -> String {
 type EditFn<'a> = Box<dyn FnOnce() -> std::result::Result<WorkspaceEdit, String> + 'a>;
 
 /// An action whose edit is computed only when needed: while answering `codeAction` for
-/// clients that cannot resolve, in `codeAction/resolve` for the others.
+/// clients that cannot resolve, in `codeAction/resolve` for the others. `edit: None`: an
+/// action that only runs a command, sent as it is.
 struct Lazy<'a> {
     action: CodeAction,
-    edit: EditFn<'a>,
+    edit: Option<EditFn<'a>>,
+}
+
+/// An action without an edit (its `command` does the work): never resolved.
+#[allow(dead_code)]
+fn command_action<'a>(action: CodeAction) -> Lazy<'a> {
+    Lazy { action, edit: None }
 }
 
 fn action<'a>(
@@ -268,7 +275,7 @@ fn action<'a>(
             kind: Some(kind),
             ..CodeAction::default()
         },
-        edit: Box::new(edit),
+        edit: Some(Box::new(edit)),
     }
 }
 
@@ -943,6 +950,10 @@ pub fn code_actions(
     let mut out: Vec<CodeActionOrCommand> = Vec::new();
     for (index, (lazy, fix)) in list.into_iter().enumerate() {
         let mut a = lazy.action;
+        let Some(edit) = lazy.edit else {
+            out.push(CodeActionOrCommand::CodeAction(a));
+            continue;
+        };
         if caps.code_action_resolve {
             // The edit is computed in `codeAction/resolve`, from this.
             let data = ResolveData {
@@ -959,7 +970,7 @@ pub fn code_actions(
         } else {
             // An action whose edit cannot be made (a configuration file that does not parse)
             // is not offered.
-            match (lazy.edit)() {
+            match edit() {
                 Ok(e) => a.edit = Some(e),
                 Err(_) => continue,
             }
@@ -1039,7 +1050,10 @@ pub fn resolve(
         )));
     }
     let (lazy, _) = list.swap_remove(data.index);
-    let edit = (lazy.edit)().map_err(|e| {
+    let Some(edit) = lazy.edit else {
+        return Ok(action);
+    };
+    let edit = edit().map_err(|e| {
         internal(format!(
             "code action `{}`: cannot compute its edit: {e}",
             data.title
