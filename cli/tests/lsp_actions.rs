@@ -86,7 +86,7 @@ fn run_configuration_actions_keep_comments_byte_for_byte() {
 
     // Vox.toml: a new [run.report] entry appended; every comment stays.
     let a = find(&all, "Run with inferred capabilities: add to Vox.toml");
-    let edit = &a["edit"];
+    let edit = &lsp.action_edit(a);
     let ann = &edit["changeAnnotations"]["vox.grant"];
     assert_eq!(ann["needsConfirmation"], true, "{edit}");
     let ops = edit["documentChanges"].as_array().unwrap();
@@ -100,7 +100,7 @@ fn run_configuration_actions_keep_comments_byte_for_byte() {
         &all,
         "Run with inferred capabilities: add to .vscode/tasks.json",
     );
-    apply_workspace_edit(&a["edit"], false);
+    apply_workspace_edit(&lsp.action_edit(a), false);
     golden("tasks.json.report", &read(&ws.path(".vscode/tasks.json")));
 
     // launch.json does not exist: CreateFile, then its text.
@@ -108,10 +108,11 @@ fn run_configuration_actions_keep_comments_byte_for_byte() {
         &all,
         "Run with inferred capabilities: add to .vscode/launch.json",
     );
-    let ops = a["edit"]["documentChanges"].as_array().unwrap();
+    let edit = lsp.action_edit(a);
+    let ops = edit["documentChanges"].as_array().unwrap();
     assert_eq!(ops[0]["kind"], "create");
     assert_eq!(ops[0]["annotationId"], "vox.grant");
-    apply_workspace_edit(&a["edit"], false);
+    apply_workspace_edit(&edit, false);
     golden("launch.json.report", &read(&ws.path(".vscode/launch.json")));
 
     // The new run configurations are read back from disk through the watchers (and the
@@ -130,8 +131,8 @@ fn run_configuration_actions_keep_comments_byte_for_byte() {
         "Run with inferred capabilities: add to .vscode/tasks.json",
         "Run with inferred capabilities: add to .vscode/launch.json",
     ] {
-        let a = find(&again, title);
-        let ops = a["edit"]["documentChanges"].as_array().unwrap();
+        let edit = lsp.action_edit(find(&again, title));
+        let ops = edit["documentChanges"].as_array().unwrap();
         // Already up to date: an empty edit.
         let edits = ops[0]["edits"].as_array().unwrap();
         assert!(edits.iter().all(|e| e["newText"] == ""), "{title}: {a}");
@@ -180,7 +181,7 @@ fn c001_fix_edits_the_run_configuration() {
         "Add \"env:ro\" to run configuration `build` (Vox.toml)",
     );
     assert_eq!(a["diagnostics"][0]["code"], "C001");
-    apply_workspace_edit(&a["edit"], true);
+    apply_workspace_edit(&lsp.action_edit(a), true);
     golden("Vox.toml.build-env", &read(&ws.path("Vox.toml")));
     // The configuration changed on disk: C001 is gone.
     lsp.notify(
@@ -212,18 +213,16 @@ fn quick_fixes_fix_all_and_suppression() {
         .iter()
         .find(|x| x["diagnostics"][0]["code"] == "D001" && x["isPreferred"] == true)
         .expect("D001 fix");
-    let edits = fix["edit"]["documentChanges"][0]["edits"]
-        .as_array()
-        .unwrap();
+    let edit = lsp.action_edit(fix);
+    let edits = edit["documentChanges"][0]["edits"].as_array().unwrap();
     let fixed = apply_edits(text, edits, false);
     assert!(fixed.contains("print(math.sin(x))"), "{fixed}");
     // Fix all: both D001 at once.
     let all = actions(&mut lsp, &a, 0, Some(vec!["source.fixAll.vox"]));
     assert_eq!(all.len(), 1);
     assert_eq!(all[0]["kind"], "source.fixAll.vox");
-    let edits = all[0]["edit"]["documentChanges"][0]["edits"]
-        .as_array()
-        .unwrap();
+    let edit = lsp.action_edit(&all[0]);
+    let edits = edit["documentChanges"][0]["edits"].as_array().unwrap();
     let fixed = apply_edits(text, edits, false);
     assert!(
         fixed.contains("math.sin(x)") && fixed.contains("math.cos(x)"),
@@ -232,7 +231,8 @@ fn quick_fixes_fix_all_and_suppression() {
     // Suppress with a reason: the comment above, and the cursor after it.
     let all = actions(&mut lsp, &a, 4, Some(vec!["quickfix"]));
     let s = find(&all, "Suppress D003 with a reason");
-    let edits = s["edit"]["documentChanges"][0]["edits"].as_array().unwrap();
+    let edit = lsp.action_edit(s);
+    let edits = edit["documentChanges"][0]["edits"].as_array().unwrap();
     let suppressed = apply_edits(text, edits, false);
     assert!(
         suppressed.contains("\n    // vox:allow(D003): \n    let t = time.now_ms()"),
@@ -263,5 +263,183 @@ fn quick_fixes_fix_all_and_suppression() {
         .find(|(m, _)| m == "window/showDocument")
         .expect("showDocument");
     assert_eq!(p["selection"]["start"], json!({"line": 4, "character": 24}));
+    assert_eq!(lsp.shutdown(), Some(0));
+}
+
+/// `context.only` filters by kind hierarchically: `refactor` admits `refactor.rewrite`,
+/// `refactor.rewrite` admits only that, `source` admits `source.fixAll.vox`, `quickfix` only
+/// quick fixes.
+#[test]
+fn kinds_filter_hierarchically() {
+    let ws = TempDir::new("kinds");
+    // Line 1: a directive missing `env` (C003); line 3: a D001 with a safe fix.
+    let text =
+        "// vox:caps fs\nlet who = env.get(\"USER\").unwrap_or(\"ci\")\nlet x = 0.5\nprint(x.sin(), who)\n";
+    let a = ws.write("a.vox", text);
+    let mut lsp = Lsp::start(&ws.0, "push-only");
+    lsp.open(&a, text);
+    let kinds = |lsp: &mut Lsp, line: u32, only: Option<Vec<&str>>| -> Vec<(String, String)> {
+        actions(lsp, &a, line, only)
+            .iter()
+            .map(|x| {
+                (
+                    x["kind"].as_str().unwrap().to_string(),
+                    x["title"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let directive = "Replace `// vox:caps` directive with a run configuration";
+    let rewrite = kinds(&mut lsp, 1, Some(vec!["refactor.rewrite"]));
+    assert_eq!(
+        rewrite,
+        [("refactor.rewrite".to_string(), directive.to_string())]
+    );
+    let refactor = kinds(&mut lsp, 1, Some(vec!["refactor"]));
+    assert!(
+        refactor.iter().all(|(k, _)| k.starts_with("refactor")),
+        "{refactor:?}"
+    );
+    assert!(refactor.iter().any(|(k, _)| k == "refactor.rewrite"));
+    assert!(refactor
+        .iter()
+        .any(|(_, t)| t == "Run with inferred capabilities: add to Vox.toml"));
+    let source = kinds(&mut lsp, 3, Some(vec!["source"]));
+    assert_eq!(
+        source,
+        [(
+            "source.fixAll.vox".to_string(),
+            "Fix all safe vox findings".to_string()
+        )]
+    );
+    let quick = kinds(&mut lsp, 3, Some(vec!["quickfix"]));
+    assert!(!quick.is_empty() && quick.iter().all(|(k, _)| k == "quickfix"));
+    assert!(
+        quick.iter().any(|(_, t)| t == "Use `math.sin(x)`"),
+        "{quick:?}"
+    );
+    // At the C003 finding the directive's replacement is its quick fix, offered once.
+    let all = kinds(&mut lsp, 0, None);
+    let offered: Vec<&(String, String)> = all.iter().filter(|(_, t)| t == directive).collect();
+    assert_eq!(
+        offered,
+        [&("quickfix".to_string(), directive.to_string())],
+        "{all:?}"
+    );
+    // A kind the server has none of.
+    assert!(kinds(&mut lsp, 3, Some(vec!["refactor.extract"])).is_empty());
+    assert_eq!(lsp.shutdown(), Some(0));
+}
+
+/// A client declaring `resolveSupport` for `edit` gets actions with `data` and no edit, and the
+/// edit from `codeAction/resolve`, the same one an eager client gets. A document edited in
+/// between answers ContentModified.
+#[test]
+fn resolve_computes_edits_on_demand() {
+    let ws = TempDir::new("resolve");
+    ws.write(
+        "Vox.toml",
+        "# runs\n[run.report]\nscript = \"report.vox\"\ncaps = [\"time:real\"]  # real clock\n",
+    );
+    let text = "let t = time.now_ms()\nprint(t)\nlet x = 0.5\nprint(x.sin())\n";
+    let a = ws.write("report.vox", text);
+    let title = "Add `time:frozen=0` to run configuration `report`";
+
+    // An eager client (no resolveSupport): the edit at once, and no resolve needed.
+    let mut eager = Lsp::start(&ws.0, "push-only");
+    eager.open(&a, text);
+    let all = actions(&mut eager, &a, 0, None);
+    let e = find(&all, title);
+    assert!(e["data"].is_null(), "{e}");
+    let eager_edit = e["edit"].clone();
+    assert!(eager_edit["changes"].is_object(), "{e}");
+    assert_eq!(eager.shutdown(), Some(0));
+
+    let mut lsp = Lsp::start(&ws.0, "vscode");
+    lsp.open(&a, text);
+    let all = actions(&mut lsp, &a, 0, None);
+    assert!(!all.is_empty());
+    for x in all.iter().filter(|x| !x["data"].is_null()) {
+        assert!(x["edit"].is_null(), "sent with its edit: {x}");
+        assert_eq!(x["data"]["uri"], uri(&a), "{x}");
+    }
+    let lazy = find(&all, title).clone();
+    assert_eq!(lazy["data"]["version"], 1);
+    assert_eq!(lazy["data"]["code"], "D003");
+    let resolved = lsp
+        .request("codeAction/resolve", lazy.clone())
+        .expect("resolve");
+    assert_eq!(resolved["title"], title);
+    let ops = resolved["edit"]["documentChanges"].as_array().unwrap();
+    assert_eq!(ops[0]["textDocument"]["uri"], uri(&ws.path("Vox.toml")));
+    // The same text edit the eager client got.
+    assert_eq!(
+        ops[0]["edits"],
+        eager_edit["changes"][uri(&ws.path("Vox.toml"))],
+        "{resolved}"
+    );
+    apply_workspace_edit(&resolved["edit"], false);
+    assert_eq!(
+        read(&ws.path("Vox.toml")),
+        "# runs\n[run.report]\nscript = \"report.vox\"\ncaps = [\"time:frozen=0\"]  # real clock\n"
+    );
+    // Another fix of the same answer resolves too (the fix of D001, in the script).
+    let d001 = actions(&mut lsp, &a, 3, Some(vec!["quickfix"]));
+    let sin = find(&d001, "Use `math.sin(x)`").clone();
+    assert!(sin["edit"].is_null());
+    // The script changes before the action is resolved: ContentModified, not a stale edit.
+    lsp.change(&a, None, &format!("// moved\n{text}"));
+    let err = lsp
+        .request("codeAction/resolve", sin)
+        .expect_err("a stale action must not resolve");
+    assert_eq!(err["code"], -32801, "{err}");
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("ask for them again"),
+        "{err}"
+    );
+    // Asked again on the new text, it resolves.
+    let d001 = actions(&mut lsp, &a, 4, Some(vec!["quickfix"]));
+    let sin = find(&d001, "Use `math.sin(x)`").clone();
+    let r = lsp.request("codeAction/resolve", sin).expect("resolve");
+    let edits = r["edit"]["documentChanges"][0]["edits"].as_array().unwrap();
+    let fixed = apply_edits(&format!("// moved\n{text}"), edits, false);
+    assert!(fixed.ends_with("print(math.sin(x))\n"), "{fixed}");
+    // Data the server did not send: an error that says so, not a crash.
+    let err = lsp
+        .request(
+            "codeAction/resolve",
+            json!({"title": "bogus", "data": {"uri": 3}}),
+        )
+        .expect_err("bogus data");
+    assert_eq!(err["code"], -32602, "{err}");
+    assert!(lsp.is_alive());
+    assert_eq!(lsp.shutdown(), Some(0));
+}
+
+/// The D003 fix edits the editor's text of an open, unsaved Vox.toml (not the file on disk).
+#[test]
+fn configuration_fixes_use_the_editor_text() {
+    let ws = TempDir::new("pin-unsaved");
+    let saved = "[run.report]\nscript = \"report.vox\"\ncaps = [\"time:real\"]\n";
+    let toml = ws.write("Vox.toml", saved);
+    let text = "print(time.now_ms(), env.get(\"CI\") isnt null)\n";
+    let a = ws.write("report.vox", text);
+    let mut lsp = Lsp::start(&ws.0, "push-only");
+    lsp.open(&a, text);
+    // Unsaved in the editor: a comment above, and the entry grants env:ro.
+    let unsaved =
+        "# edited, not saved\n[run.report]\nscript = \"report.vox\"\ncaps = [\"time:real\", \"env:ro\"]\n";
+    lsp.open(&toml, unsaved);
+    lsp.change(&toml, None, unsaved);
+    let all = actions(&mut lsp, &a, 0, Some(vec!["quickfix"]));
+    let pin = find(&all, "Add `time:frozen=0` to run configuration `report`");
+    let edits = pin["edit"]["changes"][uri(&toml)].as_array().unwrap();
+    assert_eq!(
+        apply_edits(unsaved, edits, false),
+        "# edited, not saved\n[run.report]\nscript = \"report.vox\"\ncaps = [\"env:ro\", \"time:frozen=0\"]\n"
+    );
     assert_eq!(lsp.shutdown(), Some(0));
 }

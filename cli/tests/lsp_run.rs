@@ -235,7 +235,8 @@ fn denial(client: &str) {
         .find(|x| x["title"] == "Grant `fs:ro=data` in run configuration `deny` (Vox.toml)")
         .unwrap_or_else(|| panic!("{actions:#}"));
     assert_eq!(grant["diagnostics"][0]["code"], "caps.denied");
-    apply_workspace_edit(&grant["edit"], lsp.utf8);
+    let edit = lsp.action_edit(grant);
+    apply_workspace_edit(&edit, lsp.utf8);
     assert_eq!(
         std::fs::read_to_string(ws.path("Vox.toml")).unwrap(),
         "# runs of the denial test\n[run.deny]\nscript = \"deny.vox\"\ncaps = [\"fs:ro=data\"]  # nothing yet\n"
@@ -316,7 +317,8 @@ fn ceiling_becomes_a_diagnostic_with_a_raise_fix() {
                 == "Raise the ceiling: max-steps = 10000 in run configuration `spin` (Vox.toml)"
         })
         .unwrap_or_else(|| panic!("{actions:#}"));
-    apply_workspace_edit(&raise["edit"], lsp.utf8);
+    let edit = lsp.action_edit(raise);
+    apply_workspace_edit(&edit, lsp.utf8);
     assert_eq!(
         std::fs::read_to_string(ws.path("Vox.toml")).unwrap(),
         "[run.spin]\nscript = \"spin.vox\"\ncaps = []\nmax-steps = 10000\n"

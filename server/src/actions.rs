@@ -6,11 +6,17 @@
 //! kept). Edits that grant capabilities carry a `needsConfirmation` change annotation when the
 //! client supports them; other files are edited with `documentChanges` (and `CreateFile`) when
 //! the client supports them, else with `changes`.
+//!
+//! Every fix docs/rules lists is offered (tests/lsp/fixes); C001 and C002 also at the run
+//! configuration entry in Vox.toml, tasks.json or launch.json, and D003/D006's pins are computed
+//! on the editor's text of the configuration file. `context.only` filters kinds hierarchically.
+//! Each action is built with its edit as a function ([`Lazy`]): clients that resolve code
+//! actions get `data` instead, and the edit from `codeAction/resolve` ([`resolve`]).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::*;
 use vox_caps::config::{ConfigKind, RunConfig};
 use vox_lints::{Applicability, Finding};
@@ -19,8 +25,8 @@ use vox_syntax::TextRange;
 use crate::convert;
 use crate::diagnostics::{to_diagnostic, uri_of, Ropes};
 use crate::runs::{inferred_tokens, RunDiagnostic};
-use crate::session::{config_path, is_script, Snapshot};
-use crate::{lock, path_of, ClientCaps, Shared};
+use crate::session::{config_kind, config_path, is_script, Snapshot};
+use crate::{internal, lock, path_of, ClientCaps, Shared};
 
 pub const FIX_ALL: &str = "source.fixAll.vox";
 pub const RUN_CONFIG_TITLE: &str = "Run with inferred capabilities: add to";
@@ -247,12 +253,29 @@ fn entry_for(snap: &Snapshot, kind: ConfigKind, script: &Path) -> String {
     vox_caps::config::entry_name_for(script, &names)
 }
 
-fn action(title: String, kind: CodeActionKind, edit: WorkspaceEdit) -> CodeAction {
-    CodeAction {
-        title,
-        kind: Some(kind),
-        edit: Some(edit),
-        ..CodeAction::default()
+/// Computes an action's edit, or says why it cannot be made.
+type EditFn<'a> = Box<dyn FnOnce() -> std::result::Result<WorkspaceEdit, String> + 'a>;
+
+/// An action whose edit is computed only when needed: while answering `codeAction` for
+/// clients that cannot resolve, in `codeAction/resolve` for the others. `edit: None`: an
+/// action that only runs a command, sent as it is.
+struct Lazy<'a> {
+    action: CodeAction,
+    edit: Option<EditFn<'a>>,
+}
+
+fn action<'a>(
+    title: String,
+    kind: CodeActionKind,
+    edit: impl FnOnce() -> std::result::Result<WorkspaceEdit, String> + 'a,
+) -> Lazy<'a> {
+    Lazy {
+        action: CodeAction {
+            title,
+            kind: Some(kind),
+            ..CodeAction::default()
+        },
+        edit: Some(Box::new(edit)),
     }
 }
 
@@ -280,10 +303,25 @@ fn config_of<'a>(snap: &'a Snapshot, script: &Path, name: &str) -> Option<&'a Ru
 }
 
 /// The C001/C002 fix: the caps of the named run configuration with a token added or removed.
-fn caps_fix(snap: &Snapshot, caps: &ClientCaps, f: &Finding, script: &Path) -> Option<CodeAction> {
+/// `entry_file`: the configuration file the finding is in (the fix at a configuration entry
+/// edits that file's entry).
+fn caps_fix<'a>(
+    snap: &'a Snapshot,
+    caps: &'a ClientCaps,
+    f: &Finding,
+    script: &Path,
+    entry_file: Option<&Path>,
+) -> Option<Lazy<'a>> {
     let name = run_name(&f.message)?;
     let help = f.help.as_deref()?;
-    let run = config_of(snap, script, name)?;
+    let run = match entry_file {
+        Some(file) => snap
+            .config
+            .runs
+            .iter()
+            .find(|r| r.name == name && r.origin.file == file && r.script == script),
+        None => config_of(snap, script, name),
+    }?;
     let mut list = run.caps.clone().unwrap_or_default();
     let (title, grant) = if f.code == "C001" {
         let token = quoted_token(help, "add")?;
@@ -308,13 +346,57 @@ fn caps_fix(snap: &Snapshot, caps: &ClientCaps, f: &Finding, script: &Path) -> O
             None,
         )
     };
-    let change =
-        config_change(snap, run.origin.kind, &run.origin.file, script, name, &list).ok()?;
-    Some(action(
-        title,
-        CodeActionKind::QUICKFIX,
-        workspace_edit(snap, caps, vec![change], grant),
-    ))
+    let (kind, file, name) = (run.origin.kind, run.origin.file.clone(), name.to_string());
+    let script = script.to_path_buf();
+    let mut a = action(title, CodeActionKind::QUICKFIX, move || {
+        let change = config_change(snap, kind, &file, &script, &name, &list)?;
+        Ok(workspace_edit(snap, caps, vec![change], grant))
+    });
+    // Removing an unused token is safe; granting one is not (docs/rules/C001.md, C002.md).
+    a.action.is_preferred = Some(f.code == "C002");
+    Some(a)
+}
+
+/// `Add \`TOKEN\` to run configuration \`NAME\`` (the D003/D006 fix title): the token and the
+/// run configuration's name.
+fn pin_title(title: &str) -> Option<(&str, &str)> {
+    let rest = title.strip_prefix("Add `")?;
+    let (token, rest) = rest.split_once('`')?;
+    let name = rest
+        .strip_prefix(" to run configuration `")?
+        .strip_suffix('`')?;
+    Some((token, name))
+}
+
+/// The D003/D006 fix (pin the clock or the stream in a run configuration), computed on the
+/// editor's text of the configuration file, which may be unsaved: the configuration's
+/// `time:*` (or `random:*`) tokens replaced by the pinned one, as `vox lint --fix
+/// --unsafe-fixes` does on the saved file.
+fn pin_fix<'a>(
+    snap: &'a Snapshot,
+    caps: &'a ClientCaps,
+    script: &Path,
+    fix: &vox_lints::Fix,
+) -> Option<Lazy<'a>> {
+    let (token, name) = pin_title(&fix.title)?;
+    let namespace = token.split(':').next()?.to_string();
+    let run = config_of(snap, script, name)?;
+    let mut list: Vec<String> = run
+        .caps
+        .iter()
+        .flatten()
+        .filter(|t| t.split(':').next() != Some(namespace.as_str()))
+        .cloned()
+        .collect();
+    list.push(token.to_string());
+    let (kind, file, name) = (run.origin.kind, run.origin.file.clone(), name.to_string());
+    let script = script.to_path_buf();
+    let mut a = action(fix.title.clone(), CodeActionKind::QUICKFIX, move || {
+        let change = config_change(snap, kind, &file, &script, &name, &list)?;
+        Ok(workspace_edit(snap, caps, vec![change], None))
+    });
+    a.action.is_preferred = Some(false);
+    Some(a)
 }
 
 fn suppressible(code: &str) -> bool {
@@ -322,12 +404,12 @@ fn suppressible(code: &str) -> bool {
 }
 
 /// Inserts `// vox:allow(CODE): ` on a line of its own above the finding's line.
-fn suppress_action(
-    snap: &Snapshot,
-    caps: &ClientCaps,
+fn suppress_action<'a>(
+    snap: &'a Snapshot,
+    caps: &'a ClientCaps,
     f: &Finding,
     diag: &Diagnostic,
-) -> Option<CodeAction> {
+) -> Option<Lazy<'a>> {
     let rope = snap.rope(&f.file);
     let pos = convert::position(&rope, convert::Encoding::Utf8, f.range.start);
     let line = pos.line as usize;
@@ -346,15 +428,6 @@ fn suppress_action(
         "\n"
     };
     let at = TextRange::new(line_start as u32, line_start as u32);
-    let edit = workspace_edit(
-        snap,
-        caps,
-        vec![Change::Edit {
-            path: f.file.clone(),
-            edits: vec![(at, format!("{comment}{nl}"))],
-        }],
-        None,
-    );
     let uri = uri_of(&f.file)?;
     // The cursor goes after the colon, where the reason is written.
     let cursor_col = match snap.encoding {
@@ -362,20 +435,31 @@ fn suppress_action(
         convert::Encoding::Utf16 => comment.encode_utf16().count(),
     };
     let cursor = Position::new(line as u32, cursor_col as u32);
-    Some(CodeAction {
-        title: format!("Suppress {} with a reason", f.code),
-        kind: Some(CodeActionKind::QUICKFIX),
-        diagnostics: Some(vec![diag.clone()]),
-        edit: Some(edit),
-        command: Some(Command {
-            title: "Write the reason".into(),
-            command: "vox.revealSuppression".into(),
-            arguments: Some(vec![
-                serde_json::json!({"uri": uri.as_str(), "position": cursor}),
-            ]),
-        }),
-        ..CodeAction::default()
-    })
+    let file = f.file.clone();
+    let mut a = action(
+        format!("Suppress {} with a reason", f.code),
+        CodeActionKind::QUICKFIX,
+        move || {
+            Ok(workspace_edit(
+                snap,
+                caps,
+                vec![Change::Edit {
+                    path: file,
+                    edits: vec![(at, format!("{comment}{nl}"))],
+                }],
+                None,
+            ))
+        },
+    );
+    a.action.diagnostics = Some(vec![diag.clone()]);
+    a.action.command = Some(Command {
+        title: "Write the reason".into(),
+        command: "vox.revealSuppression".into(),
+        arguments: Some(vec![
+            serde_json::json!({"uri": uri.as_str(), "position": cursor}),
+        ]),
+    });
+    Some(a)
 }
 
 /// The safe fixes of a file, as `vox lint --fix` takes them: at most one per finding, none
@@ -418,7 +502,11 @@ pub fn fix_all_changes(findings: &[Finding]) -> Vec<Change> {
 }
 
 /// The three "Run with inferred capabilities" actions.
-fn run_config_actions(snap: &Snapshot, caps: &ClientCaps, script: &Path) -> Vec<CodeAction> {
+fn run_config_actions<'a>(
+    snap: &'a Snapshot,
+    caps: &'a ClientCaps,
+    script: &Path,
+) -> Vec<Lazy<'a>> {
     let mut out = Vec::new();
     for (kind, shown) in [
         (ConfigKind::VoxToml, "Vox.toml"),
@@ -442,9 +530,6 @@ fn run_config_actions(snap: &Snapshot, caps: &ClientCaps, script: &Path) -> Vec<
             .as_ref()
             .map_or_else(|| config_path(&snap.root, kind), |r| r.origin.file.clone());
         let entry = entry_for(snap, kind, script);
-        let Ok(change) = config_change(snap, kind, &file, script, &entry, &list) else {
-            continue;
-        };
         let grant = format!(
             "grants {} to `{entry}`",
             if list.is_empty() {
@@ -453,44 +538,55 @@ fn run_config_actions(snap: &Snapshot, caps: &ClientCaps, script: &Path) -> Vec<
                 list.join(", ")
             }
         );
+        let script = script.to_path_buf();
         out.push(action(
             format!("{RUN_CONFIG_TITLE} {shown}"),
             CodeActionKind::REFACTOR,
-            workspace_edit(snap, caps, vec![change], Some(grant)),
+            move || {
+                let change = config_change(snap, kind, &file, &script, &entry, &list)?;
+                Ok(workspace_edit(snap, caps, vec![change], Some(grant)))
+            },
         ));
     }
     out
 }
 
 /// "Replace `// vox:caps` directive with a run configuration": a Vox.toml entry with the
-/// inferred set, and the directive line removed.
-fn replace_directive(snap: &Snapshot, caps: &ClientCaps, script: &Path) -> Option<CodeAction> {
+/// inferred set, and the directive line removed. `kind`: `refactor.rewrite`, or `quickfix` at
+/// a C003 finding (docs/rules/C003.md lists it among C003's fixes).
+fn replace_directive<'a>(
+    snap: &'a Snapshot,
+    caps: &'a ClientCaps,
+    script: &Path,
+    kind: CodeActionKind,
+) -> Option<Lazy<'a>> {
     let text = snap.text(script)?;
     let d = vox_caps::parse_legacy_directive(&text)?;
     let tokens = inferred_tokens(snap, script, &snap.root)?;
     let list: Vec<String> = tokens.tokens.iter().map(|t| t.token.clone()).collect();
     let entry = entry_for(snap, ConfigKind::VoxToml, script);
     let file = config_path(&snap.root, ConfigKind::VoxToml);
-    let change = config_change(snap, ConfigKind::VoxToml, &file, script, &entry, &list).ok()?;
     let end = text[d.range.end..]
         .find('\n')
         .map_or(text.len(), |i| d.range.end + i + 1);
-    let del = Change::Edit {
-        path: script.to_path_buf(),
-        edits: vec![(
-            TextRange::new(d.range.start as u32, end as u32),
-            String::new(),
-        )],
-    };
+    let start = d.range.start;
+    let script = script.to_path_buf();
     Some(action(
         "Replace `// vox:caps` directive with a run configuration".into(),
-        CodeActionKind::REFACTOR_REWRITE,
-        workspace_edit(
-            snap,
-            caps,
-            vec![change, del],
-            Some(format!("grants {}", list.join(", "))),
-        ),
+        kind,
+        move || {
+            let change = config_change(snap, ConfigKind::VoxToml, &file, &script, &entry, &list)?;
+            let del = Change::Edit {
+                path: script,
+                edits: vec![(TextRange::new(start as u32, end as u32), String::new())],
+            };
+            Ok(workspace_edit(
+                snap,
+                caps,
+                vec![change, del],
+                Some(format!("grants {}", list.join(", "))),
+            ))
+        },
     ))
 }
 
@@ -515,12 +611,12 @@ fn raised(flag: &str, limit: &str) -> Option<i64> {
 
 /// Quick fixes of a run diagnostic: grant the token, or raise the ceiling, in the run
 /// configuration the run used (a new Vox.toml entry when it had none).
-fn run_fixes(
-    snap: &Snapshot,
-    caps: &ClientCaps,
+fn run_fixes<'a>(
+    snap: &'a Snapshot,
+    caps: &'a ClientCaps,
     script: &Path,
     rd: &RunDiagnostic,
-) -> Vec<CodeAction> {
+) -> Vec<Lazy<'a>> {
     let mut out = Vec::new();
     let diag = rd.diagnostic.clone();
     if let Some(token) = &rd.token {
@@ -546,21 +642,15 @@ fn run_fixes(
                 format!("Grant `{token}`: add a run configuration to Vox.toml"),
             ),
         };
-        if let Ok(change) = config_change(snap, kind, &file, script, &entry, &list) {
-            let mut a = action(
-                title,
-                CodeActionKind::QUICKFIX,
-                workspace_edit(
-                    snap,
-                    caps,
-                    vec![change],
-                    Some(format!("grants {token} to `{entry}`")),
-                ),
-            );
-            a.diagnostics = Some(vec![diag.clone()]);
-            a.is_preferred = Some(true);
-            out.push(a);
-        }
+        let grant = format!("grants {token} to `{entry}`");
+        let script = script.to_path_buf();
+        let mut a = action(title, CodeActionKind::QUICKFIX, move || {
+            let change = config_change(snap, kind, &file, &script, &entry, &list)?;
+            Ok(workspace_edit(snap, caps, vec![change], Some(grant)))
+        });
+        a.action.diagnostics = Some(vec![diag.clone()]);
+        a.action.is_preferred = Some(true);
+        out.push(a);
     }
     if let Some((flag, limit)) = &rd.ceiling {
         let Some(value) = raised(flag, limit) else {
@@ -587,79 +677,165 @@ fn run_fixes(
         let Some(new) = set_ceiling_toml(&base, &entry, flag, value) else {
             return out;
         };
-        let old = snap.text(&file);
-        let change = text_change(&file, old.is_some(), &old.unwrap_or_default(), new);
-        let mut a = action(
-            format!(
-                "Raise the ceiling: {flag} = {value} in run configuration `{entry}` (Vox.toml)"
-            ),
-            CodeActionKind::QUICKFIX,
-            workspace_edit(snap, caps, vec![change], None),
+        let title = format!(
+            "Raise the ceiling: {flag} = {value} in run configuration `{entry}` (Vox.toml)"
         );
-        a.diagnostics = Some(vec![diag]);
+        let mut a = action(title, CodeActionKind::QUICKFIX, move || {
+            let old = snap.text(&file);
+            let change = text_change(&file, old.is_some(), &old.unwrap_or_default(), new);
+            Ok(workspace_edit(snap, caps, vec![change], None))
+        });
+        a.action.diagnostics = Some(vec![diag]);
         out.push(a);
     }
     out
 }
 
-pub fn code_actions(
-    snap: &Snapshot,
-    shared: &Shared,
-    caps: &ClientCaps,
-    params: CodeActionParams,
-) -> Result<Option<CodeActionResponse>> {
-    let Some(path) = path_of(&params.text_document.uri) else {
-        return Ok(None);
-    };
-    if !is_script(&path) || snap.file(&path).is_none() {
-        return Ok(None);
-    }
-    let only = params.context.only.clone();
-    let want = |k: &CodeActionKind| {
-        only.as_ref().is_none_or(|o| {
-            o.iter().any(|w| {
-                k.as_str() == w.as_str() || k.as_str().starts_with(&format!("{}.", w.as_str()))
-            })
+/// Whether `kind` is wanted by `only` (the request's `context.only`): kinds are hierarchical,
+/// so `refactor` admits `refactor.rewrite` and `source` admits `source.fixAll.vox`.
+fn admits(only: Option<&[CodeActionKind]>, kind: &str) -> bool {
+    only.is_none_or(|o| {
+        o.iter()
+            .any(|w| kind == w.as_str() || kind.starts_with(&format!("{}.", w.as_str())))
+    })
+}
+
+/// Whether any kind beneath `family` may be wanted: `only: ["refactor.rewrite"]` needs the
+/// refactors computed, and filters them afterwards.
+fn may_want(only: Option<&[CodeActionKind]>, family: &str) -> bool {
+    admits(only, family)
+        || only.is_some_and(|o| {
+            o.iter()
+                .any(|w| w.as_str().starts_with(&format!("{family}.")))
         })
+}
+
+/// What a lazily sent action carries in `data`, to compute its edit in `codeAction/resolve`:
+/// the request it came from (document, version, range, kinds) and its place in the answer,
+/// with its title, finding code and fix index to check that it is still the same action.
+struct ResolveData {
+    uri: Uri,
+    version: Option<i32>,
+    range: Range,
+    only: Option<Vec<CodeActionKind>>,
+    index: usize,
+    title: String,
+    code: Option<String>,
+    fix: Option<usize>,
+}
+
+impl ResolveData {
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "uri": self.uri,
+            "version": self.version,
+            "range": self.range,
+            "only": self.only,
+            "index": self.index,
+            "title": self.title,
+            "code": self.code,
+            "fix": self.fix,
+        })
+    }
+
+    fn from_json(v: &serde_json::Value) -> std::result::Result<ResolveData, String> {
+        let field = |k: &str| v.get(k).cloned().ok_or_else(|| format!("no `{k}`"));
+        let parse = |k: &str| -> std::result::Result<serde_json::Value, String> { field(k) };
+        Ok(ResolveData {
+            uri: serde_json::from_value(parse("uri")?).map_err(|e| format!("`uri`: {e}"))?,
+            version: serde_json::from_value(parse("version")?)
+                .map_err(|e| format!("`version`: {e}"))?,
+            range: serde_json::from_value(parse("range")?).map_err(|e| format!("`range`: {e}"))?,
+            only: serde_json::from_value(v.get("only").cloned().unwrap_or_default())
+                .map_err(|e| format!("`only`: {e}"))?,
+            index: v["index"]
+                .as_u64()
+                .ok_or_else(|| "no `index`".to_string())? as usize,
+            title: v["title"]
+                .as_str()
+                .ok_or_else(|| "no `title`".to_string())?
+                .to_string(),
+            code: v["code"].as_str().map(str::to_string),
+            fix: v["fix"].as_u64().map(|i| i as usize),
+        })
+    }
+}
+
+/// Every action for a range, each with its edit still to compute, in answer order (already
+/// filtered by `only`); an action built by a [`Lazy`] has its edit function beside it.
+fn action_list<'a>(
+    snap: &'a Snapshot,
+    shared: &Shared,
+    caps: &'a ClientCaps,
+    params: &CodeActionParams,
+) -> Vec<(Lazy<'a>, Option<(String, usize)>)> {
+    let Some(path) = path_of(&params.text_document.uri) else {
+        return Vec::new();
     };
+    let only = params.context.only.as_deref();
+    if config_kind(&snap.root, &path).is_some() {
+        return config_actions(snap, caps, &path, params.range, only);
+    }
+    if !is_script(&path) || snap.file(&path).is_none() {
+        return Vec::new();
+    }
     let rope = snap.rope(&path);
     let range = convert::text_range(&rope, snap.encoding, params.range);
     let findings = snap.findings(&path);
     let mut ropes = Ropes::new(snap);
-    let mut out: Vec<CodeActionOrCommand> = Vec::new();
-    if want(&CodeActionKind::QUICKFIX) {
+    // Each action, with the code and fix index of the finding's fix it applies.
+    let mut out: Vec<(Lazy<'a>, Option<(String, usize)>)> = Vec::new();
+    let mut directive_fixed = false;
+    if may_want(only, CodeActionKind::QUICKFIX.as_str()) {
         for f in findings.iter().filter(|f| overlaps(f.range, range)) {
             let diag = to_diagnostic(f, &mut ropes);
             // C001 and C002 get the server's own configuration edit below (computed from the
-            // editor's text of the configuration file, which may be unsaved).
+            // editor's text of the configuration file, which may be unsaved); so do the D003
+            // and D006 fixes that pin the clock or the stream there.
             let own_caps_fix = f.code == "C001" || f.code == "C002";
             for (i, fix) in f.fixes.iter().enumerate().filter(|_| !own_caps_fix) {
-                let changes = fix
-                    .edits
-                    .iter()
-                    .map(|e| Change::Edit {
-                        path: e.file.clone(),
-                        edits: vec![(e.range, e.new_text.clone())],
-                    })
-                    .collect();
-                let mut a = action(
-                    fix.title.clone(),
-                    CodeActionKind::QUICKFIX,
-                    workspace_edit(snap, caps, changes, None),
-                );
-                a.diagnostics = Some(vec![diag.clone()]);
-                a.is_preferred = Some(i == 0 && fix.applicability == Applicability::Safe);
-                out.push(CodeActionOrCommand::CodeAction(a));
+                let pinned = if f.code == "D003" || f.code == "D006" {
+                    pin_fix(snap, caps, &path, fix)
+                } else {
+                    None
+                };
+                let mut a = pinned.unwrap_or_else(|| {
+                    let changes: Vec<Change> = fix
+                        .edits
+                        .iter()
+                        .map(|e| Change::Edit {
+                            path: e.file.clone(),
+                            edits: vec![(e.range, e.new_text.clone())],
+                        })
+                        .collect();
+                    let mut a = action(fix.title.clone(), CodeActionKind::QUICKFIX, move || {
+                        Ok(workspace_edit(snap, caps, changes, None))
+                    });
+                    a.action.is_preferred =
+                        Some(i == 0 && fix.applicability == Applicability::Safe);
+                    a
+                });
+                a.action.diagnostics = Some(vec![diag.clone()]);
+                out.push((a, Some((f.code.clone(), i))));
             }
-            if f.code == "C001" || f.code == "C002" {
-                if let Some(mut a) = caps_fix(snap, caps, f, &path) {
-                    a.diagnostics = Some(vec![diag.clone()]);
-                    out.push(CodeActionOrCommand::CodeAction(a));
+            if own_caps_fix {
+                if let Some(mut a) = caps_fix(snap, caps, f, &path, None) {
+                    a.action.diagnostics = Some(vec![diag.clone()]);
+                    out.push((a, Some((f.code.clone(), 0))));
+                }
+            }
+            if f.code == "C003" && !directive_fixed {
+                if let Some(mut a) = replace_directive(snap, caps, &path, CodeActionKind::QUICKFIX)
+                {
+                    a.action.diagnostics = Some(vec![diag.clone()]);
+                    a.action.is_preferred = Some(false);
+                    out.push((a, Some((f.code.clone(), f.fixes.len()))));
+                    directive_fixed = true;
                 }
             }
             if suppressible(&f.code) {
                 if let Some(a) = suppress_action(snap, caps, f, &diag) {
-                    out.push(CodeActionOrCommand::CodeAction(a));
+                    out.push((a, None));
                 }
             }
         }
@@ -673,36 +849,216 @@ pub fn code_actions(
                 out.extend(
                     run_fixes(snap, caps, &path, rd)
                         .into_iter()
-                        .map(CodeActionOrCommand::CodeAction),
+                        .map(|a| (a, None)),
                 );
             }
         }
     }
-    let fix_all = CodeActionKind::new(FIX_ALL);
-    if only.as_ref().is_some_and(|o| {
-        o.iter().any(|w| {
-            w.as_str() == FIX_ALL || w.as_str() == "source.fixAll" || w.as_str() == "source"
-        })
-    }) || only.is_none()
-    {
+    if may_want(only, FIX_ALL) {
         let changes = fix_all_changes(&findings);
         if !changes.is_empty() {
-            out.push(CodeActionOrCommand::CodeAction(action(
-                "Fix all safe vox findings".into(),
-                fix_all,
-                workspace_edit(snap, caps, changes, None),
-            )));
+            out.push((
+                action(
+                    "Fix all safe vox findings".into(),
+                    CodeActionKind::new(FIX_ALL),
+                    move || Ok(workspace_edit(snap, caps, changes, None)),
+                ),
+                None,
+            ));
         }
     }
-    if want(&CodeActionKind::REFACTOR) {
+    if may_want(only, CodeActionKind::REFACTOR.as_str()) {
         out.extend(
             run_config_actions(snap, caps, &path)
                 .into_iter()
-                .map(CodeActionOrCommand::CodeAction),
+                .map(|a| (a, None)),
         );
-        if let Some(a) = replace_directive(snap, caps, &path) {
-            out.push(CodeActionOrCommand::CodeAction(a));
+        // At a C003 finding the replacement is already offered as its quick fix.
+        if !directive_fixed {
+            if let Some(a) = replace_directive(snap, caps, &path, CodeActionKind::REFACTOR_REWRITE)
+            {
+                out.push((a, None));
+            }
         }
     }
+    out.retain(|(a, _)| {
+        a.action
+            .kind
+            .as_ref()
+            .is_none_or(|k| admits(only, k.as_str()))
+    });
+    out
+}
+
+/// The C001 and C002 fixes at a run configuration entry in a configuration file (decision 39
+/// reports them there too): they edit that entry.
+fn config_actions<'a>(
+    snap: &'a Snapshot,
+    caps: &'a ClientCaps,
+    path: &Path,
+    range: Range,
+    only: Option<&[CodeActionKind]>,
+) -> Vec<(Lazy<'a>, Option<(String, usize)>)> {
+    if !admits(only, CodeActionKind::QUICKFIX.as_str()) {
+        return Vec::new();
+    }
+    let rope = snap.rope(path);
+    let range = convert::text_range(&rope, snap.encoding, range);
+    let mut ropes = Ropes::new(snap);
+    let mut out = Vec::new();
+    for f in snap
+        .config_findings(path)
+        .iter()
+        .filter(|f| (f.code == "C001" || f.code == "C002") && overlaps(f.range, range))
+    {
+        let Some(name) = run_name(&f.message) else {
+            continue;
+        };
+        // The script whose finding this is: the entry's.
+        let Some(run) = snap
+            .config
+            .runs
+            .iter()
+            .find(|r| r.name == name && r.origin.file == path)
+        else {
+            continue;
+        };
+        let diag = to_diagnostic(f, &mut ropes);
+        if let Some(mut a) = caps_fix(snap, caps, f, &run.script, Some(path)) {
+            a.action.diagnostics = Some(vec![diag]);
+            out.push((a, Some((f.code.clone(), 0))));
+        }
+    }
+    out
+}
+
+pub fn code_actions(
+    snap: &Snapshot,
+    shared: &Shared,
+    caps: &ClientCaps,
+    params: CodeActionParams,
+) -> Result<Option<CodeActionResponse>> {
+    let Some(path) = path_of(&params.text_document.uri) else {
+        return Ok(None);
+    };
+    if config_kind(&snap.root, &path).is_none() && (!is_script(&path) || snap.file(&path).is_none())
+    {
+        return Ok(None);
+    }
+    let list = action_list(snap, shared, caps, &params);
+    let version = snap.docs.get(&path).map(|d| d.version);
+    let mut out: Vec<CodeActionOrCommand> = Vec::new();
+    for (index, (lazy, fix)) in list.into_iter().enumerate() {
+        let mut a = lazy.action;
+        let Some(edit) = lazy.edit else {
+            out.push(CodeActionOrCommand::CodeAction(a));
+            continue;
+        };
+        if caps.code_action_resolve {
+            // The edit is computed in `codeAction/resolve`, from this.
+            let data = ResolveData {
+                uri: params.text_document.uri.clone(),
+                version,
+                range: params.range,
+                only: params.context.only.clone(),
+                index,
+                title: a.title.clone(),
+                code: fix.as_ref().map(|(c, _)| c.clone()),
+                fix: fix.map(|(_, i)| i),
+            };
+            a.data = Some(data.to_json());
+        } else {
+            // An action whose edit cannot be made (a configuration file that does not parse)
+            // is not offered.
+            match edit() {
+                Ok(e) => a.edit = Some(e),
+                Err(_) => continue,
+            }
+        }
+        out.push(CodeActionOrCommand::CodeAction(a));
+    }
     Ok(Some(out))
+}
+
+fn content_modified(message: &str) -> Error {
+    Error {
+        code: ErrorCode::ContentModified,
+        message: message.to_string().into(),
+        data: None,
+    }
+}
+
+/// `codeAction/resolve`: the edit of an action sent without one. The actions of the request
+/// are listed again on the current text; a document edited since (another version) answers
+/// ContentModified, so the client asks for the actions again instead of applying an edit
+/// computed for text that is gone.
+pub fn resolve(
+    snap: &Snapshot,
+    shared: &Shared,
+    caps: &ClientCaps,
+    mut action: CodeAction,
+) -> Result<CodeAction> {
+    if action.edit.is_some() {
+        return Ok(action);
+    }
+    let Some(data) = action.data.clone() else {
+        return Err(Error::invalid_params(format!(
+            "code action `{}` has no `data`: only actions this server sent without an edit can be resolved",
+            action.title
+        )));
+    };
+    let data = ResolveData::from_json(&data).map_err(|e| {
+        Error::invalid_params(format!(
+            "the `data` of code action `{}` is not what this server sent ({e}); ask for the code actions again",
+            action.title
+        ))
+    })?;
+    let Some(path) = path_of(&data.uri) else {
+        return Err(Error::invalid_params(format!(
+            "code action `{}`: {} is not a file URI",
+            action.title,
+            data.uri.as_str()
+        )));
+    };
+    let now = snap.docs.get(&path).map(|d| d.version);
+    if now != data.version {
+        return Err(content_modified(&format!(
+            "{} changed since the code actions were listed (version {} now, {} then); ask for them again",
+            path.display(),
+            now.map_or("closed".to_string(), |v| v.to_string()),
+            data.version.map_or("closed".to_string(), |v| v.to_string()),
+        )));
+    }
+    let params = CodeActionParams {
+        text_document: TextDocumentIdentifier {
+            uri: data.uri.clone(),
+        },
+        range: data.range,
+        context: CodeActionContext {
+            diagnostics: Vec::new(),
+            only: data.only.clone(),
+            trigger_kind: None,
+        },
+        work_done_progress_params: WorkDoneProgressParams::default(),
+        partial_result_params: PartialResultParams::default(),
+    };
+    let mut list = action_list(snap, shared, caps, &params);
+    if data.index >= list.len() || list[data.index].0.action.title != data.title {
+        return Err(content_modified(&format!(
+            "code action `{}` no longer applies (the findings or the run configurations changed); ask for the code actions again",
+            data.title
+        )));
+    }
+    let (lazy, _) = list.swap_remove(data.index);
+    let Some(edit) = lazy.edit else {
+        return Ok(action);
+    };
+    let edit = edit().map_err(|e| {
+        internal(format!(
+            "code action `{}`: cannot compute its edit: {e}",
+            data.title
+        ))
+    })?;
+    action.edit = Some(edit);
+    Ok(action)
 }

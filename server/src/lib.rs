@@ -53,6 +53,9 @@ pub struct ClientCaps {
     pub inlay_hint_refresh: bool,
     pub hierarchical_symbols: bool,
     pub snippet_edits: bool,
+    /// `codeActionLiteralSupport` and `resolveSupport` naming `edit`: code actions are sent
+    /// without their edit, which `codeAction/resolve` computes.
+    pub code_action_resolve: bool,
 }
 
 /// State shared by the handlers.
@@ -644,6 +647,13 @@ fn client_caps(p: &InitializeParams) -> ClientCaps {
             .and_then(|d| d.hierarchical_document_symbol_support)
             .unwrap_or(false),
         snippet_edits: false,
+        code_action_resolve: td.and_then(|t| t.code_action.as_ref()).is_some_and(|ca| {
+            ca.code_action_literal_support.is_some()
+                && ca
+                    .resolve_support
+                    .as_ref()
+                    .is_some_and(|r| r.properties.iter().any(|p| p == "edit"))
+        }),
     }
 }
 
@@ -735,9 +745,10 @@ impl LanguageServer for Backend {
                             CodeActionKind::QUICKFIX,
                             CodeActionKind::new(actions::FIX_ALL),
                             CodeActionKind::REFACTOR,
+                            CodeActionKind::REFACTOR_REWRITE,
                         ]),
                         work_done_progress_options: WorkDoneProgressOptions::default(),
-                        resolve_provider: None,
+                        resolve_provider: Some(true),
                     },
                 )),
                 code_lens_provider: Some(CodeLensOptions {
@@ -963,6 +974,15 @@ impl LanguageServer for Backend {
         let shared = self.shared.clone();
         self.on_snapshot("code action", move |snap| {
             actions::code_actions(snap, &shared, &caps, params)
+        })
+        .await
+    }
+
+    async fn code_action_resolve(&self, params: CodeAction) -> Result<CodeAction> {
+        let caps = self.caps();
+        let shared = self.shared.clone();
+        self.on_snapshot("code action resolve", move |snap| {
+            actions::resolve(snap, &shared, &caps, params)
         })
         .await
     }

@@ -557,3 +557,18 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+impl Lsp {
+    /// The edit of a code action: its own, or (sent without one, for a client that resolves)
+    /// the one `codeAction/resolve` computes for it.
+    pub fn action_edit(&mut self, action: &Value) -> Value {
+        if !action["edit"].is_null() {
+            return action["edit"].clone();
+        }
+        let r = self
+            .request("codeAction/resolve", action.clone())
+            .unwrap_or_else(|e| panic!("codeAction/resolve of {action}: {e}"));
+        assert!(!r["edit"].is_null(), "resolved without an edit: {r}");
+        r["edit"].clone()
+    }
+}
