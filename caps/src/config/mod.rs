@@ -2,7 +2,8 @@
 //! the receiver's side of the contract, naming a script with its capabilities, working directory,
 //! ceilings and arguments.
 //!
-//! One resolver, shared by `vox run` (which reads `Vox.toml` only, through [`load_vox_toml`]), the
+//! One resolver, shared by `vox run` and the language server's `vox.run` (which read `Vox.toml`
+//! only, through [`resolve_run`]), the
 //! CLI's analysis and the language server (which read all three files through
 //! [`load_workspace`] or, for unsaved editor buffers, [`workspace_from_texts`]).
 //!
