@@ -3,9 +3,8 @@
 //! ceilings and arguments.
 //!
 //! One resolver, shared by `vox run` and the language server's `vox.run` (which read `Vox.toml`
-//! only, through [`resolve_run`]), the
-//! CLI's analysis and the language server (which read all three files through
-//! [`load_workspace`] or, for unsaved editor buffers, [`workspace_from_texts`]).
+//! only, through [`resolve_run`]), the CLI's analysis and the language server's (which read all
+//! three files through [`load_workspace`] or, for unsaved editor buffers, [`workspace_from_texts`]).
 //!
 //! The edits in [`set_caps_vox_toml`], [`set_caps_tasks_json`] and [`set_caps_launch_json`] are
 //! pure functions from old text to new text that keep the user's comments and layout.
