@@ -455,9 +455,19 @@ impl Backend {
 }
 
 /// Whether the inferred capabilities of an open script other than `changed` differ from those
-/// last seen (a change in a file it imports); records what it sees.
+/// last seen (a change in a file it imports); records what it sees. Only the open scripts
+/// related to `changed` by imports are looked at (all of them after a change of no one file).
 fn caps_changed(snap: &Snapshot, shared: &Shared, changed: Option<&Path>) -> bool {
-    let mut scripts: Vec<&PathBuf> = snap.docs.keys().filter(|p| session::is_script(p)).collect();
+    let related = changed.map(|c| snap.related(c));
+    let mut scripts: Vec<&PathBuf> = snap
+        .docs
+        .keys()
+        .filter(|p| session::is_script(p))
+        .filter(|p| match (&related, changed) {
+            (Some(r), Some(c)) => p.as_path() == c || r.contains(*p),
+            _ => true,
+        })
+        .collect();
     scripts.sort();
     let mut now = Vec::new();
     for p in scripts {
