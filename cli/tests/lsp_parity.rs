@@ -135,13 +135,19 @@ fn without_a_workspace_folder_vox_toml_is_found_as_the_cli_finds_it() {
     let ws = TempDir::new("parity-nofolder");
     let elsewhere = TempDir::new("parity-cwd");
     let text = "fn main() {\n    print(\"start\")\n    print(env.get(\"HOME\").is_some())\n}\n";
-    ws.write(
+    let toml = ws.write(
         "Vox.toml",
         "[run.main]\nscript = \"tools/a.vox\"\ncaps = []\n",
     );
     let a = ws.write("tools/a.vox", text);
     let (cli_code, cli_err) = cli_run(&ws.path("tools"), "a.vox");
     assert_eq!(cli_code, 77, "{cli_err}");
+    // What a client with the folder open sees in Vox.toml.
+    let mut with_folder = Lsp::start(&ws.0, "push-only");
+    with_folder.open(&a, text);
+    let toml_codes = codes(&with_folder.pushed(&toml));
+    assert!(toml_codes.contains(&"C001".to_string()), "{toml_codes:?}");
+    assert_eq!(with_folder.shutdown(), Some(0));
 
     for client in ["vscode", "push-only"] {
         let mut lsp = start_without_folder(&elsewhere.0, client);
@@ -152,6 +158,8 @@ fn without_a_workspace_folder_vox_toml_is_found_as_the_cli_finds_it() {
             codes(&diags).contains(&"C001".to_string()),
             "{client}: {diags:?}"
         );
+        // And at the entry, as with the folder open.
+        assert_eq!(codes(&lsp.pushed(&toml)), toml_codes, "{client}");
         let r = execute(&mut lsp, "vox.run", json!({"uri": uri(&a)})).unwrap();
         let (out, err, code) = collect(&mut lsp, r["runId"].as_u64().unwrap());
         assert_eq!(out, "start\n", "{client}");
@@ -163,6 +171,17 @@ fn without_a_workspace_folder_vox_toml_is_found_as_the_cli_finds_it() {
         );
         assert_eq!(lsp.shutdown(), Some(0));
     }
+
+    // An invalid Vox.toml found that way: config.invalid, and the run refused as `vox run` refuses.
+    std::fs::write(&toml, "[run.main]\nscript = \"tools/a.vox\"\ncaps = [\n").unwrap();
+    let (cli_code, cli_err) = cli_run(&ws.path("tools"), a.to_str().unwrap());
+    assert_eq!(cli_code, 1, "{cli_err}");
+    let mut lsp = start_without_folder(&elsewhere.0, "push-only");
+    lsp.open(&a, text);
+    assert_eq!(codes(&lsp.pushed(&toml)), ["config.invalid"]);
+    let err = execute(&mut lsp, "vox.run", json!({"uri": uri(&a)})).unwrap_err();
+    assert_eq!(err["message"], cli_err.trim_end());
+    assert_eq!(lsp.shutdown(), Some(0));
 }
 
 const LIB: &str = "pub fn slug(s: str) to str {\n    return s.trim()\n}\n";
