@@ -195,57 +195,12 @@ fn limits(flags: &RunFlags, config: Option<&RunConfig>) -> Result<Limits, String
 }
 
 /// The run configuration that applies (runtime.md §1 rule 2, decisions.md 15); errors exit 1.
+/// The resolver is the one the language server's `vox.run` uses (decision 54).
 fn choose_config(flags: &RunFlags, script: &Path) -> Result<Option<RunConfig>, String> {
     if !flags.caps.is_empty() {
         return Ok(None);
     }
-    let dir = script
-        .canonicalize()
-        .ok()
-        .and_then(|p| p.parent().map(Path::to_path_buf))
-        .unwrap_or_else(|| PathBuf::from("."));
-    let Some(toml_path) = vox_caps::config::find_vox_toml(&dir) else {
-        return match &flags.config {
-            Some(name) => Err(format!(
-                "vox: --config {name}: no Vox.toml found in {} or its parents",
-                dir.display()
-            )),
-            None => Ok(None),
-        };
-    };
-    let configs = vox_caps::config::load_vox_toml(&toml_path).map_err(|e| format!("vox: {e}"))?;
-    if let Some(name) = &flags.config {
-        return match configs.iter().find(|c| &c.name == name) {
-            Some(c) => Ok(Some(c.clone())),
-            None => {
-                let names: Vec<&str> = configs.iter().map(|c| c.name.as_str()).collect();
-                Err(format!(
-                    "vox: no run configuration named `{name}` in {} (it has: {})",
-                    toml_path.display(),
-                    if names.is_empty() {
-                        "none".to_string()
-                    } else {
-                        names.join(", ")
-                    }
-                ))
-            }
-        };
-    }
-    let matching = vox_caps::config::entries_for(&configs, script);
-    match matching.as_slice() {
-        [] => Ok(None),
-        [one] => Ok(Some((*one).clone())),
-        many => {
-            let names: Vec<&str> = many.iter().map(|c| c.name.as_str()).collect();
-            Err(format!(
-                "vox: {} has {} run configurations for {} ({}); choose one with --config NAME",
-                toml_path.display(),
-                many.len(),
-                script.display(),
-                names.join(", ")
-            ))
-        }
-    }
+    vox_caps::config::resolve_run(script, flags.config.as_deref())
 }
 
 /// The capability set and how it was chosen (runtime.md §1); errors are printed lines, exit 1.
@@ -256,19 +211,7 @@ fn choose_caps(
     cwd: &Path,
 ) -> Result<(CapSet, CapsSource), String> {
     if let Some(c) = config {
-        let mut tokens = Vec::new();
-        for t in c.caps.iter().flatten() {
-            match vox_caps::parse_token(t, &c.cwd) {
-                Ok(tok) => tokens.push(tok),
-                Err(e) => {
-                    return Err(format!(
-                        "{} (in run configuration `{}`)",
-                        e.render(),
-                        c.name
-                    ))
-                }
-            }
-        }
+        let tokens = vox_caps::config::run_tokens(c)?;
         if flags.mesh {
             return Err("vox: --mesh requires explicit --caps tokens; a run configuration does not satisfy it".into());
         }

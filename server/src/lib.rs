@@ -84,6 +84,9 @@ pub struct Shared {
     order: tokio::sync::RwLock<()>,
     /// Semantic tokens last sent per document, for deltas.
     semantic: Mutex<HashMap<PathBuf, (String, Vec<SemanticToken>)>>,
+    /// The inferred capabilities last seen per open script (as text), to ask the client for
+    /// new code lenses, inlay hints and semantic tokens when another file's change alters them.
+    caps_seen: Mutex<HashMap<PathBuf, String>>,
 }
 
 pub struct Backend {
@@ -142,6 +145,7 @@ impl Backend {
                 runs: runs::Runs::default(),
                 shutdown: AtomicBool::new(false),
                 semantic: Mutex::new(HashMap::new()),
+                caps_seen: Mutex::new(HashMap::new()),
                 order: tokio::sync::RwLock::new(()),
             }),
         }
@@ -323,6 +327,8 @@ impl Backend {
                 .as_ref()
                 .is_some_and(|p| lock(&self.shared.rendered).get(p).is_none());
         let caps = self.caps();
+        let refresh =
+            caps.code_lens_refresh || caps.inlay_hint_refresh || caps.semantic_tokens_refresh;
         let shared = self.shared.clone();
         let client = self.client.clone();
         let Ok(snap) = self.snapshot() else { return };
@@ -387,11 +393,19 @@ impl Backend {
                         }
                     }
                 }
+                let caps_changed = refresh
+                    && shared2.generation.load(Ordering::SeqCst) == generation
+                    && std::panic::catch_unwind(AssertUnwindSafe(|| {
+                        caps_changed(&s2, &shared2, first.as_deref())
+                    }))
+                    .unwrap_or(false);
                 drop(s2);
-                out
+                (out, caps_changed)
             })
             .await;
-            let Ok(computed) = computed else { return };
+            let Ok((computed, caps_changed)) = computed else {
+                return;
+            };
             for (path, version, diags) in computed {
                 if shared.generation.load(Ordering::SeqCst) != generation {
                     return;
@@ -420,6 +434,9 @@ impl Backend {
                     let _ = c.workspace_diagnostic_refresh().await;
                 });
             }
+            if caps_changed {
+                refresh_views(&client, &caps);
+            }
         });
     }
 
@@ -437,6 +454,59 @@ impl Backend {
     /// Re-publishes (push) or asks for a pull, after run diagnostics of `path` changed.
     pub(crate) fn refresh_file(&self, path: PathBuf) {
         self.schedule_diagnostics(Some(path));
+    }
+}
+
+/// Whether the inferred capabilities of an open script other than `changed` differ from those
+/// last seen (a change in a file it imports); records what it sees. Only the open scripts
+/// related to `changed` by imports are looked at (all of them after a change of no one file).
+fn caps_changed(snap: &Snapshot, shared: &Shared, changed: Option<&Path>) -> bool {
+    let related = changed.map(|c| snap.related(c));
+    let mut scripts: Vec<&PathBuf> = snap
+        .docs
+        .keys()
+        .filter(|p| session::is_script(p))
+        .filter(|p| match (&related, changed) {
+            (Some(r), Some(c)) => p.as_path() == c || r.contains(*p),
+            _ => true,
+        })
+        .collect();
+    scripts.sort();
+    let mut now = Vec::new();
+    for p in scripts {
+        let tokens = runs::inferred_tokens(snap, p, &snap.root);
+        now.push((p.clone(), format!("{tokens:?}")));
+    }
+    let mut seen = lock(&shared.caps_seen);
+    seen.retain(|p, _| snap.docs.contains_key(p));
+    let mut any = false;
+    for (p, text) in now {
+        let old = seen.insert(p.clone(), text.clone());
+        any |= Some(p.as_path()) != changed && old.is_some_and(|o| o != text);
+    }
+    any
+}
+
+/// Asks the client for new code lenses, inlay hints and semantic tokens, each only where it
+/// declared `refreshSupport`: a script's capabilities changed from another file.
+fn refresh_views(client: &Client, caps: &ClientCaps) {
+    if caps.code_lens_refresh {
+        let c = client.clone();
+        tokio::spawn(async move {
+            let _ = c.code_lens_refresh().await;
+        });
+    }
+    if caps.inlay_hint_refresh {
+        let c = client.clone();
+        tokio::spawn(async move {
+            let _ = c.inlay_hint_refresh().await;
+        });
+    }
+    if caps.semantic_tokens_refresh {
+        let c = client.clone();
+        tokio::spawn(async move {
+            let _ = c.semantic_tokens_refresh().await;
+        });
     }
 }
 
@@ -947,20 +1017,34 @@ impl LanguageServer for Backend {
                     } else {
                         Vec::new()
                     };
-                    Ok((snap.revision, items))
+                    Ok(items)
                 })
                 .await;
             match r {
-                Ok((rev, items)) => {
+                Ok(items) => {
+                    // The result id names the items (a hash of their JSON): the same id, the
+                    // same diagnostics, whatever changed elsewhere (run diagnostics included).
+                    let id = result_id(&items);
+                    if params.previous_result_id.as_deref() == Some(id.as_str()) {
+                        return Ok(DocumentDiagnosticReportResult::Report(
+                            DocumentDiagnosticReport::Unchanged(
+                                RelatedUnchangedDocumentDiagnosticReport {
+                                    related_documents: None,
+                                    unchanged_document_diagnostic_report:
+                                        UnchangedDocumentDiagnosticReport { result_id: id },
+                                },
+                            ),
+                        ));
+                    }
                     return Ok(DocumentDiagnosticReportResult::Report(
                         DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
                             related_documents: None,
                             full_document_diagnostic_report: FullDocumentDiagnosticReport {
-                                result_id: Some(rev.to_string()),
+                                result_id: Some(id),
                                 items,
                             },
                         }),
-                    ))
+                    ));
                 }
                 Err(e) if e.code == ErrorCode::ContentModified => continue,
                 Err(e) => return Err(e),
@@ -1202,6 +1286,16 @@ impl Backend {
             let _ = tx.send(transport::encode(body.as_bytes()));
         }
     }
+}
+
+/// A pull report's `resultId`: a hash of its items' JSON.
+fn result_id(items: &[Diagnostic]) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    serde_json::to_string(items)
+        .unwrap_or_default()
+        .hash(&mut h);
+    format!("{:016x}", h.finish())
 }
 
 fn empty_report() -> DocumentDiagnosticReportResult {

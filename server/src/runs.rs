@@ -114,19 +114,41 @@ pub fn inferred_tokens(snap: &Snapshot, path: &Path, cwd: &Path) -> Option<vox_a
     Some(vox_analysis::render_tokens(inferred, cwd))
 }
 
+/// A run refused before it started: the line `vox run` prints, as the error of the command.
+fn refused(message: String) -> Error {
+    Error {
+        code: tower_lsp_server::jsonrpc::ErrorCode::ServerError(-32803),
+        message: message.into(),
+        data: None,
+    }
+}
+
 fn plan(snap: &Snapshot, path: &Path, config: Option<&str>, test: Option<&str>) -> Result<Plan> {
     let runs = snap.info.runs_for(path);
-    let chosen: Option<RunConfig> = match config {
-        Some(name) => Some(
-            runs.iter()
-                .find(|r| r.name == name)
-                .map(|r| (*r).clone())
-                .ok_or_else(|| {
-                    invalid_params(format!("no run configuration `{name}` for this script"))
-                })?,
-        ),
-        None => runs.first().map(|r| (*r).clone()),
+    // An entry of `.vscode/tasks.json` or `launch.json` is the editor's own; `vox run` reads
+    // `Vox.toml` only.
+    let editor_entry = |name: Option<&str>| {
+        runs.iter()
+            .find(|r| r.origin.kind != ConfigKind::VoxToml && name.is_none_or(|n| r.name == n))
+            .map(|r| (*r).clone())
     };
+    // Decision 54: `Vox.toml` is resolved by the code `vox run` uses, from the disk it reads
+    // (the script's directory and its parents). An invalid one refuses the run with the CLI's
+    // message, never falling back to the inferred capabilities.
+    let chosen: Option<RunConfig> = match config {
+        Some(name) => match editor_entry(Some(name)) {
+            Some(c) => Some(c),
+            None => vox_caps::config::resolve_run(path, Some(name)).map_err(refused)?,
+        },
+        None => match vox_caps::config::resolve_run(path, None).map_err(refused)? {
+            Some(c) => Some(c),
+            None => editor_entry(None),
+        },
+    };
+    if let Some(c) = &chosen {
+        let tokens = vox_caps::config::run_tokens(c).map_err(refused)?;
+        vox_caps::CapSet::from_tokens(&tokens).map_err(|e| refused(e.render()))?;
+    }
     let mut args = vec![
         if test.is_some() { "test" } else { "run" }.to_string(),
         "--error-format".into(),

@@ -101,6 +101,10 @@ pub struct Session {
     pub db: AnalysisDb,
     pub ws: Workspace,
     pub root: PathBuf,
+    /// Whether the client named the workspace folder. Without one, the root follows the
+    /// `Vox.toml` found above the script opened last, as `vox run` and `vox lint` find it
+    /// (decision 54).
+    pub named: bool,
     pub files: Arc<BTreeMap<PathBuf, SourceFile>>,
     /// Open documents by path (any language: scripts and configuration files).
     pub docs: HashMap<PathBuf, Doc>,
@@ -246,6 +250,7 @@ impl Session {
             db,
             ws,
             root,
+            named: walk_root,
             files,
             docs: HashMap::new(),
             config,
@@ -392,9 +397,29 @@ impl Session {
     }
 
     pub fn open(&mut self, path: PathBuf, uri: Uri, text: String, version: i32) {
+        if !self.named && is_script(&path) {
+            self.follow_vox_toml(&path);
+        }
         let rope = Rope::from_str(&text);
         self.docs.insert(path.clone(), Doc { uri, rope, version });
         self.after_text_change(&path);
+    }
+
+    /// Without a workspace folder: makes the directory of the `Vox.toml` that `vox run` finds
+    /// for `script` (its directory, then the parents) the root, so that its run configurations,
+    /// `[lint]` table, `config.invalid` and C001/C002 apply as with that folder open.
+    fn follow_vox_toml(&mut self, script: &Path) {
+        let Some(dir) = script.parent() else { return };
+        let Some(toml) = vox_caps::config::find_vox_toml(dir) else {
+            return;
+        };
+        let Some(root) = toml.parent() else { return };
+        if root == self.root {
+            return;
+        }
+        self.root = root.to_path_buf();
+        self.ws.set_root(&mut self.db).to(self.root.clone());
+        self.reload_config();
     }
 
     /// Applies `changes` in order (a change without a range replaces the whole text).

@@ -10,37 +10,91 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
-/// The largest message accepted (a 64 MiB document is already far beyond what editors send).
-const MAX_BODY: usize = 256 << 20;
+/// The largest message accepted from the client (a 64 MiB document is already far beyond what
+/// editors send). A larger `Content-Length` is a framing error; nothing is allocated for it.
+pub const MAX_BODY: usize = 64 << 20;
 /// The largest header block; anything longer is garbage.
 const MAX_HEADER: usize = 8 << 10;
+/// Bytes of a body scanned again after each read, so that a header cut by a read boundary is
+/// still found (`Content-Length: ` + 20 digits + `\r\n` is shorter).
+const HEADER_OVERLAP: usize = 64;
 
 /// One frame read from a stream, or why it could not be read.
 pub enum Frame {
     Body(Vec<u8>),
-    /// Bad headers: the reader skipped ahead to the next `Content-Length`.
+    /// A framing error (bad headers, a frame shorter than its `Content-Length`): the reader
+    /// resynchronises on the next `Content-Length` header by itself.
     BadHeader(String),
     Eof,
 }
 
-/// Reads LSP frames (`Content-Length: N\r\n\r\n` then N bytes) from a byte stream, resyncing on
-/// the next `Content-Length` after a malformed header.
+/// Reads LSP frames (`Content-Length: N\r\n\r\n` then N bytes) from a byte stream. After a
+/// framing error it resynchronises on the next `Content-Length` header, dropping the bytes
+/// before it without another error, so one mistake is answered once:
+///
+/// - headers that do not end with `\r\n\r\n` (bare `\n`), lack a valid `Content-Length`, give a
+///   length above the limit, or run past [`MAX_HEADER`]: the bytes up to the next header go;
+/// - a frame shorter than its `Content-Length` (a truncated frame, a wrong length) swallows the
+///   start of the next frame: a header line inside a body cannot be JSON (a raw line break is
+///   never inside a JSON string, and `Content-Length` is no JSON token outside one), so the body
+///   ends there and reading restarts at that header, without waiting for bytes that never come;
+/// - a frame longer than its `Content-Length` leaves a body that is not JSON: the caller
+///   answers it and calls [`FrameReader::reject`], which resynchronises the same way.
 pub struct FrameReader<R> {
     inner: R,
     buf: Vec<u8>,
     eof: bool,
+    limit: usize,
+    /// After a framing error: bytes before the next `Content-Length` are dropped.
+    skipping: bool,
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
+/// The first complete `Content-Length: DIGITS` header line in `hay` (the offset of its `C`):
+/// the name, optional blanks, digits, optional blanks, then `\r` or `\n`.
+fn find_header_line(hay: &[u8]) -> Option<usize> {
+    const NAME: &[u8] = b"Content-Length:";
+    let mut from = 0;
+    while let Some(i) = find(&hay[from..], NAME) {
+        let at = from + i;
+        let rest = &hay[at + NAME.len()..];
+        let blanks = rest
+            .iter()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count();
+        let digits = rest[blanks..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        let after = &rest[blanks + digits..];
+        let trailing = after
+            .iter()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count();
+        if digits > 0 && matches!(after.get(trailing), Some(b'\r' | b'\n')) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
 impl<R: AsyncRead + Unpin> FrameReader<R> {
+    /// A reader of the client's frames, which refuses bodies above [`MAX_BODY`].
     pub fn new(inner: R) -> Self {
+        Self::with_limit(inner, MAX_BODY)
+    }
+
+    pub fn with_limit(inner: R, limit: usize) -> Self {
         FrameReader {
             inner,
             buf: Vec::new(),
             eof: false,
+            limit,
+            skipping: false,
         }
     }
 
@@ -61,33 +115,66 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
         }
     }
 
-    /// Drops bytes up to the next `Content-Length` at or after `from` (or all but a possible
-    /// partial one).
-    fn resync(&mut self, from: usize) {
-        let skip_from = from.min(self.buf.len());
-        match find(&self.buf[skip_from..], b"Content-Length") {
-            Some(i) => {
-                self.buf.drain(..skip_from + i);
-            }
-            None => {
-                let keep = self.buf.len().min(13);
-                let cut = self.buf.len() - keep;
-                self.buf.drain(..cut);
-            }
-        }
+    /// A framing error at the start of the buffer: drops at least one byte (so that reading
+    /// always advances) and skips to the next `Content-Length`.
+    fn fail(&mut self, drop: usize, why: String) -> Frame {
+        let n = drop.max(1).min(self.buf.len());
+        self.buf.drain(..n);
+        self.skipping = true;
+        Frame::BadHeader(why)
+    }
+
+    /// The caller found `body` (the last frame read) unusable as a message (not JSON): the
+    /// bytes after it up to the next `Content-Length` are dropped without another error. A
+    /// header inside the body (a frame longer than the bytes sent, which swallowed the next
+    /// one's start) is read again from there.
+    pub fn reject(&mut self, body: &[u8]) {
+        let from = match find(body.get(1..).unwrap_or_default(), b"Content-Length") {
+            Some(i) => i + 1,
+            // The end of a header's name may have been cut by the body's end.
+            None => body.len().saturating_sub(13),
+        };
+        self.buf.splice(0..0, body[from..].iter().copied());
+        self.skipping = true;
     }
 
     pub async fn next(&mut self) -> Frame {
         loop {
-            // Skip blank bytes between frames.
-            while self
-                .buf
-                .first()
-                .is_some_and(|b| matches!(b, b'\r' | b'\n' | b' ' | b'\t'))
-            {
-                self.buf.remove(0);
+            if self.skipping {
+                match find(&self.buf, b"Content-Length") {
+                    Some(i) => {
+                        self.buf.drain(..i);
+                        self.skipping = false;
+                    }
+                    None => {
+                        // Keep what may be the start of a header cut by the read.
+                        let cut = self.buf.len().saturating_sub(13);
+                        self.buf.drain(..cut);
+                        if !self.fill().await {
+                            return Frame::Eof;
+                        }
+                        continue;
+                    }
+                }
             }
-            if let Some(end) = find(&self.buf, b"\r\n\r\n") {
+            // Skip blank bytes between frames.
+            let blank = self
+                .buf
+                .iter()
+                .take_while(|b| matches!(b, b'\r' | b'\n' | b' ' | b'\t'))
+                .count();
+            self.buf.drain(..blank);
+            // Only the header block is searched (the buffer may hold large bodies after it).
+            let head = &self.buf[..self.buf.len().min(MAX_HEADER + 4)];
+            let crlf = find(head, b"\r\n\r\n");
+            let lf = find(&head[..crlf.unwrap_or(head.len())], b"\n\n");
+            if let Some(at) = lf {
+                return self.fail(
+                    at + 2,
+                    "the headers end with a bare \\n; LSP headers end with \\r\\n\\r\\n".into(),
+                );
+            }
+            if let Some(end) = crlf {
                 let header = String::from_utf8_lossy(&self.buf[..end]).into_owned();
                 let mut len = None;
                 let mut bad = None;
@@ -97,22 +184,51 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
                         break;
                     };
                     if name.trim().eq_ignore_ascii_case("content-length") {
+                        if len.is_some() {
+                            // A cut header followed by the next one.
+                            bad = Some("two Content-Length headers".into());
+                            break;
+                        }
                         match value.trim().parse::<usize>() {
-                            Ok(n) if n <= MAX_BODY => len = Some(n),
-                            Ok(n) => bad = Some(format!("message of {n} bytes is too large")),
-                            Err(_) => bad = Some(format!("invalid Content-Length {value:?}")),
+                            Ok(n) if n <= self.limit => len = Some(n),
+                            _ if !value.trim().is_empty()
+                                && value.trim().bytes().all(|b| b.is_ascii_digit()) =>
+                            {
+                                bad = Some(format!(
+                                    "a message of {} bytes is too large (the limit is {} bytes)",
+                                    value.trim(),
+                                    self.limit
+                                ))
+                            }
+                            Err(_) | Ok(_) => {
+                                bad = Some(format!("invalid Content-Length {:?}", value.trim()))
+                            }
                         }
                     }
                 }
                 let Some(n) = len.filter(|_| bad.is_none()) else {
-                    self.buf.drain(..end + 4);
-                    self.resync(0);
-                    return Frame::BadHeader(
+                    return self.fail(
+                        1,
                         bad.unwrap_or_else(|| "missing Content-Length header".into()),
                     );
                 };
                 let start = end + 4;
-                while self.buf.len() < start + n {
+                let mut scanned = start;
+                loop {
+                    let avail = self.buf.len().min(start + n);
+                    if let Some(i) = find_header_line(&self.buf[scanned..avail]) {
+                        // The next frame's header: this one was shorter than it said.
+                        self.buf.drain(..scanned + i);
+                        return Frame::BadHeader(format!(
+                            "the message ended after {} of its {n} bytes (Content-Length), \
+                             where the next header starts",
+                            scanned + i - start
+                        ));
+                    }
+                    if self.buf.len() >= start + n {
+                        break;
+                    }
+                    scanned = avail.saturating_sub(HEADER_OVERLAP).max(start);
                     if !self.fill().await {
                         return Frame::Eof;
                     }
@@ -122,8 +238,7 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
                 return Frame::Body(body);
             }
             if self.buf.len() > MAX_HEADER {
-                self.resync(1);
-                return Frame::BadHeader("header too long".into());
+                return self.fail(1, "header too long".into());
             }
             if !self.fill().await {
                 return Frame::Eof;
@@ -309,7 +424,7 @@ pub async fn serve<I, O>(
     // Frames from the service, whole, to the writer.
     let tx = out_tx.clone();
     let relay = tokio::spawn(async move {
-        let mut frames = FrameReader::new(from_service);
+        let mut frames = FrameReader::with_limit(from_service, usize::MAX);
         loop {
             match frames.next().await {
                 Frame::Body(b) => {
@@ -341,6 +456,11 @@ pub async fn serve<I, O>(
                         }
                     }
                     Err(Some(reply)) => {
+                        if reply["error"]["code"] == -32700 {
+                            // Not JSON: a frame longer than its Content-Length; what follows
+                            // up to the next header is the rest of it.
+                            frames.reject(&b);
+                        }
                         let _ = tx.send(encode(reply.to_string().as_bytes()));
                     }
                     Err(None) => {}
@@ -415,5 +535,75 @@ mod tests {
         assert!(matches!(r.next().await, Frame::BadHeader(_)));
         assert!(matches!(r.next().await, Frame::Body(b) if b == b"[1]"));
         assert!(matches!(r.next().await, Frame::Eof));
+    }
+
+    /// Every framing error is one `BadHeader` (or, for a body that is not JSON, one rejected
+    /// body), and the frame after it is read whole.
+    #[tokio::test]
+    async fn each_framing_error_is_reported_once_and_the_next_frame_read() {
+        let good = b"Content-Length: 7\r\n\r\n[1,2,3]";
+        let cases: &[&[u8]] = &[
+            // A truncated frame: its length swallows the next header.
+            b"Content-Length: 30\r\n\r\n{\"jsonrpc\"",
+            // Headers ended with a bare \n.
+            b"Content-Length: 2\n\n{}",
+            // A huge length, and one under the limit that never comes.
+            b"Content-Length: 99999999999999999999999\r\n\r\n{}",
+            b"Content-Length: 60000000\r\n\r\n{",
+            // A header cut after its line.
+            b"Content-Length: 45\r\n",
+            b"Content-Len",
+            b"Content-Length: x\r\n\r\n",
+            b"\x07\xff random \n\n bytes",
+        ];
+        for case in cases {
+            let input = [*case, good, good].concat();
+            let mut r = FrameReader::new(&input[..]);
+            let mut errors = 0;
+            loop {
+                match r.next().await {
+                    Frame::BadHeader(_) => errors += 1,
+                    Frame::Body(b) => {
+                        assert_eq!(b, b"[1,2,3]", "{:?}", String::from_utf8_lossy(case));
+                        break;
+                    }
+                    Frame::Eof => {
+                        panic!("lost the frame after {:?}", String::from_utf8_lossy(case))
+                    }
+                }
+            }
+            assert_eq!(errors, 1, "{:?}", String::from_utf8_lossy(case));
+            assert!(matches!(r.next().await, Frame::Body(b) if b == b"[1,2,3]"));
+            assert!(matches!(r.next().await, Frame::Eof));
+        }
+        // A length shorter than the body: the body is not JSON; rejecting it skips the rest
+        // without another error, also when the next header's name was cut by the body's end.
+        for len in [3, 5, 10] {
+            let input = [
+                format!("Content-Length: {len}\r\n\r\n{{\"a\":1}}").as_bytes(),
+                good,
+            ]
+            .concat();
+            let mut r = FrameReader::new(&input[..]);
+            let Frame::Body(b) = r.next().await else {
+                panic!("no body")
+            };
+            r.reject(&b);
+            assert!(
+                matches!(r.next().await, Frame::Body(b) if b == b"[1,2,3]"),
+                "{len}"
+            );
+        }
+        let input = [
+            b"Content-Length: 12\r\n\r\n{\"a\":Content-Len".as_slice(),
+            b"gth: 7\r\n\r\n[1,2,3]",
+        ]
+        .concat();
+        let mut r = FrameReader::new(&input[..]);
+        let Frame::Body(b) = r.next().await else {
+            panic!("no body")
+        };
+        r.reject(&b);
+        assert!(matches!(r.next().await, Frame::Body(b) if b == b"[1,2,3]"));
     }
 }
