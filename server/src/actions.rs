@@ -678,6 +678,15 @@ pub fn code_actions(
             }
         }
     }
+    out.extend(crate::prove::actions(
+        snap,
+        &path,
+        params.text_document.uri.as_str(),
+        &findings,
+        range,
+        only.as_deref(),
+        &mut ropes,
+    ));
     let fix_all = CodeActionKind::new(FIX_ALL);
     if only.as_ref().is_some_and(|o| {
         o.iter().any(|w| {

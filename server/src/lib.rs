@@ -14,6 +14,7 @@ mod convert;
 mod diagnostics;
 mod handlers;
 mod ide;
+mod prove;
 pub mod render;
 mod runs;
 pub mod session;
@@ -675,6 +676,7 @@ pub const COMMANDS: &[&str] = &[
     "vox.stop",
     "vox.showCaps",
     "vox.revealSuppression",
+    prove::COMMAND,
 ];
 
 impl LanguageServer for Backend {
@@ -735,6 +737,7 @@ impl LanguageServer for Backend {
                             CodeActionKind::QUICKFIX,
                             CodeActionKind::new(actions::FIX_ALL),
                             CodeActionKind::REFACTOR,
+                            CodeActionKind::new(prove::KIND),
                         ]),
                         work_done_progress_options: WorkDoneProgressOptions::default(),
                         resolve_provider: None,
