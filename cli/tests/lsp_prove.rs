@@ -350,3 +350,45 @@ fn every_perturbed_rule_gets_a_lens_and_others_do_not() {
     );
     assert_eq!(lsp.shutdown(), Some(0));
 }
+
+#[test]
+fn prove_refuses_what_run_refuses() {
+    // vox.prove plans its runs with vox.run's plan: whatever vox.run refuses (a configuration that
+    // does not exist, a Vox.toml that does not parse, syntax errors), vox.prove refuses with the
+    // same message, and never runs with more.
+    let ws = TempDir::new("prove-refuse");
+    let a = ws.write("votes.vox", VOTES);
+    ws.write(
+        "Vox.toml",
+        "[run.votes\nscript = \"votes.vox\"\ncaps = []\n",
+    );
+    let broken =
+        "fn main() {\n    let m = {a: 1, b: 2}\n    for k in m { print(k) }\n    let = \n}\n";
+    let b = ws.write("broken.vox", broken);
+    let mut lsp = Lsp::start(&ws.0, "vscode");
+    lsp.open(&a, VOTES);
+    lsp.open(&b, broken);
+    for (path, config) in [(&a, None), (&a, Some("nope")), (&b, None)] {
+        let mut args = json!({"uri": uri(path)});
+        if let Some(c) = config {
+            args["config"] = json!(c);
+        }
+        let run = lsp.request(
+            "workspace/executeCommand",
+            json!({"command": "vox.run", "arguments": [args.clone()]}),
+        );
+        let proved = lsp.request(
+            "workspace/executeCommand",
+            json!({"command": "vox.prove", "arguments": [args.clone()]}),
+        );
+        match (&run, &proved) {
+            (Err(r), Err(p)) => assert_eq!(r["message"], p["message"], "{args}"),
+            (Ok(_), Ok(p)) => {
+                // Both ran: with the same configuration's caps (none here, whichever plan).
+                assert_eq!(p["caps"], json!([]), "{args}: {p:#}");
+            }
+            _ => panic!("vox.run {run:?} but vox.prove {proved:?} for {args}"),
+        }
+    }
+    assert_eq!(lsp.shutdown(), Some(0));
+}
