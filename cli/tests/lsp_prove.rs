@@ -58,6 +58,16 @@ fn actions_at(
     line: u32,
     only: Option<&[&str]>,
 ) -> Vec<Value> {
+    actions_at_col(lsp, path, line, 4, only)
+}
+
+fn actions_at_col(
+    lsp: &mut Lsp,
+    path: &std::path::Path,
+    line: u32,
+    character: u32,
+    only: Option<&[&str]>,
+) -> Vec<Value> {
     let mut context = json!({"diagnostics": []});
     if let Some(o) = only {
         context["only"] = json!(o);
@@ -67,7 +77,7 @@ fn actions_at(
             "textDocument/codeAction",
             json!({
                 "textDocument": {"uri": uri(path)},
-                "range": {"start": {"line": line, "character": 4}, "end": {"line": line, "character": 4}},
+                "range": {"start": {"line": line, "character": character}, "end": {"line": line, "character": character}},
                 "context": context,
             }),
         )
@@ -137,6 +147,16 @@ fn prove_shows_the_first_differing_line_of_a_map_order_finding() {
         );
     }
     assert!(prove_actions(&actions_at(&mut lsp, &a, 1, None)).is_empty());
+    // Anywhere on the finding's lines: the start of its line, a line inside the loop.
+    assert_eq!(
+        prove_actions(&actions_at_col(&mut lsp, &a, 4, 0, None)).len(),
+        1
+    );
+    assert_eq!(
+        prove_actions(&actions_at_col(&mut lsp, &a, 7, 0, None)).len(),
+        1
+    );
+    assert!(prove_actions(&actions_at_col(&mut lsp, &a, 10, 0, None)).is_empty());
 
     // The command: what `vox run --perturb N --caps none` prints (no run configuration: the
     // inferred caps, none here), the first differing line side by side.

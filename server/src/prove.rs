@@ -84,7 +84,7 @@ fn wanted(only: Option<&[CodeActionKind]>) -> bool {
     })
 }
 
-/// The "Prove" action of each D002/D003/D006/D007 finding under `range`.
+/// The "Prove" action of each D002/D003/D006/D007 finding on the lines of `range`.
 pub fn actions(
     snap: &Snapshot,
     path: &Path,
@@ -97,10 +97,14 @@ pub fn actions(
     if !wanted(only) {
         return Vec::new();
     }
+    // Anywhere on the finding's lines (a cursor at the start of the line asks for an empty range there).
+    let rope = snap.rope(path);
+    let line = |b: u32| rope.byte_to_line((b as usize).min(rope.len_bytes()));
+    let (from, to) = (line(range.start), line(range.end));
     findings
         .iter()
         .filter(|f| provable(f, path))
-        .filter(|f| f.range.start <= range.end && range.start <= f.range.end)
+        .filter(|f| line(f.range.start) <= to && from <= line(f.range.end))
         .map(|f| {
             let line = line_of(snap, f);
             CodeActionOrCommand::CodeAction(CodeAction {

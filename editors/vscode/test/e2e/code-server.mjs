@@ -408,6 +408,20 @@ try {
       await shot('prove-diff');
     });
 
+  if (realServer)
+    await step('prove: the source action "Prove: run twice with different perturbation" at the finding opens another diff', async () => {
+      const tabs = page.locator('.tab', { hasText: 'vox prove: run 1 ↔ run 2 (votes.vox)' });
+      const before = await tabs.count();
+      await page.locator('.tab', { hasText: /^votes\.vox/ }).first().click();
+      await page.locator('.monaco-editor .view-lines', { hasText: 'let votes' }).first().waitFor({ state: 'visible' });
+      await goToLine(7);
+      await palette('Source Action...');
+      await page.locator('.action-widget .monaco-list-row', { hasText: 'Prove: run twice with different perturbation' }).first().waitFor({ state: 'visible' });
+      await shot('prove-source-action');
+      await pickAction('Prove: run twice with different perturbation');
+      await waitFor(async () => (await tabs.count()) === before + 1, 'a second prove diff editor');
+    });
+
   await step('no VoxScript error notification, the server never stopped', async () => {
     const toasts = await page.locator('.notifications-toasts .notification-toast').allInnerTexts();
     const bad = toasts.filter((t) => /VoxScript/.test(t));
