@@ -854,6 +854,20 @@ fn action_list<'a>(
             }
         }
     }
+    for a in crate::prove::actions(
+        snap,
+        &path,
+        params.text_document.uri.as_str(),
+        &findings,
+        range,
+        only.as_deref(),
+        &mut ropes,
+    ) {
+        // Command only: nothing to resolve.
+        if let CodeActionOrCommand::CodeAction(action) = a {
+            out.push((Lazy { action, edit: None }, None));
+        }
+    }
     if may_want(only, FIX_ALL) {
         let changes = fix_all_changes(&findings);
         if !changes.is_empty() {

@@ -105,5 +105,6 @@ pub fn code_lens(snap: &Snapshot, params: CodeLensParams) -> Result<Option<Vec<C
             json!({ "uri": uri_s, "test": name }),
         ));
     }
+    out.extend(crate::prove::lenses(snap, &path, &uri_s));
     Ok(Some(out))
 }

@@ -14,6 +14,7 @@ mod convert;
 mod diagnostics;
 mod handlers;
 mod ide;
+mod prove;
 pub mod render;
 mod runs;
 pub mod session;
@@ -755,6 +756,7 @@ pub const COMMANDS: &[&str] = &[
     "vox.stop",
     "vox.showCaps",
     "vox.revealSuppression",
+    prove::COMMAND,
 ];
 
 impl LanguageServer for Backend {
@@ -816,6 +818,7 @@ impl LanguageServer for Backend {
                             CodeActionKind::new(actions::FIX_ALL),
                             CodeActionKind::REFACTOR,
                             CodeActionKind::REFACTOR_REWRITE,
+                            CodeActionKind::new(prove::KIND),
                         ]),
                         work_done_progress_options: WorkDoneProgressOptions::default(),
                         resolve_provider: Some(true),

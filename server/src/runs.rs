@@ -56,6 +56,23 @@ impl Runs {
         }
     }
 
+    /// Tracks a process group started outside [`start`] (`vox.prove`'s runs), so that `vox.stop`
+    /// and the server's exit reach it too; returns its id.
+    pub(crate) fn track(&self, pgid: i32) -> u64 {
+        let id = self.next.fetch_add(1, Ordering::SeqCst) + 1;
+        lock(&self.active).insert(id, pgid);
+        id
+    }
+
+    /// The tracked run `id` ended (or was given up): signals its group with `sig` when `Some`.
+    pub(crate) fn untrack(&self, id: u64, sig: Option<i32>) {
+        if let Some(pgid) = lock(&self.active).remove(&id) {
+            if let Some(sig) = sig {
+                Self::kill(pgid, sig);
+            }
+        }
+    }
+
     /// Whether no run is active.
     pub fn idle(&self) -> bool {
         lock(&self.active).is_empty()
@@ -78,14 +95,14 @@ pub struct RunDiagnostic {
 }
 
 /// How a run is started.
-struct Plan {
-    args: Vec<String>,
-    cwd: PathBuf,
-    config: Option<RunConfig>,
-    caps: Vec<String>,
+pub(crate) struct Plan {
+    pub(crate) args: Vec<String>,
+    pub(crate) cwd: PathBuf,
+    pub(crate) config: Option<RunConfig>,
+    pub(crate) caps: Vec<String>,
 }
 
-fn arg_obj(params: &ExecuteCommandParams) -> Result<&serde_json::Map<String, Value>> {
+pub(crate) fn arg_obj(params: &ExecuteCommandParams) -> Result<&serde_json::Map<String, Value>> {
     params
         .arguments
         .first()
@@ -93,7 +110,7 @@ fn arg_obj(params: &ExecuteCommandParams) -> Result<&serde_json::Map<String, Val
         .ok_or_else(|| invalid_params(format!("{} expects one object argument", params.command)))
 }
 
-fn arg_path(obj: &serde_json::Map<String, Value>) -> Result<PathBuf> {
+pub(crate) fn arg_path(obj: &serde_json::Map<String, Value>) -> Result<PathBuf> {
     let uri = obj
         .get("uri")
         .and_then(Value::as_str)
@@ -123,7 +140,12 @@ fn refused(message: String) -> Error {
     }
 }
 
-fn plan(snap: &Snapshot, path: &Path, config: Option<&str>, test: Option<&str>) -> Result<Plan> {
+pub(crate) fn plan(
+    snap: &Snapshot,
+    path: &Path,
+    config: Option<&str>,
+    test: Option<&str>,
+) -> Result<Plan> {
     let runs = snap.info.runs_for(path);
     // An entry of `.vscode/tasks.json` or `launch.json` is the editor's own; `vox run` reads
     // `Vox.toml` only.
@@ -240,6 +262,7 @@ pub async fn execute(backend: &Backend, params: ExecuteCommandParams) -> Result<
             let id = start(backend, path, plan)?;
             Ok(Some(json!({ "runId": id })))
         }
+        "vox.prove" => crate::prove::execute(backend, params).await,
         "vox.stop" => {
             let obj = arg_obj(&params)?;
             let id = obj
@@ -327,16 +350,15 @@ pub async fn execute(backend: &Backend, params: ExecuteCommandParams) -> Result<
     }
 }
 
-/// Spawns the run and the task that streams it; returns its id.
-fn start(backend: &Backend, script: PathBuf, plan: Plan) -> Result<u64> {
+/// The child `vox ARGS` (this executable) in `cwd`, in its own process group, stdin closed; the
+/// caller sets stdout and stderr. Spawn it from a runtime worker (see below).
+pub(crate) fn child_command(args: &[String], cwd: &Path) -> Result<tokio::process::Command> {
     let exe = std::env::current_exe()
         .map_err(|e| crate::internal(format!("cannot find the vox executable: {e}")))?;
     let mut cmd = tokio::process::Command::new(exe);
-    cmd.args(&plan.args)
-        .current_dir(&plan.cwd)
+    cmd.args(args)
+        .current_dir(cwd)
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(false);
     // The run dies with the server (decision 55): its parent-death signal is SIGKILL, and its
@@ -358,6 +380,13 @@ fn start(backend: &Backend, script: PathBuf, plan: Plan) -> Result<u64> {
             Ok(())
         });
     }
+    Ok(cmd)
+}
+
+/// Spawns the run and the task that streams it; returns its id.
+fn start(backend: &Backend, script: PathBuf, plan: Plan) -> Result<u64> {
+    let mut cmd = child_command(&plan.args, &plan.cwd)?;
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd
         .spawn()
         .map_err(|e| crate::internal(format!("cannot start vox run: {e}")))?;

@@ -25,3 +25,7 @@ end, { desc = 'vox: show the inferred capabilities of the current script' })
 vim.api.nvim_create_user_command('VoxStop', function(a)
   vox().stop({ run_id = tonumber(a.args) })
 end, { nargs = '?', desc = 'vox: stop a run (default: the latest)' })
+
+vim.api.nvim_create_user_command('VoxProve', function(a)
+  vox().prove({ config = a.args ~= '' and a.args or nil })
+end, { nargs = '?', desc = 'vox: run the current script twice (--perturb 1, --perturb 2) and diff the outputs' })

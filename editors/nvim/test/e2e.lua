@@ -185,6 +185,78 @@ step(':VoxRunTest through vox.runTest', function()
   assert(code == 0, 'exit code ' .. tostring(code))
 end)
 
+-- vox.prove needs the real server (the fake one has no perturbation to run).
+local function server_has(command)
+  local c = vox.get_client(bufnr)
+  local p = c and c.server_capabilities.executeCommandProvider
+  return p ~= nil and vim.tbl_contains(p.commands or {}, command)
+end
+
+if not server_has('vox.prove') then
+  out('skip prove: the server under test has no vox.prove (the fake server)')
+else
+  step('prove: the code action on the D003 finding shows both runs side by side in diff mode', function()
+    vim.api.nvim_set_current_win(vim.fn.win_findbuf(bufnr)[1])
+    local d
+    for _, x in ipairs(vim.diagnostic.get(bufnr)) do
+      if x.code == 'D003' then
+        d = x
+      end
+    end
+    assert(d, 'no D003 diagnostic: ' .. vim.inspect(vim.diagnostic.get(bufnr)))
+    local title = 'Prove: run twice with different perturbation'
+    wait('the prove code lens on the finding line', function()
+      vim.lsp.codelens.refresh({ bufnr = bufnr })
+      for _, l in ipairs(vim.lsp.codelens.get(bufnr)) do
+        if l.command and l.command.title == title and l.range.start.line == d.lnum then
+          return true
+        end
+      end
+      return false
+    end)
+    vim.api.nvim_win_set_cursor(0, { d.lnum + 1, d.col })
+    vox.last_prove = nil
+    local tabs = #vim.api.nvim_list_tabpages()
+    vim.lsp.buf.code_action({
+      filter = function(a)
+        return a.title == title
+      end,
+      apply = true,
+    })
+    wait('the vox.prove result and its diff tab', function()
+      return vox.last_prove ~= nil and #vim.api.nvim_list_tabpages() == tabs + 1
+    end, 60000)
+    local r = vox.last_prove
+    assert(r.differs == true, 'the runs agree: ' .. vim.inspect(r))
+    assert(r.run1.exit == 0 and r.run2.exit == 0, 'exit codes: ' .. vim.inspect(r))
+    -- Both runs had exactly the caps of the script's run (the set the Vox.toml step wrote), no more.
+    table.sort(r.caps)
+    local want = vim.deepcopy(caps or {})
+    table.sort(want)
+    assert(vim.deep_equal(r.caps, want), 'caps: ' .. vim.inspect(r.caps) .. ', expected ' .. vim.inspect(want))
+    local wins = vox.prove_windows
+    assert(#vim.api.nvim_tabpage_list_wins(0) == 2, 'the prove tab has ' .. #vim.api.nvim_tabpage_list_wins(0) .. ' windows')
+    local sides = {}
+    for i, w in ipairs(wins) do
+      assert(vim.api.nvim_win_get_tabpage(w) == vim.api.nvim_get_current_tabpage(), 'window ' .. i .. ' is not in the prove tab')
+      assert(vim.wo[w].diff, 'window ' .. i .. ' is not in diff mode')
+      local b = vim.api.nvim_win_get_buf(w)
+      sides[i] = vim.api.nvim_buf_get_lines(b, 0, -1, false)
+      assert(vim.api.nvim_buf_get_name(b):find(('run %d (--perturb %d)'):format(i, i), 1, true), vim.api.nvim_buf_get_name(b))
+      assert(sides[i][1] == 'vox demo: starting', 'run ' .. i .. ': ' .. table.concat(sides[i], ' | '))
+      assert(sides[i][#sides[i]] == '[exit 0]', 'run ' .. i .. ': ' .. table.concat(sides[i], ' | '))
+      assert(vim.api.nvim_win_get_cursor(w)[1] == r.line, 'cursor not at the first difference in window ' .. i)
+    end
+    assert(sides[1][r.line] == r.first and sides[2][r.line] == r.second, 'the differing line: ' .. vim.inspect(r))
+    assert(r.first ~= r.second and r.first:match('^at %d+$') and r.second:match('^at %d+$'), vim.inspect(r))
+    for i = 1, r.line - 1 do
+      assert(sides[1][i] == sides[2][i], 'line ' .. i .. ' differs before the reported one')
+    end
+    out(('     line %d: run 1 %q | run 2 %q'):format(r.line, r.first, r.second))
+    vim.cmd('tabclose')
+  end)
+end
+
 step(':checkhealth vox has no ERROR', function()
   vim.cmd('silent checkhealth vox')
   local hb = vim.api.nvim_get_current_buf()

@@ -7,6 +7,7 @@ import { registerCommands, CommandDeps, presentCaps, RESTRICTED_MESSAGE, CapsRes
 import { readSettings, serverSettings } from './config';
 import { VoxDebugAdapterFactory, VoxDebugConfigurationProvider } from './debug';
 import { findServer, Found, isExecutableFile, isFound } from './discovery';
+import { isProveResult, PROVE_SCHEME, ProveDocuments, showProve } from './prove';
 import { RunExitParams, RunManager, RunOutputParams } from './runs';
 import { VoxTaskProvider } from './tasks';
 
@@ -60,6 +61,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<VoxApi
   context.subscriptions.push(runs);
 
   const deps: CommandDeps = { link, runs, restart: () => restart(), isTrusted };
+  const proveDocs = new ProveDocuments();
+  context.subscriptions.push(proveDocs, vscode.workspace.registerTextDocumentContentProvider(PROVE_SCHEME, proveDocs));
 
   let lastSettingPath: string | null = null;
 
@@ -97,9 +100,24 @@ export async function activate(context: vscode.ExtensionContext): Promise<VoxApi
             void vscode.window.showWarningMessage(RESTRICTED_MESSAGE);
             return undefined;
           }
-          if (command === 'vox.run' || command === 'vox.runTest') {
+          if (command === 'vox.prove' && !isTrusted()) {
+            void vscode.window.showWarningMessage(RESTRICTED_MESSAGE);
+            return undefined;
+          }
+          if (command === 'vox.run' || command === 'vox.runTest' || command === 'vox.prove') {
             const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === args?.[0]?.uri);
             if (doc?.isDirty) await doc.save();
+          }
+          if (command === 'vox.prove') {
+            // The server answers when both runs have ended; its verdict also arrives as window/showMessage.
+            const a = args?.[0] ?? {};
+            const name = a.uri ? vscode.workspace.asRelativePath(vscode.Uri.parse(a.uri), false) : 'script';
+            const res = await vscode.window.withProgress(
+              { location: vscode.ProgressLocation.Notification, title: `vox prove ${name}: running it with --perturb 1, then --perturb 2…` },
+              () => Promise.resolve(next(command, args)),
+            );
+            if (isProveResult(res)) await showProve(proveDocs, res);
+            return res;
           }
           const res = await next(command, args);
           if ((command === 'vox.run' || command === 'vox.runTest') && res && typeof res.runId === 'number') {

@@ -66,6 +66,9 @@ function M.check()
       local info = c.server_info and (c.server_info.name .. ' ' .. (c.server_info.version or '')) or 'vox'
       if #missing == 0 then
         health.ok(('client %d (%s), root %s, position encoding %s'):format(c.id, info, tostring(c.root_dir), tostring(c.offset_encoding)))
+        if not vim.list_contains(cmds, 'vox.prove') then
+          health.info(('client %d does not offer vox.prove: :VoxProve and the Prove code lens need a newer vox'):format(c.id))
+        end
       else
         health.warn(('client %d (%s) does not offer %s'):format(c.id, info, table.concat(missing, ', ')), {
           ':VoxRun, :VoxRunTest and :VoxCaps need these execute commands; update vox',
@@ -86,7 +89,7 @@ function M.check()
   else
     health.info('save_run_config_edits = false: write Vox.toml / tasks.json yourself after a code action')
   end
-  for _, cmd in ipairs({ 'VoxRun', 'VoxRunTest', 'VoxCaps' }) do
+  for _, cmd in ipairs({ 'VoxRun', 'VoxRunTest', 'VoxCaps', 'VoxProve' }) do
     if vim.fn.exists(':' .. cmd) ~= 2 then
       health.error(':' .. cmd .. ' is not defined', { 'plugin/vox.lua was not loaded: check the runtimepath' })
     end

@@ -1,5 +1,6 @@
 -- VoxScript for Neovim: the `vox lsp` client configuration, runs through the server's execute commands
--- (vox.run, vox.runTest, vox.showCaps, vox.stop), run output in a scratch buffer, code lens refresh.
+-- (vox.run, vox.runTest, vox.showCaps, vox.stop, vox.prove), run output in a scratch buffer, the two outputs of
+-- vox.prove side by side in diff mode, code lens refresh.
 -- Works on Neovim 0.10 (setup() starts the client with vim.lsp.start) and 0.11+ (vim.lsp.config/enable).
 local M = {}
 
@@ -373,6 +374,81 @@ function M.stop(opts)
   return M.execute(opts.bufnr or vim.api.nvim_get_current_buf(), 'vox.stop', { { runId = id } })
 end
 
+-- ---------------------------------------------------------------------------------------------
+-- "Prove it" (vox.prove): the server runs the script twice, with --perturb 1 and --perturb 2, and answers both
+-- outputs; they open side by side in a new tab, in diff mode, at the first differing line. The verdict itself
+-- arrives as window/showMessage (Neovim shows it with vim.notify).
+
+M.last_prove = nil
+local prove_serial = 0
+
+--- The text of one side: the run's output, then its exit code.
+local function prove_side(run)
+  local lines = vim.split(run.output or '', '\n', { plain = true })
+  if lines[#lines] == '' then
+    table.remove(lines)
+  end
+  if run.truncated == true then
+    table.insert(lines, '[output cut]')
+  end
+  table.insert(lines, ('[exit %s]'):format(tostring(run.exit)))
+  return lines
+end
+
+local function prove_buffer(name, lines)
+  local buf = vim.api.nvim_create_buf(false, true)
+  pcall(vim.api.nvim_buf_set_name, buf, name)
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].swapfile = false
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  return buf
+end
+
+--- Shows a vox.prove result: a new tab, run 1 on the left and run 2 on the right, diff mode on both.
+function M.show_prove(result)
+  if type(result) ~= 'table' or type(result.run1) ~= 'table' or type(result.run2) ~= 'table' then
+    return
+  end
+  M.last_prove = result
+  prove_serial = prove_serial + 1
+  local name = vim.fn.fnamemodify(type(result.script) == 'string' and result.script or 'script', ':t')
+  local function title(i, run)
+    return ('vox://prove/%d/run %d (--perturb %s)/%s'):format(prove_serial, i, tostring(run.seed), name)
+  end
+  local left = prove_buffer(title(1, result.run1), prove_side(result.run1))
+  local right = prove_buffer(title(2, result.run2), prove_side(result.run2))
+  vim.cmd('tabnew')
+  local empty = vim.api.nvim_get_current_buf()
+  local lwin = vim.api.nvim_get_current_win()
+  vim.api.nvim_win_set_buf(lwin, left)
+  if empty ~= left and vim.api.nvim_buf_get_name(empty) == '' and not vim.bo[empty].modified then
+    pcall(vim.api.nvim_buf_delete, empty, { force = true })
+  end
+  vim.cmd('diffthis')
+  vim.cmd('rightbelow vsplit')
+  local rwin = vim.api.nvim_get_current_win()
+  vim.api.nvim_win_set_buf(rwin, right)
+  vim.cmd('diffthis')
+  local line = type(result.line) == 'number' and result.line or 1
+  for _, w in ipairs({ lwin, rwin }) do
+    local buf = vim.api.nvim_win_get_buf(w)
+    pcall(vim.api.nvim_win_set_cursor, w, { math.min(line, vim.api.nvim_buf_line_count(buf)), 0 })
+  end
+  M.prove_windows = { lwin, rwin }
+  vim.api.nvim_exec_autocmds('User', { pattern = 'VoxProve', data = result })
+end
+
+--- :VoxProve — `vox.prove {uri}`: runs the current script twice with different perturbation.
+function M.prove(opts)
+  opts = opts or {}
+  local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
+  save_if_modified(bufnr)
+  notify(('proving %s: running it with --perturb 1, then --perturb 2'):format(short(bufnr)))
+  return M.execute(bufnr, 'vox.prove', { { uri = buf_uri(bufnr), config = opts.config } }, M.show_prove)
+end
+
 -- Client-side handlers for the commands of the server's code lenses, so a lens click shows its result.
 M.lens_commands = {
   ['vox.run'] = function(command, ctx)
@@ -383,6 +459,15 @@ M.lens_commands = {
   ['vox.runTest'] = function(command, ctx)
     local a = (command.arguments or {})[1] or {}
     M.execute(ctx.bufnr, 'vox.runTest', command.arguments, started('vox test --test ' .. tostring(a.test)))
+  end,
+  ['vox.prove'] = function(command, ctx)
+    save_if_modified(ctx.bufnr)
+    local a = (command.arguments or {})[1] or {}
+    notify(('proving %s (%s): running it with --perturb 1, then --perturb 2'):format(
+      vim.fn.fnamemodify(vim.uri_to_fname(a.uri or buf_uri(ctx.bufnr)), ':.'),
+      tostring(a.rule or 'determinism findings')
+    ))
+    M.execute(ctx.bufnr, 'vox.prove', command.arguments, M.show_prove)
   end,
   ['vox.showCaps'] = function(command, ctx)
     M.execute(ctx.bufnr, 'vox.showCaps', command.arguments, function(result)

@@ -2,7 +2,8 @@
 // chromium through playwright-core (editors.md §5, decision 45):
 //   open a workspace with a script → the Problems panel shows the D-rule finding; the code lenses show
 //   ▶ Run and the inferred caps → the code action adds a `vox` task with the caps to .vscode/tasks.json
-//   (accepting the refactor preview) → the task runs → "Vox: Run Script" shows the run's output.
+//   (accepting the refactor preview) → the task runs → "Vox: Run Script" shows the run's output → with the
+//   real server, the "Prove" code lens on votes.vox's D002 finding opens the diff editor of the two runs.
 // Screenshots go to editors/test-artifacts/. Exit status 0 when every step passes.
 //
 // Environment: CODE_SERVER (the code-server binary; default: $VOX_EDITORS_CACHE/code-server/node_modules/.bin,
@@ -364,6 +365,62 @@ try {
     }, 'the launch output in the Debug Console');
     await shot('debug-console');
   });
+
+  // vox.prove needs the real server: the fake one has no perturbation to run.
+  const realServer = !/fake/.test(execFileSync(voxServer, ['--version'], { encoding: 'utf8' }));
+  if (!realServer) log('skip prove: the server under test has no vox.prove (the fake server)');
+  else
+    await step('prove: the code lens on the D002 finding opens a diff editor of the two runs', async () => {
+      // What the CLI prints with each seed (votes.vox has no run configuration: its inferred caps, none).
+      const cli = (seed) => execFileSync(voxServer, ['run', '--perturb', String(seed), '--caps', 'none', 'votes.vox'], { cwd: ws, encoding: 'utf8' });
+      const [one, two] = [cli(1), cli(2)];
+      const winner = (t) => t.split('\n').find((l) => l.startsWith('winner: '));
+      if (winner(one) === winner(two)) throw new Error(`the seeds pick the same winner: ${one} / ${two}`);
+      await palette('View: Show Explorer');
+      await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'votes.vox' }).first().click();
+      await page.locator('.monaco-editor .view-lines', { hasText: 'let votes' }).first().waitFor({ state: 'visible' });
+      const lens = page.locator('.codelens-decoration a', { hasText: 'Prove: run twice with different perturbation' }).first();
+      await lens.waitFor({ state: 'visible' });
+      await shot('prove-lens');
+      await lens.click();
+      await page.locator('.tab', { hasText: 'vox prove: run 1 ↔ run 2 (votes.vox)' }).first().waitFor({ state: 'visible' });
+      const diff = page.locator('.monaco-diff-editor').first();
+      await diff.waitFor({ state: 'visible' });
+      const text = async (side) => ((await diff.locator(`.editor.${side} .view-lines`).first().innerText()) || '').replace(/\u00a0/g, ' ');
+      const [left, right] = await waitFor(async () => {
+        const l = await text('original');
+        const r = await text('modified');
+        return /winner: /.test(l) && /winner: /.test(r) ? [l, r] : null;
+      }, 'both outputs in the diff editor');
+      for (const [side, shown, want] of [['run 1', left, one], ['run 2', right, two]]) {
+        for (const line of [...want.trimEnd().split('\n'), '[exit 0]']) {
+          if (!shown.includes(line)) throw new Error(`${side}: "${line}" missing from the diff editor:\n${shown}`);
+        }
+      }
+      // The verdict, from the server's window/showMessage.
+      const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'differ at output line 2' }).first();
+      await toast.waitFor({ state: 'visible' });
+      log(`     ${winner(one)} ↔ ${winner(two)}`);
+      // For the screenshot: the progress notification gone, the panel closed.
+      await page.locator('.notifications-toasts .notification-toast', { hasText: 'running it with --perturb 1' }).first().waitFor({ state: 'hidden' });
+      if (await page.locator('.part.panel').first().isVisible()) await page.keyboard.press('Control+J');
+      await page.locator('.part.panel').first().waitFor({ state: 'hidden', timeout: 5000 }).catch(() => {});
+      await shot('prove-diff');
+    });
+
+  if (realServer)
+    await step('prove: the source action "Prove: run twice with different perturbation" at the finding opens another diff', async () => {
+      const tabs = page.locator('.tab', { hasText: 'vox prove: run 1 ↔ run 2 (votes.vox)' });
+      const before = await tabs.count();
+      await page.locator('.tab', { hasText: /^votes\.vox/ }).first().click();
+      await page.locator('.monaco-editor .view-lines', { hasText: 'let votes' }).first().waitFor({ state: 'visible' });
+      await goToLine(7);
+      await palette('Source Action...');
+      await page.locator('.action-widget .monaco-list-row', { hasText: 'Prove: run twice with different perturbation' }).first().waitFor({ state: 'visible' });
+      await shot('prove-source-action');
+      await pickAction('Prove: run twice with different perturbation');
+      await waitFor(async () => (await tabs.count()) === before + 1, 'a second prove diff editor');
+    });
 
   await step('no VoxScript error notification, the server never stopped', async () => {
     const toasts = await page.locator('.notifications-toasts .notification-toast').allInnerTexts();

@@ -91,6 +91,11 @@ const workspace = {
     const root = state.workspaceFolders[0]?.uri.fsPath;
     return root && p.startsWith(root + path.sep) ? p.slice(root.length + 1) : p;
   },
+  contentProviders: {},
+  registerTextDocumentContentProvider(scheme, provider) {
+    workspace.contentProviders[scheme] = provider;
+    return { dispose: () => delete workspace.contentProviders[scheme] };
+  },
   onDidGrantWorkspaceTrust: (fn) => workspace._trustEmitter.event(fn),
   onDidChangeConfiguration: (fn) => workspace._configEmitter.event(fn),
 };
@@ -143,6 +148,7 @@ const window = {
   showInformationMessage: (msg, ...items) => (record('showInformationMessage', msg, ...items), Promise.resolve(answerFor(msg))),
   showWarningMessage: (msg, ...items) => (record('showWarningMessage', msg, ...items), Promise.resolve(answerFor(msg))),
   showErrorMessage: (msg, ...items) => (record('showErrorMessage', msg, ...items), Promise.resolve(answerFor(msg))),
+  withProgress: (opts, task) => (record('withProgress', opts), Promise.resolve(task({ report() {} }))),
   showQuickPick: (items, opts) => (record('showQuickPick', items, opts), Promise.resolve(state.quickPick ? state.quickPick(items) : undefined)),
 };
 
@@ -162,6 +168,13 @@ const commands = {
     return fn ? fn(...args) : undefined;
   },
 };
+
+class Range {
+  constructor(startLine, startCharacter, endLine, endCharacter) {
+    this.start = { line: startLine, character: startCharacter };
+    this.end = { line: endLine, character: endCharacter };
+  }
+}
 
 class Task {
   constructor(definition, scope, name, source, execution, problemMatchers) {
@@ -211,6 +224,7 @@ function reset() {
   state.clipboard = '';
   state.workspaceFolders = [];
   workspace.textDocuments = [];
+  workspace.contentProviders = {};
   window.activeTextEditor = undefined;
   window.outputChannels = [];
   window.statusBarItems = [];
@@ -248,6 +262,8 @@ module.exports = {
   Task,
   ProcessExecution,
   DebugAdapterInlineImplementation,
+  Range,
+  ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
   StatusBarAlignment: { Left: 1, Right: 2 },
   TaskScope: { Global: 1, Workspace: 2 },
   env: {

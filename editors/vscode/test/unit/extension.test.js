@@ -77,6 +77,40 @@ test('code lens commands: runs are tracked, and refused in Restricted Mode', asy
   assert.ok(vscode.__mock.state.calls.some((x) => x.fn === 'showWarningMessage' && /Restricted Mode/.test(x.args[0])));
 });
 
+test('vox.prove (code lens or code action): the two outputs open in a diff editor at the first difference', async () => {
+  await activate();
+  const c = lc.__mock.instances[0];
+  const result = {
+    differs: true,
+    line: 2,
+    first: 'winner: nim',
+    second: 'winner: gleam',
+    run1: { seed: 1, exit: 0, output: 'languages: 8\nwinner: nim\n' },
+    run2: { seed: 2, exit: 0, output: 'languages: 8\nwinner: gleam\n' },
+    script: '/ws/votes.vox',
+  };
+  lc.__mock.setAnswer(async (method, params) => (params.command === 'vox.prove' ? result : null));
+  const args = [{ uri: 'file:///ws/votes.vox', rule: 'D002', line: 5 }];
+  assert.deepEqual(await c.runLensCommand('vox.prove', args), result);
+  assert.deepEqual(c.requests.at(-1).params, { command: 'vox.prove', arguments: args });
+  assert.ok(vscode.__mock.state.calls.some((x) => x.fn === 'withProgress' && /vox prove .*votes\.vox/.test(x.args[0].title)));
+  const diff = vscode.__mock.state.calls.find((x) => x.fn === 'executeCommand' && x.args[0] === 'vscode.diff');
+  assert.ok(diff, 'no vscode.diff');
+  const [, left, right, title, opts] = diff.args;
+  assert.equal(title, 'vox prove: run 1 ↔ run 2 (votes.vox)');
+  assert.equal(left.scheme, 'vox-prove');
+  const provider = vscode.workspace.contentProviders['vox-prove'];
+  assert.equal(provider.provideTextDocumentContent(left), 'languages: 8\nwinner: nim\n[exit 0]\n');
+  assert.equal(provider.provideTextDocumentContent(right), 'languages: 8\nwinner: gleam\n[exit 0]\n');
+  assert.deepEqual(opts.selection.start, { line: 1, character: 0 });
+
+  // Restricted Mode: nothing runs.
+  vscode.__mock.state.trusted = false;
+  const before = c.requests.length;
+  assert.equal(await c.runLensCommand('vox.prove', args), undefined);
+  assert.equal(c.requests.length, before);
+});
+
 test('no vox anywhere: a clear error naming the three places, and no client', async () => {
   const saved = process.env.PATH;
   process.env.PATH = '/nonexistent-bin';
