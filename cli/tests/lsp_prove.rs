@@ -313,7 +313,7 @@ fn prove_uses_no_capability_the_run_configuration_does_not_grant() {
         e["message"]
             .as_str()
             .unwrap()
-            .contains("no run configuration `nope`"),
+            .contains("no run configuration named `nope`"),
         "{e}"
     );
     // A rule --perturb does not vary is refused with a message.
