@@ -184,13 +184,14 @@ running timers and, after each turn, `post-command-hook' (as if the user had typ
   (e2e-wait "workspace/didChangeWatchedFiles for Vox.toml"
             (lambda () (e2e-client-notified-p "workspace/didChangeWatchedFiles" "Vox.toml")))
   (with-current-buffer (find-buffer-visiting e2e-script)
-    (let* ((result (vox--command 'vox.run))
-           (id (plist-get result :runId))
+    (let* ((said (vox-run))             ; M-x vox-run
+           (id (and (string-match "\\`\\[vox\\] run \\([0-9]+\\) started" said)
+                    (string-to-number (match-string 1 said))))
+           (_ (e2e-check (integerp id) "M-x vox-run said %S" said))
            (end (format "vox run %s ended: exit 0" id))
            (log (e2e-wait (format "\"%s\" in the log" end)
                           (lambda () (let ((l (e2e-log-messages))) (and (member end l) l)))))
            (lines (apply #'append (mapcar (lambda (m) (split-string m "\n")) log))))
-      (e2e-check (integerp id) "vox.run answered %S" result)
       (dolist (l log) (e2e-say "     log: %s" l))
       (dolist (want (list (format "vox run %s: greet.vox with run configuration `greet` (Vox.toml): --caps env:ro fs:ro=data time:real" id)
                           "vox demo: starting"
@@ -201,7 +202,7 @@ running timers and, after each turn, `post-command-hook' (as if the user had typ
 
 (e2e-step "show caps (vox.showCaps): window/showMessage in *Messages*"
   (with-current-buffer (find-buffer-visiting e2e-script)
-    (let ((result (vox--command 'vox.showCaps))
+    (let ((result (vox-show-caps))     ; M-x vox-show-caps
           (want "greet.vox needs env:ro (env.get), fs:ro=data (fs.read), time:real (time.now_ms)"))
       (e2e-check (equal (plist-get result :tokens) ["env:ro" "fs:ro=data" "time:real"])
                  "vox.showCaps answered %S" result)
