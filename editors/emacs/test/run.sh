@@ -15,6 +15,10 @@ if [ -z "$emacs" ]; then
   echo "emacs e2e: no emacs found (apt-get install emacs-nox elpa-eglot, or set EMACS)" >&2
   exit 1
 fi
+if ! "$emacs" --batch --eval "(require 'eglot)" >/dev/null 2>&1; then
+  echo "emacs e2e: $emacs has no eglot (apt-get install elpa-eglot, or Emacs 29+)" >&2
+  exit 1
+fi
 server=${VOX_SERVER:-}
 if [ -z "$server" ] || [ ! -x "$server" ]; then
   echo "emacs e2e: set VOX_SERVER to the vox binary (cargo build -p vox-cli --bin vox; found: '${server}')" >&2
