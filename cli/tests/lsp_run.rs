@@ -207,6 +207,26 @@ fn run_output_and_caps_reach_the_log_and_messages() {
         )
     );
     assert_eq!(lsp.shutdown(), Some(0));
+
+    // A client that presents the result itself (`experimental.vox.showCaps: "client"`, as the
+    // Neovim plugin and the VS Code extension declare) gets no message repeating it: none has
+    // come by the time `shutdown` is answered, long after the command's own answer.
+    let mut lsp = Lsp::start(&ws.0, "neovim");
+    lsp.open(&a, text);
+    let caps = lsp
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "vox.showCaps", "arguments": [{"uri": uri(&a)}]}),
+        )
+        .unwrap();
+    assert_eq!(caps["tokens"], json!(["env:ro"]));
+    assert_eq!(lsp.shutdown(), Some(0));
+    let shown: Vec<&Value> = lsp
+        .notes
+        .iter()
+        .filter(|m| m["method"] == "window/showMessage")
+        .collect();
+    assert!(shown.is_empty(), "{shown:?}");
 }
 
 #[test]

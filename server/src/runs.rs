@@ -257,7 +257,7 @@ pub async fn execute(backend: &Backend, params: ExecuteCommandParams) -> Result<
                 .await?;
             // Also as a message (decision 54): a client that does not know the command's
             // result (the `caps:` code lens in any editor) still shows it.
-            if let Some(v) = &caps {
+            if let Some(v) = caps.as_ref().filter(|_| !backend.caps().presents_caps) {
                 backend
                     .client
                     .show_message(MessageType::INFO, caps_message(v))
