@@ -133,6 +133,19 @@ fn run_test_and_show_caps_and_lenses() {
     let (out, _err, code) = collect(&mut lsp, id);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("adds"), "{out}");
+    // The log names a test run as such.
+    let end = format!("vox test {id} ended: exit 0");
+    lsp.wait_for("the test run's last log line", |m| {
+        m["method"] == "window/logMessage" && m["params"]["message"] == end.as_str()
+    });
+    let start = format!("vox test {id}: a.vox with the inferred capabilities: --caps env:ro");
+    assert!(
+        lsp.notes
+            .iter()
+            .any(|m| m["method"] == "window/logMessage" && m["params"]["message"] == start.as_str()),
+        "no {start:?} in {:?}",
+        lsp.notes
+    );
     assert_eq!(lsp.shutdown(), Some(0));
 }
 

@@ -557,7 +557,7 @@ fn start(backend: &Backend, script: PathBuf, plan: Plan) -> Result<u64> {
         log(
             &client,
             MessageType::INFO,
-            format!("vox run {id} ended: exit {code}"),
+            format!("vox {} {id} ended: exit {code}", run_kind(&plan)),
         )
         .await;
         for p in touched {
@@ -648,11 +648,7 @@ fn start_line(id: u64, script: &Path, plan: &Plan) -> String {
     let name = script
         .file_name()
         .map_or_else(|| script.to_string_lossy(), |n| n.to_string_lossy());
-    let what = if plan.args.first().is_some_and(|a| a == "test") {
-        "test"
-    } else {
-        "run"
-    };
+    let what = run_kind(plan);
     let caps = if plan.caps.is_empty() {
         "none".to_string()
     } else {
@@ -667,6 +663,15 @@ fn start_line(id: u64, script: &Path, plan: &Plan) -> String {
         None => "the inferred capabilities".to_string(),
     };
     format!("vox {what} {id}: {name} with {from}: --caps {caps}")
+}
+
+/// `run` or `test`, as the log names a run.
+fn run_kind(plan: &Plan) -> &'static str {
+    if plan.args.first().is_some_and(|a| a == "test") {
+        "test"
+    } else {
+        "run"
+    }
 }
 
 /// Run output cut into whole lines for the log: a line split between two reads of the pipe
