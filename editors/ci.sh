@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Editor clients' CI: installs what the tests need on a fresh Debian machine (apt-get, npm, pip), builds the
-# VS Code extension (.vsix), runs the unit, grammar and protocol tests, then the Neovim and code-server
-# end-to-end tests. Prints one line per stage and a closing "N passed, N failed"; exits 1 on any failure.
+# VS Code extension (.vsix), runs the unit, grammar and protocol tests, then the Neovim, code-server and Emacs
+# (eglot) end-to-end tests. Prints one line per stage and a closing "N passed, N failed"; exits 1 on any failure.
 #
 #   VOX_SERVER=/path/to/vox   run the protocol and end-to-end tests against the real `vox lsp`
-#                             (default: editors/test/fake-vox, the fake server)
+#                             (default: editors/test/fake-vox, the fake server; the Emacs test needs the
+#                             real one and is left out without it)
 #   VOX_EDITORS_CACHE=DIR     where code-server and Neovim are installed (default: ~/.cache/vox-editors);
 #                             a second run reuses them
 #   VOX_EDITORS_SKIP_INSTALL=1  use what is installed, install nothing
@@ -176,6 +177,30 @@ else
   [ -f "$cache/nvim-path" ] || nvim_ok=1
 fi
 
+install_emacs() {
+  # Emacs 28 and eglot 1.9 from Debian (bookworm), as a user of a third editor would have them.
+  if command -v emacs >/dev/null && have_pkg elpa-eglot; then
+    emacs --version | head -1
+    return 0
+  fi
+  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+    echo "apt: missing emacs-nox and elpa-eglot and cannot install (not root or no apt-get)"
+    return 1
+  fi
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends emacs-nox elpa-eglot &&
+    emacs --version | head -1
+}
+
+if [ -n "${VOX_SERVER:-}" ]; then
+  if [ -z "${VOX_EDITORS_SKIP_INSTALL:-}" ]; then
+    run "install: Emacs and eglot (apt-get emacs-nox elpa-eglot)" 900 install_emacs
+    emacs_ok=$?
+  else
+    emacs_ok=0
+    command -v emacs >/dev/null || emacs_ok=1
+  fi
+fi
+
 # ---------------------------------------------------------------------------------------------
 # Build and fast tests
 
@@ -206,6 +231,15 @@ if [ "$code_server_ok" = 0 ] && [ "$build_ok" = 1 ] && [ -x /usr/bin/chromium ];
     env CODE_SERVER="$cache/code-server/node_modules/.bin/code-server" node vscode/test/e2e/code-server.mjs
 else
   skip "e2e: VS Code" "code-server, the .vsix or chromium is missing"
+fi
+
+if [ -z "${VOX_SERVER:-}" ]; then
+  # Not a failure: the fake server has no analysis to test a third client against.
+  say "note e2e: Emacs (eglot) left out: it runs against the real server only (set VOX_SERVER)"
+elif [ "$emacs_ok" = 0 ]; then
+  run "e2e: Emacs 28 + eglot headless (emacs --batch)" 300 env VOX_SERVER="$VOX_SERVER" emacs/test/run.sh
+else
+  skip "e2e: Emacs (eglot)" "emacs or elpa-eglot is missing"
 fi
 
 say "editors CI: $(( $(now) - t_start ))s; screenshots in $editors/test-artifacts"

@@ -133,7 +133,113 @@ fn run_test_and_show_caps_and_lenses() {
     let (out, _err, code) = collect(&mut lsp, id);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("adds"), "{out}");
+    // The log names a test run as such.
+    let end = format!("vox test {id} ended: exit 0");
+    lsp.wait_for("the test run's last log line", |m| {
+        m["method"] == "window/logMessage" && m["params"]["message"] == end.as_str()
+    });
+    let start = format!("vox test {id}: a.vox with the inferred capabilities: --caps env:ro");
+    assert!(
+        lsp.notes
+            .iter()
+            .any(|m| m["method"] == "window/logMessage" && m["params"]["message"] == start.as_str()),
+        "no {start:?} in {:?}",
+        lsp.notes
+    );
     assert_eq!(lsp.shutdown(), Some(0));
+}
+
+/// Decision 54: a client that knows no `vox/*` notification still sees a run, in its log
+/// (`window/logMessage`, whole lines), and the inferred caps, as a message
+/// (`window/showMessage`); the `vox/*` notifications and the command's result are unchanged.
+#[test]
+fn run_output_and_caps_reach_the_log_and_messages() {
+    let ws = TempDir::new("log");
+    let text = "fn main() {\n    print(\"first line\")\n    print(env.get(\"VOX_NO_SUCH_VARIABLE\").is_some())\n    log.warn(\"careful\")\n    print(\"last line\")\n    process.exit(3)\n}\n";
+    let a = ws.write("a.vox", text);
+    let mut lsp = Lsp::start(&ws.0, "push-only");
+    lsp.open(&a, text);
+    let id = run(&mut lsp, "vox.run", json!({"uri": uri(&a)}));
+    let (out, err, code) = collect(&mut lsp, id);
+    assert_eq!(out, "first line\nfalse\nlast line\n");
+    assert_eq!(err, "warn: careful\n");
+    assert_eq!(code, 3);
+    let end = format!("vox run {id} ended: exit 3");
+    lsp.wait_for("the run's last log line", |m| {
+        m["method"] == "window/logMessage" && m["params"]["message"] == end.as_str()
+    });
+    let logs: Vec<(i64, String)> = lsp
+        .notes
+        .iter()
+        .filter(|m| m["method"] == "window/logMessage")
+        .map(|m| {
+            let p = &m["params"];
+            (
+                p["type"].as_i64().unwrap(),
+                p["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let start = logs
+        .iter()
+        .position(|(_, l)| l.starts_with(&format!("vox run {id}: ")))
+        .unwrap_or_else(|| panic!("no log line opens run {id}: {logs:?}"));
+    assert_eq!(
+        logs[start],
+        (
+            3,
+            format!("vox run {id}: a.vox with the inferred capabilities: --caps env:ro")
+        )
+    );
+    // The output, line by line, at type Log; stdout and stderr are read apart, so only each
+    // stream's own order is fixed.
+    let output = &logs[start + 1..];
+    assert!(output.iter().all(|(t, _)| *t == 4), "{output:?}");
+    let mut lines: Vec<&str> = output.iter().flat_map(|(_, l)| l.lines()).collect();
+    let warn = lines.iter().position(|l| *l == "warn: careful");
+    assert!(warn.is_some(), "stderr is not in the log: {lines:?}");
+    lines.remove(warn.unwrap());
+    assert_eq!(lines, ["first line", "false", "last line"]);
+
+    let caps = lsp
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "vox.showCaps", "arguments": [{"uri": uri(&a)}]}),
+        )
+        .unwrap();
+    assert_eq!(caps["tokens"], json!(["env:ro"]));
+    let shown = lsp.wait_for("window/showMessage", |m| {
+        m["method"] == "window/showMessage"
+    });
+    assert_eq!(shown["params"]["type"], 3);
+    assert_eq!(
+        shown["params"]["message"],
+        format!(
+            "a.vox needs env:ro (env.get) — run from {}",
+            caps["cwd"].as_str().unwrap()
+        )
+    );
+    assert_eq!(lsp.shutdown(), Some(0));
+
+    // A client that presents the result itself (`experimental.vox.showCaps: "client"`, as the
+    // Neovim plugin and the VS Code extension declare) gets no message repeating it: none has
+    // come by the time `shutdown` is answered, long after the command's own answer.
+    let mut lsp = Lsp::start(&ws.0, "neovim");
+    lsp.open(&a, text);
+    let caps = lsp
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "vox.showCaps", "arguments": [{"uri": uri(&a)}]}),
+        )
+        .unwrap();
+    assert_eq!(caps["tokens"], json!(["env:ro"]));
+    assert_eq!(lsp.shutdown(), Some(0));
+    let shown: Vec<&Value> = lsp
+        .notes
+        .iter()
+        .filter(|m| m["method"] == "window/showMessage")
+        .collect();
+    assert!(shown.is_empty(), "{shown:?}");
 }
 
 #[test]

@@ -47,6 +47,9 @@ pub struct ClientCaps {
     pub create_files: bool,
     pub change_annotations: bool,
     pub show_document: bool,
+    /// `experimental.vox.showCaps: "client"`: the client presents `vox.showCaps`'s result
+    /// itself (the VS Code extension, the Neovim plugin); no `window/showMessage` repeats it.
+    pub presents_caps: bool,
     pub work_done_progress: bool,
     pub watch_dynamic: bool,
     pub code_lens_refresh: bool,
@@ -692,6 +695,12 @@ fn client_caps(p: &InitializeParams) -> ClientCaps {
             .as_ref()
             .and_then(|w| w.show_document.as_ref())
             .is_some_and(|s| s.support),
+        presents_caps: c
+            .experimental
+            .as_ref()
+            .and_then(|e| e.pointer("/vox/showCaps"))
+            .and_then(serde_json::Value::as_str)
+            == Some("client"),
         work_done_progress: c
             .window
             .as_ref()

@@ -2,7 +2,9 @@
 //! `vox.runTest`, `vox.stop`, `vox.showCaps`. A run is a child `vox run` (this executable), so
 //! it is the CLI's interpreter with the CLI's ceilings: with the run configuration's caps and
 //! ceilings, or the inferred caps when there is none (never "allow all"). Output streams as
-//! `vox/runOutput`; the end is `vox/runExit`. The child runs in its own process group, so
+//! `vox/runOutput`; the end is `vox/runExit`. Both also go to `window/logMessage` in whole
+//! lines, and `vox.showCaps` also answers with `window/showMessage`, for clients that know no
+//! `vox/*` notification (decision 54). The child runs in its own process group, so
 //! `vox.stop` reaches it and whatever it started (the child also kills its descendants on
 //! SIGTERM, decision 48); its parent-death signal is SIGKILL, so it dies with the server, and its
 //! keepers then end what it started (decision 55). Its `--error-format json` events become diagnostics at the line.
@@ -275,7 +277,7 @@ pub async fn execute(backend: &Backend, params: ExecuteCommandParams) -> Result<
         "vox.showCaps" => {
             let obj = arg_obj(&params)?;
             let path = arg_path(obj)?;
-            backend
+            let caps = backend
                 .on_snapshot("showCaps", move |snap| {
                     let cwd = snap
                         .info
@@ -297,7 +299,16 @@ pub async fn execute(backend: &Backend, params: ExecuteCommandParams) -> Result<
                         "notes": tokens.notes,
                     })))
                 })
-                .await
+                .await?;
+            // Also as a message (decision 54): a client that does not know the command's
+            // result (the `caps:` code lens in any editor) still shows it.
+            if let Some(v) = caps.as_ref().filter(|_| !backend.caps().presents_caps) {
+                backend
+                    .client
+                    .show_message(MessageType::INFO, caps_message(v))
+                    .await;
+            }
+            Ok(caps)
         }
         "vox.revealSuppression" => {
             let obj = arg_obj(&params)?;
@@ -348,6 +359,44 @@ pub async fn execute(backend: &Backend, params: ExecuteCommandParams) -> Result<
         }
         other => Err(Error::invalid_params(format!("unknown command {other:?}"))),
     }
+}
+
+/// `vox.showCaps`'s result in one message: `greet.vox needs env:ro (env.get), time:real
+/// (time.now_ms) — run from /ws`, then its notes.
+fn caps_message(v: &Value) -> String {
+    let file = v["file"].as_str().unwrap_or("");
+    let name = Path::new(file)
+        .file_name()
+        .map_or_else(|| file.into(), |n| n.to_string_lossy());
+    let tokens: Vec<String> = v["tokens"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(|t| {
+            let by: Vec<&str> = v["needed_by"][t]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            if by.is_empty() {
+                t.to_string()
+            } else {
+                format!("{t} ({})", by.join(", "))
+            }
+        })
+        .collect();
+    let mut text = if tokens.is_empty() {
+        format!("{name} needs no capabilities (--caps none)")
+    } else {
+        format!("{name} needs {}", tokens.join(", "))
+    };
+    text.push_str(&format!(" — run from {}", v["cwd"].as_str().unwrap_or("")));
+    for n in v["notes"].as_array().into_iter().flatten() {
+        text.push_str(&format!("\nnote: {}", n.as_str().unwrap_or("")));
+    }
+    text
 }
 
 /// The child `vox ARGS` (this executable) in `cwd`, in its own process group, stdin closed; the
@@ -435,14 +484,25 @@ fn start(backend: &Backend, script: PathBuf, plan: Plan) -> Result<u64> {
         } else {
             false
         };
+        log(&client, MessageType::INFO, start_line(id, &script, &plan)).await;
         let c1 = client.clone();
         let out_task = tokio::spawn(async move {
             if let Some(mut out) = stdout {
+                let mut lines = LogLines::default();
                 stream(&mut out, |text| {
                     let c = c1.clone();
-                    async move { send_output(&c, id, "stdout", text).await }
+                    let whole = lines.push(&text);
+                    async move {
+                        send_output(&c, id, "stdout", text).await;
+                        if let Some(whole) = whole {
+                            log(&c, MessageType::LOG, whole).await;
+                        }
+                    }
                 })
                 .await;
+                if let Some(rest) = lines.finish() {
+                    log(&c1, MessageType::LOG, rest).await;
+                }
             }
         });
         let c2 = client.clone();
@@ -470,9 +530,14 @@ fn start(backend: &Backend, script: PathBuf, plan: Plan) -> Result<u64> {
                                     .unwrap_or("")
                                     .to_string();
                                 send_output(&c2, id, "stderr", format!("{msg}\n")).await;
+                                log(&c2, MessageType::LOG, msg).await;
                                 events.push(ev);
                             }
-                            None => send_output(&c2, id, "stderr", line).await,
+                            None => {
+                                let shown = line.trim_end_matches(['\n', '\r']).to_string();
+                                send_output(&c2, id, "stderr", line).await;
+                                log(&c2, MessageType::LOG, shown).await;
+                            }
                         }
                     }
                 }
@@ -480,7 +545,8 @@ fn start(backend: &Backend, script: PathBuf, plan: Plan) -> Result<u64> {
                     pending.push_str(&String::from_utf8_lossy(&carry));
                 }
                 if !pending.is_empty() {
-                    send_output(&c2, id, "stderr", pending).await;
+                    send_output(&c2, id, "stderr", pending.clone()).await;
+                    log(&c2, MessageType::LOG, pending).await;
                 }
             }
             events
@@ -539,6 +605,12 @@ fn start(backend: &Backend, script: PathBuf, plan: Plan) -> Result<u64> {
         client
             .send_notification::<RunExit>(json!({ "runId": id, "code": code }))
             .await;
+        log(
+            &client,
+            MessageType::INFO,
+            format!("vox {} {id} ended: exit {code}", run_kind(&plan)),
+        )
+        .await;
         for p in touched {
             refresh.refresh(p);
         }
@@ -614,6 +686,67 @@ async fn send_output(client: &tower_lsp_server::Client, id: u64, stream: &str, t
     client
         .send_notification::<RunOutput>(json!({ "runId": id, "stream": stream, "text": text }))
         .await;
+}
+
+/// Run output as `window/logMessage` too (decision 54), so a client that knows no `vox/*`
+/// notification (Emacs eglot, Helix, Zed) shows it in its log.
+async fn log(client: &tower_lsp_server::Client, typ: MessageType, text: String) {
+    client.log_message(typ, text).await;
+}
+
+/// The line that opens a run's log: what runs, and with which capabilities.
+fn start_line(id: u64, script: &Path, plan: &Plan) -> String {
+    let name = script
+        .file_name()
+        .map_or_else(|| script.to_string_lossy(), |n| n.to_string_lossy());
+    let what = run_kind(plan);
+    let caps = if plan.caps.is_empty() {
+        "none".to_string()
+    } else {
+        plan.caps.join(" ")
+    };
+    let from = match &plan.config {
+        Some(c) => format!(
+            "run configuration `{}` ({})",
+            c.name,
+            c.origin.kind.file_name()
+        ),
+        None => "the inferred capabilities".to_string(),
+    };
+    format!("vox {what} {id}: {name} with {from}: --caps {caps}")
+}
+
+/// `run` or `test`, as the log names a run.
+fn run_kind(plan: &Plan) -> &'static str {
+    if plan.args.first().is_some_and(|a| a == "test") {
+        "test"
+    } else {
+        "run"
+    }
+}
+
+/// Run output cut into whole lines for the log: a line split between two reads of the pipe
+/// is logged once, whole.
+#[derive(Default)]
+struct LogLines(String);
+
+impl LogLines {
+    /// The complete lines so far (without their last newline); keeps the incomplete rest.
+    fn push(&mut self, text: &str) -> Option<String> {
+        self.0.push_str(text);
+        let end = self.0.rfind('\n')?;
+        let mut whole: String = self.0.drain(..=end).collect();
+        whole.pop();
+        if whole.ends_with('\r') {
+            whole.pop();
+        }
+        Some(whole)
+    }
+
+    /// What is left after the last newline.
+    fn finish(self) -> Option<String> {
+        (!self.0.is_empty()).then_some(self.0)
+    }
 }
 
 /// A line of `--error-format json` output (docs/schemas/error-event.schema.json).
@@ -799,4 +932,21 @@ fn run_diagnostics(
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LogLines;
+
+    #[test]
+    fn log_lines_are_whole() {
+        let mut l = LogLines::default();
+        assert_eq!(l.push("one\ntw"), Some("one".to_string()));
+        assert_eq!(l.push("o\r"), None);
+        assert_eq!(l.push("\n"), Some("two".to_string()));
+        assert_eq!(l.push("three\nfour\n"), Some("three\nfour".to_string()));
+        assert_eq!(l.push("tail"), None);
+        assert_eq!(l.finish(), Some("tail".to_string()));
+        assert_eq!(LogLines::default().finish(), None);
+    }
 }

@@ -132,6 +132,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<VoxApi
       },
     };
     const client = new LanguageClient('vox', 'VoxScript Language Server', serverOptions, clientOptions);
+    // The extension presents vox.showCaps's result itself: the server then sends no window/showMessage
+    // repeating it (decision 54).
+    client.registerFeature({
+      fillClientCapabilities: (caps) => {
+        caps.experimental = { ...(caps.experimental ?? {}), vox: { showCaps: 'client' } };
+      },
+      initialize: () => undefined,
+      getState: () => ({ kind: 'static' }),
+      clear: () => undefined,
+    });
     client.onNotification('vox/runOutput', (p: RunOutputParams) => runs.onOutput(p));
     client.onNotification('vox/runExit', (p: RunExitParams) => runs.onExit(p));
     state = { client, server: found };

@@ -547,6 +547,7 @@ end
 
 --- Client capabilities beyond Neovim's defaults: Neovim applies `documentChanges` (with create, rename and
 --- delete) but does not declare it, and the server then could not create Vox.toml or .vscode/tasks.json.
+--- The plugin presents vox.showCaps's result itself (:VoxCaps, the caps lens): no window/showMessage repeats it.
 function M.capabilities()
   return {
     workspace = {
@@ -555,6 +556,7 @@ function M.capabilities()
         resourceOperations = { 'create', 'rename', 'delete' },
       },
     },
+    experimental = { vox = { showCaps = 'client' } },
   }
 end
 

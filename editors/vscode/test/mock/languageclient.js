@@ -22,6 +22,15 @@ class LanguageClient {
   isRunning() {
     return this.running;
   }
+  registerFeature(feature) {
+    (this.features = this.features || []).push(feature);
+  }
+  /** Test hook: the client capabilities the registered features declare. */
+  filledCapabilities() {
+    const caps = {};
+    for (const f of this.features || []) f.fillClientCapabilities(caps);
+    return caps;
+  }
   onNotification(method, handler) {
     this.notificationHandlers[method] = handler;
     return { dispose() {} };

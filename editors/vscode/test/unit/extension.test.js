@@ -43,6 +43,8 @@ test('starts `<vox.server.path> lsp` for voxscript documents', async () => {
   assert.deepEqual(api.server, { path: FAKE, source: 'setting' });
   assert.match(channel('VoxScript Language Server').text, /Using vox from vox\.server\.path: .*fake-vox/);
   assert.ok(c.notificationHandlers['vox/runOutput'] && c.notificationHandlers['vox/runExit']);
+  // The extension presents vox.showCaps itself: the server sends no window/showMessage for it.
+  assert.deepEqual(c.filledCapabilities().experimental, { vox: { showCaps: 'client' } });
 });
 
 test('Run Script goes through workspace/executeCommand vox.run; notifications reach the Vox Run output', async () => {
