@@ -72,6 +72,12 @@ fn catalog() -> &'static vox_runtime::catalog::Catalog {
     vox_runtime::catalog::Catalog::get()
 }
 
+/// A token that can name a member after a dot: a name, or a reserved word of full Vox
+/// (`process.spawn`).
+pub(crate) fn is_member_name(k: K) -> bool {
+    matches!(k, K::Ident | K::NonScriptKw)
+}
+
 fn ident_tokens<'t>(node: SyntaxNode<'t>) -> impl Iterator<Item = SyntaxToken<'t>> + 't {
     node.descendant_tokens().filter(|t| t.kind() == K::Ident)
 }
@@ -351,9 +357,13 @@ impl FileView {
         convert::range(&self.rope, enc, r)
     }
 
-    /// The identifier token at (or just before) an offset.
+    /// The identifier token at (or just before) an offset: a name, or a member after a dot
+    /// (`process.spawn`: `spawn` is a reserved word of full Vox, lexed as one).
     pub fn ident_at(&self, offset: u32) -> Option<SyntaxToken<'_>> {
-        let is_name = |t: &SyntaxToken<'_>| matches!(t.kind(), K::Ident | K::TypeIdent);
+        let is_name = |t: &SyntaxToken<'_>| {
+            matches!(t.kind(), K::Ident | K::TypeIdent)
+                || (t.kind() == K::NonScriptKw && t.parent().kind() == K::FieldExpr)
+        };
         if let Some(t) = self.tree.token_at_offset(offset).filter(is_name) {
             return Some(t);
         }
@@ -1193,7 +1203,7 @@ pub fn signature_help(snap: &Snapshot, p: SignatureHelpParams) -> Result<Option<
         K::FieldExpr => callee
             .children_with_tokens()
             .filter_map(|e| e.as_token())
-            .filter(|t| t.kind() == K::Ident)
+            .filter(|t| is_member_name(t.kind()))
             .last(),
         _ => None,
     };
@@ -1582,7 +1592,7 @@ pub fn inlay_hints(snap: &Snapshot, p: InlayHintParams) -> Result<Option<Vec<Inl
             K::FieldExpr => callee
                 .children_with_tokens()
                 .filter_map(|e| e.as_token())
-                .filter(|t| t.kind() == K::Ident)
+                .filter(|t| is_member_name(t.kind()))
                 .last(),
             _ => None,
         };

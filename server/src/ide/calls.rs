@@ -107,7 +107,7 @@ fn call_name(tree: &SyntaxTree, r: TextRange) -> TextRange {
         K::FieldExpr => c
             .children_with_tokens()
             .filter_map(|e| e.as_token())
-            .filter(|t| t.kind() == K::Ident)
+            .filter(|t| is_member_name(t.kind()))
             .last(),
         _ => None,
     });

@@ -5,7 +5,7 @@ use vox_analysis::{FnDef, FnKinds, Kind};
 use vox_syntax::ast::AstNode;
 use vox_syntax::{SyntaxKind as K, SyntaxNode, TextRange};
 
-use super::{resolve_ref, DefKind, FileView, Resolved};
+use super::{is_member_name, resolve_ref, DefKind, FileView, Resolved};
 use crate::session::Snapshot;
 
 /// The function holding `offset` and where its relative ranges start: a named function, else
@@ -74,7 +74,7 @@ fn call_kind(snap: &Snapshot, view: &FileView, call: SyntaxNode<'_>) -> Kind {
         K::FieldExpr => callee
             .children_with_tokens()
             .filter_map(|e| e.as_token())
-            .filter(|t| t.kind() == K::Ident)
+            .filter(|t| is_member_name(t.kind()))
             .last(),
         _ => None,
     };
