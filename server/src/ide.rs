@@ -1,12 +1,15 @@
-//! Navigation and editing help over the syntax tree and the analysis: hover (builtins with the
-//! capability they need and whether they vary between runs; user functions with their effect
-//! summary; the legacy directive), definition, references, rename, document and workspace
-//! symbols, folding, completion, signature help, semantic tokens (full and delta) and inlay
-//! hints (the capability a call consumes, parameter names).
+//! Navigation and editing help over the syntax tree and the analysis: definition, references,
+//! rename, document symbols, folding, signature help, semantic tokens (full and delta) and inlay
+//! hints (the capability a call consumes, parameter names, inferred kinds of `let`s). One job
+//! per submodule: hover (`hover`), completion (`complete`), inferred kinds at the edge
+//! (`kinds`), highlights, selection ranges and import links (`nav`), call hierarchy (`calls`),
+//! fuzzy workspace symbols (`symbols`).
 //!
 //! Names are resolved lexically here (the server only converts): `let`, `for`, parameters,
-//! lambdas and match arms bind in their scope; top-level functions, types, variants and import
-//! aliases bind in the file; an imported file's `pub fn`s bind where the import does.
+//! lambdas and match arms bind in their scope (top-level `let`s outside named functions);
+//! top-level functions, types, variants and import aliases bind in the file; an unaliased
+//! import's `pub fn`s, `pub type`s and their variants bind where the import does, an aliased
+//! one's are members of the alias. Type names resolve in annotations and constructor patterns.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
