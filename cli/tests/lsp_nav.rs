@@ -626,3 +626,43 @@ fn workspace_symbols_match_fuzzily_in_ranked_order() {
     assert!(names(&mut lsp, "zzz").is_empty());
     assert_eq!(lsp.shutdown(), Some(0));
 }
+
+#[test]
+fn top_level_lets_are_not_offered_in_named_functions_and_capabilities_are_declared() {
+    let ws = TempDir::new("nav-top");
+    let text = "let top = 1\n\nfn helper() {\n    print(top)\n}\n\nprint(top, helper())\n";
+    let main = ws.write("main.vox", text);
+    let mut lsp = Lsp::spawn(&ws.0);
+    let mut params = lsp_common::client_fixture("vscode");
+    let obj = params.as_object_mut().unwrap();
+    obj.remove("comment");
+    obj.insert("processId".into(), json!(std::process::id()));
+    obj.insert("rootUri".into(), json!(uri(&ws.0)));
+    let init = lsp.request("initialize", params).unwrap();
+    let caps = &init["capabilities"];
+    for cap in [
+        "documentHighlightProvider",
+        "selectionRangeProvider",
+        "documentLinkProvider",
+        "callHierarchyProvider",
+        "workspaceSymbolProvider",
+        "completionProvider",
+        "signatureHelpProvider",
+        "inlayHintProvider",
+    ] {
+        assert!(!caps[cap].is_null() && caps[cap] != false, "{cap}: {caps}");
+    }
+    lsp.notify("initialized", json!({}));
+    lsp.open(&main, text);
+    // Inside the named function the synthetic main's `let` is not visible (voxscript.md §3.3).
+    let names = labels(&complete(&mut lsp, &main, 3, 12));
+    assert!(!names.contains(&"top".to_string()), "{names:?}");
+    let d = lsp
+        .request("textDocument/definition", at(&main, 3, 11))
+        .unwrap();
+    assert!(d.is_null(), "{d}");
+    // Among the top-level statements it is.
+    let names = labels(&complete(&mut lsp, &main, 6, 8));
+    assert!(names.contains(&"top".to_string()), "{names:?}");
+    assert_eq!(lsp.shutdown(), Some(0));
+}

@@ -129,14 +129,16 @@ fn grouped<'db>(
         return out;
     }
     let path = file.path(&snap.db);
-    let tree = snap.tree(path, file);
+    // Fetched at the first call kept (most functions call no given target).
+    let mut tree = None;
     for c in calls {
         crate::work::add(1);
         if !keep(c.callee) {
             continue;
         }
+        let tree = tree.get_or_insert_with(|| snap.tree(path, file));
         let r = call_name(
-            &tree,
+            tree,
             TextRange::new(base + c.range.start, base + c.range.end),
         );
         match out.iter_mut().find(|(f, _)| *f == c.callee) {

@@ -96,6 +96,8 @@ struct Items {
     /// The identifier prefix the items replace.
     range: Range,
     snippets: bool,
+    /// The trees of the files whose definitions are offered (each fetched once).
+    trees: HashMap<PathBuf, Option<std::sync::Arc<SyntaxTree>>>,
 }
 
 impl Items {
@@ -175,7 +177,11 @@ impl Items {
             DefKind::Param | DefKind::Local => CompletionItemKind::VARIABLE,
         };
         let tree = match d.kind {
-            DefKind::Fn | DefKind::Type | DefKind::Variant => tree_of(snap, view, file),
+            DefKind::Fn | DefKind::Type | DefKind::Variant => self
+                .trees
+                .entry(file.to_path_buf())
+                .or_insert_with(|| tree_of(snap, view, file))
+                .clone(),
             _ => None,
         };
         let (detail, call) = match (&tree, d.kind) {
@@ -216,6 +222,7 @@ pub fn completion(
         seen: Default::default(),
         range: view.range(enc, TextRange::new(i as u32, offset)),
         snippets,
+        trees: HashMap::new(),
     };
     if i > 0 && bytes[i - 1] == b'.' {
         let dot = (i - 1) as u32;
