@@ -179,7 +179,7 @@ fn types_navigate_through_annotations_patterns_and_imports() {
 }
 
 const UTIL: &str = "/// Turns a title into a URL slug.\npub fn slug(title: str, sep: str) to str {\n    return title.to_lower().replace(\" \", sep)\n}\n\npub fn stamp() to int {\n    return 1\n}\n";
-const MAIN: &str = "import \"./lib/util.vox\" as util\n\nfn label() to str {\n    return \"x\"\n}\n\nfn other() {\n    let hidden = 1\n    print(hidden)\n}\n\nfn main() {\n    let early = 1\n    print(sl)\n    let late = 2\n    print(util.s)\n    let name = label()\n    print(name.t)\n    print(util.slug(\"a b\", \"-\").t)\n    print(early, late, le)\n}\n";
+const MAIN: &str = "import \"./lib/util.vox\" as util\n\nfn label() to str {\n    return \"x\"\n}\n\nfn other() {\n    let hidden = 1\n    print(hidden)\n}\n\nfn main() {\n    let early = 1\n    // sl\n    print(sl)\n    let late = 2\n    print(util.s)\n    let name = label()\n    print(name.t)\n    print(util.slug(\"a b\", \"-\").t)\n    print(early, late, le)\n}\n";
 
 fn complete(lsp: &mut Lsp, path: &std::path::Path, line: u32, ch: u32) -> Value {
     lsp.request("textDocument/completion", at(path, line, ch))
@@ -228,6 +228,11 @@ fn completion_offers_what_is_usable_with_docs_snippets_and_edits() {
     // A local is inserted as is.
     assert_eq!(item(&got, "early")["textEdit"]["newText"], "early");
     assert_eq!(item(&got, "early")["insertTextFormat"], 1);
+    // Nothing inside a comment or a string.
+    let (l3, c3) = find(MAIN, "// sl");
+    assert_eq!(complete(&mut lsp, &main, l3, c3 + 5), json!([]));
+    let (l3, c3) = find(MAIN, "a b");
+    assert_eq!(complete(&mut lsp, &main, l3, c3 + 1), json!([]));
     // Later in the body the later local is offered.
     let (l2, c2) = find(MAIN, "late, le)");
     let names = labels(&complete(&mut lsp, &main, l2, c2 + 8));

@@ -213,6 +213,21 @@ pub fn completion(
     // The identifier prefix before the cursor, and a dot before it.
     let bytes = view.file.text(&snap.db);
     let offset = offset.min(bytes.len() as u32);
+    // Nothing inside a comment or a string.
+    if let Some(t) = offset
+        .checked_sub(1)
+        .and_then(|o| view.tree.token_at_offset(o))
+    {
+        let r = t.range();
+        let inside = match t.kind() {
+            K::Comment => r.start < offset,
+            K::Str => r.start < offset && (offset < r.end || t.text().len() < 2),
+            _ => false,
+        };
+        if inside {
+            return Ok(Some(CompletionResponse::Array(Vec::new())));
+        }
+    }
     let mut i = offset as usize;
     while i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_') {
         i -= 1;
