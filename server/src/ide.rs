@@ -379,7 +379,7 @@ impl FileView {
     /// The innermost local or parameter `name` visible at `at`: the one declared last among
     /// those of the item holding `at`, and those visible beyond their item.
     fn local(&self, name: &str, at: u32) -> Option<&Def> {
-        let visible = |d: &Def| self.local_visible(d, at);
+        let visible = |d: &Def| d.visible.start <= at && at <= d.visible.end;
         let mut best: Option<usize> = None;
         let mut consider = |i: usize| {
             crate::work::add(1);
@@ -398,7 +398,9 @@ impl FileView {
                 }
             }
         }
-        if let Some(list) = self.index.wide.get(name) {
+        // Locals visible beyond their item are the top-level `let`s: locals of the synthetic
+        // main, not visible inside named functions.
+        if let Some(list) = self.index.wide.get(name).filter(|_| !self.in_named_fn(at)) {
             // Visible from their declaration on: the last one declared before `at` that is
             // visible (the first tried, nearly always).
             let end = list.partition_point(|&i| self.defs[i].range.start <= at);
@@ -446,12 +448,10 @@ impl FileView {
             return false;
         }
         let top_level = d.kind == DefKind::Local
-            && self
-                .index
-                .items_at(d.node.start)
-                .into_iter()
-                .flatten()
-                .any(|r| r == d.node);
+            && self.index.wide.get(&d.name).is_some_and(|l| {
+                l.binary_search_by_key(&d.range.start, |&i| self.defs[i].range.start)
+                    .is_ok()
+            });
         !(top_level && self.in_named_fn(at))
     }
 

@@ -338,3 +338,29 @@ pub fn completion(
     }
     Ok(Some(CompletionResponse::Array(items.out)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::sig_params;
+
+    fn p(sig: &str) -> Vec<(String, bool)> {
+        sig_params(sig)
+    }
+
+    #[test]
+    fn documented_signatures_give_their_parameters() {
+        let s = |n: &str, o: bool| (n.to_string(), o);
+        assert_eq!(
+            p("process.spawn(cmd, args)"),
+            vec![s("cmd", false), s("args", false)]
+        );
+        assert_eq!(
+            p("assert(cond[, msg])"),
+            vec![s("cond", false), s("msg", true)]
+        );
+        assert_eq!(p("split(sep = \" \")"), vec![s("sep", true)]);
+        assert_eq!(p("join(sep = \", \")"), vec![s("sep", true)]);
+        assert_eq!(p("time.now()"), vec![]);
+        assert_eq!(p("len"), vec![]);
+    }
+}
