@@ -307,6 +307,30 @@ fn hover_methods_modules_locals_and_builtin_signature_help() {
         h.contains("process.spawn(cmd, args)") && h.contains("`process:allow`"),
         "{h}"
     );
+    // Its semantic token: a builtin function (3, defaultLibrary), not the reserved word.
+    let full = lsp
+        .request(
+            "textDocument/semanticTokens/full",
+            json!({"textDocument": {"uri": uri(&main)}}),
+        )
+        .unwrap();
+    let data: Vec<u64> = full["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect();
+    let (mut line, mut col, mut decoded) = (0, 0, Vec::new());
+    for t in data.chunks(5) {
+        if t[0] > 0 {
+            line += t[0];
+            col = t[1];
+        } else {
+            col += t[1];
+        }
+        decoded.push((line, col, t[2], t[3], t[4]));
+    }
+    assert!(decoded.contains(&(5, 20, 5, 3, 2)), "{decoded:?}");
     // Locals: their inferred kinds.
     for (needle, want) in [
         ("x = 2.5", "x: float"),

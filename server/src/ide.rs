@@ -1392,6 +1392,11 @@ fn semantic_tokens_in(
             K::Str => Some((tt::STRING, 0)),
             K::Int | K::Float | K::Decimal => Some((tt::NUMBER, 0)),
             K::AtName => Some((tt::DECORATOR, 0)),
+            // A member that is a reserved word of full Vox (`process.spawn`) is a name.
+            K::NonScriptKw if tok.parent().kind() == K::FieldExpr => match resolve_ref(view, tok) {
+                Some(Resolved::Builtin(..)) => Some((tt::FUNCTION, MOD_DEFAULT_LIBRARY)),
+                _ => Some((tt::METHOD, 0)),
+            },
             k if k.is_keyword() => Some((tt::KEYWORD, 0)),
             K::Ident | K::TypeIdent => {
                 let decl = view.def_at(tok.range()).is_some();

@@ -266,7 +266,8 @@ pub fn completion(
                 .alias_import(&recv)
                 .and_then(|i| view.imports.get(i)?.as_ref())
             {
-                for d in pubs {
+                // Values only: a type is named bare in annotations, never as `alias.Type`.
+                for d in pubs.iter().filter(|d| d.kind != DefKind::Type) {
                     items.def(snap, &view, file, d);
                 }
             }
