@@ -430,15 +430,10 @@ impl FileView {
     /// Whether `offset` lies inside a named function (where top-level `let`s, locals of the
     /// synthetic main, are not visible: voxscript.md §3.3).
     pub fn in_named_fn(&self, offset: u32) -> bool {
-        self.index.items_at(offset).into_iter().flatten().any(|r| {
-            r.start < offset
-                && offset < r.end
-                && self
-                    .tree
-                    .token_at_offset(r.start)
-                    .and_then(|t| t.parent().ancestors().find(|n| n.range() == r))
-                    .is_some_and(|n| n.kind() == K::FnDecl)
-        })
+        crate::work::add(1);
+        self.tree
+            .token_at_offset(offset)
+            .is_some_and(|t| t.parent().ancestors().any(|n| n.kind() == K::FnDecl))
     }
 
     /// Whether local `d` can be named at `at`: inside its visible range, and a top-level `let`

@@ -124,7 +124,7 @@ pub fn selection_ranges(
             if !(t.kind().is_trivia() || t.kind() == K::Newline) {
                 ranges.push(t.range());
             }
-            for n in std::iter::once(t.parent()).chain(t.parent().ancestors()) {
+            for n in t.parent().ancestors() {
                 let r = trimmed(&view.tree, n.range());
                 if ranges
                     .last()
