@@ -261,6 +261,11 @@ fn completion_offers_what_is_usable_with_docs_snippets_and_edits() {
         for want in ["trim", "to_upper", "split", "starts_with"] {
             assert!(names.contains(&want.to_string()), "{want} in {names:?}");
         }
+        let got = complete(&mut lsp, &main, l, c + skip);
+        // A method's snippet comes from its own signature, not a global builtin's of the
+        // same name (`len(x)`).
+        assert_ne!(item(&got, "len")["textEdit"]["newText"], "len(${1:x})");
+        assert_eq!(item(&got, "split")["textEdit"]["newText"], "split()");
         for unwanted in ["push", "keys", "sorted", "checked_add", "sin"] {
             assert!(
                 !names.contains(&unwanted.to_string()),

@@ -601,6 +601,15 @@ pub fn builtin_doc(qualified: &str) -> Option<(&'static str, &'static str)> {
     .copied()
 }
 
+/// Signature and doc of a method: its `builtin_docs.tsv` row, unless that row is a global
+/// builtin's of the same name (`len(x)` is not `s.len()`).
+pub fn method_doc(name: &str) -> Option<(&'static str, &'static str)> {
+    if catalog().global_fn(name).is_some() {
+        return None;
+    }
+    builtin_doc(name)
+}
+
 fn qualified(ns: &str, name: &str) -> String {
     if ns.is_empty() {
         name.to_string()
@@ -1256,7 +1265,7 @@ pub fn signature_help(snap: &Snapshot, p: SignatureHelpParams) -> Result<Option<
         // A method (`s.split(`): its documented signature.
         None if name_tok.parent().kind() == K::FieldExpr => {
             let name = name_tok.text();
-            let Some((sig, line)) = builtin_doc(&name) else {
+            let Some((sig, line)) = method_doc(&name) else {
                 return Ok(None);
             };
             let params = complete::sig_params(sig)

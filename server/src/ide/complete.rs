@@ -143,7 +143,11 @@ impl Items {
         cap: Option<&str>,
         owner: Option<&str>,
     ) {
-        let (sig, doc) = builtin_doc(qualified).unwrap_or(("", ""));
+        let (sig, doc) = match owner {
+            Some(_) => method_doc(qualified),
+            None => builtin_doc(qualified),
+        }
+        .unwrap_or(("", ""));
         let call = (!sig.is_empty()).then(|| {
             sig_params(sig)
                 .into_iter()

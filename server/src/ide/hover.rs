@@ -123,7 +123,7 @@ fn method_hover(snap: &Snapshot, view: &FileView, tok: SyntaxToken<'_>) -> Optio
     if owners.is_empty() && !json {
         return None;
     }
-    let (sig, doc) = builtin_doc(&name).unwrap_or(("", ""));
+    let (sig, doc) = method_doc(&name).unwrap_or(("", ""));
     let sig = if sig.is_empty() {
         format!("{name}(…)")
     } else {
