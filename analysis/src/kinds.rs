@@ -28,7 +28,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn join(self, other: Kind) -> Kind {
+    pub(crate) fn join(self, other: Kind) -> Kind {
         match (self, other) {
             (Kind::Unset, k) | (k, Kind::Unset) => k,
             (a, b) if a == b => a,
@@ -51,6 +51,34 @@ impl Kind {
             "Result" => Kind::Result,
             _ => Kind::Unknown,
         }
+    }
+}
+
+impl Default for Kind {
+    fn default() -> Kind {
+        Kind::Unknown
+    }
+}
+
+impl Kind {
+    /// How the language reference names the kind (`int`, `list`, `Option`), `None` when unknown.
+    pub fn name(self) -> Option<&'static str> {
+        Some(match self {
+            Kind::Unset | Kind::Unknown => return None,
+            Kind::Int => "int",
+            Kind::Float => "float",
+            Kind::Dec => "dec",
+            Kind::Str => "str",
+            Kind::Bool => "bool",
+            Kind::Null => "null",
+            Kind::List => "list",
+            Kind::Map => "map",
+            Kind::Tuple => "tuple",
+            Kind::Option => "Option",
+            Kind::Result => "Result",
+            Kind::Func => "fn",
+            Kind::Namespace => "namespace",
+        })
     }
 }
 

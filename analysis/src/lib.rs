@@ -27,7 +27,7 @@ pub use caps_infer::{
     Incomplete, InferredCaps, InferredToken, Tokens,
 };
 pub use db::{AnalysisDb, Db, EventLog};
-pub use facts::{fn_checks, fn_facts, FnFacts};
+pub use facts::{fn_checks, fn_facts, fn_kinds, FnFacts, FnKinds};
 pub use imports::{
     import_errors, import_path, resolve_imports, ImportError, ImportErrorAt, ImportTarget,
     ResolvedImports,

@@ -1,12 +1,15 @@
-//! Navigation and editing help over the syntax tree and the analysis: hover (builtins with the
-//! capability they need and whether they vary between runs; user functions with their effect
-//! summary; the legacy directive), definition, references, rename, document and workspace
-//! symbols, folding, completion, signature help, semantic tokens (full and delta) and inlay
-//! hints (the capability a call consumes, parameter names).
+//! Navigation and editing help over the syntax tree and the analysis: definition, references,
+//! rename, document symbols, folding, signature help, semantic tokens (full and delta) and inlay
+//! hints (the capability a call consumes, parameter names, inferred kinds of `let`s). One job
+//! per submodule: hover (`hover`), completion (`complete`), inferred kinds at the edge
+//! (`kinds`), highlights, selection ranges and import links (`nav`), call hierarchy (`calls`),
+//! fuzzy workspace symbols (`symbols`).
 //!
 //! Names are resolved lexically here (the server only converts): `let`, `for`, parameters,
-//! lambdas and match arms bind in their scope; top-level functions, types, variants and import
-//! aliases bind in the file; an imported file's `pub fn`s bind where the import does.
+//! lambdas and match arms bind in their scope (top-level `let`s outside named functions);
+//! top-level functions, types, variants and import aliases bind in the file; an unaliased
+//! import's `pub fn`s, `pub type`s and their variants bind where the import does, an aliased
+//! one's are members of the alias. Type names resolve in annotations and constructor patterns.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -23,6 +26,19 @@ use crate::convert::{self, Encoding};
 use crate::diagnostics::uri_of;
 use crate::session::{is_script, Snapshot};
 use crate::{lock, path_of, Shared};
+
+mod calls;
+mod complete;
+mod hover;
+mod kinds;
+mod nav;
+mod symbols;
+
+pub use calls::{incoming_calls, outgoing_calls, prepare_call_hierarchy};
+pub use complete::completion;
+pub use hover::hover;
+pub use nav::{document_highlight, document_links, selection_ranges};
+pub use symbols::workspace_symbols;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DefKind {
@@ -57,6 +73,12 @@ pub enum Target {
 
 fn catalog() -> &'static vox_runtime::catalog::Catalog {
     vox_runtime::catalog::Catalog::get()
+}
+
+/// A token that can name a member after a dot: a name, or a reserved word of full Vox
+/// (`process.spawn`).
+pub(crate) fn is_member_name(k: K) -> bool {
+    matches!(k, K::Ident | K::NonScriptKw)
 }
 
 fn ident_tokens<'t>(node: SyntaxNode<'t>) -> impl Iterator<Item = SyntaxToken<'t>> + 't {
@@ -168,8 +190,11 @@ pub struct FileView {
     pub tree: std::sync::Arc<SyntaxTree>,
     pub defs: Vec<Def>,
     pub rope: Rope,
-    /// Per import: the target's path and its public functions.
+    /// Per file import: the target's path and its public functions, types and variants.
     pub imports: Vec<Option<(PathBuf, Vec<Def>)>>,
+    /// Per file import: whether it has an alias (`as util`). Only an unaliased import's names
+    /// are bare globals; an aliased one's are members of the alias (voxscript.md §3.3).
+    pub aliased: Vec<bool>,
     index: DefIndex,
 }
 
@@ -203,7 +228,8 @@ impl DefIndex {
         let mut import_nodes = Vec::new();
         for c in root.children() {
             ix.items.push(c.range());
-            if c.kind() == K::Import {
+            // File imports only (`import fs` names no file), in the order of the item tree's.
+            if c.kind() == K::Import && c.child_of(K::ImportPath).is_some() {
                 import_nodes.push(c.range());
             }
         }
@@ -281,12 +307,20 @@ impl FileView {
                 let t = t?;
                 let pubs = self::defs(vox_analysis::parse(&snap.db, t))
                     .into_iter()
-                    .filter(|d| d.kind == DefKind::Fn && d.is_pub)
+                    .filter(|d| {
+                        d.is_pub && matches!(d.kind, DefKind::Fn | DefKind::Type | DefKind::Variant)
+                    })
                     .collect();
                 Some((t.path(&snap.db).clone(), pubs))
             })
             .collect();
         let index = DefIndex::new(&tree, &defs, &imports);
+        let aliased = vox_analysis::file_items(&snap.db, file)
+            .items
+            .imports
+            .iter()
+            .map(|i| i.alias.is_some())
+            .collect();
         Some(FileView {
             path: path.to_path_buf(),
             file,
@@ -294,6 +328,7 @@ impl FileView {
             defs,
             rope: snap.rope(path),
             imports,
+            aliased,
             index,
         })
     }
@@ -325,9 +360,13 @@ impl FileView {
         convert::range(&self.rope, enc, r)
     }
 
-    /// The identifier token at (or just before) an offset.
+    /// The identifier token at (or just before) an offset: a name, or a member after a dot
+    /// (`process.spawn`: `spawn` is a reserved word of full Vox, lexed as one).
     pub fn ident_at(&self, offset: u32) -> Option<SyntaxToken<'_>> {
-        let is_name = |t: &SyntaxToken<'_>| matches!(t.kind(), K::Ident | K::TypeIdent);
+        let is_name = |t: &SyntaxToken<'_>| {
+            matches!(t.kind(), K::Ident | K::TypeIdent)
+                || (t.kind() == K::NonScriptKw && t.parent().kind() == K::FieldExpr)
+        };
         if let Some(t) = self.tree.token_at_offset(offset).filter(is_name) {
             return Some(t);
         }
@@ -359,7 +398,9 @@ impl FileView {
                 }
             }
         }
-        if let Some(list) = self.index.wide.get(name) {
+        // Locals visible beyond their item are the top-level `let`s: locals of the synthetic
+        // main, not visible inside named functions.
+        if let Some(list) = self.index.wide.get(name).filter(|_| !self.in_named_fn(at)) {
             // Visible from their declaration on: the last one declared before `at` that is
             // visible (the first tried, nearly always).
             let end = list.partition_point(|&i| self.defs[i].range.start <= at);
@@ -384,6 +425,37 @@ impl FileView {
     fn top(&self, name: &str) -> Option<&Def> {
         crate::work::add(1);
         self.index.top.get(name).map(|&i| &self.defs[i])
+    }
+
+    /// Whether `offset` lies inside a named function (where top-level `let`s, locals of the
+    /// synthetic main, are not visible: voxscript.md §3.3).
+    pub fn in_named_fn(&self, offset: u32) -> bool {
+        crate::work::add(1);
+        self.tree
+            .token_at_offset(offset)
+            .is_some_and(|t| t.parent().ancestors().any(|n| n.kind() == K::FnDecl))
+    }
+
+    /// Whether local `d` can be named at `at`: inside its visible range, and a top-level `let`
+    /// not from inside a named function.
+    pub fn local_visible(&self, d: &Def, at: u32) -> bool {
+        if !(d.visible.start <= at && at <= d.visible.end) {
+            return false;
+        }
+        let top_level = d.kind == DefKind::Local
+            && self.index.wide.get(&d.name).is_some_and(|l| {
+                l.binary_search_by_key(&d.range.start, |&i| self.defs[i].range.start)
+                    .is_ok()
+            });
+        !(top_level && self.in_named_fn(at))
+    }
+
+    /// The public definition `name` of an unaliased import (bare names of imported files).
+    fn bare_import(&self, name: &str, kinds: &[DefKind]) -> Option<Resolved<'_>> {
+        (0..self.imports.len())
+            .filter(|&i| !self.aliased.get(i).copied().unwrap_or(false))
+            .filter_map(|i| imported_ref(self, i, name))
+            .find(|r| matches!(r, Resolved::Def(_, d) if kinds.contains(&d.kind)))
     }
 }
 
@@ -434,11 +506,9 @@ pub fn resolve_ref<'v>(view: &'v FileView, tok: SyntaxToken<'_>) -> Option<Resol
             if let Some(d) = view.top(name) {
                 return Some(Resolved::Def(&view.path, d));
             }
-            // Bare names of imported files' pub fns.
-            for idx in 0..view.imports.len() {
-                if let Some(found) = imported_ref(view, idx, name) {
-                    return Some(found);
-                }
+            // Bare names of unaliased imports' pub fns and variants.
+            if let Some(found) = view.bare_import(name, &[DefKind::Fn, DefKind::Variant]) {
+                return Some(found);
             }
             if catalog().is_namespace(name) {
                 return Some(Resolved::Namespace);
@@ -449,6 +519,17 @@ pub fn resolve_ref<'v>(view: &'v FileView, tok: SyntaxToken<'_>) -> Option<Resol
             }
             None
         }
+        // A type annotation (`s: Shape`, `to list[Shape]`): a type of the file or of an
+        // unaliased import; `int`, `str` … are builtin.
+        K::NameType if tok.kind() == K::TypeIdent => match view.top(name) {
+            Some(d) if d.kind == DefKind::Type => Some(Resolved::Def(&view.path, d)),
+            _ => view.bare_import(name, &[DefKind::Type]),
+        },
+        // A constructor pattern (`Circle(r) => …`).
+        K::CtorPat => match view.top(name) {
+            Some(d) if d.kind == DefKind::Variant => Some(Resolved::Def(&view.path, d)),
+            _ => view.bare_import(name, &[DefKind::Variant]),
+        },
         K::FieldExpr => {
             let recv = parent.children().next()?;
             if recv.kind() != K::NameRef {
@@ -518,6 +599,15 @@ pub fn builtin_doc(qualified: &str) -> Option<(&'static str, &'static str)> {
     })
     .get(qualified)
     .copied()
+}
+
+/// Signature and doc of a method: its `builtin_docs.tsv` row, unless that row is a global
+/// builtin's of the same name (`len(x)` is not `s.len()`).
+pub fn method_doc(name: &str) -> Option<(&'static str, &'static str)> {
+    if catalog().global_fn(name).is_some() {
+        return None;
+    }
+    builtin_doc(name)
 }
 
 fn qualified(ns: &str, name: &str) -> String {
@@ -618,98 +708,70 @@ pub fn effect_summary(snap: &Snapshot, path: &Path, name: &str) -> Option<String
     })
 }
 
-fn directive_hover(snap: &Snapshot, view: &FileView, offset: u32) -> Option<String> {
-    let text = String::from_utf8_lossy(view.file.text(&snap.db)).into_owned();
-    let d = vox_caps::parse_legacy_directive(&text)?;
-    if !(d.range.start as u32 <= offset && offset <= d.range.end as u32) {
+/// The `///` comment lines just above a declaration whose node is `node` (decorators may sit
+/// between), joined; `None` without one. A blank line or another comment ends the block.
+pub fn doc_comment(tree: &SyntaxTree, node: TextRange) -> Option<String> {
+    crate::work::add(1);
+    // The declaration's first significant token (its node may start with trivia).
+    let mut i = tree.token_at_offset(node.start)?.index();
+    while i < tree.token_count() {
+        let t = tree.token(i);
+        if !(t.kind().is_trivia() || t.kind() == K::Newline) {
+            break;
+        }
+        i += 1;
+    }
+    let mut lines = Vec::new();
+    let mut newlines = 0;
+    while i > 0 {
+        i -= 1;
+        crate::work::add(1);
+        let t = tree.token(i);
+        match t.kind() {
+            K::Whitespace => {}
+            K::Newline => {
+                newlines += 1;
+                if newlines > 1 {
+                    break;
+                }
+            }
+            K::Comment => {
+                let text = t.text();
+                let Some(rest) = text.strip_prefix("///") else {
+                    break;
+                };
+                if rest.starts_with('/') {
+                    break;
+                }
+                lines.push(
+                    rest.strip_prefix(' ')
+                        .unwrap_or(rest)
+                        .trim_end()
+                        .to_string(),
+                );
+                newlines = 0;
+            }
+            _ => break,
+        }
+    }
+    if lines.is_empty() {
         return None;
     }
-    let tokens = d.caps().tokens();
-    let denied = snap
-        .findings(&view.path)
-        .into_iter()
-        .find(|f| f.code == "C003" && f.message.contains("exit 77"));
-    let mut s = format!(
-        "**`// vox:caps` directive** (legacy)\n\nGrants, when nothing else does: `{}`.\n\nIt is documentation, never enforced over `--caps` or a run configuration: both override it, and on any other line than the first it is ignored.",
-        tokens.join(" ")
-    );
-    match denied {
-        Some(f) => s.push_str(&format!(
-            "\n\nUnder it this script would be denied: {}",
-            f.message
-        )),
-        None => s.push_str("\n\nUnder it this script would not be denied."),
-    }
-    s.push_str("\n\nPrefer a run configuration (code action: \"Replace `// vox:caps` directive with a run configuration\").");
-    Some(s)
+    lines.reverse();
+    Some(lines.join("\n"))
 }
 
-fn md(value: String, range: Option<Range>) -> Hover {
-    Hover {
-        contents: HoverContents::Markup(MarkupContent {
-            kind: MarkupKind::Markdown,
-            value,
-        }),
-        range,
+/// The tree of `file`: the view's own, else a parse from the database.
+pub(crate) fn tree_of(
+    snap: &Snapshot,
+    view: &FileView,
+    file: &Path,
+) -> Option<std::sync::Arc<SyntaxTree>> {
+    if file == view.path {
+        return Some(view.tree.clone());
     }
-}
-
-pub fn hover(snap: &Snapshot, p: HoverParams) -> Result<Option<Hover>> {
-    let pp = p.text_document_position_params;
-    let Some(path) = path_of(&pp.text_document.uri) else {
-        return Ok(None);
-    };
-    let Some(view) = FileView::new(snap, &path) else {
-        return Ok(None);
-    };
-    let enc = snap.encoding;
-    let offset = view.offset(enc, pp.position);
-    if let Some(s) = directive_hover(snap, &view, offset) {
-        return Ok(Some(md(s, None)));
-    }
-    let Some(tok) = view.ident_at(offset) else {
-        return Ok(None);
-    };
-    let range = Some(view.range(enc, tok.range()));
-    let Some(target) = resolve(snap, &view, tok) else {
-        return Ok(None);
-    };
-    let text = match target {
-        Target::Builtin(ns, name) => builtin_markdown(ns, name),
-        Target::Namespace(ns) => format!("```voxscript\n{ns}\n```\nbuiltin namespace"),
-        Target::Def(file, d) => match d.kind {
-            DefKind::Fn => {
-                let tree = if file == view.path {
-                    view.tree.clone()
-                } else {
-                    match snap.file(&file) {
-                        Some(f) => vox_analysis::parse(&snap.db, f).clone(),
-                        None => return Ok(None),
-                    }
-                };
-                let sig =
-                    signature(&tree, d.node).map_or_else(|| format!("fn {}", d.name), |s| s.0);
-                let mut s = format!("```voxscript\n{sig}\n```");
-                if let Some(e) = effect_summary(snap, &file, &d.name) {
-                    s.push_str(&format!("\n\n{e}"));
-                }
-                if file != view.path {
-                    s.push_str(&format!(
-                        "\n\nfrom `{}`",
-                        file.file_name()
-                            .map_or(String::new(), |n| n.to_string_lossy().into_owned())
-                    ));
-                }
-                s
-            }
-            DefKind::Param => format!("```voxscript\n{}\n```\nparameter", d.name),
-            DefKind::Local => format!("```voxscript\nlet {}\n```\nlocal variable", d.name),
-            DefKind::Type => format!("```voxscript\ntype {}\n```", d.name),
-            DefKind::Variant => format!("```voxscript\n{}\n```\nvariant", d.name),
-            DefKind::ImportAlias => format!("```voxscript\nimport … as {}\n```", d.name),
-        },
-    };
-    Ok(Some(md(text, range)))
+    let f = snap.file(file)?;
+    Some(snap.tree(file, f))
 }
 
 fn location(snap: &Snapshot, path: &Path, r: TextRange) -> Option<Location> {
@@ -750,7 +812,7 @@ fn find_references(snap: &Snapshot, target: &Target) -> Vec<(PathBuf, TextRange)
         return Vec::new();
     };
     let mut files = vec![def_file.clone()];
-    if def.kind == DefKind::Fn && def.is_pub {
+    if def.is_pub && matches!(def.kind, DefKind::Fn | DefKind::Type | DefKind::Variant) {
         for (p, f) in snap.files.iter() {
             if p != def_file
                 && import_targets(snap, *f)
@@ -860,6 +922,29 @@ pub fn rename(snap: &Snapshot, p: RenameParams) -> Result<Option<WorkspaceEdit>>
     let Some(target @ Target::Def(..)) = resolve(snap, &view, tok) else {
         return Ok(None);
     };
+    if let Target::Def(_, d) = &target {
+        // Types and variants are capitalised names, everything else lower-case ones: the
+        // lexer tells them apart, so a rename must keep the form.
+        let capitalised = p.new_name.chars().next().is_some_and(|c| c.is_uppercase());
+        let wants_type = matches!(d.kind, DefKind::Type | DefKind::Variant);
+        if wants_type != capitalised {
+            return Err(crate::invalid_params(format!(
+                "cannot rename `{}` to `{}`: {} names must start with {} letter",
+                d.name,
+                p.new_name,
+                if wants_type {
+                    "type and variant"
+                } else {
+                    "function and variable"
+                },
+                if wants_type {
+                    "a capital"
+                } else {
+                    "a lower-case"
+                },
+            )));
+        }
+    }
     let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
     for (f, r) in find_references(snap, &target) {
         if let Some(loc) = location(snap, &f, r) {
@@ -993,40 +1078,6 @@ pub fn document_symbols(
     Ok(Some(DocumentSymbolResponse::Flat(out)))
 }
 
-pub fn workspace_symbols(
-    snap: &Snapshot,
-    p: WorkspaceSymbolParams,
-) -> Result<Option<WorkspaceSymbolResponse>> {
-    let q = p.query.to_lowercase();
-    let mut out = Vec::new();
-    for (path, file) in snap.files.iter() {
-        let tree = vox_analysis::parse(&snap.db, *file);
-        let hits: Vec<Def> = defs(tree)
-            .into_iter()
-            .filter(|d| def_symbol_kind(d).is_some() && d.name.to_lowercase().contains(&q))
-            .collect();
-        if hits.is_empty() {
-            continue;
-        }
-        let rope = snap.rope(path);
-        let Some(uri) = uri_of(path) else { continue };
-        let container = path.file_name().map(|n| n.to_string_lossy().into_owned());
-        for d in hits {
-            let kind = def_symbol_kind(&d).unwrap_or(SymbolKind::FUNCTION);
-            out.push(symbol_info(
-                d.name,
-                kind,
-                Location::new(uri.clone(), convert::range(&rope, snap.encoding, d.range)),
-                container.clone(),
-            ));
-            if out.len() >= 1000 {
-                return Ok(Some(WorkspaceSymbolResponse::Flat(out)));
-            }
-        }
-    }
-    Ok(Some(WorkspaceSymbolResponse::Flat(out)))
-}
-
 pub fn folding(snap: &Snapshot, p: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
     let Some(path) = path_of(&p.text_document.uri) else {
         return Ok(None);
@@ -1115,187 +1166,6 @@ pub fn folding(snap: &Snapshot, p: FoldingRangeParams) -> Result<Option<Vec<Fold
     Ok(Some(out))
 }
 
-const KEYWORDS: &[&str] = &[
-    "fn", "let", "mut", "if", "else", "while", "loop", "break", "continue", "match", "for", "in",
-    "return", "type", "import", "pub", "and", "or", "not", "is", "isnt", "true", "false", "null",
-];
-
-/// The kind of a receiver known from its form: a literal, or a local bound to one.
-fn receiver_kind(view: &FileView, recv: SyntaxNode<'_>) -> Option<&'static str> {
-    let of_node = |n: SyntaxNode<'_>| -> Option<&'static str> {
-        match n.kind() {
-            K::ListExpr => Some("list"),
-            K::MapExpr => Some("map"),
-            K::Literal => match n.first_token()?.kind() {
-                K::Str => Some("str"),
-                K::Int => Some("int"),
-                K::Float => Some("float"),
-                _ => None,
-            },
-            _ => None,
-        }
-    };
-    if let Some(k) = of_node(recv) {
-        return Some(k);
-    }
-    if recv.kind() == K::NameRef {
-        let name = recv.text().trim().to_string();
-        let d = view.local(&name, recv.range().start)?;
-        let stmt = view
-            .tree
-            .root()
-            .descendants()
-            .find(|n| n.kind() == K::LetStmt && n.range() == d.node)?;
-        return of_node(ast::LetStmt::cast(stmt)?.value()?);
-    }
-    None
-}
-
-fn item(label: &str, kind: CompletionItemKind, detail: Option<String>) -> CompletionItem {
-    CompletionItem {
-        label: label.to_string(),
-        kind: Some(kind),
-        detail,
-        ..CompletionItem::default()
-    }
-}
-
-pub fn completion(snap: &Snapshot, p: CompletionParams) -> Result<Option<CompletionResponse>> {
-    let pp = p.text_document_position;
-    let Some(path) = path_of(&pp.text_document.uri) else {
-        return Ok(None);
-    };
-    let Some(view) = FileView::new(snap, &path) else {
-        return Ok(None);
-    };
-    let offset = view.offset(snap.encoding, pp.position);
-    // After a dot: the receiver before it.
-    let bytes = view.file.text(&snap.db);
-    let mut i = offset as usize;
-    while i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_') {
-        i -= 1;
-    }
-    let mut out = Vec::new();
-    if i > 0 && bytes[i - 1] == b'.' {
-        let dot = (i - 1) as u32;
-        let mut j = dot as usize;
-        while j > 0 && (bytes[j - 1].is_ascii_alphanumeric() || bytes[j - 1] == b'_') {
-            j -= 1;
-        }
-        let recv = String::from_utf8_lossy(&bytes[j..dot as usize]).into_owned();
-        let shadowed = view.local(&recv, dot).is_some();
-        if recv == "std" {
-            for ns in vox_runtime::builtins::NAMESPACES {
-                out.push(item(ns, CompletionItemKind::MODULE, None));
-            }
-        } else if !shadowed && catalog().is_namespace(&recv) {
-            for r in catalog().rows().iter().filter(|r| r.ns == recv) {
-                let q = qualified(r.ns, r.name);
-                let (sig, doc) = builtin_doc(&q).unwrap_or(("", ""));
-                let sig = if sig.is_empty() {
-                    format!("{q}(…)")
-                } else {
-                    sig.to_string()
-                };
-                let detail = match cap_label(r.cap) {
-                    Some(c) => format!("{sig} — needs {c}"),
-                    None => sig,
-                };
-                let mut it = item(r.name, CompletionItemKind::FUNCTION, Some(detail));
-                if !doc.is_empty() {
-                    it.documentation = Some(Documentation::String(doc.to_string()));
-                }
-                out.push(it);
-            }
-        } else if view.is_import_alias(&recv) {
-            let pubs = view
-                .alias_import(&recv)
-                .and_then(|i| view.imports.get(i)?.as_ref());
-            for d in pubs.map_or(&[][..], |(_, pubs)| pubs) {
-                out.push(item(&d.name, CompletionItemKind::FUNCTION, None));
-            }
-        } else {
-            // Methods of a value of known kind, else of every kind.
-            let kind = view
-                .tree
-                .token_at_offset(dot)
-                .map(|t| t.parent())
-                .filter(|n| n.kind() == K::FieldExpr)
-                .and_then(|n| n.children().next())
-                .and_then(|r| receiver_kind(&view, r));
-            let kinds: Vec<&str> = match kind {
-                Some(k) => vec![k],
-                None => vec!["str", "list", "map", "int", "float"],
-            };
-            let mut seen = std::collections::BTreeSet::new();
-            for k in kinds {
-                for m in vox_runtime::methods::method_names(k) {
-                    if seen.insert(*m) {
-                        out.push(item(
-                            m,
-                            CompletionItemKind::METHOD,
-                            Some(format!("{k}.{m}")),
-                        ));
-                    }
-                }
-            }
-        }
-        return Ok(Some(CompletionResponse::Array(out)));
-    }
-    // Names in scope, top-level items, namespaces, global builtins, keywords.
-    let mut seen = std::collections::BTreeSet::new();
-    for d in &view.defs {
-        let visible = match d.kind {
-            DefKind::Local | DefKind::Param => d.visible.start <= offset && offset <= d.visible.end,
-            _ => true,
-        };
-        if visible && seen.insert(d.name.clone()) {
-            let kind = match d.kind {
-                DefKind::Fn => CompletionItemKind::FUNCTION,
-                DefKind::Type => CompletionItemKind::STRUCT,
-                DefKind::Variant => CompletionItemKind::ENUM_MEMBER,
-                DefKind::ImportAlias => CompletionItemKind::MODULE,
-                _ => CompletionItemKind::VARIABLE,
-            };
-            let detail = (d.kind == DefKind::Fn)
-                .then(|| signature(&view.tree, d.node).map(|s| s.0))
-                .flatten();
-            out.push(item(&d.name, kind, detail));
-        }
-    }
-    for t in import_targets(snap, view.file).into_iter().flatten() {
-        for d in defs(vox_analysis::parse(&snap.db, t)) {
-            if d.kind == DefKind::Fn && d.is_pub && seen.insert(d.name.clone()) {
-                out.push(item(&d.name, CompletionItemKind::FUNCTION, None));
-            }
-        }
-    }
-    for ns in vox_runtime::builtins::NAMESPACES {
-        if seen.insert(ns.to_string()) {
-            out.push(item(
-                ns,
-                CompletionItemKind::MODULE,
-                Some("builtin namespace".into()),
-            ));
-        }
-    }
-    for r in catalog().rows().iter().filter(|r| r.ns.is_empty()) {
-        if seen.insert(r.name.to_string()) {
-            out.push(item(
-                r.name,
-                CompletionItemKind::FUNCTION,
-                Some(format!("{}(…)", r.name)),
-            ));
-        }
-    }
-    for k in KEYWORDS {
-        if seen.insert(k.to_string()) {
-            out.push(item(k, CompletionItemKind::KEYWORD, None));
-        }
-    }
-    Ok(Some(CompletionResponse::Array(out)))
-}
-
 /// The innermost call whose argument list holds `offset`, and the argument index there.
 fn call_at(tree: &SyntaxTree, offset: u32) -> Option<(SyntaxNode<'_>, u32)> {
     let tok = tree
@@ -1340,7 +1210,7 @@ pub fn signature_help(snap: &Snapshot, p: SignatureHelpParams) -> Result<Option<
         K::FieldExpr => callee
             .children_with_tokens()
             .filter_map(|e| e.as_token())
-            .filter(|t| t.kind() == K::Ident)
+            .filter(|t| is_member_name(t.kind()))
             .last(),
         _ => None,
     };
@@ -1356,19 +1226,57 @@ pub fn signature_help(snap: &Snapshot, p: SignatureHelpParams) -> Result<Option<
             let Some((sig, params)) = signature(&tree, d.node) else {
                 return Ok(None);
             };
-            (sig, params, effect_summary(snap, &file, &d.name))
+            let doc = [
+                doc_comment(&tree, d.node),
+                effect_summary(snap, &file, &d.name),
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join("\n\n");
+            (sig, params, Some(doc).filter(|d| !d.is_empty()))
         }
         Some(Target::Builtin(ns, name)) => {
-            let q = if ns.is_empty() {
-                name.to_string()
-            } else {
-                format!("{ns}.{name}")
-            };
-            let doc = catalog()
+            let q = qualified(ns, name);
+            let needs = catalog()
                 .lookup(ns, name)
                 .and_then(|r| cap_label(r.cap))
                 .map(|c| format!("needs {c}"));
-            (format!("{q}(…)"), Vec::new(), doc)
+            let (sig, line) = builtin_doc(&q).unwrap_or(("", ""));
+            let doc = [Some(line.to_string()).filter(|l| !l.is_empty()), needs]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join("\n\n");
+            if sig.is_empty() {
+                (
+                    format!("{q}(…)"),
+                    Vec::new(),
+                    Some(doc).filter(|d| !d.is_empty()),
+                )
+            } else {
+                let params = complete::sig_params(sig)
+                    .into_iter()
+                    .map(|(n, _)| n)
+                    .collect();
+                (sig.to_string(), params, Some(doc).filter(|d| !d.is_empty()))
+            }
+        }
+        // A method (`s.split(`): its documented signature.
+        None if name_tok.parent().kind() == K::FieldExpr => {
+            let name = name_tok.text();
+            let Some((sig, line)) = method_doc(&name) else {
+                return Ok(None);
+            };
+            let params = complete::sig_params(sig)
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect();
+            (
+                format!(".{sig}"),
+                params,
+                Some(line.to_string()).filter(|l| !l.is_empty()),
+            )
         }
         _ => return Ok(None),
     };
@@ -1488,6 +1396,11 @@ fn semantic_tokens_in(
             K::Str => Some((tt::STRING, 0)),
             K::Int | K::Float | K::Decimal => Some((tt::NUMBER, 0)),
             K::AtName => Some((tt::DECORATOR, 0)),
+            // A member that is a reserved word of full Vox (`process.spawn`) is a name.
+            K::NonScriptKw if tok.parent().kind() == K::FieldExpr => match resolve_ref(view, tok) {
+                Some(Resolved::Builtin(..)) => Some((tt::FUNCTION, MOD_DEFAULT_LIBRARY)),
+                _ => Some((tt::METHOD, 0)),
+            },
             k if k.is_keyword() => Some((tt::KEYWORD, 0)),
             K::Ident | K::TypeIdent => {
                 let decl = view.def_at(tok.range()).is_some();
@@ -1662,6 +1575,7 @@ pub fn inlay_hints(snap: &Snapshot, p: InlayHintParams) -> Result<Option<Vec<Inl
     let mut out = Vec::new();
     // The calls that overlap the range: subtrees outside it are not entered.
     let mut calls = Vec::new();
+    let mut lets = Vec::new();
     let mut stack = vec![view.tree.root()];
     while let Some(n) = stack.pop() {
         tick.step();
@@ -1671,6 +1585,9 @@ pub fn inlay_hints(snap: &Snapshot, p: InlayHintParams) -> Result<Option<Vec<Inl
         }
         if n.kind() == K::CallExpr {
             calls.push(n);
+        }
+        if n.kind() == K::LetStmt && snap.settings.inlay_types {
+            lets.push(n);
         }
         let before = stack.len();
         stack.extend(n.children());
@@ -1687,7 +1604,7 @@ pub fn inlay_hints(snap: &Snapshot, p: InlayHintParams) -> Result<Option<Vec<Inl
             K::FieldExpr => callee
                 .children_with_tokens()
                 .filter_map(|e| e.as_token())
-                .filter(|t| t.kind() == K::Ident)
+                .filter(|t| is_member_name(t.kind()))
                 .last(),
             _ => None,
         };
@@ -1746,5 +1663,45 @@ pub fn inlay_hints(snap: &Snapshot, p: InlayHintParams) -> Result<Option<Vec<Inl
             _ => {}
         }
     }
+    // Inferred kinds of `let`s without an annotation (`vox.inlayHints.inferredTypes`), from
+    // one lowering per function.
+    let mut fn_kinds: Option<(u32, vox_analysis::FnKinds)> = None;
+    for stmt in lets {
+        tick.step();
+        let annotated = stmt
+            .children_with_tokens()
+            .filter_map(|e| e.as_token())
+            .any(|t| t.kind() == K::Colon);
+        let Some(pat) = ast::LetStmt::cast(stmt).and_then(|l| l.pattern()) else {
+            continue;
+        };
+        if annotated || pat.kind() != K::IdentPat {
+            continue;
+        }
+        let at = stmt.trimmed_range().start;
+        let Some((f, base)) = kinds::fn_at(snap, &view, at) else {
+            continue;
+        };
+        if fn_kinds.as_ref().is_none_or(|(b, _)| *b != base) {
+            fn_kinds = Some((base, vox_analysis::fn_kinds(&snap.db, f)));
+        }
+        let Some((_, k)) = &fn_kinds else { continue };
+        let Some(name) = kinds::let_kind(k, base, stmt.range()).name() else {
+            continue;
+        };
+        out.push(InlayHint {
+            position: view.range(enc, pat.trimmed_range()).end,
+            label: InlayHintLabel::String(format!(": {name}")),
+            kind: Some(InlayHintKind::TYPE),
+            text_edits: None,
+            tooltip: Some(InlayHintTooltip::String(
+                "kind inferred from the body (not checked at run time)".into(),
+            )),
+            padding_left: None,
+            padding_right: None,
+            data: None,
+        });
+    }
+    out.sort_by_key(|h| (h.position.line, h.position.character));
     Ok(Some(out))
 }

@@ -60,6 +60,9 @@ pub struct ClientCaps {
     /// `codeActionLiteralSupport` and `resolveSupport` naming `edit`: code actions are sent
     /// without their edit, which `codeAction/resolve` computes.
     pub code_action_resolve: bool,
+    /// `textDocument.completion.completionItem.snippetSupport`: completion may insert call
+    /// snippets (`name(${1:a})`).
+    pub snippet_completion: bool,
 }
 
 /// State shared by the handlers.
@@ -734,6 +737,11 @@ fn client_caps(p: &InitializeParams) -> ClientCaps {
                     .as_ref()
                     .is_some_and(|r| r.properties.iter().any(|p| p == "edit"))
         }),
+        snippet_completion: td
+            .and_then(|t| t.completion.as_ref())
+            .and_then(|c| c.completion_item.as_ref())
+            .and_then(|i| i.snippet_support)
+            .unwrap_or(false),
     }
 }
 
@@ -870,6 +878,13 @@ impl LanguageServer for Backend {
                     ),
                 ),
                 inlay_hint_provider: Some(OneOf::Left(true)),
+                document_highlight_provider: Some(OneOf::Left(true)),
+                selection_range_provider: Some(SelectionRangeProviderCapability::Simple(true)),
+                document_link_provider: Some(DocumentLinkOptions {
+                    resolve_provider: Some(false),
+                    work_done_progress_options: WorkDoneProgressOptions::default(),
+                }),
+                call_hierarchy_provider: Some(CallHierarchyServerCapability::Simple(true)),
                 ..ServerCapabilities::default()
             },
             server_info: Some(ServerInfo {
@@ -1154,8 +1169,11 @@ impl LanguageServer for Backend {
     }
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
-        self.on_snapshot("completion", move |snap| ide::completion(snap, params))
-            .await
+        let snippets = self.caps().snippet_completion;
+        self.on_snapshot("completion", move |snap| {
+            ide::completion(snap, params, snippets)
+        })
+        .await
     }
 
     async fn signature_help(&self, params: SignatureHelpParams) -> Result<Option<SignatureHelp>> {
@@ -1201,6 +1219,63 @@ impl LanguageServer for Backend {
         self.pretree(&params.text_document.uri).await;
         self.on_snapshot("inlay hints", move |snap| ide::inlay_hints(snap, params))
             .await
+    }
+
+    async fn document_highlight(
+        &self,
+        params: DocumentHighlightParams,
+    ) -> Result<Option<Vec<DocumentHighlight>>> {
+        self.on_snapshot("document highlight", move |snap| {
+            ide::document_highlight(snap, params)
+        })
+        .await
+    }
+
+    async fn selection_range(
+        &self,
+        params: SelectionRangeParams,
+    ) -> Result<Option<Vec<SelectionRange>>> {
+        self.on_snapshot("selection range", move |snap| {
+            ide::selection_ranges(snap, params)
+        })
+        .await
+    }
+
+    async fn document_link(&self, params: DocumentLinkParams) -> Result<Option<Vec<DocumentLink>>> {
+        self.on_snapshot("document links", move |snap| {
+            ide::document_links(snap, params)
+        })
+        .await
+    }
+
+    async fn prepare_call_hierarchy(
+        &self,
+        params: CallHierarchyPrepareParams,
+    ) -> Result<Option<Vec<CallHierarchyItem>>> {
+        self.on_snapshot("call hierarchy", move |snap| {
+            ide::prepare_call_hierarchy(snap, params)
+        })
+        .await
+    }
+
+    async fn incoming_calls(
+        &self,
+        params: CallHierarchyIncomingCallsParams,
+    ) -> Result<Option<Vec<CallHierarchyIncomingCall>>> {
+        self.on_snapshot("incoming calls", move |snap| {
+            ide::incoming_calls(snap, params)
+        })
+        .await
+    }
+
+    async fn outgoing_calls(
+        &self,
+        params: CallHierarchyOutgoingCallsParams,
+    ) -> Result<Option<Vec<CallHierarchyOutgoingCall>>> {
+        self.on_snapshot("outgoing calls", move |snap| {
+            ide::outgoing_calls(snap, params)
+        })
+        .await
     }
 }
 

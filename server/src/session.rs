@@ -36,6 +36,9 @@ pub struct Settings {
     pub inlay_caps: bool,
     /// `vox.inlayHints.parameterNames`.
     pub inlay_params: bool,
+    /// `vox.inlayHints.inferredTypes`: the inferred kind of a `let` without annotation (off by
+    /// default).
+    pub inlay_types: bool,
     /// Ceilings for runs without a run configuration (`vox.run.maxSteps` …), as flag/value.
     pub run_ceilings: Vec<(String, String)>,
 }
@@ -47,6 +50,7 @@ impl Settings {
             strict: false,
             inlay_caps: true,
             inlay_params: true,
+            inlay_types: false,
             run_ceilings: Vec::new(),
         }
     }
@@ -72,6 +76,9 @@ impl Settings {
         }
         if let Some(b) = flag(&["inlayHints", "parameterNames"]) {
             self.inlay_params = b;
+        }
+        if let Some(b) = flag(&["inlayHints", "inferredTypes"]) {
+            self.inlay_types = b;
         }
         if let Some(run) = v.get("run").and_then(|r| r.as_object()) {
             let mut out = Vec::new();

@@ -275,6 +275,82 @@ pub fn fn_facts<'db>(db: &'db dyn Db, f: FnDef<'db>) -> FnFacts {
     })
 }
 
+/// The kinds a function's body shows, for the editor (hover, completion after a dot, inlay
+/// hints): not stored, computed on request from one lowering. Ranges are relative to the
+/// function's first byte, like its facts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FnKinds {
+    /// Each `let name = …` binding of a single name: the statement's range and the local's kind
+    /// (the join of everything assigned to it).
+    pub lets: Vec<(TextRange, Kind)>,
+    /// Each expression's range and kind, `Unknown` ones left out.
+    pub exprs: Vec<(TextRange, Kind)>,
+    /// What the function returns: its annotation, else the join of its `return` values and its
+    /// body's value (`Unknown` when unclear).
+    pub returns: Kind,
+}
+
+/// Lowers one function and reports the kinds its body shows ([`FnKinds`]).
+pub fn fn_kinds<'db>(db: &'db dyn Db, f: FnDef<'db>) -> FnKinds {
+    let index = f.index(db);
+    let annotated = (index != u32::MAX)
+        .then(|| {
+            let items = &file_items(db, f.file(db)).items;
+            items.fns.get(index as usize).and_then(|i| i.ret.clone())
+        })
+        .flatten();
+    with_body(db, f, |body, _| {
+        let kinds = kinds::infer(body);
+        let m = body.m;
+        let mut out = FnKinds::default();
+        for (si, st) in m.stmts.iter().enumerate() {
+            if let vox_hir::Stmt::Let { pat, .. } = st {
+                if let Some(vox_hir::Pat::Bind(slot)) = m.pats.get(*pat as usize) {
+                    let k = kinds.slot(body.gslot_stmt(si as u32, *slot));
+                    if let Some(r) = m.stmt_ranges.get(si) {
+                        out.lets.push((*r, k));
+                    }
+                }
+            }
+        }
+        for (i, r) in m.expr_ranges.iter().enumerate() {
+            let k = kinds.expr(i as u32);
+            if k != Kind::Unknown {
+                out.exprs.push((*r, k));
+            }
+        }
+        out.returns = match annotated.as_deref().map(Kind::from_annotation) {
+            Some(k) if k != Kind::Unknown => k,
+            _ => {
+                let mut k = Kind::Unset;
+                for (i, e) in m.exprs.iter().enumerate() {
+                    if body.expr_owner[i] != body.root {
+                        continue;
+                    }
+                    if let Expr::Return(v) = e {
+                        k = k.join(v.map_or(Kind::Null, |v| kinds.expr(v)));
+                    }
+                }
+                if let Some(f) = m.functions.get(body.root as usize) {
+                    if let Expr::Block(stmts) = &m.exprs[f.body as usize] {
+                        if let Some(vox_hir::Stmt::Expr { expr, .. }) =
+                            stmts.last().map(|s| &m.stmts[*s as usize])
+                        {
+                            k = k.join(kinds.expr(*expr));
+                        }
+                    }
+                }
+                if k == Kind::Unset {
+                    Kind::Unknown
+                } else {
+                    k
+                }
+            }
+        };
+        out
+    })
+}
+
 impl FactsBuilder {
     fn finish(self) -> FnFacts {
         FnFacts {
