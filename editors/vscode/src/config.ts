@@ -16,6 +16,7 @@ export interface VoxSettings {
   serverPath: string | null;
   lintDeterminism: boolean;
   inlayHintsCapabilities: boolean;
+  inlayHintsInferredTypes: boolean;
   run: RunCeilings;
 }
 
@@ -42,6 +43,7 @@ export function readSettings(scope?: vscode.ConfigurationScope): VoxSettings {
     serverPath: serverPath && serverPath.trim() !== '' ? serverPath.trim() : null,
     lintDeterminism: c.get<boolean>('lint.determinism', false),
     inlayHintsCapabilities: c.get<boolean>('inlayHints.capabilities', true),
+    inlayHintsInferredTypes: c.get<boolean>('inlayHints.inferredTypes', false),
     run,
   };
 }
@@ -61,7 +63,7 @@ export function ceilingFlags(run: RunCeilings): string[] {
 export function serverSettings(s: VoxSettings): Record<string, unknown> {
   return {
     lint: { determinism: s.lintDeterminism },
-    inlayHints: { capabilities: s.inlayHintsCapabilities },
+    inlayHints: { capabilities: s.inlayHintsCapabilities, inferredTypes: s.inlayHintsInferredTypes },
     run: s.run,
   };
 }

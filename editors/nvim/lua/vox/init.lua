@@ -12,7 +12,7 @@ local defaults = {
   -- Sent as initializationOptions and in workspace/didChangeConfiguration (same shape as VS Code's settings).
   settings = {
     lint = { determinism = false },
-    inlayHints = { capabilities = true },
+    inlayHints = { capabilities = true, inferredTypes = false },
     run = {},
   },
   -- Refresh code lenses (▶ Run, caps: …, ▶ Run test) on these events.

@@ -37,7 +37,7 @@ test('starts `<vox.server.path> lsp` for voxscript documents', async () => {
   assert.equal(c.serverOptions.command, FAKE);
   assert.deepEqual(c.serverOptions.args, ['lsp']);
   assert.ok(c.clientOptions.documentSelector.some((s) => s.language === 'voxscript' && s.scheme === 'file'));
-  assert.deepEqual(c.clientOptions.initializationOptions, { lint: { determinism: false }, inlayHints: { capabilities: true }, run: {} });
+  assert.deepEqual(c.clientOptions.initializationOptions, { lint: { determinism: false }, inlayHints: { capabilities: true, inferredTypes: false }, run: {} });
   assert.equal(c.clientOptions.synchronize.configurationSection, 'vox');
   assert.ok(c.running);
   assert.deepEqual(api.server, { path: FAKE, source: 'setting' });

@@ -11,7 +11,7 @@ test.beforeEach(() => vscode.__mock.reset());
 
 test('defaults', () => {
   const s = config.readSettings();
-  assert.deepEqual(s, { serverPath: null, lintDeterminism: false, inlayHintsCapabilities: true, run: {} });
+  assert.deepEqual(s, { serverPath: null, lintDeterminism: false, inlayHintsCapabilities: true, inlayHintsInferredTypes: false, run: {} });
   assert.deepEqual(config.ceilingFlags(s.run), []);
 });
 
@@ -20,6 +20,7 @@ test('values from the settings, blank server path is unset', () => {
     'vox.server.path': '  ',
     'vox.lint.determinism': true,
     'vox.inlayHints.capabilities': false,
+    'vox.inlayHints.inferredTypes': true,
     'vox.run.maxSteps': 1000,
     'vox.run.maxMemory': '64MiB',
     'vox.run.timeout': 30,
@@ -28,10 +29,11 @@ test('values from the settings, blank server path is unset', () => {
   assert.equal(s.serverPath, null);
   assert.equal(s.lintDeterminism, true);
   assert.equal(s.inlayHintsCapabilities, false);
+  assert.equal(s.inlayHintsInferredTypes, true);
   assert.deepEqual(config.ceilingFlags(s.run), ['--max-steps', '1000', '--max-memory', '64MiB', '--timeout', '30']);
   assert.deepEqual(config.serverSettings(s), {
     lint: { determinism: true },
-    inlayHints: { capabilities: false },
+    inlayHints: { capabilities: false, inferredTypes: true },
     run: { maxSteps: 1000, maxMemory: '64MiB', timeout: 30 },
   });
 });
@@ -44,6 +46,7 @@ test('every vox.* setting in package.json is read by the code, with the same def
     'vox.server.path': s.serverPath,
     'vox.lint.determinism': s.lintDeterminism,
     'vox.inlayHints.capabilities': s.inlayHintsCapabilities,
+    'vox.inlayHints.inferredTypes': s.inlayHintsInferredTypes,
   };
   for (const k of keys) {
     if (k.startsWith('vox.run.')) {
