@@ -415,6 +415,16 @@ fn resolve_computes_edits_on_demand() {
         )
         .expect_err("bogus data");
     assert_eq!(err["code"], -32602, "{err}");
+    // An action that only runs a command has nothing to resolve: it comes back as it was.
+    let command_only = json!({
+        "title": "Prove: run twice with different perturbation",
+        "kind": "source.prove.vox",
+        "command": {"title": "Prove", "command": "vox.prove", "arguments": [{"uri": uri(&a)}]},
+    });
+    let r = lsp
+        .request("codeAction/resolve", command_only.clone())
+        .expect("a command-only action resolves to itself");
+    assert_eq!(r, command_only);
     assert!(lsp.is_alive());
     assert_eq!(lsp.shutdown(), Some(0));
 }

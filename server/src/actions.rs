@@ -1016,6 +1016,11 @@ pub fn resolve(
         return Ok(action);
     }
     let Some(data) = action.data.clone() else {
+        // Nothing was left to compute: an action that only runs a command (`vox.prove`) is
+        // complete as sent, and VS Code resolves every action it is about to apply.
+        if action.command.is_some() {
+            return Ok(action);
+        }
         return Err(Error::invalid_params(format!(
             "code action `{}` has no `data`: only actions this server sent without an edit can be resolved",
             action.title

@@ -294,6 +294,13 @@ impl DefIndex {
 }
 
 impl FileView {
+    /// The view of a request's document and the byte offset of its position.
+    pub fn at(snap: &Snapshot, pp: &TextDocumentPositionParams) -> Option<(FileView, u32)> {
+        let view = FileView::new(snap, &path_of(&pp.text_document.uri)?)?;
+        let offset = view.offset(snap.encoding, pp.position);
+        Some((view, offset))
+    }
+
     pub fn new(snap: &Snapshot, path: &Path) -> Option<FileView> {
         if !is_script(path) {
             return None;
@@ -787,13 +794,9 @@ pub fn definition(
     p: GotoDefinitionParams,
 ) -> Result<Option<GotoDefinitionResponse>> {
     let pp = p.text_document_position_params;
-    let Some(path) = path_of(&pp.text_document.uri) else {
+    let Some((view, offset)) = FileView::at(snap, &pp) else {
         return Ok(None);
     };
-    let Some(view) = FileView::new(snap, &path) else {
-        return Ok(None);
-    };
-    let offset = view.offset(snap.encoding, pp.position);
     let Some(tok) = view.ident_at(offset) else {
         return Ok(None);
     };
@@ -843,13 +846,9 @@ fn find_references(snap: &Snapshot, target: &Target) -> Vec<(PathBuf, TextRange)
 
 pub fn references(snap: &Snapshot, p: ReferenceParams) -> Result<Option<Vec<Location>>> {
     let pp = p.text_document_position;
-    let Some(path) = path_of(&pp.text_document.uri) else {
+    let Some((view, offset)) = FileView::at(snap, &pp) else {
         return Ok(None);
     };
-    let Some(view) = FileView::new(snap, &path) else {
-        return Ok(None);
-    };
-    let offset = view.offset(snap.encoding, pp.position);
     let Some(tok) = view.ident_at(offset) else {
         return Ok(None);
     };
@@ -1192,13 +1191,9 @@ fn call_at(tree: &SyntaxTree, offset: u32) -> Option<(SyntaxNode<'_>, u32)> {
 
 pub fn signature_help(snap: &Snapshot, p: SignatureHelpParams) -> Result<Option<SignatureHelp>> {
     let pp = p.text_document_position_params;
-    let Some(path) = path_of(&pp.text_document.uri) else {
+    let Some((view, offset)) = FileView::at(snap, &pp) else {
         return Ok(None);
     };
-    let Some(view) = FileView::new(snap, &path) else {
-        return Ok(None);
-    };
-    let offset = view.offset(snap.encoding, pp.position);
     let Some((call, active)) = call_at(&view.tree, offset) else {
         return Ok(None);
     };

@@ -161,13 +161,9 @@ pub fn prepare_call_hierarchy(
     p: CallHierarchyPrepareParams,
 ) -> Result<Option<Vec<CallHierarchyItem>>> {
     let pp = p.text_document_position_params;
-    let Some(path) = path_of(&pp.text_document.uri) else {
+    let Some((view, offset)) = FileView::at(snap, &pp) else {
         return Ok(None);
     };
-    let Some(view) = FileView::new(snap, &path) else {
-        return Ok(None);
-    };
-    let offset = view.offset(snap.encoding, pp.position);
     let Some(tok) = view.ident_at(offset) else {
         return Ok(None);
     };

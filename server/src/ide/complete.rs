@@ -206,14 +206,10 @@ pub fn completion(
     snippets: bool,
 ) -> Result<Option<CompletionResponse>> {
     let pp = p.text_document_position;
-    let Some(path) = path_of(&pp.text_document.uri) else {
-        return Ok(None);
-    };
-    let Some(view) = FileView::new(snap, &path) else {
+    let Some((view, offset)) = FileView::at(snap, &pp) else {
         return Ok(None);
     };
     let enc = snap.encoding;
-    let offset = view.offset(enc, pp.position);
     // The identifier prefix before the cursor, and a dot before it.
     let bytes = view.file.text(&snap.db);
     let offset = offset.min(bytes.len() as u32);

@@ -149,14 +149,10 @@ fn method_hover(snap: &Snapshot, view: &FileView, tok: SyntaxToken<'_>) -> Optio
 
 pub fn hover(snap: &Snapshot, p: HoverParams) -> Result<Option<Hover>> {
     let pp = p.text_document_position_params;
-    let Some(path) = path_of(&pp.text_document.uri) else {
-        return Ok(None);
-    };
-    let Some(view) = FileView::new(snap, &path) else {
+    let Some((view, offset)) = FileView::at(snap, &pp) else {
         return Ok(None);
     };
     let enc = snap.encoding;
-    let offset = view.offset(enc, pp.position);
     if let Some(s) = directive_hover(snap, &view, offset) {
         return Ok(Some(md(s, None)));
     }

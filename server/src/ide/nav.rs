@@ -28,14 +28,10 @@ pub fn document_highlight(
     p: DocumentHighlightParams,
 ) -> Result<Option<Vec<DocumentHighlight>>> {
     let pp = p.text_document_position_params;
-    let Some(path) = path_of(&pp.text_document.uri) else {
-        return Ok(None);
-    };
-    let Some(view) = FileView::new(snap, &path) else {
+    let Some((view, offset)) = FileView::at(snap, &pp) else {
         return Ok(None);
     };
     let enc = snap.encoding;
-    let offset = view.offset(enc, pp.position);
     let Some(tok) = view.ident_at(offset) else {
         return Ok(None);
     };
