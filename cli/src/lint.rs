@@ -122,44 +122,150 @@ pub fn parallel_in_order<T: Send + Sync, R: Send>(
     });
 }
 
-/// Facts and summaries of every function of `files`, each file after the files it imports
-/// (depth first): a file's functions, which share its parse, are then lowered soon after the
-/// parse, and the parse goes, rather than waiting while other files are analysed (see
-/// `vox_analysis::FnSource`).
+/// Facts and summaries of every function of `files`. Facts first, a file at a time on every
+/// core: a function's facts read its own file only (its body and the file's globals), so no
+/// import orders them, and a file's functions, which share its parse, are lowered together
+/// right after it (the parse then goes; see `vox_analysis::FnSource`). Then summaries and
+/// resolved calls, a file as soon as every file it imports is done ([`after_imports`]): a
+/// summary reads its callees', so no core waits on another's. A deep import chain (each file
+/// importing the next) then leaves only its summaries, the small part, to one core.
 fn facts_in_import_order(
     db: &vox_analysis::AnalysisDb,
     files: &[vox_analysis::SourceFile],
     threads: usize,
 ) {
-    use std::sync::atomic::{AtomicBool, Ordering};
+    parallel(db, files, threads, |db, f| {
+        for def in vox_analysis::file_items(db, *f).all() {
+            let _ = vox_analysis::fn_facts(db, def);
+        }
+    });
     let index: std::collections::HashMap<vox_analysis::SourceFile, usize> =
         files.iter().enumerate().map(|(i, f)| (*f, i)).collect();
-    let started: Vec<AtomicBool> = files.iter().map(|_| AtomicBool::new(false)).collect();
-    fn visit(
-        db: &vox_analysis::AnalysisDb,
-        f: vox_analysis::SourceFile,
-        index: &std::collections::HashMap<vox_analysis::SourceFile, usize>,
-        started: &[AtomicBool],
-    ) {
-        let Some(&i) = index.get(&f) else {
-            return;
-        };
-        if started[i].swap(true, Ordering::Relaxed) {
-            return;
-        }
-        for t in &vox_analysis::resolve_imports(db, f).targets {
-            if let vox_analysis::ImportTarget::File(t) = t {
-                visit(db, *t, index, started);
-            }
-        }
+    let imports: Vec<Vec<usize>> = files
+        .iter()
+        .map(|f| {
+            let mut v: Vec<usize> = vox_analysis::resolve_imports(db, *f)
+                .targets
+                .iter()
+                .filter_map(|t| match t {
+                    vox_analysis::ImportTarget::File(t) => index.get(t).copied(),
+                    _ => None,
+                })
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        })
+        .collect();
+    after_imports(db, files, &imports, threads, |db, f| {
         for def in vox_analysis::file_items(db, f).all() {
-            let _ = vox_analysis::fn_facts(db, def);
             let _ = vox_analysis::summary(db, def);
         }
         // What the workspace queries and the chains walk, resolved here on every core.
         let _ = vox_analysis::file_calls(db, f);
+    });
+}
+
+/// Runs `f` on every file on `threads` workers, each file once every file it imports
+/// (`imports[i]`: indices into `files`) is done. Files left waiting on an import cycle run
+/// when nothing else can (salsa resolves the cycle).
+fn after_imports(
+    db: &vox_analysis::AnalysisDb,
+    files: &[vox_analysis::SourceFile],
+    imports: &[Vec<usize>],
+    threads: usize,
+    f: impl Fn(&vox_analysis::AnalysisDb, vox_analysis::SourceFile) + Sync,
+) {
+    struct Queue {
+        ready: Vec<usize>,
+        waiting: Vec<usize>,
+        started: Vec<bool>,
+        busy: usize,
+        done: usize,
     }
-    parallel(db, files, threads, |db, f| visit(db, *f, &index, &started));
+    struct Done<'q> {
+        queue: &'q std::sync::Mutex<Queue>,
+        wake: &'q std::sync::Condvar,
+        importers: &'q [usize],
+    }
+    impl Drop for Done<'_> {
+        fn drop(&mut self) {
+            let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+            q.busy -= 1;
+            q.done += 1;
+            for &k in self.importers {
+                q.waiting[k] -= 1;
+                if q.waiting[k] == 0 {
+                    q.ready.push(k);
+                }
+            }
+            self.wake.notify_all();
+        }
+    }
+    let n = files.len();
+    let mut importers: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, imp) in imports.iter().enumerate() {
+        for &j in imp {
+            importers[j].push(i);
+        }
+    }
+    let waiting: Vec<usize> = imports.iter().map(Vec::len).collect();
+    // Reversed so that workers pop files in their given order.
+    let ready: Vec<usize> = (0..n).rev().filter(|&i| waiting[i] == 0).collect();
+    let queue = std::sync::Mutex::new(Queue {
+        ready,
+        waiting,
+        started: vec![false; n],
+        busy: 0,
+        done: 0,
+    });
+    let wake = std::sync::Condvar::new();
+    let work = |db: &vox_analysis::AnalysisDb| loop {
+        let i = {
+            let mut q = queue.lock().unwrap_or_else(|e| e.into_inner());
+            loop {
+                if let Some(i) = q.ready.pop() {
+                    if !q.started[i] {
+                        q.started[i] = true;
+                        q.busy += 1;
+                        break i;
+                    }
+                    continue;
+                }
+                if q.done == n {
+                    return;
+                }
+                if q.busy == 0 {
+                    // Only files on (or behind) an import cycle are left.
+                    let rest: Vec<usize> = (0..n).rev().filter(|&i| !q.started[i]).collect();
+                    q.ready = rest;
+                    continue;
+                }
+                q = wake.wait(q).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        // Done even when `f` panics: the other workers go on, and the panic reaches the caller
+        // when the scope joins (instead of workers waiting forever for this file).
+        let _done = Done {
+            queue: &queue,
+            wake: &wake,
+            importers: &importers[i],
+        };
+        f(db, files[i]);
+    };
+    std::thread::scope(|s| {
+        for _ in 0..threads.max(1) {
+            let db = db.clone();
+            let work = &work;
+            let spawned = std::thread::Builder::new()
+                .stack_size(64 << 20)
+                .spawn_scoped(s, move || work(&db));
+            if let Err(e) = spawned {
+                eprintln!("vox: cannot start a worker thread: {e}");
+                std::process::exit(2);
+            }
+        }
+    });
 }
 
 pub fn threads(n: Option<usize>) -> usize {
@@ -341,13 +447,17 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
         }
         r
     };
-    // A file's findings lie in the file, except those of a run configuration's script: C001 and
+    // A file's findings lie in the file, except those of a run configuration's script (C001 and
     // C002 on the configuration's entry, and C001 on each call that needs a missing token,
-    // wherever the script reaches it. Those scripts are linted first; every other file's
-    // findings are then written as soon as the files before it are done (`Held`).
-    let (early, streamed): (Vec<_>, Vec<_>) = to_lint
-        .iter()
-        .partition(|f| !info.runs_for(f.path(&loaded.db)).is_empty());
+    // wherever the script reaches it) and of a file whose imports fail in another file (the
+    // error is reported at the failing import). Those files are linted first; every other
+    // file's findings are then written as soon as the files before it are done (`Held`).
+    let (early, streamed): (Vec<_>, Vec<_>) = to_lint.iter().partition(|f| {
+        !info.runs_for(f.path(&loaded.db)).is_empty()
+            || vox_analysis::import_errors(&loaded.db, **f)
+                .as_ref()
+                .is_some_and(|at| at.file != **f)
+    });
     let mut held = Held::default();
     for r in parallel(&loaded.db, &early, threads(flags.threads), lint_one) {
         held.add(r);

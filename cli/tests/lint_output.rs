@@ -190,3 +190,37 @@ fn findings_in_other_files_keep_their_place() {
         assert_eq!(one, many, "{format}: thread counts differ");
     }
 }
+
+/// An import cycle is reported at the failing import, in another file than the one linted (here
+/// `main.vox` reports it in `b.vox`, which sorts before it): written once, in its place.
+#[test]
+fn import_errors_in_other_files_keep_their_place() {
+    let dir = common::scratch().join("order-import-errors");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("a.vox"),
+        "import \"./b.vox\"\npub fn fa() to int {\n    fb() + 1\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("b.vox"),
+        "import \"./a.vox\"\npub fn fb() to int {\n    time.now_ms()\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("main.vox"),
+        "import \"./a.vox\"\nfn main() {\n    print(fa())\n}\n",
+    )
+    .unwrap();
+    let want = "a.vox:1:1: check.import-cycle import cycle: b.vox -> a.vox -> b.vox\n\
+                b.vox:1:1: check.import-cycle import cycle: a.vox -> b.vox -> a.vox\n\
+                b.vox:3:5: D003 `time.now_ms()` reads the clock: its value differs on every run\n";
+    for threads in ["1", "4"] {
+        let out = lint(
+            &dir,
+            &["--determinism", "--format", "compact", "--threads", threads],
+        );
+        assert_eq!(out, want, "--threads {threads}");
+    }
+}
