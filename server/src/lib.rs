@@ -400,17 +400,12 @@ impl Backend {
                         }
                     }
                 }
-                let caps_changed = refresh
-                    && shared2.generation.load(Ordering::SeqCst) == generation
-                    && std::panic::catch_unwind(AssertUnwindSafe(|| {
-                        caps_changed(&s2, &shared2, first.as_deref())
-                    }))
-                    .unwrap_or(false);
-                drop(s2);
-                (out, caps_changed)
+                // Kept for the capability check, which runs after publishing: diagnostics never
+                // wait for it.
+                (out, refresh.then_some(s2))
             })
             .await;
-            let Ok((computed, caps_changed)) = computed else {
+            let Ok((computed, kept)) = computed else {
                 return;
             };
             for (path, version, diags) in computed {
@@ -441,8 +436,23 @@ impl Backend {
                     let _ = c.workspace_diagnostic_refresh().await;
                 });
             }
-            if caps_changed {
-                refresh_views(&client, &caps);
+            if let Some(s2) = kept {
+                if shared.generation.load(Ordering::SeqCst) != generation {
+                    return;
+                }
+                let changed = timed_path.clone();
+                let shared3 = shared.clone();
+                let caps_changed = tokio::task::spawn_blocking(move || {
+                    std::panic::catch_unwind(AssertUnwindSafe(|| {
+                        caps_changed(&s2, &shared3, changed.as_deref())
+                    }))
+                    .unwrap_or(false)
+                })
+                .await
+                .unwrap_or(false);
+                if caps_changed {
+                    refresh_views(&client, &caps);
+                }
             }
         });
     }
