@@ -81,6 +81,20 @@ pub(crate) fn is_member_name(k: K) -> bool {
     matches!(k, K::Ident | K::NonScriptKw)
 }
 
+/// The token naming what a callee expression calls: `f` in `f(…)`, `f` in `util.f(…)` and
+/// `x.f(…)`.
+pub(crate) fn callee_name(callee: SyntaxNode<'_>) -> Option<SyntaxToken<'_>> {
+    match callee.kind() {
+        K::NameRef => callee.first_token(),
+        K::FieldExpr => callee
+            .children_with_tokens()
+            .filter_map(|e| e.as_token())
+            .filter(|t| is_member_name(t.kind()))
+            .last(),
+        _ => None,
+    }
+}
+
 fn ident_tokens<'t>(node: SyntaxNode<'t>) -> impl Iterator<Item = SyntaxToken<'t>> + 't {
     node.descendant_tokens().filter(|t| t.kind() == K::Ident)
 }
@@ -1200,16 +1214,7 @@ pub fn signature_help(snap: &Snapshot, p: SignatureHelpParams) -> Result<Option<
     let Some(callee) = call.children().next() else {
         return Ok(None);
     };
-    let name_tok = match callee.kind() {
-        K::NameRef => callee.first_token(),
-        K::FieldExpr => callee
-            .children_with_tokens()
-            .filter_map(|e| e.as_token())
-            .filter(|t| is_member_name(t.kind()))
-            .last(),
-        _ => None,
-    };
-    let Some(name_tok) = name_tok else {
+    let Some(name_tok) = callee_name(callee) else {
         return Ok(None);
     };
     let (label, params, doc) = match resolve(snap, &view, name_tok) {
@@ -1594,16 +1599,9 @@ pub fn inlay_hints(snap: &Snapshot, p: InlayHintParams) -> Result<Option<Vec<Inl
         let Some(callee) = call.children().next() else {
             continue;
         };
-        let name_tok = match callee.kind() {
-            K::NameRef => callee.first_token(),
-            K::FieldExpr => callee
-                .children_with_tokens()
-                .filter_map(|e| e.as_token())
-                .filter(|t| is_member_name(t.kind()))
-                .last(),
-            _ => None,
+        let Some(name_tok) = callee_name(callee) else {
+            continue;
         };
-        let Some(name_tok) = name_tok else { continue };
         match resolve(snap, &view, name_tok) {
             Some(Target::Builtin(ns, name)) if snap.settings.inlay_caps => {
                 let Some(c) = catalog().lookup(ns, name).and_then(|r| cap_label(r.cap)) else {

@@ -102,15 +102,7 @@ fn call_name(tree: &SyntaxTree, r: TextRange) -> TextRange {
     } else {
         Some(node)
     };
-    let tok = callee.and_then(|c| match c.kind() {
-        K::NameRef => c.first_token(),
-        K::FieldExpr => c
-            .children_with_tokens()
-            .filter_map(|e| e.as_token())
-            .filter(|t| is_member_name(t.kind()))
-            .last(),
-        _ => None,
-    });
+    let tok = callee.and_then(callee_name);
     tok.map_or(r, |t| t.range())
 }
 

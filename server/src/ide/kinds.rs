@@ -5,7 +5,7 @@ use vox_analysis::{FnDef, FnKinds, Kind};
 use vox_syntax::ast::AstNode;
 use vox_syntax::{SyntaxKind as K, SyntaxNode, TextRange};
 
-use super::{is_member_name, resolve_ref, DefKind, FileView, Resolved};
+use super::{callee_name, resolve_ref, DefKind, FileView, Resolved};
 use crate::session::Snapshot;
 
 /// The function holding `offset` and where its relative ranges start: a named function, else
@@ -69,16 +69,9 @@ fn call_kind(snap: &Snapshot, view: &FileView, call: SyntaxNode<'_>) -> Kind {
     let Some(callee) = call.children().next() else {
         return Kind::Unknown;
     };
-    let tok = match callee.kind() {
-        K::NameRef => callee.first_token(),
-        K::FieldExpr => callee
-            .children_with_tokens()
-            .filter_map(|e| e.as_token())
-            .filter(|t| is_member_name(t.kind()))
-            .last(),
-        _ => None,
+    let Some(tok) = callee_name(callee) else {
+        return Kind::Unknown;
     };
-    let Some(tok) = tok else { return Kind::Unknown };
     let Some(Resolved::Def(path, d)) = resolve_ref(view, tok) else {
         return Kind::Unknown;
     };
