@@ -44,6 +44,23 @@ pub struct LintFlags {
     pub threads: Option<usize>,
 }
 
+/// Starts one worker in `s` on a large stack (deep recursion in the analysis), with its own
+/// clone of `db`.
+fn worker<'scope>(
+    s: &'scope std::thread::Scope<'scope, '_>,
+    db: &vox_analysis::AnalysisDb,
+    work: impl FnOnce(&vox_analysis::AnalysisDb) + Send + 'scope,
+) {
+    let db = db.clone();
+    let spawned = std::thread::Builder::new()
+        .stack_size(64 << 20)
+        .spawn_scoped(s, move || work(&db));
+    if let Err(e) = spawned {
+        eprintln!("vox: cannot start a worker thread: {e}");
+        std::process::exit(2);
+    }
+}
+
 /// Runs `f` over `items` on `threads` workers, each with its own clone of `db`, on large stacks.
 pub fn parallel<T: Send + Sync, R: Send>(
     db: &vox_analysis::AnalysisDb,
@@ -56,22 +73,15 @@ pub fn parallel<T: Send + Sync, R: Send>(
         items.iter().map(|_| std::sync::Mutex::new(None)).collect();
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
-            let db = db.clone();
             let (next, results, f) = (&next, &results, &f);
-            let spawned = std::thread::Builder::new()
-                .stack_size(64 << 20)
-                .spawn_scoped(s, move || loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    if i >= items.len() {
-                        break;
-                    }
-                    let r = f(&db, &items[i]);
-                    *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
-                });
-            if let Err(e) = spawned {
-                eprintln!("vox: cannot start a worker thread: {e}");
-                std::process::exit(2);
-            }
+            worker(s, db, move |db| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if i >= items.len() {
+                    break;
+                }
+                let r = f(db, &items[i]);
+                *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+            });
         }
     });
     results
@@ -94,20 +104,13 @@ pub fn parallel_in_order<T: Send + Sync, R: Send>(
     let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, R)>(threads.max(1));
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
-            let db = db.clone();
             let (next, f, tx) = (&next, &f, tx.clone());
-            let spawned = std::thread::Builder::new()
-                .stack_size(64 << 20)
-                .spawn_scoped(s, move || loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    if i >= items.len() || tx.send((i, f(&db, &items[i]))).is_err() {
-                        break;
-                    }
-                });
-            if let Err(e) = spawned {
-                eprintln!("vox: cannot start a worker thread: {e}");
-                std::process::exit(2);
-            }
+            worker(s, db, move |db| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if i >= items.len() || tx.send((i, f(db, &items[i]))).is_err() {
+                    break;
+                }
+            });
         }
         drop(tx);
         let mut waiting = std::collections::BTreeMap::new();
@@ -255,15 +258,7 @@ fn after_imports(
     };
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
-            let db = db.clone();
-            let work = &work;
-            let spawned = std::thread::Builder::new()
-                .stack_size(64 << 20)
-                .spawn_scoped(s, move || work(&db));
-            if let Err(e) = spawned {
-                eprintln!("vox: cannot start a worker thread: {e}");
-                std::process::exit(2);
-            }
+            worker(s, db, &work);
         }
     });
 }
