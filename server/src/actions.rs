@@ -693,7 +693,7 @@ fn run_fixes<'a>(
 
 /// Whether `kind` is wanted by `only` (the request's `context.only`): kinds are hierarchical,
 /// so `refactor` admits `refactor.rewrite` and `source` admits `source.fixAll.vox`.
-fn admits(only: Option<&[CodeActionKind]>, kind: &str) -> bool {
+pub(crate) fn admits(only: Option<&[CodeActionKind]>, kind: &str) -> bool {
     only.is_none_or(|o| {
         o.iter()
             .any(|w| kind == w.as_str() || kind.starts_with(&format!("{}.", w.as_str())))

@@ -20,6 +20,7 @@ use tower_lsp_server::ls_types::*;
 use vox_lints::Finding;
 use vox_syntax::TextRange;
 
+use crate::actions::admits;
 use crate::diagnostics::{to_diagnostic, Ropes};
 use crate::runs::{self, Plan};
 use crate::session::Snapshot;
@@ -74,16 +75,6 @@ pub fn lenses(snap: &Snapshot, path: &Path, uri: &str) -> Vec<CodeLens> {
     out
 }
 
-/// Whether `only` (a `codeAction` filter) asks for [`KIND`]: kinds are hierarchical.
-fn wanted(only: Option<&[CodeActionKind]>) -> bool {
-    only.is_none_or(|o| {
-        o.iter().any(|w| {
-            let w = w.as_str();
-            KIND == w || KIND.starts_with(&format!("{w}."))
-        })
-    })
-}
-
 /// The "Prove" action of each D002/D003/D006/D007 finding on the lines of `range`.
 pub fn actions(
     snap: &Snapshot,
@@ -94,7 +85,7 @@ pub fn actions(
     only: Option<&[CodeActionKind]>,
     ropes: &mut Ropes<'_>,
 ) -> Vec<CodeActionOrCommand> {
-    if !wanted(only) {
+    if !admits(only, KIND) {
         return Vec::new();
     }
     // Anywhere on the finding's lines (a cursor at the start of the line asks for an empty range there).
@@ -451,9 +442,9 @@ mod tests {
 
     #[test]
     fn kinds_filter_hierarchically() {
-        assert!(wanted(None));
+        assert!(admits(None, KIND));
         for w in ["source", "source.prove", KIND] {
-            assert!(wanted(Some(&[CodeActionKind::new(w)])), "{w}");
+            assert!(admits(Some(&[CodeActionKind::new(w)]), KIND), "{w}");
         }
         for w in [
             "quickfix",
@@ -462,7 +453,7 @@ mod tests {
             "source.prove.vox.more",
             "sourc",
         ] {
-            assert!(!wanted(Some(&[CodeActionKind::new(w)])), "{w}");
+            assert!(!admits(Some(&[CodeActionKind::new(w)]), KIND), "{w}");
         }
     }
 }
