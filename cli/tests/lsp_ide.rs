@@ -5,8 +5,8 @@
 
 mod lsp_common;
 
-use lsp_common::{apply_edits, uri, Lsp, TempDir};
-use serde_json::{json, Value};
+use lsp_common::{apply_edits, at, hover_text, pos, uri, Lsp, TempDir};
+use serde_json::json;
 
 const LIB: &str = "pub fn stamp(label: str) to str {\n    let t = time.now_ms()\n    return label + fs.read(\"data/x.txt\").unwrap()\n}\n";
 const MAIN: &str = "import \"./lib.vox\" as lib\n\nfn report(name: str, count: int) {\n    let msg = lib.stamp(name)\n    print(msg, count)\n}\n\nfn main() {\n    let n = 3\n    report(\"a\", n)\n    report(\"b\", n + 1)\n}\n";
@@ -17,21 +17,6 @@ fn setup() -> (TempDir, std::path::PathBuf, std::path::PathBuf) {
     let lib = ws.write("lib.vox", LIB);
     let main = ws.write("main.vox", MAIN);
     (ws, lib, main)
-}
-
-fn pos(line: u32, character: u32) -> Value {
-    json!({"line": line, "character": character})
-}
-
-fn at(path: &std::path::Path, line: u32, character: u32) -> Value {
-    json!({"textDocument": {"uri": uri(path)}, "position": pos(line, character)})
-}
-
-fn hover_text(lsp: &mut Lsp, path: &std::path::Path, line: u32, ch: u32) -> String {
-    let h = lsp
-        .request("textDocument/hover", at(path, line, ch))
-        .unwrap();
-    h["contents"]["value"].as_str().unwrap_or("").to_string()
 }
 
 #[test]

@@ -8,23 +8,8 @@
 
 mod lsp_common;
 
-use lsp_common::{apply_edits, path_of, uri, Lsp, TempDir};
+use lsp_common::{apply_edits, at, hover_text, path_of, pos, uri, Lsp, TempDir};
 use serde_json::{json, Value};
-
-fn pos(line: u32, character: u32) -> Value {
-    json!({"line": line, "character": character})
-}
-
-fn at(path: &std::path::Path, line: u32, character: u32) -> Value {
-    json!({"textDocument": {"uri": uri(path)}, "position": pos(line, character)})
-}
-
-fn hover_text(lsp: &mut Lsp, path: &std::path::Path, line: u32, ch: u32) -> String {
-    let h = lsp
-        .request("textDocument/hover", at(path, line, ch))
-        .unwrap();
-    h["contents"]["value"].as_str().unwrap_or("").to_string()
-}
 
 /// (line, character) of the first occurrence of `needle` in `text` (ASCII texts).
 fn find(text: &str, needle: &str) -> (u32, u32) {

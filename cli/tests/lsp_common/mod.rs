@@ -440,6 +440,24 @@ impl Lsp {
     }
 }
 
+/// An LSP position.
+pub fn pos(line: u32, character: u32) -> Value {
+    json!({"line": line, "character": character})
+}
+
+/// `TextDocumentPositionParams` for `path` at a position.
+pub fn at(path: &Path, line: u32, character: u32) -> Value {
+    json!({"textDocument": {"uri": uri(path)}, "position": pos(line, character)})
+}
+
+/// The text of the hover at a position ("" when there is none).
+pub fn hover_text(lsp: &mut Lsp, path: &Path, line: u32, ch: u32) -> String {
+    let h = lsp
+        .request("textDocument/hover", at(path, line, ch))
+        .unwrap();
+    h["contents"]["value"].as_str().unwrap_or("").to_string()
+}
+
 /// The byte offset of an LSP position in `text` (UTF-8 or UTF-16 columns).
 pub fn offset(text: &str, pos: &Value, utf8: bool) -> usize {
     let line = pos["line"].as_u64().unwrap() as usize;
