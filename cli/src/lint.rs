@@ -136,12 +136,14 @@ fn facts_in_import_order(
     db: &vox_analysis::AnalysisDb,
     files: &[vox_analysis::SourceFile],
     threads: usize,
+    phases: &mut Phases,
 ) {
     parallel(db, files, threads, |db, f| {
         for def in vox_analysis::file_items(db, *f).all() {
             let _ = vox_analysis::fn_facts(db, def);
         }
     });
+    phases.mark("parse and facts");
     let index: std::collections::HashMap<vox_analysis::SourceFile, usize> =
         files.iter().enumerate().map(|(i, f)| (*f, i)).collect();
     let imports: Vec<Vec<usize>> = files
@@ -160,6 +162,7 @@ fn facts_in_import_order(
             v
         })
         .collect();
+    phases.mark("import graph");
     after_imports(db, files, &imports, threads, |db, f| {
         for def in vox_analysis::file_items(db, f).all() {
             let _ = vox_analysis::summary(db, def);
@@ -167,6 +170,7 @@ fn facts_in_import_order(
         // What the workspace queries and the chains walk, resolved here on every core.
         let _ = vox_analysis::file_calls(db, f);
     });
+    phases.mark("summaries");
 }
 
 /// Runs `f` on every file on `threads` workers, each file once every file it imports
@@ -261,6 +265,46 @@ fn after_imports(
             worker(s, db, &work);
         }
     });
+}
+
+/// With `VOX_LINT_TIMING` set, prints on stderr how long each phase of a lint took, with the
+/// process's CPU time so far (to see what runs on one core; `bench/lint.py --phases`).
+pub struct Phases {
+    on: bool,
+    start: std::time::Instant,
+    last: std::time::Instant,
+}
+
+impl Phases {
+    pub fn new() -> Phases {
+        let now = std::time::Instant::now();
+        Phases {
+            on: std::env::var_os("VOX_LINT_TIMING").is_some(),
+            start: now,
+            last: now,
+        }
+    }
+
+    pub fn mark(&mut self, what: &str) {
+        if !self.on {
+            return;
+        }
+        let now = std::time::Instant::now();
+        // SAFETY: `getrusage` only fills the struct it is given.
+        let cpu = unsafe {
+            let mut u: libc::rusage = std::mem::zeroed();
+            libc::getrusage(libc::RUSAGE_SELF, &mut u);
+            let ms = |v: libc::timeval| v.tv_sec as f64 * 1e3 + v.tv_usec as f64 / 1e3;
+            ms(u.ru_utime) + ms(u.ru_stime)
+        };
+        eprintln!(
+            "vox lint timing: {what:<20} {:8.1} ms (at {:8.1} ms, cpu {:8.1} ms)",
+            (now - self.last).as_secs_f64() * 1e3,
+            (now - self.start).as_secs_f64() * 1e3,
+            cpu
+        );
+        self.last = now;
+    }
 }
 
 pub fn threads(n: Option<usize>) -> usize {
@@ -374,6 +418,7 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
     } else {
         flags.paths.clone()
     };
+    let mut phases = Phases::new();
     let root = workspace::find_root(&paths[0]);
     let lint_config = vox_caps::config::load_workspace(&root).lint;
     let files = match workspace::walk(&paths, &lint_config.exclude, &root) {
@@ -383,6 +428,7 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
             return 2;
         }
     };
+    phases.mark("walk");
     // Imports are followed after the first pass over the files (below), not before: the pass
     // parses each file once, and a file imported from outside the paths is rare.
     let (mut loaded, _) = match workspace::load_files(files, root.clone(), false) {
@@ -392,6 +438,7 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
             return 2;
         }
     };
+    phases.mark("read");
     if !loaded.config_errors.is_empty() {
         // `config.invalid` at the error's place in its file (decision 39), then exit 2.
         let texts =
@@ -416,7 +463,7 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
     loop {
         let all: Vec<vox_analysis::SourceFile> =
             loaded.ws.files(&loaded.db).values().copied().collect();
-        facts_in_import_order(&loaded.db, &all, threads(flags.threads));
+        facts_in_import_order(&loaded.db, &all, threads(flags.threads), &mut phases);
         if !workspace::add_imported(&mut loaded) {
             break;
         }
@@ -453,12 +500,14 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
                 .as_ref()
                 .is_some_and(|at| at.file != **f)
     });
+    phases.mark("plan");
     let mut held = Held::default();
     for r in parallel(&loaded.db, &early, threads(flags.threads), lint_one) {
         held.add(r);
     }
     // Findings may sit in configuration files (C001/C002 on their entries).
     let texts = output::Texts::with_files(&loaded, held.config_files());
+    phases.mark("lint early files");
     let mut counts = Counts::default();
     if flags.fix || flags.diff {
         let mut findings = Vec::new();
@@ -519,6 +568,7 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
         progress.done();
         writer.finish(&mut emit);
         let _ = out.flush();
+        phases.mark("lint and write");
     }
     if flags.format == Format::Human {
         eprintln!(
