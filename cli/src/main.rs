@@ -69,7 +69,7 @@ enum Command {
     },
 }
 
-/// Counted for `--max-memory`; mimalloc underneath, because the analysis allocates many small
+/// Counted for `--max-memory` (in the commands that run scripts); mimalloc underneath, because the analysis allocates many small
 /// short-lived values (trees, lowered bodies) and glibc's malloc spent a quarter of `vox lint`.
 #[global_allocator]
 static ALLOC: vox_runtime::alloc::CountingAlloc<memory::Mimalloc> =
@@ -105,6 +105,14 @@ fn main() -> ExitCode {
         Command::Lint(_) | Command::Caps(_) | Command::Check { .. }
     ) {
         memory::no_huge_pages();
+    }
+    // Only a script's run has a memory limit (`--max-memory`); the server runs scripts in child
+    // `vox run` processes.
+    if matches!(
+        cli.command,
+        Command::Lint(_) | Command::Caps(_) | Command::Check { .. } | Command::Lsp { .. }
+    ) {
+        vox_runtime::alloc::stop_counting();
     }
     let code = match cli.command {
         Command::Check { files } => check::run(&files),

@@ -9,10 +9,21 @@ use std::sync::OnceLock;
 
 use crate::exc::{CeilingKind, Exc, Res};
 
-/// Counts the bytes live through the allocator `A` (the binary picks it).
+/// Counts the bytes live through the allocator `A` (the binary picks it), unless
+/// [`stop_counting`] was called.
 pub struct CountingAlloc<A = System>(pub A);
 
-static LIVE: AtomicUsize = AtomicUsize::new(0);
+/// A value alone on its cache line.
+#[repr(align(64))]
+struct Line<T>(T);
+
+/// Whether allocations are counted. Read on every allocation, written once at start: on its own
+/// line, so it stays in every core's cache while `LIVE` moves between them.
+static COUNTING: Line<AtomicBool> = Line(AtomicBool::new(true));
+/// Every core's allocations update this one counter, so its line moves between cores on nearly
+/// every allocation; the analysis commands, which allocate on all cores and have no memory
+/// limit, stop counting (a third more CPU time on two cores for `vox lint`).
+static LIVE: Line<AtomicUsize> = Line(AtomicUsize::new(0));
 static BASE: AtomicUsize = AtomicUsize::new(0);
 /// 0 when not armed.
 static LIMIT: AtomicUsize = AtomicUsize::new(0);
@@ -51,12 +62,23 @@ fn hard_stop() -> ! {
     unsafe { libc::_exit(79) }
 }
 
+/// Stops counting for the rest of the process: for commands that run no script (no
+/// `--max-memory` to enforce). Call it before starting threads; [`used`] is meaningless after.
+pub fn stop_counting() {
+    COUNTING.0.store(false, Relaxed);
+}
+
+#[inline]
+fn counting() -> bool {
+    COUNTING.0.load(Relaxed)
+}
+
 // SAFETY: every method forwards to the inner allocator and only adds atomic bookkeeping.
 unsafe impl<A: GlobalAlloc> GlobalAlloc for CountingAlloc<A> {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let p = self.0.alloc(layout);
-        if !p.is_null() {
-            let now = LIVE.fetch_add(layout.size(), Relaxed) + layout.size();
+        if !p.is_null() && counting() {
+            let now = LIVE.0.fetch_add(layout.size(), Relaxed) + layout.size();
             after_grow(now);
         }
         p
@@ -64,8 +86,8 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for CountingAlloc<A> {
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         let p = self.0.alloc_zeroed(layout);
-        if !p.is_null() {
-            let now = LIVE.fetch_add(layout.size(), Relaxed) + layout.size();
+        if !p.is_null() && counting() {
+            let now = LIVE.0.fetch_add(layout.size(), Relaxed) + layout.size();
             after_grow(now);
         }
         p
@@ -73,18 +95,20 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for CountingAlloc<A> {
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         self.0.dealloc(ptr, layout);
-        LIVE.fetch_sub(layout.size(), Relaxed);
+        if counting() {
+            LIVE.0.fetch_sub(layout.size(), Relaxed);
+        }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let p = self.0.realloc(ptr, layout, new_size);
-        if !p.is_null() {
+        if !p.is_null() && counting() {
             if new_size >= layout.size() {
                 let grow = new_size - layout.size();
-                let now = LIVE.fetch_add(grow, Relaxed) + grow;
+                let now = LIVE.0.fetch_add(grow, Relaxed) + grow;
                 after_grow(now);
             } else {
-                LIVE.fetch_sub(layout.size() - new_size, Relaxed);
+                LIVE.0.fetch_sub(layout.size() - new_size, Relaxed);
             }
         }
         p
@@ -96,7 +120,7 @@ pub fn arm(limit: u64) {
     let _ = HARD_MESSAGE
         .set(format!("vox: memory limit exceeded: --max-memory {limit}\n").into_bytes());
     let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-    BASE.store(LIVE.load(Relaxed), Relaxed);
+    BASE.store(LIVE.0.load(Relaxed), Relaxed);
     HARD.store(limit.saturating_add(limit / 4), Relaxed);
     OVER.store(false, Relaxed);
     LIMIT.store(limit, Relaxed);
@@ -112,7 +136,7 @@ pub fn limit() -> u64 {
 
 /// Live bytes counted since arming (or in all, when not armed).
 pub fn used() -> usize {
-    LIVE.load(Relaxed).saturating_sub(BASE.load(Relaxed))
+    LIVE.0.load(Relaxed).saturating_sub(BASE.load(Relaxed))
 }
 
 /// Refuses to build a value of about `bytes` bytes when that would cross the limit.
