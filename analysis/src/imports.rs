@@ -96,22 +96,25 @@ pub struct ImportErrorAt {
 /// The first error loading `file` would meet, in loader order, if any.
 #[salsa::tracked(returns(ref))]
 pub fn import_errors(db: &dyn Db, file: SourceFile) -> Option<ImportErrorAt> {
-    let mut stack = Vec::new();
-    let mut done = std::collections::HashSet::new();
-    first_error_in(db, file, &mut stack, &mut done)
+    let mut walk = Walk::default();
+    first_error_in(db, file, &mut walk)
 }
 
-fn first_error_in(
-    db: &dyn Db,
-    f: SourceFile,
-    stack: &mut Vec<SourceFile>,
-    done: &mut std::collections::HashSet<SourceFile>,
-) -> Option<ImportErrorAt> {
+/// The files being loaded, in order (a set beside, for a deep chain), and those loaded.
+#[derive(Default)]
+struct Walk {
+    stack: Vec<SourceFile>,
+    on_stack: std::collections::HashSet<SourceFile>,
+    done: std::collections::HashSet<SourceFile>,
+}
+
+fn first_error_in(db: &dyn Db, f: SourceFile, walk: &mut Walk) -> Option<ImportErrorAt> {
     // A file already loaded without error is not loaded again (as the runtime's loader).
-    if stack.len() > 256 || done.contains(&f) {
+    if walk.stack.len() > 256 || walk.done.contains(&f) {
         return None;
     }
-    stack.push(f);
+    walk.stack.push(f);
+    walk.on_stack.insert(f);
     for (i, t) in resolve_imports(db, f).targets.iter().enumerate() {
         let at = |error| ImportErrorAt {
             error,
@@ -121,9 +124,14 @@ fn first_error_in(
         let found = match t {
             ImportTarget::Missing(p) => Some(at(ImportError::Missing { path: p.clone() })),
             ImportTarget::File(next) => {
-                if let Some(pos) = stack.iter().position(|s| s == next) {
+                if let Some(pos) = walk
+                    .on_stack
+                    .contains(next)
+                    .then(|| walk.stack.iter().position(|s| s == next))
+                    .flatten()
+                {
                     let mut chain: Vec<String> =
-                        stack[pos..].iter().map(|s| shown(db, *s)).collect();
+                        walk.stack[pos..].iter().map(|s| shown(db, *s)).collect();
                     chain.push(shown(db, *next));
                     Some(at(ImportError::Cycle { chain }))
                 } else if file_syntax(db, *next).has_errors {
@@ -131,17 +139,19 @@ fn first_error_in(
                         path: next.path(db).clone(),
                     }))
                 } else {
-                    first_error_in(db, *next, stack, done)
+                    first_error_in(db, *next, walk)
                 }
             }
         };
         if found.is_some() {
-            stack.pop();
+            walk.stack.pop();
+            walk.on_stack.remove(&f);
             return found;
         }
     }
-    stack.pop();
-    done.insert(f);
+    walk.stack.pop();
+    walk.on_stack.remove(&f);
+    walk.done.insert(f);
     None
 }
 

@@ -169,6 +169,8 @@ fn facts_in_import_order(
         }
         // What the workspace queries and the chains walk, resolved here on every core.
         let _ = vox_analysis::file_calls(db, f);
+        // What the lint's plan asks of every file (below a deep chain, the longest walk).
+        let _ = vox_analysis::import_errors(db, f);
     });
     phases.mark("summaries");
 }
@@ -501,6 +503,11 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
                 .is_some_and(|at| at.file != **f)
     });
     phases.mark("plan");
+    let parts: Vec<usize> = (0..vox_lints::WORKSPACE_PARTS).collect();
+    parallel(&loaded.db, &parts, threads(flags.threads), |db, part| {
+        vox_lints::prepare_workspace(db, &info, &opts, *part)
+    });
+    phases.mark("workspace tables");
     let mut held = Held::default();
     for r in parallel(&loaded.db, &early, threads(flags.threads), lint_one) {
         held.add(r);

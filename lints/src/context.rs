@@ -22,7 +22,7 @@ pub struct WorkspaceInfo {
     /// For each file, the workspace files that import it, built once (chains).
     importers: OnceLock<HashMap<SourceFile, Vec<SourceFile>>>,
     /// Each run configuration's script, canonical, computed once (every file asks).
-    run_scripts: OnceLock<Vec<PathBuf>>,
+    run_scripts: OnceLock<Vec<SameFile>>,
 }
 
 impl WorkspaceInfo {
@@ -70,17 +70,37 @@ impl WorkspaceInfo {
 
     /// The run configurations whose `script` is `path`.
     pub fn runs_for(&self, path: &Path) -> Vec<&RunConfig> {
-        let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+        if self.runs.is_empty() {
+            return Vec::new();
+        }
         let scripts = self
             .run_scripts
-            .get_or_init(|| self.runs.iter().map(|r| canon(&r.script)).collect());
-        let want = canon(path);
+            .get_or_init(|| self.runs.iter().map(|r| SameFile::of(&r.script)).collect());
+        let want = SameFile::of(path);
         self.runs
             .iter()
             .zip(scripts)
             .filter(|(_, s)| **s == want)
             .map(|(r, _)| r)
             .collect()
+    }
+}
+
+/// What makes two paths the same file: its device and inode when it exists (one `stat`, where
+/// resolving every symbolic link of a path reads each directory on the way), else the path.
+#[derive(PartialEq, Eq)]
+enum SameFile {
+    Inode(u64, u64),
+    Path(PathBuf),
+}
+
+impl SameFile {
+    fn of(path: &Path) -> SameFile {
+        use std::os::unix::fs::MetadataExt;
+        match std::fs::metadata(path) {
+            Ok(m) => SameFile::Inode(m.dev(), m.ino()),
+            Err(_) => SameFile::Path(path.to_path_buf()),
+        }
     }
 }
 

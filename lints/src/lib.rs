@@ -61,6 +61,29 @@ pub fn lint_file(
     out
 }
 
+/// How many parts [`prepare_workspace`] has.
+pub const WORKSPACE_PARTS: usize = 3;
+
+/// Computes part `part` (of [`WORKSPACE_PARTS`]) of the workspace-wide tables that the enabled
+/// rules read: D005's literal collisions, D004's parameter bounds, D002/D007's observed results.
+/// Each looks at every function of the workspace. [`lint_file`] computes a table when a file
+/// first needs it, on one core while the other lints wait for it; a caller linting many files
+/// on several cores asks for the parts on different threads first.
+pub fn prepare_workspace(db: &dyn Db, ws: &WorkspaceInfo, opts: &LintOptions, part: usize) {
+    match part {
+        0 if opts.enabled("D005") => {
+            let _ = rules::d005_unnormalised_path::collisions(db, ws);
+        }
+        1 if opts.enabled("D004") => {
+            let _ = vox_analysis::param_tiers(db, db.workspace());
+        }
+        2 if opts.enabled("D002") || opts.enabled("D007") => {
+            let _ = vox_analysis::observed_returns(db, db.workspace());
+        }
+        _ => {}
+    }
+}
+
 /// `syntax.*` and `check.*` findings only (what `vox check` reports, decision 38).
 pub fn check_file(db: &dyn Db, file: SourceFile, ws: &WorkspaceInfo) -> Vec<Finding> {
     let cx = FileCx::new(db, file, ws);

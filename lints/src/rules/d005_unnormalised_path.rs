@@ -17,16 +17,18 @@ use crate::{Applicability, FileCx, Finding, Fix};
 
 /// Literals of the workspace that collide with an earlier one (file order, then position):
 /// `(file, literal range)` → the earlier literal's file, text and range. Built once per workspace.
-fn collisions(cx: &FileCx<'_>) -> Arc<crate::context::Collisions> {
-    cx.ws
-        .path_literals
+pub(crate) fn collisions(
+    db: &dyn vox_analysis::Db,
+    info: &crate::WorkspaceInfo,
+) -> Arc<crate::context::Collisions> {
+    info.path_literals
         .get_or_init(|| {
-            let ws = cx.db.workspace();
+            let ws = db.workspace();
             let mut all = Vec::new();
-            for (path, file) in ws.files(cx.db).iter() {
-                for f in vox_analysis::file_items(cx.db, *file).all() {
-                    let base = vox_analysis::fn_base(cx.db, f);
-                    for p in &vox_analysis::fn_facts(cx.db, f).paths {
+            for (path, file) in ws.files(db).iter() {
+                for f in vox_analysis::file_items(db, *file).all() {
+                    let base = vox_analysis::fn_base(db, f);
+                    for p in &vox_analysis::fn_facts(db, f).paths {
                         if let PathShape::Literal(s, r) = &p.shape {
                             all.push((
                                 path.clone(),
@@ -67,7 +69,7 @@ fn fold_key(s: &str) -> String {
 }
 
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
-    let all = collisions(cx);
+    let all = collisions(cx.db, cx.ws);
     let collision = |lr: TextRange, lit: &str| {
         let (f0, l0, r0) = all.get(&(cx.path.clone(), lr.start, lr.end))?;
         let place = if *f0 == cx.path {

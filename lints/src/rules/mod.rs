@@ -15,7 +15,7 @@ mod d001_transcendental;
 mod d002_map_iteration_order;
 mod d003_wall_clock;
 mod d004_unchecked_overflow;
-mod d005_unnormalised_path;
+pub(crate) mod d005_unnormalised_path;
 mod d006_unseeded_random;
 mod d007_unordered_listing;
 mod i001_environment_input;
