@@ -125,25 +125,30 @@ pub fn parallel_in_order<T: Send + Sync, R: Send>(
     });
 }
 
-/// Facts and summaries of every function of `files`. Facts first, a file at a time on every
-/// core: a function's facts read its own file only (its body and the file's globals), so no
-/// import orders them, and a file's functions, which share its parse, are lowered together
-/// right after it (the parse then goes; see `vox_analysis::FnSource`). Then summaries and
-/// resolved calls, a file as soon as every file it imports is done ([`after_imports`]): a
-/// summary reads its callees', so no core waits on another's. A deep import chain (each file
-/// importing the next) then leaves only its summaries, the small part, to one core.
-fn facts_in_import_order(
-    db: &vox_analysis::AnalysisDb,
-    files: &[vox_analysis::SourceFile],
-    threads: usize,
-    phases: &mut Phases,
-) {
+/// Facts of every function of `files`, a file at a time on every core: a function's facts read
+/// its own file only (its body and the file's globals), so no import orders them, and a file's
+/// functions, which share its parse, are lowered together right after it (the parse then goes;
+/// see `vox_analysis::FnSource`).
+fn all_facts(db: &vox_analysis::AnalysisDb, files: &[vox_analysis::SourceFile], threads: usize) {
     parallel(db, files, threads, |db, f| {
         for def in vox_analysis::file_items(db, *f).all() {
             let _ = vox_analysis::fn_facts(db, def);
         }
     });
-    phases.mark("parse and facts");
+}
+
+/// Summaries and resolved calls of every function of `files` (their facts made), a file as
+/// soon as every file it imports is done ([`after_imports`]): a summary reads its callees', so
+/// no core waits on another's, and a deep import chain (each file importing the next) leaves
+/// only its summaries, the small part, to one core. `beside` runs on one more thread meanwhile
+/// (it may read every function's facts), for the cores such a chain leaves idle.
+fn summaries_in_import_order(
+    db: &vox_analysis::AnalysisDb,
+    files: &[vox_analysis::SourceFile],
+    threads: usize,
+    phases: &mut Phases,
+    beside: impl Fn(&vox_analysis::AnalysisDb) + Sync,
+) {
     let index: std::collections::HashMap<vox_analysis::SourceFile, usize> =
         files.iter().enumerate().map(|(i, f)| (*f, i)).collect();
     let imports: Vec<Vec<usize>> = files
@@ -163,14 +168,17 @@ fn facts_in_import_order(
         })
         .collect();
     phases.mark("import graph");
-    after_imports(db, files, &imports, threads, |db, f| {
-        for def in vox_analysis::file_items(db, f).all() {
-            let _ = vox_analysis::summary(db, def);
-        }
-        // What the workspace queries and the chains walk, resolved here on every core.
-        let _ = vox_analysis::file_calls(db, f);
-        // What the lint's plan asks of every file (below a deep chain, the longest walk).
-        let _ = vox_analysis::import_errors(db, f);
+    std::thread::scope(|s| {
+        worker(s, db, &beside);
+        after_imports(db, files, &imports, threads, |db, f| {
+            for def in vox_analysis::file_items(db, f).all() {
+                let _ = vox_analysis::summary(db, def);
+            }
+            // What the workspace queries and the chains walk, resolved here on every core.
+            let _ = vox_analysis::file_calls(db, f);
+            // What the lint's plan asks of every file (below a deep chain, the longest walk).
+            let _ = vox_analysis::import_errors(db, f);
+        });
     });
     phases.mark("summaries");
 }
@@ -270,7 +278,7 @@ fn after_imports(
 }
 
 /// With `VOX_LINT_TIMING` set, prints on stderr how long each phase of a lint took, with the
-/// process's CPU time so far (to see what runs on one core; `bench/lint.py --phases`).
+/// process's CPU time and peak RSS so far (what runs on one core, and where memory peaks).
 pub struct Phases {
     on: bool,
     start: std::time::Instant,
@@ -293,14 +301,14 @@ impl Phases {
         }
         let now = std::time::Instant::now();
         // SAFETY: `getrusage` only fills the struct it is given.
-        let cpu = unsafe {
+        let (cpu, peak) = unsafe {
             let mut u: libc::rusage = std::mem::zeroed();
             libc::getrusage(libc::RUSAGE_SELF, &mut u);
             let ms = |v: libc::timeval| v.tv_sec as f64 * 1e3 + v.tv_usec as f64 / 1e3;
-            ms(u.ru_utime) + ms(u.ru_stime)
+            (ms(u.ru_utime) + ms(u.ru_stime), u.ru_maxrss as f64 / 1024.0)
         };
         eprintln!(
-            "vox lint timing: {what:<20} {:8.1} ms (at {:8.1} ms, cpu {:8.1} ms)",
+            "vox lint timing: {what:<20} {:8.1} ms (at {:8.1} ms, cpu {:8.1} ms, peak {peak:6.1} MiB)",
             (now - self.last).as_secs_f64() * 1e3,
             (now - self.start).as_secs_f64() * 1e3,
             cpu
@@ -460,16 +468,30 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
     let opts = options(&flags, &loaded.lint);
     let info = WorkspaceInfo::new(root.clone(), loaded.runs.clone());
     // Facts and summaries of every function first, on all cores, so that workspace-wide rules
-    // (D005's collisions) find them computed instead of computing them on one thread. Then the
-    // files imported from outside the paths, and again for what they change.
-    loop {
+    // (D005's collisions) find them computed instead of computing them on one thread: facts of
+    // the files, and of those they import from outside the paths (found by the parse), then
+    // summaries of them all.
+    let all = loop {
         let all: Vec<vox_analysis::SourceFile> =
             loaded.ws.files(&loaded.db).values().copied().collect();
-        facts_in_import_order(&loaded.db, &all, threads(flags.threads), &mut phases);
+        all_facts(&loaded.db, &all, threads(flags.threads));
+        phases.mark("parse and facts");
         if !workspace::add_imported(&mut loaded) {
-            break;
+            break all;
         }
-    }
+    };
+    // The workspace tables that read facts only, beside the summaries.
+    summaries_in_import_order(
+        &loaded.db,
+        &all,
+        threads(flags.threads),
+        &mut phases,
+        |db| {
+            for part in vox_lints::FACTS_PARTS {
+                vox_lints::prepare_workspace(db, &info, &opts, part);
+            }
+        },
+    );
     // Files the targets import (directly or not) that are not targets themselves: what the
     // targets reach there is reported too, with its chain (a script's output depends on it).
     let reached = imported_by_targets(&loaded);
@@ -503,7 +525,7 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
                 .is_some_and(|at| at.file != **f)
     });
     phases.mark("plan");
-    let parts: Vec<usize> = (0..vox_lints::WORKSPACE_PARTS).collect();
+    let parts: Vec<usize> = vox_lints::CALLS_PARTS.collect();
     parallel(&loaded.db, &parts, threads(flags.threads), |db, part| {
         vox_lints::prepare_workspace(db, &info, &opts, *part)
     });

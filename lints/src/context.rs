@@ -10,8 +10,9 @@ use vox_analysis::{file_syntax, fn_base, fn_facts, Db, FileItems, FileSyntax, Fn
 use vox_caps::config::RunConfig;
 use vox_syntax::{LineIndex, TextRange};
 
-/// `(file, start, end)` of a literal → the earlier literal it collides with (file, text, range).
-pub(crate) type Collisions = HashMap<(PathBuf, u32, u32), (PathBuf, String, TextRange)>;
+/// D005's literals that collide with an earlier one: by file, then the literal's range → the
+/// earlier literal's file, text and range.
+pub(crate) type Collisions = HashMap<PathBuf, HashMap<(u32, u32), (PathBuf, String, TextRange)>>;
 
 /// The workspace around the file being linted: its root and run configurations.
 pub struct WorkspaceInfo {

@@ -61,14 +61,17 @@ pub fn lint_file(
     out
 }
 
-/// How many parts [`prepare_workspace`] has.
-pub const WORKSPACE_PARTS: usize = 3;
+/// The parts of [`prepare_workspace`] that read every function's facts only.
+pub const FACTS_PARTS: std::ops::Range<usize> = 0..1;
+/// The parts that also read resolved calls (`vox_analysis::file_calls`, which follows
+/// summaries).
+pub const CALLS_PARTS: std::ops::Range<usize> = 1..3;
 
-/// Computes part `part` (of [`WORKSPACE_PARTS`]) of the workspace-wide tables that the enabled
-/// rules read: D005's literal collisions, D004's parameter bounds, D002/D007's observed results.
-/// Each looks at every function of the workspace. [`lint_file`] computes a table when a file
-/// first needs it, on one core while the other lints wait for it; a caller linting many files
-/// on several cores asks for the parts on different threads first.
+/// Computes part `part` of the workspace-wide tables that the enabled rules read: D005's
+/// literal collisions ([`FACTS_PARTS`]), D004's parameter bounds and D002/D007's observed
+/// results ([`CALLS_PARTS`]). Each looks at every function of the workspace. [`lint_file`]
+/// computes a table when a file first needs it, on one core while the other lints wait for
+/// it; a caller linting many files on several cores asks for the parts on other threads first.
 pub fn prepare_workspace(db: &dyn Db, ws: &WorkspaceInfo, opts: &LintOptions, part: usize) {
     match part {
         0 if opts.enabled("D005") => {

@@ -5,7 +5,9 @@
 //! workspace that differ only by case or Unicode normalisation (they name one file on macOS and
 //! Windows, two on Linux). Safe fixes: the normalised literal; `path.normalize(…)` around input.
 
-use std::collections::BTreeMap;
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use unicode_normalization::UnicodeNormalization;
@@ -15,43 +17,51 @@ use vox_syntax::TextRange;
 use super::sites::W;
 use crate::{Applicability, FileCx, Finding, Fix};
 
-/// Literals of the workspace that collide with an earlier one (file order, then position):
-/// `(file, literal range)` → the earlier literal's file, text and range. Built once per workspace.
+/// Literals of the workspace that collide with an earlier one (file order, then position): by
+/// file, then literal range → the earlier literal's file, text and range. Built once per
+/// workspace.
 pub(crate) fn collisions(
     db: &dyn vox_analysis::Db,
     info: &crate::WorkspaceInfo,
 ) -> Arc<crate::context::Collisions> {
     info.path_literals
         .get_or_init(|| {
-            let ws = db.workspace();
-            let mut all = Vec::new();
-            for (path, file) in ws.files(db).iter() {
+            let files: Vec<(&PathBuf, vox_analysis::SourceFile)> = db
+                .workspace()
+                .files(db)
+                .iter()
+                .map(|(p, f)| (p, *f))
+                .collect();
+            // (file's index, literal, range): borrowed from the facts, so that a workspace of
+            // many literals copies none of them here.
+            let mut all: Vec<(usize, &str, TextRange)> = Vec::new();
+            for (i, (_, file)) in files.iter().enumerate() {
                 for f in vox_analysis::file_items(db, *file).all() {
                     let base = vox_analysis::fn_base(db, f);
                     for p in &vox_analysis::fn_facts(db, f).paths {
                         if let PathShape::Literal(s, r) = &p.shape {
-                            all.push((
-                                path.clone(),
-                                s.clone(),
-                                TextRange::new(base + r.start, base + r.end),
-                            ));
+                            all.push((i, s, TextRange::new(base + r.start, base + r.end)));
                         }
                     }
                 }
             }
-            all.sort_by(|a, b| (&a.0, a.2.start).cmp(&(&b.0, b.2.start)));
-            let mut first: BTreeMap<String, usize> = BTreeMap::new();
+            all.sort_by_key(|&(i, _, r)| (i, r.start));
+            let mut first: HashMap<String, usize> = HashMap::new();
             let mut out = crate::context::Collisions::new();
-            for (i, (file, lit, r)) in all.iter().enumerate() {
+            for (k, &(i, lit, r)) in all.iter().enumerate() {
                 // Only literals that differ from their folded form can collide with another.
-                let key = fold_key(lit);
-                match first.get(&key) {
-                    Some(&j) if all[j].1 != *lit => {
-                        out.insert((file.clone(), r.start, r.end), all[j].clone());
+                match first.entry(fold_key(lit)) {
+                    Entry::Occupied(e) => {
+                        let (j, earlier, er) = all[*e.get()];
+                        if earlier != lit {
+                            out.entry(files[i].0.clone()).or_default().insert(
+                                (r.start, r.end),
+                                (files[j].0.clone(), earlier.to_string(), er),
+                            );
+                        }
                     }
-                    Some(_) => {}
-                    None => {
-                        first.insert(key, i);
+                    Entry::Vacant(e) => {
+                        e.insert(k);
                     }
                 }
             }
@@ -70,8 +80,9 @@ fn fold_key(s: &str) -> String {
 
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
     let all = collisions(cx.db, cx.ws);
+    let mine = all.get(&cx.path);
     let collision = |lr: TextRange, lit: &str| {
-        let (f0, l0, r0) = all.get(&(cx.path.clone(), lr.start, lr.end))?;
+        let (f0, l0, r0) = mine?.get(&(lr.start, lr.end))?;
         let place = if *f0 == cx.path {
             format!("line {}", cx.line(r0.start))
         } else {
