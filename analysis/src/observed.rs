@@ -41,8 +41,9 @@ pub fn observed_returns(db: &dyn Db, ws: Workspace) -> ObservedReturns {
             work.push(k);
         }
     };
-    // callee → the callers whose result its returned order reaches.
-    let mut fed_by: HashMap<usize, Vec<usize>> = HashMap::new();
+    // (callee, a caller whose result its returned order reaches): flat, not a map of vectors
+    // (a workspace has tens of thousands of functions).
+    let mut fed_by: Vec<(u32, u32)> = Vec::new();
     let mut first = 0;
     for file in &files {
         let items = &file_items(db, *file).items;
@@ -67,17 +68,21 @@ pub fn observed_returns(db: &dyn Db, ws: Workspace) -> ObservedReturns {
         }
         for (k, g) in fc.returned() {
             if let Some(&g) = ids.get(g) {
-                fed_by.entry(first + *k as usize).or_default().push(g);
+                fed_by.push(((first + *k as usize) as u32, g as u32));
             }
         }
         first += fc.functions();
     }
+    drop(ids);
     // A callee whose order reaches an observed caller's result is observed.
+    fed_by.sort_unstable();
     while let Some(c) = work.pop() {
-        if let Some(gs) = fed_by.get(&c) {
-            for g in gs.clone() {
-                mark(g, &mut observed, &mut work);
+        let from = fed_by.partition_point(|&(callee, _)| (callee as usize) < c);
+        for &(callee, g) in &fed_by[from..] {
+            if callee as usize != c {
+                break;
             }
+            mark(g as usize, &mut observed, &mut work);
         }
     }
     let observed = fns

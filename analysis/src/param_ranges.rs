@@ -37,13 +37,14 @@ impl ParamTiers {
 /// Rounds of the descending iteration at most.
 const ROUNDS: usize = 16;
 
+/// A function with an int parameter.
 struct Node {
+    /// Its number among the workspace's functions.
+    id: usize,
     /// Positions of the parameters typed `int`.
-    int_params: Vec<usize>,
+    int_params: Vec<u16>,
     /// Unbounded whatever the call sites say.
     pinned: bool,
-    /// Direct calls: (caller, the arguments' intervals per caller tier).
-    calls: Vec<(usize, Vec<crate::facts::ArgTiers>)>,
 }
 
 #[salsa::tracked(returns(ref))]
@@ -53,7 +54,9 @@ pub fn param_tiers(db: &dyn Db, ws: Workspace) -> ParamTiers {
     // Every function of the workspace, numbered; nodes for those with int parameters.
     let fns = numbered_functions(db, &files);
     let ids: HashMap<FnDef<'_>, usize> = fns.iter().enumerate().map(|(i, f)| (f.0, i)).collect();
-    let mut nodes: HashMap<usize, Node> = HashMap::new();
+    // Flat tables, not a map of vectors: a workspace has tens of thousands of functions.
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut node_of: Vec<u32> = vec![u32::MAX; fns.len()];
     let mut items = None;
     for (id, &(_, file, index)) in fns.iter().enumerate() {
         // One read per file: the functions come grouped by file.
@@ -64,68 +67,76 @@ pub fn param_tiers(db: &dyn Db, ws: Workspace) -> ParamTiers {
         let Some(item) = its.items.fns.get(index as usize) else {
             continue;
         };
-        let int_params: Vec<usize> = item
+        let int_params: Vec<u16> = item
             .params
             .iter()
             .enumerate()
             .filter(|(_, (_, ty))| ty.as_deref().map(Kind::from_annotation) == Some(Kind::Int))
-            .map(|(i, _)| i)
+            .map(|(i, _)| u16::try_from(i).unwrap_or(u16::MAX))
             .collect();
         if int_params.is_empty() {
             continue;
         }
-        let pinned = item.is_pub && !imported.contains(&file);
-        nodes.insert(
+        node_of[id] = nodes.len() as u32;
+        nodes.push(Node {
             id,
-            Node {
-                int_params,
-                pinned,
-                calls: Vec::new(),
-            },
-        );
+            int_params,
+            pinned: item.is_pub && !imported.contains(&file),
+        });
     }
     if nodes.is_empty() {
         return ParamTiers::default();
     }
-    // Every reference to a node: a direct call with its arguments, or anything else (pinned).
-    // A direct call without int arguments gives the int parameters values of unclear kind:
-    // unbounded, like a missing entry below.
-    let mut caller = 0;
+    // Every reference to a node: a direct call with its arguments (borrowed from the resolved
+    // calls), or anything else (pinned). A direct call without int arguments gives the int
+    // parameters values of unclear kind: unbounded, like a missing entry below.
+    let mut calls: Vec<(u32, u32, &[crate::facts::ArgTiers])> = Vec::new();
+    let mut caller = 0u32;
     for file in &files {
         let fc = file_calls(db, *file);
         for k in 0..fc.functions() {
             for c in fc.calls(k) {
-                let Some(node) = ids.get(&c.callee).and_then(|g| nodes.get_mut(g)) else {
+                let Some(&n) = ids.get(&c.callee).map(|&g| &node_of[g]) else {
                     continue;
                 };
+                if n == u32::MAX {
+                    continue;
+                }
                 if c.direct {
-                    node.calls.push((caller, c.args.to_vec()));
+                    calls.push((n, caller, &c.args));
                 } else {
-                    node.pinned = true;
+                    nodes[n as usize].pinned = true;
                 }
             }
             caller += 1;
         }
     }
+    drop(ids);
+    // Each node's calls together: `first[n]..first[n + 1]`.
+    calls.sort_by_key(|&(n, caller, _)| (n, caller));
+    let mut first = vec![0usize; nodes.len() + 1];
+    for &(n, _, _) in &calls {
+        first[n as usize + 1] += 1;
+    }
+    for n in 0..nodes.len() {
+        first[n + 1] += first[n];
+    }
     let mut tier: Vec<u8> = vec![0; fns.len()];
-    let mut order: Vec<usize> = nodes.keys().copied().collect();
-    order.sort_unstable();
     for _ in 0..ROUNDS {
         let mut changed = false;
-        for &g in &order {
-            let node = &nodes[&g];
+        for (n, node) in nodes.iter().enumerate() {
             if node.pinned {
                 continue;
             }
             let mut t = (TIERS.len() - 1) as u8;
-            for (caller, args) in &node.calls {
-                let ct = tier[*caller] as usize;
+            for &(_, caller, args) in &calls[first[n]..first[n + 1]] {
+                let ct = tier[caller as usize] as usize;
                 for &p in &node.int_params {
-                    t = t.min(args.get(p).map_or(0, |a| a[ct]));
+                    t = t.min(args.get(usize::from(p)).map_or(0, |a| a[ct]));
                 }
             }
-            if t != tier[g] {
-                tier[g] = t;
+            if t != tier[node.id] {
+                tier[node.id] = t;
                 changed = true;
             }
         }
@@ -134,10 +145,10 @@ pub fn param_tiers(db: &dyn Db, ws: Workspace) -> ParamTiers {
         }
     }
     ParamTiers(
-        order
+        nodes
             .iter()
-            .filter(|g| tier[**g] != 0)
-            .map(|&g| ((fns[g].1, fns[g].2), tier[g]))
+            .filter(|node| tier[node.id] != 0)
+            .map(|node| ((fns[node.id].1, fns[node.id].2), tier[node.id]))
             .collect(),
     )
 }

@@ -476,6 +476,7 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
             loaded.ws.files(&loaded.db).values().copied().collect();
         all_facts(&loaded.db, &all, threads(flags.threads));
         phases.mark("parse and facts");
+        crate::memory::purge_freed_at_once();
         if !workspace::add_imported(&mut loaded) {
             break all;
         }
@@ -641,12 +642,28 @@ struct Held(std::collections::BTreeMap<PathBuf, Vec<Finding>>);
 
 impl Held {
     fn add(&mut self, findings: Vec<Finding>) {
+        // A file's findings come together (nearly always all in the linted file): one lookup per
+        // run of them, and a whole vector moved in when its file has none yet.
+        let mut run: Vec<Finding> = Vec::new();
         for f in findings {
-            match self.0.get_mut(&f.file) {
-                Some(v) => v.push(f),
-                None => {
-                    self.0.insert(f.file.clone(), vec![f]);
-                }
+            if run
+                .last()
+                .is_some_and(|l| l.file.as_os_str() != f.file.as_os_str())
+            {
+                self.put(std::mem::take(&mut run));
+            }
+            run.push(f);
+        }
+        self.put(run);
+    }
+
+    /// Findings of one file.
+    fn put(&mut self, run: Vec<Finding>) {
+        let Some(first) = run.first() else { return };
+        match self.0.get_mut(&first.file) {
+            Some(v) => v.extend(run),
+            None => {
+                self.0.insert(first.file.clone(), run);
             }
         }
     }
@@ -672,8 +689,11 @@ impl Held {
                 break;
             }
             let mut g = entry.remove();
-            g.sort_by(Finding::order);
-            g.dedup_by(|a, b| a.file == b.file && a.range == b.range && a.code == b.code);
+            // One file's: `Finding::order` without comparing the paths, which are equal.
+            g.sort_by(|a, b| {
+                (a.range.start, a.range.end, &a.code).cmp(&(b.range.start, b.range.end, &b.code))
+            });
+            g.dedup_by(|a, b| a.range == b.range && a.code == b.code);
             write(g);
         }
     }

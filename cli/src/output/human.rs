@@ -18,7 +18,10 @@ pub fn write(findings: &[Finding], texts: &Texts, root: &Path, emit: &mut dyn Fn
     let mut i = 0;
     while i < findings.len() {
         let file = &findings[i].file;
-        let n = findings[i..].iter().take_while(|f| f.file == *file).count();
+        let n = findings[i..]
+            .iter()
+            .take_while(|f| f.file.as_os_str() == file.as_os_str())
+            .count();
         let src = DisplaySource::new(texts.text(file));
         let shown_file = ShownFile::new(shown(file, root), &src.text);
         for f in &findings[i..i + n] {

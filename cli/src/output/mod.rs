@@ -177,15 +177,29 @@ impl<'a> Writer<'a> {
                 }
             }
             Format::Compact => {
-                for f in findings {
-                    let (l, c) = texts.pos(&f.file, f.range.start);
-                    emit(&format!(
-                        "{}:{l}:{c}: {} {}\n",
-                        shown(&f.file, root),
-                        f.code,
-                        f.message
-                    ));
+                use std::fmt::Write;
+                // Findings come sorted by file: each file's shown path and line index once, and
+                // its lines written together.
+                let mut out = String::new();
+                let mut i = 0;
+                while i < findings.len() {
+                    let file = &findings[i].file;
+                    let n = findings[i..]
+                        .iter()
+                        .take_while(|f| f.file.as_os_str() == file.as_os_str())
+                        .count();
+                    let name = shown(file, root);
+                    let index = texts.index(file);
+                    for f in &findings[i..i + n] {
+                        let (l, c) = index.map_or((1, 1), |idx| {
+                            let lc = idx.line_col(f.range.start, ColumnUnit::Char);
+                            (lc.line + 1, lc.col + 1)
+                        });
+                        let _ = writeln!(out, "{name}:{l}:{c}: {} {}", f.code, f.message);
+                    }
+                    i += n;
                 }
+                emit(&out);
             }
         }
     }
