@@ -398,6 +398,7 @@ fn options(flags: &LintFlags, lint: &vox_caps::config::LintConfig) -> LintOption
         select,
         ignore,
         severity,
+        skip_fixes: false,
     }
 }
 
@@ -465,7 +466,10 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
         eprintln!("{msg}");
         return 2;
     }
-    let opts = options(&flags, &loaded.lint);
+    let mut opts = options(&flags, &loaded.lint);
+    // The compact and GitHub formats show no fix; --fix and --diff apply them.
+    opts.skip_fixes =
+        matches!(flags.format, Format::Compact | Format::Github) && !(flags.fix || flags.diff);
     let info = WorkspaceInfo::new(root.clone(), loaded.runs.clone());
     // Facts and summaries of every function first, on all cores, so that workspace-wide rules
     // (D005's collisions) find them computed instead of computing them on one thread: facts of

@@ -224,3 +224,42 @@ fn import_errors_in_other_files_keep_their_place() {
         assert_eq!(out, want, "--threads {threads}");
     }
 }
+
+/// The compact and GitHub formats lint without building fixes (they show none): they must list
+/// exactly the findings the JSON output lists, which carries the fixes.
+#[test]
+fn formats_without_fixes_list_the_same_findings() {
+    for rule in ["D001", "D002", "D004", "D005", "D007"] {
+        let dir = corpus(rule);
+        let json: Value = serde_json::from_str(&lint(&dir, &["--format", "json"])).unwrap();
+        let findings = json.as_array().unwrap();
+        assert!(
+            findings.iter().any(|f| !f["fixes"].as_array().unwrap().is_empty()),
+            "{rule}: no finding with a fix in the JSON output"
+        );
+        let from_json: Vec<String> = findings
+            .iter()
+            .map(|f| {
+                format!(
+                    "{}:{}:{}: {} {}",
+                    f["file"].as_str().unwrap(),
+                    f["range"]["start"]["line"],
+                    f["range"]["start"]["column"],
+                    f["code"].as_str().unwrap(),
+                    f["message"].as_str().unwrap()
+                )
+            })
+            .collect();
+        let compact: Vec<String> = lint(&dir, &["--format", "compact"])
+            .lines()
+            .map(str::to_string)
+            .collect();
+        assert_eq!(compact, from_json, "{rule}: compact and JSON differ");
+        let github = lint(&dir, &["--format", "github"]);
+        assert_eq!(
+            github.lines().filter(|l| l.starts_with("::")).count(),
+            from_json.len(),
+            "{rule}: GitHub output lists another number of findings:\n{github}"
+        );
+    }
+}

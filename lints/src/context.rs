@@ -114,6 +114,9 @@ pub struct FileCx<'a> {
     pub syntax: &'a FileSyntax,
     pub items: &'a FileItems<'a>,
     pub ws: &'a WorkspaceInfo,
+    /// Whether findings carry their fixes (false where only the diagnostics are shown: the
+    /// editor's published diagnostics, `--format compact` and `github`).
+    pub fixes: bool,
     /// Where each line starts, built on first use: most files have no finding that needs a
     /// line number.
     line_starts: std::cell::OnceCell<Vec<u32>>,
@@ -138,6 +141,7 @@ impl<'a> FileCx<'a> {
             syntax,
             items: vox_analysis::file_items(db, file),
             ws,
+            fixes: true,
             line_starts: std::cell::OnceCell::new(),
             functions: std::cell::OnceCell::new(),
             chains: std::cell::OnceCell::new(),

@@ -29,7 +29,8 @@ pub fn lint_file(
     ws: &WorkspaceInfo,
     opts: &LintOptions,
 ) -> Vec<Finding> {
-    let cx = FileCx::new(db, file, ws);
+    let mut cx = FileCx::new(db, file, ws);
+    cx.fixes = !opts.skip_fixes;
     let mut out = Vec::new();
     rules::syntax::check(&cx, &mut out);
     // Decision 53: a syntax error costs only the function it is in (`FileCx::functions` leaves

@@ -13,6 +13,8 @@ pub struct LintOptions {
     pub ignore: Vec<String>,
     /// Code or prefix → severity, from `[lint.severity]`.
     pub severity: Vec<(String, Severity)>,
+    /// Leave out the fixes (built only for what shows or applies them).
+    pub skip_fixes: bool,
 }
 
 fn matches(code: &str, pat: &str) -> bool {

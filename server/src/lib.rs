@@ -633,7 +633,7 @@ fn warm_facts(db: &vox_analysis::AnalysisDb, file: vox_analysis::SourceFile) {
 /// [`render::RenderCache`], then those of its last run.
 pub(crate) fn file_rendered(snap: &Snapshot, shared: &Shared, path: &Path) -> Vec<String> {
     let t0 = std::time::Instant::now();
-    let findings = snap.findings(path);
+    let findings = snap.shown_findings(path);
     let t1 = std::time::Instant::now();
     let mut cache = lock(&shared.rendered).remove(path).unwrap_or_default();
     let mut out = cache.render(snap, path, &findings);
@@ -661,7 +661,7 @@ pub(crate) fn file_rendered(snap: &Snapshot, shared: &Shared, path: &Path) -> Ve
 /// last run.
 pub(crate) fn file_diagnostics(snap: &Snapshot, shared: &Shared, path: &Path) -> Vec<Diagnostic> {
     let t0 = std::time::Instant::now();
-    let findings = snap.findings(path);
+    let findings = snap.shown_findings(path);
     let t1 = std::time::Instant::now();
     let mut ropes = diagnostics::Ropes::new(snap);
     let mut out: Vec<Diagnostic> = findings

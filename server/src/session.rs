@@ -292,6 +292,7 @@ impl Session {
                     (c.clone(), sev)
                 })
                 .collect(),
+            skip_fixes: false,
         }
     }
 
@@ -702,6 +703,20 @@ impl Snapshot {
     /// importing it (directly or not) report there (C001 at an imported call, import errors),
     /// merged as the CLI merges them.
     pub fn findings(&self, path: &Path) -> Vec<Finding> {
+        self.findings_with(path, &self.opts)
+    }
+
+    /// As [`Self::findings`] without their fixes: what published diagnostics show (code actions,
+    /// hovers and proofs ask [`Self::findings`]).
+    pub fn shown_findings(&self, path: &Path) -> Vec<Finding> {
+        let opts = LintOptions {
+            skip_fixes: true,
+            ..self.opts.clone()
+        };
+        self.findings_with(path, &opts)
+    }
+
+    fn findings_with(&self, path: &Path, opts: &LintOptions) -> Vec<Finding> {
         let Some(file) = self.file(path) else {
             return Vec::new();
         };
@@ -743,7 +758,7 @@ impl Snapshot {
         let mut out = Vec::new();
         for z in importers.values() {
             out.extend(
-                vox_lints::lint_file(db, *z, &self.info, &self.opts)
+                vox_lints::lint_file(db, *z, &self.info, opts)
                     .into_iter()
                     .filter(|f| f.file == path),
             );

@@ -60,11 +60,13 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                 ),
             );
             f.help = Some(format!("use the portable libm: `{replacement}`"));
-            f.fixes.push(Fix {
-                title: format!("Use `{replacement}`"),
-                applicability: Applicability::Safe,
-                edits: vec![cx.edit(range, replacement)],
-            });
+            if cx.fixes {
+                f.fixes.push(Fix {
+                    title: format!("Use `{replacement}`"),
+                    applicability: Applicability::Safe,
+                    edits: vec![cx.edit(range, replacement)],
+                });
+            }
             out.push(f);
         }
     }

@@ -43,7 +43,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                 "bound the operands with a guard (`if n < 1000000 { … }`), or write the overflow explicitly: `checked_add` (Option), `wrapping_add`, `saturating_add`"
                     .into(),
             );
-            if let Some(replacement) = fix_text(cx, base, o) {
+            if let Some(replacement) = cx.fixes.then(|| fix_text(cx, base, o)).flatten() {
                 f.fixes.push(Fix {
                     title: format!("Use `{replacement}`"),
                     applicability: Applicability::Unsafe,

@@ -104,15 +104,17 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                         let quoted =
                             format!("\"{}\"", norm.replace('\\', "\\\\").replace('"', "\\\""));
                         f.help = Some(format!("write {quoted}"));
-                        f.fixes.push(Fix {
-                            title: format!("Write {quoted}"),
-                            applicability: if may_change_file(lit) {
-                                Applicability::Unsafe
-                            } else {
-                                Applicability::Safe
-                            },
-                            edits: vec![cx.edit(lr, quoted)],
-                        });
+                        if cx.fixes {
+                            f.fixes.push(Fix {
+                                title: format!("Write {quoted}"),
+                                applicability: if may_change_file(lit) {
+                                    Applicability::Unsafe
+                                } else {
+                                    Applicability::Safe
+                                },
+                                edits: vec![cx.edit(lr, quoted)],
+                            });
+                        }
                         out.push(f);
                     }
                 }
@@ -124,14 +126,16 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                         "path built with `+` and \"/\": use `path.join`, which never doubles or drops a separator",
                     );
                     f.help = Some("write `path.join(dir, name)`".into());
-                    let text = cx.slice(range);
                     // `..` after a component that may be a symlink: normalising can change the
                     // file (decision 52).
-                    f.fixes.push(Fix {
-                        title: "Wrap in `path.normalize(…)`".into(),
-                        applicability: Applicability::Unsafe,
-                        edits: vec![cx.edit(range, format!("path.normalize({text})"))],
-                    });
+                    if cx.fixes {
+                        let text = cx.slice(range);
+                        f.fixes.push(Fix {
+                            title: "Wrap in `path.normalize(…)`".into(),
+                            applicability: Applicability::Unsafe,
+                            edits: vec![cx.edit(range, format!("path.normalize({text})"))],
+                        });
+                    }
                     out.push(f);
                 }
                 PathShape::Input => {
@@ -144,14 +148,16 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                             p.ns, p.name
                         ),
                     );
-                    let text = cx.slice(range);
                     // `..` after a component that may be a symlink: normalising can change the
                     // file (decision 52).
-                    f.fixes.push(Fix {
-                        title: "Wrap in `path.normalize(…)`".into(),
-                        applicability: Applicability::Unsafe,
-                        edits: vec![cx.edit(range, format!("path.normalize({text})"))],
-                    });
+                    if cx.fixes {
+                        let text = cx.slice(range);
+                        f.fixes.push(Fix {
+                            title: "Wrap in `path.normalize(…)`".into(),
+                            applicability: Applicability::Unsafe,
+                            edits: vec![cx.edit(range, format!("path.normalize({text})"))],
+                        });
+                    }
                     out.push(f);
                 }
                 PathShape::Other => {}

@@ -63,32 +63,34 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
         } else {
             "sort it: `sorted(…)`".to_string()
         });
-        let edit = match unwrapped(cx, src) {
-            Some(whole) => {
-                let list = cx.slice(whole);
-                let replacement = if detailed {
-                    format!("{list}.sorted_by_key(fn(e) {{ e.name }})")
-                } else {
-                    format!("sorted({list})")
-                };
-                cx.edit(whole, replacement)
-            }
-            // Not unwrapped where it is called (matched on, kept in a variable): sort the
-            // Result's payload, which keeps the Err case as it was.
-            None => {
-                let sort = if detailed {
-                    ".map(fn(es) { es.sorted_by_key(fn(e) { e.name }) })"
-                } else {
-                    ".map(sorted)"
-                };
-                cx.edit(TextRange::new(src.end, src.end), sort.to_string())
-            }
-        };
-        f.fixes.push(Fix {
-            title: "Sort the listing".into(),
-            applicability: Applicability::Safe,
-            edits: vec![edit],
-        });
+        if cx.fixes {
+            let edit = match unwrapped(cx, src) {
+                Some(whole) => {
+                    let list = cx.slice(whole);
+                    let replacement = if detailed {
+                        format!("{list}.sorted_by_key(fn(e) {{ e.name }})")
+                    } else {
+                        format!("sorted({list})")
+                    };
+                    cx.edit(whole, replacement)
+                }
+                // Not unwrapped where it is called (matched on, kept in a variable): sort the
+                // Result's payload, which keeps the Err case as it was.
+                None => {
+                    let sort = if detailed {
+                        ".map(fn(es) { es.sorted_by_key(fn(e) { e.name }) })"
+                    } else {
+                        ".map(sorted)"
+                    };
+                    cx.edit(TextRange::new(src.end, src.end), sort.to_string())
+                }
+            };
+            f.fixes.push(Fix {
+                title: "Sort the listing".into(),
+                applicability: Applicability::Safe,
+                edits: vec![edit],
+            });
+        }
         out.push(f);
     }
 }
