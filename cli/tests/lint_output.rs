@@ -234,7 +234,9 @@ fn formats_without_fixes_list_the_same_findings() {
         let json: Value = serde_json::from_str(&lint(&dir, &["--format", "json"])).unwrap();
         let findings = json.as_array().unwrap();
         assert!(
-            findings.iter().any(|f| !f["fixes"].as_array().unwrap().is_empty()),
+            findings
+                .iter()
+                .any(|f| !f["fixes"].as_array().unwrap().is_empty()),
             "{rule}: no finding with a fix in the JSON output"
         );
         let from_json: Vec<String> = findings

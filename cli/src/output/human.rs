@@ -7,7 +7,7 @@ use codespan_reporting::diagnostic::{Diagnostic, Label, Severity as CsSeverity};
 use codespan_reporting::term::{self, Config};
 use vox_lints::{Finding, Severity};
 
-use super::{shown, Texts};
+use super::{by_file, shown, Texts};
 use crate::render::{self, DisplaySource, ShownFile};
 
 /// Hands each finding's excerpt to `emit` as soon as it is made (a workspace's output is never
@@ -15,19 +15,13 @@ use crate::render::{self, DisplaySource, ShownFile};
 pub fn write(findings: &[Finding], texts: &Texts, root: &Path, emit: &mut dyn FnMut(&str)) {
     let config = Config::default();
     // Findings come sorted by file: each file's display text and line starts are built once.
-    let mut i = 0;
-    while i < findings.len() {
-        let file = &findings[i].file;
-        let n = findings[i..]
-            .iter()
-            .take_while(|f| f.file.as_os_str() == file.as_os_str())
-            .count();
+    for run in by_file(findings) {
+        let file = &run[0].file;
         let src = DisplaySource::new(texts.text(file));
         let shown_file = ShownFile::new(shown(file, root), &src.text);
-        for f in &findings[i..i + n] {
+        for f in run {
             write_one(f, &src, &shown_file, &config, root, emit);
         }
-        i += n;
     }
 }
 

@@ -181,23 +181,17 @@ impl<'a> Writer<'a> {
                 // Findings come sorted by file: each file's shown path and line index once, and
                 // its lines written together.
                 let mut out = String::new();
-                let mut i = 0;
-                while i < findings.len() {
-                    let file = &findings[i].file;
-                    let n = findings[i..]
-                        .iter()
-                        .take_while(|f| f.file.as_os_str() == file.as_os_str())
-                        .count();
+                for run in by_file(findings) {
+                    let file = &run[0].file;
                     let name = shown(file, root);
                     let index = texts.index(file);
-                    for f in &findings[i..i + n] {
+                    for f in run {
                         let (l, c) = index.map_or((1, 1), |idx| {
                             let lc = idx.line_col(f.range.start, ColumnUnit::Char);
                             (lc.line + 1, lc.col + 1)
                         });
                         let _ = writeln!(out, "{name}:{l}:{c}: {} {}", f.code, f.message);
                     }
-                    i += n;
                 }
                 emit(&out);
             }
@@ -278,4 +272,10 @@ impl Progress {
             eprint!("\r{}\r", " ".repeat(60));
         }
     }
+}
+
+/// The runs of findings of one file, in order (findings come sorted by file; paths are compared
+/// as bytes).
+pub(crate) fn by_file(findings: &[Finding]) -> impl Iterator<Item = &[Finding]> {
+    findings.chunk_by(|a, b| a.file.as_os_str() == b.file.as_os_str())
 }

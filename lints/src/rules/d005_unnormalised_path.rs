@@ -126,15 +126,8 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                         "path built with `+` and \"/\": use `path.join`, which never doubles or drops a separator",
                     );
                     f.help = Some("write `path.join(dir, name)`".into());
-                    // `..` after a component that may be a symlink: normalising can change the
-                    // file (decision 52).
                     if cx.fixes {
-                        let text = cx.slice(range);
-                        f.fixes.push(Fix {
-                            title: "Wrap in `path.normalize(…)`".into(),
-                            applicability: Applicability::Unsafe,
-                            edits: vec![cx.edit(range, format!("path.normalize({text})"))],
-                        });
+                        f.fixes.push(normalize_fix(cx, range));
                     }
                     out.push(f);
                 }
@@ -148,15 +141,8 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                             p.ns, p.name
                         ),
                     );
-                    // `..` after a component that may be a symlink: normalising can change the
-                    // file (decision 52).
                     if cx.fixes {
-                        let text = cx.slice(range);
-                        f.fixes.push(Fix {
-                            title: "Wrap in `path.normalize(…)`".into(),
-                            applicability: Applicability::Unsafe,
-                            edits: vec![cx.edit(range, format!("path.normalize({text})"))],
-                        });
+                        f.fixes.push(normalize_fix(cx, range));
                     }
                     out.push(f);
                 }
@@ -199,4 +185,15 @@ fn literal_message(lit: &str, norm: &str) -> String {
         }
     }
     format!("path `{lit}` is not in normal form; it is `{norm}`")
+}
+
+/// Wraps the path expression at `range` in `path.normalize(…)`. Unsafe: `..` after a component
+/// that may be a symlink makes normalising name another file (decision 52).
+fn normalize_fix(cx: &FileCx<'_>, range: TextRange) -> Fix {
+    let text = cx.slice(range);
+    Fix {
+        title: "Wrap in `path.normalize(…)`".into(),
+        applicability: Applicability::Unsafe,
+        edits: vec![cx.edit(range, format!("path.normalize({text})"))],
+    }
 }
