@@ -272,7 +272,7 @@ fn after_imports(
     };
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
-            worker(s, db, &work);
+            worker(s, db, work);
         }
     });
 }
