@@ -19,7 +19,8 @@ A benchmark, not a test: it prints figures and marks the targets met / NOT met; 
    rules, and --select ALL on one core for reference; --isolated so that no configuration file changes the rule set; its lines are those of the files
    `ruff check --show-files` lists, counted like vox's: all lines);
    `vox check BIG` on all cores (the target: a whole process on this machine) and, for comparison, on one.
-3. Prints a table and the target ratios.
+3. Prints a table, the host's steal time while measuring (/proc/stat: time the hypervisor gave these cores to
+   others; a run it hits is slower, which best-of only partly hides) and the target ratios.
 
 Usage: python3 bench/lint.py [--files N] [--shapes mixed,chain,dense] [--keep DIR] [--runs N] [--seed N]
                              [--vox PATH] [--generate-only]
@@ -949,6 +950,17 @@ def findings_summary(path):
     return counts
 
 
+def host_steal_s():
+    """CPU time the hypervisor has taken from this machine's vCPUs (the `steal` column of /proc/stat),
+    in seconds; None where it is not reported."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+        return int(fields[8]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--files", type=int, default=850, help="number of .vox files per workspace (default 850)")
@@ -1071,6 +1083,7 @@ def run(args, base, shapes, big):
     ]
     best, best_cpu, rss = {}, {}, {}
     findings = {}
+    steal0, t0 = host_steal_s(), time.time()
     for r in range(args.runs):
         for key, label, cmd, lines, ok in cases:
             try:
@@ -1085,6 +1098,11 @@ def run(args, base, shapes, big):
             best_cpu[key] = min(best_cpu.get(key, cpu), cpu)
             rss[key] = max(rss.get(key, 0), maxrss)
         print("run %d of %d done" % (r + 1, args.runs), flush=True)
+    if steal0 is not None:
+        # On a shared VM the hypervisor runs other guests on these cores now and then: a run it
+        # preempts is slower, which "best of" only partly hides.
+        print("host steal while measuring: %.1f s over %.0f s (all %d cores)"
+              % (host_steal_s() - steal0, time.time() - t0, os.cpu_count() or 1))
 
     print()
     print("%-50s %9s %8s %8s %11s %9s" % ("best of %d" % args.runs, "lines", "wall s", "cpu s", "lines/s",
