@@ -480,7 +480,7 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
             loaded.ws.files(&loaded.db).values().copied().collect();
         all_facts(&loaded.db, &all, threads(flags.threads));
         phases.mark("parse and facts");
-        crate::memory::purge_freed_at_once();
+        crate::memory::purge_freed_at_once(threads(flags.threads) == 1);
         if !workspace::add_imported(&mut loaded) {
             break all;
         }

@@ -9,7 +9,8 @@
 //!   workspace, for no gain in time (its files are small; interleaved runs, 5 each).
 //! - mimalloc's default purge delay for freed pages while the facts are made: without huge
 //!   pages it peaks within a few MB of purging at once, and faults a third as many pages back
-//!   in. After that phase `vox lint` purges at once ([`purge_freed_at_once`]).
+//!   in. After that phase `vox lint` purges what was freed (and, on one thread, goes on purging
+//!   at once: [`purge_freed_at_once`]).
 //!
 //! The interpreter and the language server keep mimalloc's defaults.
 //!
@@ -98,23 +99,34 @@ fn set_thp_disabled(disabled: bool) {
 extern "C" {
     fn mi_collect(force: bool);
     fn mi_option_set(option: libc::c_int, value: libc::c_long);
+    fn mi_option_get(option: libc::c_int) -> libc::c_long;
 }
 
 /// mimalloc 3's `mi_option_purge_delay` (the position in its `mi_option_t`; the crate's bindings
 /// leave options out without its `extended` feature).
 const MI_OPTION_PURGE_DELAY: libc::c_int = 15;
 
-/// From now on, gives freed pages back at once, and gives back those already freed. Called when
-/// the facts of every function are made: that phase frees as much as it keeps (each function's
-/// tree and lowered body), and reuses it at once, so purging then only costs faults (a third
-/// more time in that phase). The phases after it free little but allocate on new threads,
-/// which mimalloc serves from fresh pages while the freed ones wait out the purge delay (about
-/// 100 ms for arenas): purging at once lowers the peak of `vox lint` on the bench's chain
-/// workspace by about 8 MB.
-pub fn purge_freed_at_once() {
+/// Gives back the pages freed so far, at once, and from now on as they are freed when the rest
+/// runs on `one_thread`. Called when the facts of every function are made: that phase frees as
+/// much as it keeps (each function's tree and lowered body), and reuses it at once, so purging
+/// during it only costs faults (a third more time in that phase). The phases after it allocate
+/// on new threads, which mimalloc serves from fresh pages while the freed ones wait out the
+/// purge delay (about 100 ms for arenas): purging at once lowers the peak of a one-core
+/// `vox lint` on the bench's chain workspace by about 10 MB (148 against 150–160 MB).
+///
+/// On several threads the delay is restored after this purge: each purge is a `madvise` whose
+/// TLB flush interrupts every other core running the process. With it at zero, the human
+/// output's frees (each file's display text) spent a tenth of a two-core lint of the dense
+/// workspace in those interrupts, and its writing phase took 1.0–1.2 s against 0.4–0.5 s.
+/// One thread has no other core to interrupt.
+pub fn purge_freed_at_once(one_thread: bool) {
     // SAFETY: plain calls into the allocator, which takes its own locks.
     unsafe {
+        let delay = mi_option_get(MI_OPTION_PURGE_DELAY);
         mi_option_set(MI_OPTION_PURGE_DELAY, 0);
         mi_collect(true);
+        if !one_thread {
+            mi_option_set(MI_OPTION_PURGE_DELAY, delay);
+        }
     }
 }
