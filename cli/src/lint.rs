@@ -693,10 +693,8 @@ impl Held {
                 break;
             }
             let mut g = entry.remove();
-            // One file's: `Finding::order` without comparing the paths, which are equal.
-            g.sort_by(|a, b| {
-                (a.range.start, a.range.end, &a.code).cmp(&(b.range.start, b.range.end, &b.code))
-            });
+            // One file's findings: no path to compare.
+            g.sort_by(Finding::order_in_file);
             g.dedup_by(|a, b| a.range == b.range && a.code == b.code);
             write(g);
         }

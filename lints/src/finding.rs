@@ -76,13 +76,7 @@ impl Finding {
         }
     }
 
-    /// The order users see: by file, then position, then code (borrowed: a sort compares each
-    /// finding many times).
-    pub fn sort_key(&self) -> (&std::path::Path, u32, u32, &str) {
-        (&self.file, self.range.start, self.range.end, &self.code)
-    }
-
-    /// Orders findings as users see them ([`Finding::sort_key`]).
+    /// Orders findings as users see them: by file, then [`Finding::order_in_file`].
     pub fn order(a: &Finding, b: &Finding) -> std::cmp::Ordering {
         // Most comparisons are of one file's findings: equal bytes need no walk of components.
         let files = if a.file.as_os_str() == b.file.as_os_str() {
@@ -90,8 +84,11 @@ impl Finding {
         } else {
             a.file.cmp(&b.file)
         };
-        files.then_with(|| {
-            (a.range.start, a.range.end, &a.code).cmp(&(b.range.start, b.range.end, &b.code))
-        })
+        files.then_with(|| Finding::order_in_file(a, b))
+    }
+
+    /// Orders one file's findings: by position, then code.
+    pub fn order_in_file(a: &Finding, b: &Finding) -> std::cmp::Ordering {
+        (a.range.start, a.range.end, &a.code).cmp(&(b.range.start, b.range.end, &b.code))
     }
 }
