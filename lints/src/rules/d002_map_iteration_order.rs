@@ -26,7 +26,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
             Some(m) => format!("iterate the sorted keys: `for k in sorted({m}.keys())`"),
             None => "iterate the sorted keys: `for k in sorted(m.keys())`".into(),
         });
-        if let Some(fix) = sorted_keys_fix(cx, src, text).filter(|_| cx.fixes) {
+        if let Some(fix) = cx.fixes.then(|| sorted_keys_fix(cx, src, text)).flatten() {
             f.fixes.push(fix);
         }
         out.push(f);
