@@ -471,6 +471,8 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
     opts.skip_fixes =
         matches!(flags.format, Format::Compact | Format::Github) && !(flags.fix || flags.diff);
     let info = WorkspaceInfo::new(root.clone(), loaded.runs.clone());
+    // Asked once: on Linux the answer reads the affinity mask and the cgroup's CPU quota.
+    let threads = threads(flags.threads);
     // Facts and summaries of every function first, on all cores, so that workspace-wide rules
     // (D005's collisions) find them computed instead of computing them on one thread: facts of
     // the files, and of those they import from outside the paths (found by the parse), then
@@ -478,25 +480,19 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
     let all = loop {
         let all: Vec<vox_analysis::SourceFile> =
             loaded.ws.files(&loaded.db).values().copied().collect();
-        all_facts(&loaded.db, &all, threads(flags.threads));
+        all_facts(&loaded.db, &all, threads);
         phases.mark("parse and facts");
-        crate::memory::purge_freed_at_once(threads(flags.threads) == 1);
+        crate::memory::purge_freed_at_once(threads == 1);
         if !workspace::add_imported(&mut loaded) {
             break all;
         }
     };
     // The workspace tables that read facts only, beside the summaries.
-    summaries_in_import_order(
-        &loaded.db,
-        &all,
-        threads(flags.threads),
-        &mut phases,
-        |db| {
-            for part in vox_lints::FACTS_PARTS {
-                vox_lints::prepare_workspace(db, &info, &opts, part);
-            }
-        },
-    );
+    summaries_in_import_order(&loaded.db, &all, threads, &mut phases, |db| {
+        for part in vox_lints::FACTS_PARTS {
+            vox_lints::prepare_workspace(db, &info, &opts, part);
+        }
+    });
     // Files the targets import (directly or not) that are not targets themselves: what the
     // targets reach there is reported too, with its chain (a script's output depends on it).
     let reached = imported_by_targets(&loaded);
@@ -531,12 +527,12 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
     });
     phases.mark("plan");
     let parts: Vec<usize> = vox_lints::CALLS_PARTS.collect();
-    parallel(&loaded.db, &parts, threads(flags.threads), |db, part| {
+    parallel(&loaded.db, &parts, threads, |db, part| {
         vox_lints::prepare_workspace(db, &info, &opts, *part)
     });
     phases.mark("workspace tables");
     let mut held = Held::default();
-    for r in parallel(&loaded.db, &early, threads(flags.threads), lint_one) {
+    for r in parallel(&loaded.db, &early, threads, lint_one) {
         held.add(r);
     }
     // Findings may sit in configuration files (C001/C002 on their entries).
@@ -545,7 +541,7 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
     let mut counts = Counts::default();
     if flags.fix || flags.diff {
         let mut findings = Vec::new();
-        for r in parallel(&loaded.db, &streamed, threads(flags.threads), lint_one) {
+        for r in parallel(&loaded.db, &streamed, threads, lint_one) {
             held.add(r);
         }
         held.drain_before(None, &mut |g| {
@@ -588,16 +584,10 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
             counts.add(&g);
             writer.findings(&g, &mut emit);
         };
-        parallel_in_order(
-            &loaded.db,
-            &streamed,
-            threads(flags.threads),
-            lint_one,
-            |i, r| {
-                held.add(r);
-                held.drain_before(Some(streamed[i].path(&loaded.db)), &mut write);
-            },
-        );
+        parallel_in_order(&loaded.db, &streamed, threads, lint_one, |i, r| {
+            held.add(r);
+            held.drain_before(Some(streamed[i].path(&loaded.db)), &mut write);
+        });
         held.drain_before(None, &mut write);
         progress.done();
         writer.finish(&mut emit);
