@@ -477,6 +477,8 @@ impl Backend {
 /// Whether the inferred capabilities of an open script other than `changed` differ from those
 /// last seen (a change in a file it imports); records what it sees. Only the open scripts
 /// related to `changed` by imports are looked at (all of them after a change of no one file).
+/// A script with nothing recorded counts as changed: the check that would have recorded it can
+/// be cut short by an edit (a cancelled snapshot), and then what the client shows is unknown.
 fn caps_changed(snap: &Snapshot, shared: &Shared, changed: Option<&Path>) -> bool {
     let related = changed.map(|c| snap.related(c));
     let mut scripts: Vec<&PathBuf> = snap
@@ -499,7 +501,7 @@ fn caps_changed(snap: &Snapshot, shared: &Shared, changed: Option<&Path>) -> boo
     let mut any = false;
     for (p, text) in now {
         let old = seen.insert(p.clone(), text.clone());
-        any |= Some(p.as_path()) != changed && old.is_some_and(|o| o != text);
+        any |= Some(p.as_path()) != changed && old.is_none_or(|o| o != text);
     }
     any
 }
