@@ -30,6 +30,8 @@ ruff is installed with pip (ruff==0.17.5) when missing.
 """
 import argparse, collections, os, random, shutil, subprocess, sys, sysconfig, tempfile, time
 
+import host  # bench/host.py, beside this script
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 RUFF_VERSION = "0.17.5"
@@ -950,17 +952,6 @@ def findings_summary(path):
     return counts
 
 
-def host_steal_s():
-    """CPU time the hypervisor has taken from this machine's vCPUs (the `steal` column of /proc/stat),
-    in seconds; None where it is not reported."""
-    try:
-        with open("/proc/stat") as f:
-            fields = f.readline().split()
-        return int(fields[8]) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return None
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--files", type=int, default=850, help="number of .vox files per workspace (default 850)")
@@ -1083,7 +1074,7 @@ def run(args, base, shapes, big):
     ]
     best, best_cpu, rss = {}, {}, {}
     findings = {}
-    steal0, t0 = host_steal_s(), time.time()
+    steal0, t0 = host.steal_seconds(), time.time()
     for r in range(args.runs):
         for key, label, cmd, lines, ok in cases:
             try:
@@ -1102,7 +1093,7 @@ def run(args, base, shapes, big):
         # On a shared VM the hypervisor runs other guests on these cores now and then: a run it
         # preempts is slower, which "best of" only partly hides.
         print("host steal while measuring: %.1f s over %.0f s (all %d cores)"
-              % (host_steal_s() - steal0, time.time() - t0, os.cpu_count() or 1))
+              % (host.steal_seconds() - steal0, time.time() - t0, os.cpu_count() or 1))
 
     print()
     print("%-50s %9s %8s %8s %11s %9s" % ("best of %d" % args.runs, "lines", "wall s", "cpu s", "lines/s",

@@ -25,6 +25,7 @@ import argparse, os, random, re, shutil, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lsp_common import Client, find_vox, pct, uri  # noqa: E402
+from host import steal_seconds  # noqa: E402
 
 PUSH_CAPS = {"textDocument": {"publishDiagnostics": {"relatedInformation": True, "versionSupport": True},
                               "synchronization": {"didSave": True}},
@@ -175,7 +176,7 @@ def measure(argv, ws, path, text, lang, edits, cold_runs, env=None, server_timin
     rnd = random.Random(1)
     while not c.stderr.empty():
         c.stderr.get()
-    steal0 = host_steal_ms()
+    steal0 = steal_seconds()
     for i in range(edits):
         version += 1
         digit = str(rnd.randint(1, 9))
@@ -187,7 +188,7 @@ def measure(argv, ws, path, text, lang, edits, cold_runs, env=None, server_timin
         t_pub, m = c.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
                           and m["params"]["uri"] == u and m["params"].get("version") == version)
         client_ms.append((t_pub - t_send) * 1000)
-    steal = host_steal_ms() - steal0 if steal0 is not None else None
+    steal = (steal_seconds() - steal0) * 1000 if steal0 is not None else None
     time.sleep(0.2)
     server_ms = []
     while server_timing and not c.stderr.empty():
@@ -200,17 +201,6 @@ def measure(argv, ws, path, text, lang, edits, cold_runs, env=None, server_timin
     return {"cold": pct(colds, 50), "colds": colds, "p50": pct(client_ms, 50), "p95": pct(client_ms, 95),
             "s50": pct(server_ms, 50), "s95": pct(server_ms, 95), "ndiag": ndiag, "rss": rss, "steal": steal}
 
-
-def host_steal_ms():
-    """CPU time the hypervisor took from this machine's vCPUs so far, all CPUs (the `steal` column of
-    /proc/stat), in ms; None where it is not reported. On a shared VM the host preempts a vCPU for a
-    scheduler tick at a time: an edit hit by it takes ~10 ms more, which shows in p95, not in p50."""
-    try:
-        with open("/proc/stat") as f:
-            fields = f.readline().split()
-        return int(fields[8]) * 1000 / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return None
 
 
 def main():
