@@ -580,15 +580,49 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
             let _ = out.write_all(s.as_bytes());
         };
         let mut writer = output::Writer::new(flags.format, &texts, &root);
-        let mut write = |g: Vec<Finding>| {
+        // A file's text is rendered on the worker that linted it, when the format writes each
+        // file alone (human, compact, GitHub): only copying it out stays on this thread.
+        let lint_and_render = |db: &vox_analysis::AnalysisDb, f: &vox_analysis::SourceFile| {
+            let mut r = lint_one(db, f);
+            let path = f.path(db);
+            if !r.iter().all(|x| x.file == *path) {
+                return (r, None);
+            }
+            sort_one_file(&mut r);
+            let text = output::render_alone(flags.format, &r, &texts, &root);
+            (r, text)
+        };
+        parallel_in_order(
+            &loaded.db,
+            &streamed,
+            threads,
+            lint_and_render,
+            |i, (r, text)| {
+                let path = streamed[i].path(&loaded.db);
+                match text {
+                    // Nothing else waits for this file (findings of early files in it would).
+                    Some(text) if !held.0.contains_key(path) => {
+                        held.drain_before(Some(path), &mut |g| {
+                            counts.add(&g);
+                            writer.findings(&g, &mut emit);
+                        });
+                        counts.add(&r);
+                        emit(&text);
+                    }
+                    _ => {
+                        held.add(r);
+                        held.drain_before(Some(path), &mut |g| {
+                            counts.add(&g);
+                            writer.findings(&g, &mut emit);
+                        });
+                    }
+                }
+            },
+        );
+        held.drain_before(None, &mut |g| {
             counts.add(&g);
             writer.findings(&g, &mut emit);
-        };
-        parallel_in_order(&loaded.db, &streamed, threads, lint_one, |i, r| {
-            held.add(r);
-            held.drain_before(Some(streamed[i].path(&loaded.db)), &mut write);
         });
-        held.drain_before(None, &mut write);
         progress.done();
         writer.finish(&mut emit);
         let _ = out.flush();
@@ -683,10 +717,14 @@ impl Held {
                 break;
             }
             let mut g = entry.remove();
-            // One file's findings: no path to compare.
-            g.sort_by(Finding::order_in_file);
-            g.dedup_by(|a, b| a.range == b.range && a.code == b.code);
+            sort_one_file(&mut g);
             write(g);
         }
     }
+}
+
+/// One file's findings in writing order, without duplicates (no path to compare).
+fn sort_one_file(g: &mut Vec<Finding>) {
+    g.sort_by(Finding::order_in_file);
+    g.dedup_by(|a, b| a.range == b.range && a.code == b.code);
 }

@@ -131,8 +131,9 @@ fn every_format_is_identical_across_runs_and_thread_counts() {
 }
 
 /// Files are written as their turn comes (issue 20): a run configuration's script, which sorts
-/// last, reports C001 on a call in a library that sorts first, and on its Vox.toml entry between
-/// the two. Each must land in its file's place, in order, in every format and thread count.
+/// last, reports C001 on a call in a library that sorts first, and on its Vox.toml entry, which
+/// sorts before another script (rendered by its worker, it waits for Vox.toml's finding). Each
+/// must land in its file's place, in order, in every format and thread count.
 #[test]
 fn findings_in_other_files_keep_their_place() {
     let dir = common::scratch().join("order-other-files");
@@ -145,6 +146,12 @@ fn findings_in_other_files_keep_their_place() {
     .unwrap();
     std::fs::write(
         dir.join("m_mid.vox"),
+        "fn main() {\n    print(time.now_ms())\n}\n",
+    )
+    .unwrap();
+    // Sorts after Vox.toml and before the library: written once Vox.toml's finding is.
+    std::fs::write(
+        dir.join("W_mid.vox"),
         "fn main() {\n    print(time.now_ms())\n}\n",
     )
     .unwrap();
@@ -176,6 +183,7 @@ fn findings_in_other_files_keep_their_place() {
         ("lib/a_lib.vox", "C001"),
         ("Vox.toml", "C001"),
         ("m_mid.vox", "D003"),
+        ("W_mid.vox", "D003"),
     ] {
         assert!(
             compact

@@ -121,6 +121,25 @@ pub fn write(
     w.finish(emit);
 }
 
+/// One file's findings (sorted) as a format that writes each finding alone gives them (human,
+/// compact, GitHub), so that a worker can render them; `None` for JSON and SARIF, whose items
+/// depend on what was written before.
+pub fn render_alone(
+    format: Format,
+    findings: &[Finding],
+    texts: &Texts,
+    root: &Path,
+) -> Option<String> {
+    match format {
+        Format::Human | Format::Compact | Format::Github => {
+            let mut out = String::new();
+            Writer::new(format, texts, root).findings(findings, &mut |s| out.push_str(s));
+            Some(out)
+        }
+        Format::Json | Format::Sarif => None,
+    }
+}
+
 /// Writes findings as they come, in the order given (sorted by [`Finding::order`]), a slice at a
 /// time: `vox lint` hands it each file's findings as soon as every file before it is linted, so
 /// no format holds a workspace's findings. The text equals [`write`] over all of them at once.
