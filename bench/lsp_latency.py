@@ -13,7 +13,8 @@ as an incremental didChange and timed until the publishDiagnostics of that versi
 writing didChange to reading the publish, pipe and JSON included). For vox, also the server side: from the
 didChange handler to the publish (VOX_LSP_TIMING). Cold: didOpen to the first publishDiagnostics in fresh
 servers (the median of --cold-runs), and `vox lint FILE` as a whole process.
-Also the host's steal time (/proc/stat) over each edit loop: on a shared VM an edit the hypervisor preempts
+Also the bytes of one publish and the time the client takes to decode it (json.loads), which every client
+figure includes whatever the server does. Also the host's steal time (/proc/stat) over each edit loop: on a shared VM an edit the hypervisor preempts
 takes a scheduler tick (~10 ms) more, which moves p95 but not p50.
 Targets (issue 20): on the dense file, vox's cold open <= 1.5x ruff server's, p50 <= 3 ms, p95 <= 10 ms; on
 today's file, p50 <= 10 ms and p95 <= 30 ms (issue 8).
@@ -21,7 +22,7 @@ today's file, p50 <= 10 ms and p95 <= 30 ms (issue 8).
 Usage: python3 bench/lsp_latency.py [--vox PATH] [--ruff PATH] [--edits N] [--cold-runs N] [--only dense|today]
 The binary is $CARGO_TARGET_DIR/release/vox or target/release/vox (built when missing) unless --vox is given.
 """
-import argparse, os, random, re, shutil, subprocess, sys, tempfile, time
+import argparse, json, os, random, re, shutil, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lsp_common import Client, find_vox, pct, uri  # noqa: E402
@@ -189,6 +190,15 @@ def measure(argv, ws, path, text, lang, edits, cold_runs, env=None, server_timin
                           and m["params"]["uri"] == u and m["params"].get("version") == version)
         client_ms.append((t_pub - t_send) * 1000)
     steal = (steal_seconds() - steal0) * 1000 if steal0 is not None else None
+    # What the client alone spends on one publish: decoding its JSON (part of every client figure;
+    # no server can answer faster than this).
+    body = json.dumps(m, separators=(",", ":"), ensure_ascii=False).encode()
+    decodes = []
+    for _ in range(21):
+        t0 = time.perf_counter()
+        decoded = json.loads(body)
+        decodes.append((time.perf_counter() - t0) * 1000)
+        del decoded  # freed outside the timing, as the reader's messages are
     time.sleep(0.2)
     server_ms = []
     while server_timing and not c.stderr.empty():
@@ -199,7 +209,8 @@ def measure(argv, ws, path, text, lang, edits, cold_runs, env=None, server_timin
     rss = c.peak_rss_kib()
     c.close()
     return {"cold": pct(colds, 50), "colds": colds, "p50": pct(client_ms, 50), "p95": pct(client_ms, 95),
-            "s50": pct(server_ms, 50), "s95": pct(server_ms, 95), "ndiag": ndiag, "rss": rss, "steal": steal}
+            "s50": pct(server_ms, 50), "s95": pct(server_ms, 95), "ndiag": ndiag, "rss": rss, "steal": steal,
+            "bytes": len(body), "decode": pct(decodes, 50)}
 
 
 
@@ -248,6 +259,9 @@ def main():
                  min(v["colds"]), max(v["colds"]), min(r["colds"]), max(r["colds"])))
         print("  %-36s %10.2f %10.2f %7.2fx" % ("edit -> publish p50 (client) ms", v["p50"], r["p50"], v["p50"] / r["p50"]))
         print("  %-36s %10.2f %10.2f %7.2fx" % ("edit -> publish p95 (client) ms", v["p95"], r["p95"], v["p95"] / r["p95"]))
+        print("  %-36s %10.0f %10.0f" % ("bytes per publish", v["bytes"], r["bytes"]))
+        print("  %-36s %10.2f %10.2f   (json.loads of one publish, median of 21: in every client figure)"
+              % ("client decode of a publish ms", v["decode"], r["decode"]))
         print("  %-36s %10.2f %10s" % ("edit -> publish p50 (server) ms", v["s50"], "-"))
         print("  %-36s %10.2f %10s" % ("edit -> publish p95 (server) ms", v["s95"], "-"))
         if v["steal"] is not None:
