@@ -580,15 +580,23 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
             let _ = out.write_all(s.as_bytes());
         };
         let mut writer = output::Writer::new(flags.format, &texts, &root);
+        // One file's findings, with their text when a worker rendered it.
+        let mut write = |g: &[Finding], text: Option<&str>| {
+            counts.add(g);
+            match text {
+                Some(text) => emit(text),
+                None => writer.findings(g, &mut emit),
+            }
+        };
         // A file's text is rendered on the worker that linted it, when the format writes each
         // file alone (human, compact, GitHub): only copying it out stays on this thread.
+        // `lint_file` returns one file's findings sorted and without duplicates already.
         let lint_and_render = |db: &vox_analysis::AnalysisDb, f: &vox_analysis::SourceFile| {
-            let mut r = lint_one(db, f);
-            let path = f.path(db);
-            if !r.iter().all(|x| x.file == *path) {
+            let r = lint_one(db, f);
+            let path = f.path(db).as_os_str();
+            if !r.iter().all(|x| x.file.as_os_str() == path) {
                 return (r, None);
             }
-            sort_one_file(&mut r);
             let text = output::render_alone(flags.format, &r, &texts, &root);
             (r, text)
         };
@@ -602,27 +610,17 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
                 match text {
                     // Nothing else waits for this file (findings of early files in it would).
                     Some(text) if !held.0.contains_key(path) => {
-                        held.drain_before(Some(path), &mut |g| {
-                            counts.add(&g);
-                            writer.findings(&g, &mut emit);
-                        });
-                        counts.add(&r);
-                        emit(&text);
+                        held.drain_before(Some(path), &mut |g| write(&g, None));
+                        write(&r, Some(&text));
                     }
                     _ => {
                         held.add(r);
-                        held.drain_before(Some(path), &mut |g| {
-                            counts.add(&g);
-                            writer.findings(&g, &mut emit);
-                        });
+                        held.drain_before(Some(path), &mut |g| write(&g, None));
                     }
                 }
             },
         );
-        held.drain_before(None, &mut |g| {
-            counts.add(&g);
-            writer.findings(&g, &mut emit);
-        });
+        held.drain_before(None, &mut |g| write(&g, None));
         progress.done();
         writer.finish(&mut emit);
         let _ = out.flush();
@@ -717,14 +715,10 @@ impl Held {
                 break;
             }
             let mut g = entry.remove();
-            sort_one_file(&mut g);
+            // One file's findings: no path to compare.
+            g.sort_by(Finding::order_in_file);
+            g.dedup_by(|a, b| a.range == b.range && a.code == b.code);
             write(g);
         }
     }
-}
-
-/// One file's findings in writing order, without duplicates (no path to compare).
-fn sort_one_file(g: &mut Vec<Finding>) {
-    g.sort_by(Finding::order_in_file);
-    g.dedup_by(|a, b| a.range == b.range && a.code == b.code);
 }
