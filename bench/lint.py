@@ -1090,8 +1090,6 @@ def run(args, base, shapes, big):
             rss[key] = max(rss.get(key, 0), maxrss)
         print("run %d of %d done" % (r + 1, args.runs), flush=True)
     if steal0 is not None:
-        # On a shared VM the hypervisor runs other guests on these cores now and then: a run it
-        # preempts is slower, which "best of" only partly hides.
         print("host steal while measuring: %.1f s over %.0f s (all %d cores)"
               % (host.steal_seconds() - steal0, time.time() - t0, os.cpu_count() or 1))
 

@@ -14,8 +14,8 @@ writing didChange to reading the publish, pipe and JSON included). For vox, also
 didChange handler to the publish (VOX_LSP_TIMING). Cold: didOpen to the first publishDiagnostics in fresh
 servers (the median of --cold-runs), and `vox lint FILE` as a whole process.
 Also the bytes of one publish and the time the client takes to decode it (json.loads), which every client
-figure includes whatever the server does. Also the host's steal time (/proc/stat) over each edit loop: on a shared VM an edit the hypervisor preempts
-takes a scheduler tick (~10 ms) more, which moves p95 but not p50.
+figure includes whatever the server does; and the host's steal time (/proc/stat) over each edit loop: on a
+shared VM an edit the hypervisor preempts takes a scheduler tick (~10 ms) more, which moves p95 but not p50.
 Targets (issue 20): on the dense file, vox's cold open <= 1.5x ruff server's, p50 <= 3 ms, p95 <= 10 ms; on
 today's file, p50 <= 10 ms and p95 <= 30 ms (issue 8).
 
