@@ -87,6 +87,13 @@ impl Finding {
         files.then_with(|| Finding::order_in_file(a, b))
     }
 
+    /// Sorts findings as users see them ([`Finding::order`]) and drops repeats: the same code at
+    /// the same range of the same file.
+    pub fn sort_unique(findings: &mut Vec<Finding>) {
+        findings.sort_by(Finding::order);
+        findings.dedup_by(|a, b| a.code == b.code && a.range == b.range && a.file == b.file);
+    }
+
     /// Orders one file's findings: by position, then code.
     pub fn order_in_file(a: &Finding, b: &Finding) -> std::cmp::Ordering {
         (a.range.start, a.range.end, &a.code).cmp(&(b.range.start, b.range.end, &b.code))

@@ -57,8 +57,7 @@ pub fn lint_file(
     for f in &mut out {
         f.severity = opts.severity(&f.code, f.severity);
     }
-    out.sort_by(Finding::order);
-    out.dedup_by(|a, b| a.code == b.code && a.range == b.range && a.file == b.file);
+    Finding::sort_unique(&mut out);
     out
 }
 

@@ -694,8 +694,7 @@ impl Snapshot {
                     .filter(|f| f.file == path),
             );
         }
-        out.sort_by(Finding::order);
-        out.dedup_by(|a, b| a.file == b.file && a.range == b.range && a.code == b.code);
+        Finding::sort_unique(&mut out);
         out
     }
 
@@ -763,8 +762,7 @@ impl Snapshot {
                     .filter(|f| f.file == path),
             );
         }
-        out.sort_by(Finding::order);
-        out.dedup_by(|a, b| a.file == b.file && a.range == b.range && a.code == b.code);
+        Finding::sort_unique(&mut out);
         out
     }
 }
