@@ -278,7 +278,8 @@ fn after_imports(
 }
 
 /// With `VOX_LINT_TIMING` set, prints on stderr how long each phase of a lint took, with the
-/// process's CPU time and peak RSS so far (what runs on one core, and where memory peaks).
+/// process's CPU time, peak RSS so far and live heap bytes (what runs on one core, and where
+/// memory peaks; counting the heap costs time on several cores, so time it without).
 pub struct Phases {
     on: bool,
     start: std::time::Instant,
@@ -308,10 +309,11 @@ impl Phases {
             (ms(u.ru_utime) + ms(u.ru_stime), u.ru_maxrss as f64 / 1024.0)
         };
         eprintln!(
-            "vox lint timing: {what:<20} {:8.1} ms (at {:8.1} ms, cpu {:8.1} ms, peak {peak:6.1} MiB)",
+            "vox lint timing: {what:<20} {:8.1} ms (at {:8.1} ms, cpu {:8.1} ms, peak {peak:6.1} MiB, live {:6.1} MiB)",
             (now - self.last).as_secs_f64() * 1e3,
             (now - self.start).as_secs_f64() * 1e3,
-            cpu
+            cpu,
+            vox_runtime::alloc::used() as f64 / (1024.0 * 1024.0)
         );
         self.last = now;
     }

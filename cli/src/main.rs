@@ -71,9 +71,17 @@ enum Command {
 
 /// Counted for `--max-memory` (in the commands that run scripts); mimalloc underneath, because the analysis allocates many small
 /// short-lived values (trees, lowered bodies) and glibc's malloc spent a quarter of `vox lint`.
+#[cfg(not(feature = "system-alloc"))]
 #[global_allocator]
 static ALLOC: vox_runtime::alloc::CountingAlloc<memory::Mimalloc> =
     vox_runtime::alloc::CountingAlloc(memory::Mimalloc);
+
+/// The C library's malloc instead, for heap profilers (heaptrack, massif) that hook malloc and
+/// see nothing of mimalloc: `cargo build --features system-alloc`. Not for measuring time or RSS.
+#[cfg(feature = "system-alloc")]
+#[global_allocator]
+static ALLOC: vox_runtime::alloc::CountingAlloc<std::alloc::System> =
+    vox_runtime::alloc::CountingAlloc(std::alloc::System);
 
 /// Parses on a thread with a large stack: deep nesting must be a diagnostic, never a crash
 /// (decisions.md 12).
@@ -107,11 +115,14 @@ fn main() -> ExitCode {
         memory::no_huge_pages();
     }
     // Only a script's run has a memory limit (`--max-memory`); the server runs scripts in child
-    // `vox run` processes.
+    // `vox run` processes. `VOX_LINT_TIMING` keeps the count, to print the live heap per phase.
+    let lint_timing =
+        matches!(cli.command, Command::Lint(_)) && std::env::var_os("VOX_LINT_TIMING").is_some();
     if matches!(
         cli.command,
         Command::Lint(_) | Command::Caps(_) | Command::Check { .. } | Command::Lsp { .. }
-    ) {
+    ) && !lint_timing
+    {
         vox_runtime::alloc::stop_counting();
     }
     let code = match cli.command {

@@ -30,9 +30,11 @@ use libmimalloc_sys as mi;
 /// alignment again on every call and, for a block over 1 KiB whose size is not a power of two,
 /// allocates `align - 1` bytes more and aligns within it. Every mimalloc block is at least
 /// word-aligned, so that detour buys nothing for `align <= 8`; larger alignments keep it.
+#[cfg_attr(feature = "system-alloc", allow(dead_code))]
 pub struct Mimalloc;
 
 /// The alignment every mimalloc block has.
+#[cfg_attr(feature = "system-alloc", allow(dead_code))]
 const WORD: usize = std::mem::size_of::<usize>();
 
 // SAFETY: each method forwards to mimalloc with the same size and an alignment it honours: the
