@@ -176,19 +176,27 @@ struct Lowerer<'c> {
 /// single-function lowerings of that file: each takes only the names it uses. Plain `Send` data.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GlobalTable {
+    /// The names share the item tree's strings where it has them (one table per file of a
+    /// workspace, one entry per function: fresh strings would cost as much as the entries).
     names: HashMap<Arc<str>, u32>,
-    globals: Vec<TableGlobal>,
+    globals: Box<[TableGlobal]>,
+    /// The payloads of [`TableGlobal::Variant`], apart so that every entry is two words.
+    variant_defs: Box<[TableVariant]>,
     variants: HashMap<Arc<str>, usize>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
+struct TableVariant {
+    name: Arc<str>,
+    fields: Box<[Arc<str>]>,
+    is_pub: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum TableGlobal {
     Fn(FnId),
-    Variant {
-        name: Arc<str>,
-        fields: Vec<Arc<str>>,
-        is_pub: bool,
-    },
+    /// An index in [`GlobalTable::variant_defs`].
+    Variant(u32),
     ImportAlias(u32),
     /// A public function or variant of an import, under its own name (the table's key).
     Imported(u32),
@@ -224,6 +232,28 @@ pub fn global_table(items: &ItemTree, imported: &[ImportedNames]) -> GlobalTable
     }
     let mut l = Lowerer::new(&NoCatalog);
     l.declare_globals(items, imported);
+    // The item tree's own strings, to share rather than copy.
+    let own: HashMap<&str, &Arc<str>> = items
+        .fns
+        .iter()
+        .map(|f| &f.name)
+        .chain(
+            items
+                .types
+                .iter()
+                .flat_map(|t| t.variants.iter().map(|(v, _)| v)),
+        )
+        .chain(
+            items
+                .types
+                .iter()
+                .flat_map(|t| t.variants.iter().flat_map(|(_, f)| f)),
+        )
+        .chain(items.imports.iter().filter_map(|i| i.alias.as_ref()))
+        .map(|a| (&**a, a))
+        .collect();
+    let shared = |n: &str| own.get(n).map_or_else(|| arc(n), |a| Arc::clone(a));
+    let mut variant_defs = Vec::new();
     let globals =
         l.m.globals
             .iter()
@@ -233,11 +263,14 @@ pub fn global_table(items: &ItemTree, imported: &[ImportedNames]) -> GlobalTable
                     name,
                     fields,
                     is_pub,
-                } => TableGlobal::Variant {
-                    name: arc(name),
-                    fields: fields.iter().map(|f| arc(f)).collect(),
-                    is_pub: *is_pub,
-                },
+                } => {
+                    variant_defs.push(TableVariant {
+                        name: shared(name),
+                        fields: fields.iter().map(|f| shared(f)).collect(),
+                        is_pub: *is_pub,
+                    });
+                    TableGlobal::Variant(variant_defs.len() as u32 - 1)
+                }
                 Global::ImportAlias { import } => TableGlobal::ImportAlias(*import),
                 Global::Imported { import, .. } => TableGlobal::Imported(*import),
                 Global::JsonFrom { ty } => TableGlobal::JsonFrom(*ty),
@@ -245,9 +278,10 @@ pub fn global_table(items: &ItemTree, imported: &[ImportedNames]) -> GlobalTable
             })
             .collect();
     GlobalTable {
-        names: l.globals.iter().map(|(n, id)| (arc(n), *id)).collect(),
+        names: l.globals.iter().map(|(n, id)| (shared(n), *id)).collect(),
         globals,
-        variants: l.variants.iter().map(|(n, c)| (arc(n), *c)).collect(),
+        variant_defs: variant_defs.into(),
+        variants: l.variants.iter().map(|(n, c)| (shared(n), *c)).collect(),
     }
 }
 
@@ -300,24 +334,23 @@ impl<'c> Lowerer<'c> {
         }
         let table = self.table?;
         let &tid = table.names.get(name)?;
-        let g = match &table.globals[tid as usize] {
-            TableGlobal::Fn(k) => Global::Fn(*k),
-            TableGlobal::Variant {
-                name,
-                fields,
-                is_pub,
-            } => Global::Variant {
-                name: rc(name),
-                fields: fields.iter().map(|f| rc(f)).collect(),
-                is_pub: *is_pub,
-            },
-            TableGlobal::ImportAlias(import) => Global::ImportAlias { import: *import },
+        let g = match table.globals[tid as usize] {
+            TableGlobal::Fn(k) => Global::Fn(k),
+            TableGlobal::Variant(v) => {
+                let v = &table.variant_defs[v as usize];
+                Global::Variant {
+                    name: rc(&v.name),
+                    fields: v.fields.iter().map(|f| rc(f)).collect(),
+                    is_pub: v.is_pub,
+                }
+            }
+            TableGlobal::ImportAlias(import) => Global::ImportAlias { import },
             TableGlobal::Imported(import) => Global::Imported {
-                import: *import,
+                import,
                 name: rc(name),
             },
-            TableGlobal::JsonFrom(ty) => Global::JsonFrom { ty: *ty },
-            TableGlobal::JsonTo(ty) => Global::JsonTo { ty: *ty },
+            TableGlobal::JsonFrom(ty) => Global::JsonFrom { ty },
+            TableGlobal::JsonTo(ty) => Global::JsonTo { ty },
         };
         let id = self.m.globals.len() as GlobalId;
         self.m.globals.push(g);
