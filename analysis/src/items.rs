@@ -100,11 +100,6 @@ impl FnSource {
     fn take_share(&self) -> Option<Share> {
         self.share.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
-
-    /// The same text, with the share of the tree moved over (this one keeps none).
-    fn hand_over(&self) -> FnSource {
-        FnSource::new(self.text.clone(), self.start, self.end, self.take_share())
-    }
 }
 
 impl PartialEq for FnSource {
@@ -124,14 +119,63 @@ impl std::fmt::Debug for FnSource {
 
 /// One parse of a file. Never backdated (a new text is a new parse); the queries that read it
 /// compare their own results.
-#[derive(Debug)]
 pub struct FileParse {
     pub items: Arc<ItemTree>,
-    /// Each function's source, in `items.fns` order (their trees move on to [`file_items`]).
-    fn_sources: Vec<FnSource>,
-    /// The synthetic main's source (the whole file) when there are top-level statements.
-    main_source: Option<FnSource>,
+    /// The file's text (the synthetic main's, when there are top-level statements).
+    text: Arc<[u8]>,
+    fn_texts: FnTexts,
+    /// The shares of the file's parse, each function's in `items.fns` order and then the
+    /// synthetic main's, moved on by the first [`file_items`] (a later one's functions parse
+    /// their texts again).
+    shares: Mutex<Vec<Option<Share>>>,
     pub syntax: Arc<FileSyntax>,
+}
+
+/// Each function's text, in `items.fns` order: a range of the file's text on the command line
+/// (a word a function: every file's parse is kept), or a copy of its own in an editor.
+enum FnTexts {
+    InFile(Box<[(u32, u32)]>),
+    Copies(Box<[Arc<[u8]>]>),
+}
+
+impl FileParse {
+    /// Each function's source and the synthetic main's, with the shares of the parse moved over
+    /// when they are still here.
+    fn sources(&self) -> (Vec<FnSource>, Option<FnSource>) {
+        let mut shares =
+            std::mem::take(&mut *self.shares.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut share = |i: usize| shares.get_mut(i).and_then(Option::take);
+        let fns: Vec<FnSource> = match &self.fn_texts {
+            FnTexts::InFile(ranges) => ranges
+                .iter()
+                .enumerate()
+                .map(|(i, &(start, end))| FnSource::new(self.text.clone(), start, end, share(i)))
+                .collect(),
+            FnTexts::Copies(texts) => texts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| FnSource::new(t.clone(), 0, t.len() as u32, share(i)))
+                .collect(),
+        };
+        let main = self.items.has_top_level_stmts.then(|| {
+            FnSource::new(
+                self.text.clone(),
+                0,
+                self.text.len() as u32,
+                share(fns.len()),
+            )
+        });
+        (fns, main)
+    }
+}
+
+impl std::fmt::Debug for FileParse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileParse")
+            .field("items", &self.items)
+            .field("syntax", &self.syntax)
+            .finish_non_exhaustive()
+    }
 }
 
 #[salsa::tracked(returns(ref), no_eq)]
@@ -161,27 +205,26 @@ fn parse_fixed(file_text: &Arc<[u8]>) -> FileParse {
             HELD.fetch_add(size, Ordering::Relaxed);
             Arc::new(FileTree { tree, size })
         });
-    let fn_sources = ids
-        .iter()
-        .map(|&(id, r)| {
-            let share = shared.as_ref().map(|f| Share {
+    let mut shares = Vec::new();
+    if let Some(f) = &shared {
+        shares.extend(ids.iter().map(|&(id, _)| {
+            Some(Share {
                 file: f.clone(),
                 node: Some(id),
-            });
-            FnSource::new(file_text.clone(), r.start, r.end, share)
-        })
-        .collect();
-    let main_source = items.has_top_level_stmts.then(|| {
-        let share = shared.as_ref().map(|f| Share {
-            file: f.clone(),
-            node: None,
-        });
-        FnSource::new(file_text.clone(), 0, text.len() as u32, share)
-    });
+            })
+        }));
+        if items.has_top_level_stmts {
+            shares.push(Some(Share {
+                file: f.clone(),
+                node: None,
+            }));
+        }
+    }
     FileParse {
         items: Arc::new(items),
-        fn_sources,
-        main_source,
+        text: file_text.clone(),
+        fn_texts: FnTexts::InFile(ids.iter().map(|&(_, r)| (r.start, r.end)).collect()),
+        shares: Mutex::new(shares),
         syntax: Arc::new(syntax),
     }
 }
@@ -212,15 +255,9 @@ fn parse_edited(db: &dyn Db, file: SourceFile, file_text: &Arc<[u8]>) -> FilePar
     };
     let parse = FileParse {
         items: kept.items.clone(),
-        fn_sources: kept
-            .fn_texts
-            .iter()
-            .map(|t| FnSource::new(t.clone(), 0, t.len() as u32, None))
-            .collect(),
-        main_source: kept
-            .items
-            .has_top_level_stmts
-            .then(|| FnSource::new(file_text.clone(), 0, text.len() as u32, None)),
+        text: file_text.clone(),
+        fn_texts: FnTexts::Copies(kept.fn_texts.iter().cloned().collect()),
+        shares: Mutex::new(Vec::new()),
         syntax: kept.syntax.clone(),
     };
     db.keep_parse(file, kept);
@@ -322,12 +359,13 @@ fn after_splice(
         local_names: syntax
             .local_names
             .iter()
-            .map(|(n, r)| {
-                if inside(*r) {
-                    (n.clone(), name.range())
+            .map(|l| vox_hir::LocalName {
+                range: if inside(l.range) {
+                    name.range()
                 } else {
-                    (n.clone(), moved(*r))
-                }
+                    moved(l.range)
+                },
+                ..*l
             })
             .collect(),
         allow_comments,
@@ -498,24 +536,13 @@ impl<'db> FileItems<'db> {
 pub fn file_items(db: &dyn Db, file: SourceFile) -> FileItems<'_> {
     let parsed = file_parse(db, file);
     let items = parsed.items.clone();
-    let fns = parsed
-        .fn_sources
-        .iter()
+    let (sources, main_source) = parsed.sources();
+    let fns = sources
+        .into_iter()
         .enumerate()
-        .map(|(i, src)| {
-            FnDef::new(
-                db,
-                file,
-                items.fns[i].name.clone(),
-                i as u32,
-                src.hand_over(),
-            )
-        })
+        .map(|(i, src)| FnDef::new(db, file, items.fns[i].name.clone(), i as u32, src))
         .collect();
-    let main = parsed
-        .main_source
-        .as_ref()
-        .map(|src| FnDef::new(db, file, Arc::from("<main>"), u32::MAX, src.hand_over()));
+    let main = main_source.map(|src| FnDef::new(db, file, Arc::from("<main>"), u32::MAX, src));
     let mut pub_fns: Vec<(Arc<str>, u32)> = items
         .fns
         .iter()

@@ -22,7 +22,7 @@ pub struct FileSyntax {
     pub has_errors: bool,
     pub imports: Vec<ImportSite>,
     /// Top-level declared names with their ranges (import clashes).
-    pub local_names: Vec<(String, TextRange)>,
+    pub local_names: Vec<vox_hir::LocalName>,
     /// Comments that mention `vox:allow`, and whether each is in the leading comment block.
     pub allow_comments: Vec<(TextRange, bool)>,
     /// Where each function starts (in `ItemTree::fns` order).

@@ -296,3 +296,37 @@ fn reading_an_import_needs_fs_access() {
         "{err}"
     );
 }
+
+#[test]
+fn an_imported_name_against_a_local_codec_is_a_duplicate() {
+    // `@json_as` declares `Item_from_json` and `Item_to_json`: the clash is found at the type's
+    // name, by `vox run` and `vox check` alike.
+    let files = [
+        ("util.vox", "pub type Codecs = | Item_to_json | Other\n"),
+        (
+            "main.vox",
+            "import \"./util.vox\"\n@json_as(Item)\ntype Item { name: str }\nprint(1)\n",
+        ),
+    ];
+    let message = "`Item_to_json` is declared twice at the top level: imported from ./util.vox and declared on line 3; rename one, or import the file with `as NAME`";
+    fails(&files, message, "main.vox:1:1");
+    let (code, out, err) = vox_in(&tree(&files), &["check", "main.vox"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        out.starts_with(&format!("error[syntax.duplicate]: {message}")),
+        "{out}"
+    );
+    // Names that only begin or end like the codecs are no clash.
+    let files = [
+        (
+            "util.vox",
+            "pub type Codecs = | Item_as_json | Item_to_jso | Item_to_json_\n",
+        ),
+        (
+            "main.vox",
+            "import \"./util.vox\"\n@json_as(Item)\ntype Item { name: str }\nprint(1)\n",
+        ),
+    ];
+    let (code, out, err) = vox_in(&tree(&files), &["check", "main.vox"]);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+}

@@ -28,30 +28,71 @@ pub struct ImportClash {
     pub with: ClashWith,
 }
 
-/// The names a file declares at the top level (functions, types, variants, `@json_as` codecs), with
-/// the range of each declaring name.
-pub fn local_names(tree: &SyntaxTree) -> Vec<(String, TextRange)> {
+/// A name a file declares at the top level (a function, type, variant or `@json_as` codec): the
+/// range of its declaring name in the file's text, which holds its spelling (a codec's adds
+/// `_from_json` or `_to_json` to its type's). Ranges, not strings: one per function of a workspace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LocalName {
+    pub range: TextRange,
+    pub codec: Option<Codec>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Codec {
+    FromJson,
+    ToJson,
+}
+
+impl LocalName {
+    fn plain(range: TextRange) -> LocalName {
+        LocalName { range, codec: None }
+    }
+
+    /// Whether this name, in the file of `text`, is spelled `name`.
+    pub fn is(&self, text: &[u8], name: &str) -> bool {
+        let Some(declared) = text.get(self.range.start as usize..self.range.end as usize) else {
+            return false;
+        };
+        let suffix: &[u8] = match self.codec {
+            None => b"",
+            Some(Codec::FromJson) => b"_from_json",
+            Some(Codec::ToJson) => b"_to_json",
+        };
+        let name = name.as_bytes();
+        name.len() == declared.len() + suffix.len()
+            && name.starts_with(declared)
+            && name.ends_with(suffix)
+    }
+}
+
+/// The names a file declares at the top level (functions, types, variants, `@json_as` codecs).
+pub fn local_names(tree: &SyntaxTree) -> Vec<LocalName> {
     let mut out = Vec::new();
     for item in tree.root().children() {
         if let Some(f) = ast::FnDecl::cast(item) {
             if let Some(n) = f.name() {
-                out.push((n.text().into_owned(), n.range()));
+                out.push(LocalName::plain(n.range()));
             }
         } else if let Some(t) = ast::TypeDecl::cast(item) {
             if let Some(n) = t.name() {
-                out.push((n.text().into_owned(), n.range()));
+                out.push(LocalName::plain(n.range()));
                 if t.json_as().is_some() {
-                    out.push((format!("{}_from_json", n.text()), n.range()));
-                    out.push((format!("{}_to_json", n.text()), n.range()));
+                    for codec in [Codec::FromJson, Codec::ToJson] {
+                        out.push(LocalName {
+                            range: n.range(),
+                            codec: Some(codec),
+                        });
+                    }
                 }
             }
             for v in t.variants() {
                 if let Some(n) = v.name() {
-                    out.push((n.text().into_owned(), n.range()));
+                    out.push(LocalName::plain(n.range()));
                 }
             }
         }
     }
+    out.shrink_to_fit();
     out
 }
 
@@ -62,13 +103,14 @@ pub fn import_clashes(
     imports: &[FileImport],
     imported: &[ImportedNames],
 ) -> Vec<ImportClash> {
-    clashes_with(&local_names(tree), imports, imported)
+    clashes_with(tree.bytes(), &local_names(tree), imports, imported)
 }
 
-/// As [`import_clashes`], from the file's [`local_names`] (for callers that no longer hold the
-/// tree).
+/// As [`import_clashes`], from the file's text and [`local_names`] (for callers that no longer
+/// hold the tree).
 pub fn clashes_with(
-    locals: &[(String, TextRange)],
+    text: &[u8],
+    locals: &[LocalName],
     imports: &[FileImport],
     imported: &[ImportedNames],
 ) -> Vec<ImportClash> {
@@ -90,11 +132,11 @@ pub fn clashes_with(
                 .unwrap_or_default(),
         };
         for name in names {
-            if let Some((_, range)) = locals.iter().find(|(l, _)| **l == *name) {
+            if let Some(local) = locals.iter().find(|l| l.is(text, &name)) {
                 out.push(ImportClash {
                     import: i,
                     name: name.clone(),
-                    with: ClashWith::Local(*range),
+                    with: ClashWith::Local(local.range),
                 });
             } else if let Some((_, j)) = brought.iter().find(|(b, j)| *b == name && *j != i) {
                 out.push(ImportClash {

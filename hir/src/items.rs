@@ -30,11 +30,11 @@ pub struct FnItem {
     pub name: Arc<str>,
     pub is_pub: bool,
     /// Parameter names with their annotations as written (`map[str, int]`), if any.
-    pub params: Vec<(Arc<str>, Option<Arc<str>>)>,
+    pub params: Box<[(Arc<str>, Option<Arc<str>>)]>,
     /// The return annotation as written.
     pub ret: Option<Arc<str>>,
     /// Decorator names without `@`.
-    pub decorators: Vec<Arc<str>>,
+    pub decorators: Box<[Arc<str>]>,
 }
 
 impl FnItem {
@@ -143,7 +143,7 @@ pub fn fn_item(node: SyntaxNode<'_>) -> Option<FnItem> {
 
 fn fn_item_in(f: ast::FnDecl<'_>, names: &mut Names) -> Option<FnItem> {
     let name = f.name()?;
-    let mut params: Vec<_> = f
+    let params: Vec<_> = f
         .param_list()
         .map(|pl| {
             pl.params()
@@ -154,7 +154,6 @@ fn fn_item_in(f: ast::FnDecl<'_>, names: &mut Names) -> Option<FnItem> {
                 .collect()
         })
         .unwrap_or_default();
-    params.shrink_to_fit();
     let ret = f
         .ret_type()
         .and_then(|r| r.syntax().children().next())
@@ -162,7 +161,7 @@ fn fn_item_in(f: ast::FnDecl<'_>, names: &mut Names) -> Option<FnItem> {
     Some(FnItem {
         name: arc(&name.text()),
         is_pub: f.is_pub(),
-        params,
+        params: params.into(),
         ret,
         decorators: f.decorators().map(|d| names.get(&d.name())).collect(),
     })

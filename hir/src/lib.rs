@@ -9,7 +9,9 @@ mod link;
 mod lower;
 
 pub use catalog::{BuiltinInfo, Cap, Nondet};
-pub use clash::{clashes_with, import_clashes, local_names, ClashWith, ImportClash};
+pub use clash::{
+    clashes_with, import_clashes, local_names, ClashWith, Codec, ImportClash, LocalName,
+};
 pub use ir::*;
 pub use items::{fn_item, item_tree, ItemTree};
 pub use link::lower_by_function;

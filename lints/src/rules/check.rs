@@ -42,7 +42,9 @@ fn imports(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
     let imports = cx.syntax.file_imports();
     // Clashes between imported names and this file's declarations (syntax.duplicate).
     let names = vox_analysis::facts::imported_names(cx.db, cx.file);
-    if let Some(c) = vox_hir::clashes_with(&cx.syntax.local_names, &imports, &names).first() {
+    if let Some(c) =
+        vox_hir::clashes_with(cx.text, &cx.syntax.local_names, &imports, &names).first()
+    {
         let imp = &imports[c.import];
         let message = match &c.with {
             vox_hir::ClashWith::Local(range) => {
