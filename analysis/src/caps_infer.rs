@@ -229,14 +229,14 @@ pub fn render_tokens(caps: &InferredCaps, cwd: &Path) -> Tokens {
                 }
                 let (dir, widened) = match &need.effect.path {
                     Some(PathKey::Const(p)) => {
-                        let abs = resolve_dots(&cwd.join(p));
+                        let abs = resolve_dots(&cwd.join(&**p));
                         if need.effect.kind == EffectKind::FsList {
                             (abs, false)
                         } else {
                             (abs.parent().map_or(abs.clone(), Path::to_path_buf), false)
                         }
                     }
-                    Some(PathKey::Prefix(p)) => (resolve_dots(&cwd.join(p)), true),
+                    Some(PathKey::Prefix(p)) => (resolve_dots(&cwd.join(&**p)), true),
                     _ => (cwd.to_path_buf(), true),
                 };
                 let existing = nearest_existing(&dir);

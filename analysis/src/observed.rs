@@ -8,12 +8,12 @@
 //! a value), or is `pub` in a file that no workspace file imports (callers outside the
 //! workspace).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use crate::call_graph::file_calls;
 use crate::items::file_items;
 use crate::items::FnDef;
-use crate::resolver::{imported_files, numbered_functions};
+use crate::resolver::{imported_files, numbered_functions, numbers};
 use crate::{Db, SourceFile, Workspace};
 
 /// The functions (file, index among its functions; `u32::MAX` for a synthetic main) whose
@@ -32,7 +32,7 @@ pub fn observed_returns(db: &dyn Db, ws: Workspace) -> ObservedReturns {
     let files: Vec<SourceFile> = ws.files(db).values().copied().collect();
     let imported = imported_files(db, &files);
     let fns = numbered_functions(db, &files);
-    let ids: HashMap<FnDef<'_>, usize> = fns.iter().enumerate().map(|(i, f)| (f.0, i)).collect();
+    let ids = numbers(&fns);
     let mut observed = vec![false; fns.len()];
     let mut work: Vec<usize> = Vec::new();
     let mark = |k: usize, observed: &mut Vec<bool>, work: &mut Vec<usize>| {
@@ -57,18 +57,18 @@ pub fn observed_returns(db: &dyn Db, ws: Workspace) -> ObservedReturns {
             }
             for c in fc.calls(k).iter().filter(|c| !c.direct) {
                 if let Some(&g) = ids.get(&c.callee) {
-                    mark(g, &mut observed, &mut work);
+                    mark(g as usize, &mut observed, &mut work);
                 }
             }
         }
         for (_, g) in fc.observed() {
             if let Some(&g) = ids.get(g) {
-                mark(g, &mut observed, &mut work);
+                mark(g as usize, &mut observed, &mut work);
             }
         }
         for (k, g) in fc.returned() {
             if let Some(&g) = ids.get(g) {
-                fed_by.push(((first + *k as usize) as u32, g as u32));
+                fed_by.push(((first + *k as usize) as u32, g));
             }
         }
         first += fc.functions();

@@ -20,7 +20,7 @@ use crate::call_graph::file_calls;
 use crate::facts::TIERS;
 use crate::items::{file_items, FnDef};
 use crate::kinds::Kind;
-use crate::resolver::{imported_files, numbered_functions};
+use crate::resolver::{imported_files, numbered_functions, numbers};
 use crate::{Db, SourceFile, Workspace};
 
 /// Per function (file, index among its functions) with an int parameter: the tier its
@@ -53,7 +53,7 @@ pub fn param_tiers(db: &dyn Db, ws: Workspace) -> ParamTiers {
     let imported = imported_files(db, &files);
     // Every function of the workspace, numbered; nodes for those with int parameters.
     let fns = numbered_functions(db, &files);
-    let ids: HashMap<FnDef<'_>, usize> = fns.iter().enumerate().map(|(i, f)| (f.0, i)).collect();
+    let ids = numbers(&fns);
     // Flat tables, not a map of vectors: a workspace has tens of thousands of functions.
     let mut nodes: Vec<Node> = Vec::new();
     let mut node_of: Vec<u32> = vec![u32::MAX; fns.len()];
@@ -96,7 +96,7 @@ pub fn param_tiers(db: &dyn Db, ws: Workspace) -> ParamTiers {
         let fc = file_calls(db, *file);
         for k in 0..fc.functions() {
             for c in fc.calls(k) {
-                let Some(&n) = ids.get(&c.callee).map(|&g| &node_of[g]) else {
+                let Some(&n) = ids.get(&c.callee).map(|&g| &node_of[g as usize]) else {
                     continue;
                 };
                 if n == u32::MAX {

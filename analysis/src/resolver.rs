@@ -2,6 +2,8 @@
 
 use std::collections::HashSet;
 
+use rustc_hash::FxHashMap;
+
 use crate::imports::{resolve_imports, ImportTarget};
 use crate::items::{file_items, FnDef};
 use crate::{Db, SourceFile};
@@ -27,7 +29,15 @@ pub(crate) fn numbered_functions<'db>(
     db: &'db dyn Db,
     files: &[SourceFile],
 ) -> Vec<(FnDef<'db>, SourceFile, u32)> {
-    let mut out = Vec::new();
+    // Sized first: both workspace queries hold this list at once, on two cores.
+    let count = files
+        .iter()
+        .map(|f| {
+            let items = file_items(db, *f);
+            items.fns.len() + usize::from(items.main.is_some())
+        })
+        .sum();
+    let mut out = Vec::with_capacity(count);
     for file in files {
         let items = file_items(db, *file);
         let all = items.fns.iter().copied().enumerate();
@@ -35,4 +45,11 @@ pub(crate) fn numbered_functions<'db>(
         out.extend(items.main.map(|m| (m, *file, u32::MAX)));
     }
     out
+}
+
+/// Each function's number in [`numbered_functions`]' list.
+pub(crate) fn numbers<'db>(fns: &[(FnDef<'db>, SourceFile, u32)]) -> FxHashMap<FnDef<'db>, u32> {
+    let mut ids = FxHashMap::with_capacity_and_hasher(fns.len(), Default::default());
+    ids.extend(fns.iter().enumerate().map(|(i, f)| (f.0, i as u32)));
+    ids
 }

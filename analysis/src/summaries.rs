@@ -4,10 +4,12 @@
 //! from the empty summary) converges. Chains are rebuilt on demand by following witnesses.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use vox_hir::Cap;
 use vox_syntax::TextRange;
 
+pub use crate::facts::Builtin;
 use crate::facts::{fn_facts, Access, CallTarget, PathFact};
 use crate::imports::resolve_imports;
 use crate::items::{file_items, FnDef};
@@ -40,14 +42,14 @@ pub struct Effect {
     /// `Some` for fs effects: a constant path, a constant directory prefix, or `None` inside for
     /// a path not known statically.
     pub path: Option<PathKey>,
-    /// The builtin (`("fs", "read")`), for messages and chains.
-    pub builtin: (&'static str, &'static str),
+    /// The builtin (`fs.read`), for messages and chains.
+    pub builtin: Builtin,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum PathKey {
-    Const(String),
-    Prefix(String),
+    Const(Arc<str>),
+    Prefix(Arc<str>),
     Dynamic,
     /// Dynamic, from input: it may lie outside any widened grant.
     Input,
@@ -56,8 +58,8 @@ pub enum PathKey {
 impl From<&PathFact> for PathKey {
     fn from(p: &PathFact) -> PathKey {
         match p {
-            PathFact::Const(s) => PathKey::Const(s.clone()),
-            PathFact::Prefix(s) => PathKey::Prefix(s.clone()),
+            PathFact::Const(s) => PathKey::Const(Arc::from(s.as_str())),
+            PathFact::Prefix(s) => PathKey::Prefix(Arc::from(s.as_str())),
             PathFact::Dynamic => PathKey::Dynamic,
             PathFact::Input => PathKey::Input,
         }
@@ -65,11 +67,10 @@ impl From<&PathFact> for PathKey {
 }
 
 /// Where an effect comes from, seen from one function: the site in its body (relative to the
-/// function), and the callee when the site is a call.
+/// function), a call when the effect comes from the callee.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Witness {
     pub range: TextRange,
-    pub via: Option<(SourceFile, u32)>,
 }
 
 /// Sorted by effect, one witness each. A boxed slice rather than a map: there is one summary
@@ -116,7 +117,7 @@ pub fn local_effects(db: &dyn Db, f: FnDef<'_>) -> Vec<(Effect, TextRange)> {
     let facts = fn_facts(db, f);
     let mut out = Vec::new();
     for p in &facts.paths {
-        let kind = match (p.ns, p.name) {
+        let kind = match (p.builtin.ns(), p.builtin.name()) {
             ("process", _) => continue,
             _ => match p.access {
                 Access::Read => EffectKind::FsRead,
@@ -124,7 +125,7 @@ pub fn local_effects(db: &dyn Db, f: FnDef<'_>) -> Vec<(Effect, TextRange)> {
                 Access::List => EffectKind::FsList,
             },
         };
-        let builtin = (p.ns, p.name);
+        let builtin = p.builtin;
         out.push((
             Effect {
                 kind,
@@ -135,7 +136,7 @@ pub fn local_effects(db: &dyn Db, f: FnDef<'_>) -> Vec<(Effect, TextRange)> {
         ));
     }
     for e in &facts.effects {
-        let builtin = (e.ns, e.name);
+        let builtin = e.builtin;
         if let Some(kind) = cap_kind(e.cap) {
             out.push((
                 Effect {
@@ -147,7 +148,7 @@ pub fn local_effects(db: &dyn Db, f: FnDef<'_>) -> Vec<(Effect, TextRange)> {
             ));
         } else if matches!(e.cap, Cap::FsRead | Cap::FsWrite) {
             let covered = facts.paths.iter().any(|p| p.call == e.range);
-            if e.ns == "fs" && e.name == "cwd" {
+            if builtin.ns() == "fs" && builtin.name() == "cwd" {
                 out.push((
                     Effect {
                         kind: EffectKind::FsCwd,
@@ -179,7 +180,7 @@ pub fn local_effects(db: &dyn Db, f: FnDef<'_>) -> Vec<(Effect, TextRange)> {
             Effect {
                 kind: EffectKind::Output,
                 path: None,
-                builtin: ("", "print"),
+                builtin: Builtin::new("", "print"),
             },
             TextRange::default(),
         ));
@@ -190,7 +191,7 @@ pub fn local_effects(db: &dyn Db, f: FnDef<'_>) -> Vec<(Effect, TextRange)> {
 impl Effect {
     /// `fs.read`, or `print` for a global.
     pub fn builtin_name(&self) -> String {
-        match self.builtin {
+        match (self.builtin.ns(), self.builtin.name()) {
             ("", name) => name.to_string(),
             (ns, name) => format!("{ns}.{name}"),
         }
@@ -206,9 +207,7 @@ fn initial(_db: &dyn Db, _id: salsa::Id, _f: FnDef<'_>) -> Summary {
 pub fn summary<'db>(db: &'db dyn Db, f: FnDef<'db>) -> Summary {
     let mut effects: BTreeMap<Effect, Witness> = BTreeMap::new();
     for (effect, range) in local_effects(db, f) {
-        effects
-            .entry(effect)
-            .or_insert(Witness { range, via: None });
+        effects.entry(effect).or_insert(Witness { range });
     }
     let file = f.file(db);
     for call in &fn_facts(db, f).calls {
@@ -218,13 +217,7 @@ pub fn summary<'db>(db: &'db dyn Db, f: FnDef<'db>) -> Summary {
         let sub = summary(db, g);
         for (effect, _) in sub.effects.iter() {
             if !effects.contains_key(effect) {
-                effects.insert(
-                    effect.clone(),
-                    Witness {
-                        range: call.range,
-                        via: Some((g.file(db), g.index(db))),
-                    },
-                );
+                effects.insert(effect.clone(), Witness { range: call.range });
             }
         }
     }

@@ -3,6 +3,7 @@
 //! file's item tree and its imports' exported names), with ranges relative to the function, so an
 //! edit elsewhere leaves them equal.
 
+mod builtin;
 mod checks;
 mod intervals;
 mod list;
@@ -15,6 +16,7 @@ use std::sync::Arc;
 use vox_hir::{Cap, Expr, Global, ImportedNames, Module, Nondet};
 use vox_syntax::TextRange;
 
+pub use builtin::Builtin;
 pub use intervals::{tier_of, TIERS};
 pub use list::List;
 pub use order::{OrderKind, OrderLeak};
@@ -120,12 +122,21 @@ pub struct CallFact {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EffectSite {
-    pub ns: &'static str,
-    pub name: &'static str,
+    pub builtin: Builtin,
     pub cap: Cap,
     pub nondet: Nondet,
     /// The call.
     pub range: TextRange,
+}
+
+impl EffectSite {
+    pub fn ns(&self) -> &'static str {
+        self.builtin.ns()
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.builtin.name()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -434,8 +445,7 @@ fn scan(body: &Body<'_>, kinds: &kinds::Kinds, facts: &mut FactsBuilder) {
                     }
                     if info.cap != Cap::None || info.nondet != Nondet::None {
                         facts.effects.push(EffectSite {
-                            ns: info.ns,
-                            name: info.name,
+                            builtin: Builtin::new(info.ns, info.name),
                             cap: info.cap,
                             nondet: info.nondet,
                             range: r(id),
@@ -480,8 +490,7 @@ fn scan(body: &Body<'_>, kinds: &kinds::Kinds, facts: &mut FactsBuilder) {
                 let info = body.catalog.info(*b);
                 if info.cap != Cap::None || info.nondet != Nondet::None {
                     facts.effects.push(EffectSite {
-                        ns: info.ns,
-                        name: info.name,
+                        builtin: Builtin::new(info.ns, info.name),
                         cap: info.cap,
                         nondet: info.nondet,
                         range: r(id),

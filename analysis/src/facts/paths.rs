@@ -6,6 +6,7 @@ use vox_hir::{Expr, Literal, Module, Pat, Stmt, TemplatePart};
 use vox_syntax::TextRange;
 
 use super::walk::{builtin_name, Body};
+use super::Builtin;
 use super::FactsBuilder;
 use crate::kinds::Kinds;
 
@@ -43,8 +44,7 @@ pub enum PathShape {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PathArg {
-    pub ns: &'static str,
-    pub name: &'static str,
+    pub builtin: Builtin,
     pub access: Access,
     /// The argument (the call, when the argument is the default `"."`).
     pub range: TextRange,
@@ -54,6 +54,16 @@ pub struct PathArg {
     pub shape: PathShape,
     /// Whether the call is `fs.glob` (the fact is then the pattern's base directory).
     pub glob: bool,
+}
+
+impl PathArg {
+    pub fn ns(&self) -> &'static str {
+        self.builtin.ns()
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.builtin.name()
+    }
 }
 
 /// Which arguments of a builtin are paths, with their access.
@@ -515,8 +525,7 @@ pub(super) fn path_args(body: &Body<'_>, _kinds: &Kinds, facts: &mut FactsBuilde
                         f => f,
                     };
                     facts.paths.push(PathArg {
-                        ns,
-                        name,
+                        builtin: Builtin::new(ns, name),
                         access,
                         range: m.expr_ranges[*lhs as usize],
                         // The builtin's own range: the effect of the builtin named as a value
@@ -533,6 +542,7 @@ pub(super) fn path_args(body: &Body<'_>, _kinds: &Kinds, facts: &mut FactsBuilde
             continue;
         };
         let glob = ns == "fs" && name == "glob";
+        let builtin = Builtin::new(ns, name);
         let call = m.expr_ranges[i];
         let mut params: Vec<(Option<u32>, Access)> = path_params(ns, name)
             .iter()
@@ -543,8 +553,7 @@ pub(super) fn path_args(body: &Body<'_>, _kinds: &Kinds, facts: &mut FactsBuilde
             if let Some(&cwd) = args.get(2) {
                 let shape = shape_of(&ev, &taint, cwd);
                 facts.paths.push(PathArg {
-                    ns,
-                    name,
+                    builtin,
                     access: Access::Read,
                     range: m.expr_ranges[cwd as usize],
                     call,
@@ -573,8 +582,7 @@ pub(super) fn path_args(body: &Body<'_>, _kinds: &Kinds, facts: &mut FactsBuilde
                 None => (PathFact::Const(".".into()), PathShape::Other, call),
             };
             facts.paths.push(PathArg {
-                ns,
-                name,
+                builtin,
                 access,
                 range,
                 call,

@@ -10,7 +10,7 @@ use crate::{FileCx, Finding};
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
     for (_, facts, base) in cx.functions() {
         for p in &facts.paths {
-            if p.ns == "process" {
+            if p.ns() == "process" {
                 continue;
             }
             let kind = if p.access == Access::Write {
@@ -29,7 +29,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                 cx.abs(base, p.range),
                 format!(
                     "the path of `{}.{}` is not known statically: the inferred grant is widened to `fs:{kind}={widened}`",
-                    p.ns, p.name
+                    p.ns(), p.name()
                 ),
             );
             f.help = Some(

@@ -9,9 +9,9 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
     each_site(
         cx,
         out,
-        |s| s.ns == "process" && matches!(s.name, "exec" | "spawn_background"),
+        |s| s.ns() == "process" && matches!(s.name(), "exec" | "spawn_background"),
         |s, range| {
-            let what = if s.name == "exec" {
+            let what = if s.name() == "exec" {
                 "replaces the interpreter: its ceilings and exit commands no longer apply"
             } else {
                 "starts a process that outlives the run, keeping its authority"

@@ -14,7 +14,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
     each_site(
         cx,
         out,
-        |s| s.ns == "time" && matches!(s.name, "now_ms" | "now" | "monotonic_ms"),
+        |s| s.ns() == "time" && matches!(s.name(), "now_ms" | "now" | "monotonic_ms"),
         |s, range| {
             let mut f = cx.finding(
                 "D003",

@@ -138,7 +138,8 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                         range,
                         format!(
                             "a path from input reaches `{}.{}` without `path.normalize`",
-                            p.ns, p.name
+                            p.ns(),
+                            p.name()
                         ),
                     );
                     if cx.fixes {

@@ -14,8 +14,8 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
         cx,
         out,
         |s| {
-            (s.ns == "random" && matches!(s.name, "int" | "float" | "choice" | "shuffle"))
-                || (s.ns == "crypto" && s.name == "uuid")
+            (s.ns() == "random" && matches!(s.name(), "int" | "float" | "choice" | "shuffle"))
+                || (s.ns() == "crypto" && s.name() == "uuid")
         },
         |s, range| {
             let mut f = cx.finding(

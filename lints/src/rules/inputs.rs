@@ -13,7 +13,7 @@ pub fn report(
     each_site(
         cx,
         out,
-        |s| pred(s.ns, s.name),
+        |s| pred(s.ns(), s.name()),
         |s, range| cx.finding(code, W, range, format!("`{}` {what}", qualified(s))),
     );
 }

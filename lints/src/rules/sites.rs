@@ -47,10 +47,10 @@ pub fn attach_chain(
 }
 
 pub fn qualified(site: &EffectSite) -> String {
-    if site.ns.is_empty() {
-        site.name.to_string()
+    if site.ns().is_empty() {
+        site.name().to_string()
     } else {
-        format!("{}.{}", site.ns, site.name)
+        format!("{}.{}", site.ns(), site.name())
     }
 }
 

@@ -1,0 +1,60 @@
+//! [`Builtin`]: a builtin's names in one word.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// A builtin's namespace and name (`("fs", "read")`, `("", "print")` for a global), in one word:
+/// every effect site, path argument and summary entry of a workspace names one. Compared,
+/// ordered and hashed by the names (as the two strings were), so output order is unchanged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Builtin(&'static (&'static str, &'static str));
+
+impl Builtin {
+    /// The one pair for these names. Builtin names are the catalog's, a fixed set, so each pair
+    /// is made once and kept for the life of the process.
+    pub fn new(ns: &'static str, name: &'static str) -> Builtin {
+        type Pairs = HashMap<(&'static str, &'static str), &'static (&'static str, &'static str)>;
+        static ALL: Mutex<Option<Pairs>> = Mutex::new(None);
+        thread_local! {
+            static SEEN: RefCell<Pairs> = RefCell::new(HashMap::new());
+        }
+        let pair = SEEN.with_borrow_mut(|seen| {
+            *seen.entry((ns, name)).or_insert_with(|| {
+                let mut all = ALL.lock().unwrap_or_else(|e| e.into_inner());
+                *all.get_or_insert_with(HashMap::new)
+                    .entry((ns, name))
+                    .or_insert_with(|| Box::leak(Box::new((ns, name))))
+            })
+        });
+        Builtin(pair)
+    }
+
+    pub fn ns(self) -> &'static str {
+        self.0 .0
+    }
+
+    pub fn name(self) -> &'static str {
+        self.0 .1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Builtin;
+
+    #[test]
+    fn one_pair_per_names_on_every_thread_ordered_by_the_names() {
+        let here = Builtin::new("fs", "read");
+        let there = std::thread::spawn(|| Builtin::new("fs", "read"))
+            .join()
+            .expect("thread");
+        assert!(std::ptr::eq(here.0, there.0));
+        assert_eq!((here.ns(), here.name()), ("fs", "read"));
+        // Made in the opposite order of their names: the order is still the names'.
+        let last = Builtin::new("zz", "aa");
+        let first = Builtin::new("aa", "zz");
+        assert!(first < last && here < last && first < here);
+        assert!(Builtin::new("", "print") < Builtin::new("env", "get"));
+    }
+}
