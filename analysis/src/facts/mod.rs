@@ -35,7 +35,7 @@ pub struct FnFacts {
     /// User functions this body calls or passes as values.
     pub calls: Box<[CallFact]>,
     /// Builtin calls that need a capability or vary between runs, in source order.
-    pub effects: Box<[EffectSite]>,
+    pub effects: List<EffectSite>,
     /// Host-math method calls (D001).
     pub host_math: List<HostMath>,
     /// Reads of `modified_ms` (D003).
@@ -47,7 +47,7 @@ pub struct FnFacts {
     /// ranges, `param_tiers`).
     pub int_calls: List<IntCall>,
     /// Path arguments of fs, io and process calls (D005, C004, capability inference).
-    pub paths: Box<[PathArg]>,
+    pub paths: List<PathArg>,
     /// Map iterations and directory listings whose order reaches output (D002, D007).
     pub order_leaks: List<OrderLeak>,
     /// Order-carrying values passed to user functions: resolved against the callee's
@@ -65,7 +65,7 @@ pub struct FnFacts {
     /// Whether the body prints, logs or writes anything itself.
     pub writes_output: bool,
     /// Per parameter of the function: whether the body uses its order.
-    pub param_order_sensitive: Box<[bool]>,
+    pub param_order_sensitive: List<bool>,
     /// `check.*` findings.
     pub checks: List<CheckFact>,
 }
