@@ -25,12 +25,15 @@ pub enum Decl {
     Type(u32),
 }
 
+/// A parameter: its name, and its type annotation when it has one.
+pub type Param = (Arc<str>, Option<Arc<str>>);
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FnItem {
     pub name: Arc<str>,
     pub is_pub: bool,
     /// Parameter names with their annotations as written (`map[str, int]`), if any.
-    pub params: Box<[(Arc<str>, Option<Arc<str>>)]>,
+    pub params: Box<[Param]>,
     /// The return annotation as written.
     pub ret: Option<Arc<str>>,
     /// Decorator names without `@`.
