@@ -113,6 +113,7 @@ fn main() -> ExitCode {
         Command::Lint(_) | Command::Caps(_) | Command::Check { .. }
     ) {
         memory::no_huge_pages();
+        memory::short_purge_delay();
     }
     // Only a script's run has a memory limit (`--max-memory`); the server runs scripts in child
     // `vox run` processes. `VOX_LINT_TIMING` keeps the count, to print the live heap per phase.

@@ -7,10 +7,14 @@
 //! - No transparent huge pages. mimalloc asks for them, and each first touch of a 2 MiB region
 //!   then clears and holds all of it: about 24 MB more at the peak of `vox lint` on the bench
 //!   workspace, for no gain in time (its files are small; interleaved runs, 5 each).
-//! - mimalloc's default purge delay for freed pages while the facts are made: without huge
-//!   pages it peaks within a few MB of purging at once, and faults a third as many pages back
-//!   in. After that phase `vox lint` purges what was freed (and, on one thread, goes on purging
-//!   at once: [`purge_freed_at_once`]).
+//! - A purge delay of 10 ms for freed pages while the facts are made ([`short_purge_delay`]).
+//!   mimalloc 3's default is a second, longer than the whole phase on the bench's workspaces, so
+//!   every page freed there stayed until the end: on the finding-dense workspace the peak was
+//!   183 MiB against 176 MiB with 10 ms and 179 MiB with 100 ms, for no difference in time
+//!   (five interleaved runs each, two cores; four on one core). Purging at once instead costs
+//!   faults: a third as many pages again are faulted back in. After that phase `vox lint`
+//!   purges what was freed (and, on one thread, goes on purging at once:
+//!   [`purge_freed_at_once`]).
 //!
 //! The interpreter and the language server keep mimalloc's defaults.
 //!
@@ -108,12 +112,22 @@ extern "C" {
 /// leave options out without its `extended` feature).
 const MI_OPTION_PURGE_DELAY: libc::c_int = 15;
 
+/// Purges freed pages 10 ms after they are freed rather than mimalloc's default second (see the
+/// module's documentation), unless `MIMALLOC_PURGE_DELAY` says otherwise. Called before any
+/// other thread exists.
+pub fn short_purge_delay() {
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        // SAFETY: a plain call into the allocator, which takes its own locks.
+        unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, 10) };
+    }
+}
+
 /// Gives back the pages freed so far, at once, and from now on as they are freed when the rest
 /// runs on `one_thread`. Called when the facts of every function are made: that phase frees as
 /// much as it keeps (each function's tree and lowered body), and reuses it at once, so purging
 /// during it only costs faults (a third more time in that phase). The phases after it allocate
 /// on new threads, which mimalloc serves from fresh pages while the freed ones wait out the
-/// purge delay (about 100 ms for arenas): purging at once lowers the peak of a one-core
+/// purge delay: purging at once lowers the peak of a one-core
 /// `vox lint` on the bench's chain workspace by about 10 MB (148 against 150–160 MB).
 ///
 /// On several threads the delay is restored after this purge: each purge is a `madvise` whose
