@@ -176,10 +176,11 @@ struct Lowerer<'c> {
 /// single-function lowerings of that file: each takes only the names it uses. Plain `Send` data.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GlobalTable {
-    /// Sorted by name, for a binary search: a hash map's buckets cost half as much again, and
-    /// there is one table per file of a workspace, one entry per function. The names share the
-    /// item tree's strings where it has them (fresh strings would cost as much as the entries).
-    names: Box<[(Arc<str>, u32)]>,
+    /// (hash of the name, name, global), sorted by hash: a binary search over integers, then one
+    /// comparison of names. A hash map's buckets would cost half as much again, and there is one
+    /// table per file of a workspace, one entry per function. The names share the item tree's
+    /// strings where it has them (fresh strings would cost as much as the entries).
+    names: Box<[(u64, Arc<str>, u32)]>,
     globals: Box<[TableGlobal]>,
     /// The payloads of [`TableGlobal::Variant`], apart so that every entry is two words.
     variant_defs: Box<[TableVariant]>,
@@ -203,6 +204,12 @@ enum TableGlobal {
     Imported(u32),
     JsonFrom(u32),
     JsonTo(u32),
+}
+
+/// The key of [`GlobalTable::names`].
+fn name_hash(name: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(name)
 }
 
 fn arc(s: &str) -> Arc<str> {
@@ -280,9 +287,12 @@ pub fn global_table(items: &ItemTree, imported: &[ImportedNames]) -> GlobalTable
             .collect();
     GlobalTable {
         names: {
-            let mut names: Vec<(Arc<str>, u32)> =
-                l.globals.iter().map(|(n, id)| (shared(n), *id)).collect();
-            names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            let mut names: Vec<(u64, Arc<str>, u32)> = l
+                .globals
+                .iter()
+                .map(|(n, id)| (name_hash(n), shared(n), *id))
+                .collect();
+            names.sort_unstable();
             names.into()
         },
         globals,
@@ -339,11 +349,13 @@ impl<'c> Lowerer<'c> {
             return Some(g);
         }
         let table = self.table?;
-        let at = table
-            .names
-            .binary_search_by(|(n, _)| (**n).cmp(name))
-            .ok()?;
-        let tid = table.names[at].1;
+        let hash = name_hash(name);
+        let from = table.names.partition_point(|e| e.0 < hash);
+        let tid = table.names[from..]
+            .iter()
+            .take_while(|e| e.0 == hash)
+            .find(|e| &*e.1 == name)?
+            .2;
         let g = match table.globals[tid as usize] {
             TableGlobal::Fn(k) => Global::Fn(k),
             TableGlobal::Variant(v) => {

@@ -1,8 +1,9 @@
 //! [`Builtin`]: a builtin's names in one word.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::sync::Mutex;
+
+use rustc_hash::FxHashMap as HashMap;
 
 /// A builtin's namespace and name (`("fs", "read")`, `("", "print")` for a global), in one word:
 /// every effect site, path argument and summary entry of a workspace names one. Compared,
@@ -17,12 +18,12 @@ impl Builtin {
         type Pairs = HashMap<(&'static str, &'static str), &'static (&'static str, &'static str)>;
         static ALL: Mutex<Option<Pairs>> = Mutex::new(None);
         thread_local! {
-            static SEEN: RefCell<Pairs> = RefCell::new(HashMap::new());
+            static SEEN: RefCell<Pairs> = RefCell::new(HashMap::default());
         }
         let pair = SEEN.with_borrow_mut(|seen| {
             *seen.entry((ns, name)).or_insert_with(|| {
                 let mut all = ALL.lock().unwrap_or_else(|e| e.into_inner());
-                *all.get_or_insert_with(HashMap::new)
+                *all.get_or_insert_with(HashMap::default)
                     .entry((ns, name))
                     .or_insert_with(|| Box::leak(Box::new((ns, name))))
             })
