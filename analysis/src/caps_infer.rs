@@ -196,7 +196,7 @@ pub fn render_tokens(caps: &InferredCaps, cwd: &Path) -> Tokens {
         e.1.insert(by);
     }
     for need in &caps.needs {
-        let by = need.effect.builtin_name();
+        let by = need.effect.builtin.qualified();
         let token = match need.effect.kind {
             EffectKind::EnvRo => "env:ro",
             EffectKind::EnvRw => "env:rw",

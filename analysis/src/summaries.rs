@@ -188,16 +188,6 @@ pub fn local_effects(db: &dyn Db, f: FnDef<'_>) -> Vec<(Effect, TextRange)> {
     out
 }
 
-impl Effect {
-    /// `fs.read`, or `print` for a global.
-    pub fn builtin_name(&self) -> String {
-        match (self.builtin.ns(), self.builtin.name()) {
-            ("", name) => name.to_string(),
-            (ns, name) => format!("{ns}.{name}"),
-        }
-    }
-}
-
 fn initial(_db: &dyn Db, _id: salsa::Id, _f: FnDef<'_>) -> Summary {
     Summary::default()
 }

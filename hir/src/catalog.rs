@@ -51,6 +51,15 @@ pub trait BuiltinCatalog {
     fn info(&self, id: u32) -> BuiltinInfo;
 }
 
+/// How a builtin is named to users: `fs.read`, or `print` for a global.
+pub fn qualified(ns: &str, name: &str) -> String {
+    if ns.is_empty() {
+        name.to_string()
+    } else {
+        format!("{ns}.{name}")
+    }
+}
+
 /// The JSON helpers every kind has.
 pub const JSON_HELPERS: &[&str] = &[
     "as_str",

@@ -631,16 +631,8 @@ pub fn method_doc(name: &str) -> Option<(&'static str, &'static str)> {
     builtin_doc(name)
 }
 
-fn qualified(ns: &str, name: &str) -> String {
-    if ns.is_empty() {
-        name.to_string()
-    } else {
-        format!("{ns}.{name}")
-    }
-}
-
 fn builtin_markdown(ns: &str, name: &str) -> String {
-    let q = qualified(ns, name);
+    let q = vox_hir::catalog::qualified(ns, name);
     let Some(row) = catalog().lookup(ns, name) else {
         return format!("```voxscript\n{q}\n```");
     };
@@ -1237,7 +1229,7 @@ pub fn signature_help(snap: &Snapshot, p: SignatureHelpParams) -> Result<Option<
             (sig, params, Some(doc).filter(|d| !d.is_empty()))
         }
         Some(Target::Builtin(ns, name)) => {
-            let q = qualified(ns, name);
+            let q = vox_hir::catalog::qualified(ns, name);
             let needs = catalog()
                 .lookup(ns, name)
                 .and_then(|r| cap_label(r.cap))

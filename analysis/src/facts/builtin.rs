@@ -38,6 +38,11 @@ impl Builtin {
     pub fn name(self) -> &'static str {
         self.0 .1
     }
+
+    /// `fs.read`, or `print` for a global.
+    pub fn qualified(self) -> String {
+        vox_hir::catalog::qualified(self.ns(), self.name())
+    }
 }
 
 #[cfg(test)]

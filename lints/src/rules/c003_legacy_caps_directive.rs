@@ -85,7 +85,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
         if !satisfies(&set, &cwd, need) {
             let w = word_for(need.effect.kind);
             if !missing.iter().any(|(m, _)| *m == w) {
-                missing.push((w, need.effect.builtin_name()));
+                missing.push((w, need.effect.builtin.qualified()));
             }
         }
     }

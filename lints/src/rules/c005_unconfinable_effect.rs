@@ -2,7 +2,7 @@
 //! starts a process that outlives the run: authority the interpreter cannot take back when the
 //! run ends (decision 48 keeps `spawn_background` children alive at a normal end).
 
-use super::sites::{each_site, qualified, W};
+use super::sites::{each_site, W};
 use crate::{FileCx, Finding};
 
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
@@ -16,7 +16,12 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
             } else {
                 "starts a process that outlives the run, keeping its authority"
             };
-            let mut f = cx.finding("C005", W, range, format!("`{}` {what}", qualified(s)));
+            let mut f = cx.finding(
+                "C005",
+                W,
+                range,
+                format!("`{}` {what}", s.builtin.qualified()),
+            );
             f.help = Some("prefer `process.run`, whose child ends with the run".into());
             f
         },

@@ -4,7 +4,7 @@
 //! `time:frozen=` (decision 30). Fix: add `time:frozen=0` to the run configuration, or take the
 //! time as an argument.
 
-use super::sites::{each_site, qualified, W};
+use super::sites::{each_site, W};
 use crate::{FileCx, Finding};
 
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
@@ -22,7 +22,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                 range,
                 format!(
                     "`{}()` reads the clock: its value differs on every run",
-                    qualified(s)
+                    s.builtin.qualified()
                 ),
             );
             f.help = Some(

@@ -3,7 +3,7 @@
 //! `random:seed=` (decision 30). `crypto.hash_fast`/`hash_secure` are deterministic and not
 //! flagged (decision 8). Fix: add `random:seed=0` to the run configuration.
 
-use super::sites::{each_site, qualified, W};
+use super::sites::{each_site, W};
 use crate::{FileCx, Finding};
 
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
@@ -24,7 +24,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                 range,
                 format!(
                     "`{}()` draws from an unseeded random stream: its value differs on every run",
-                    qualified(s)
+                    s.builtin.qualified()
                 ),
             );
             f.help = Some("add `random:seed=0` to the script's run configuration".into());

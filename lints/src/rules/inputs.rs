@@ -1,6 +1,6 @@
 //! Shared by I001–I004: a finding at each call of the matching builtins, with its chain.
 
-use super::sites::{each_site, qualified, W};
+use super::sites::{each_site, W};
 use crate::{FileCx, Finding};
 
 pub fn report(
@@ -14,6 +14,13 @@ pub fn report(
         cx,
         out,
         |s| pred(s.ns(), s.name()),
-        |s, range| cx.finding(code, W, range, format!("`{}` {what}", qualified(s))),
+        |s, range| {
+            cx.finding(
+                code,
+                W,
+                range,
+                format!("`{}` {what}", s.builtin.qualified()),
+            )
+        },
     );
 }

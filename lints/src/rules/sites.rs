@@ -46,12 +46,4 @@ pub fn attach_chain(
     finding.chain = steps.to_vec();
 }
 
-pub fn qualified(site: &EffectSite) -> String {
-    if site.ns().is_empty() {
-        site.name().to_string()
-    } else {
-        format!("{}.{}", site.ns(), site.name())
-    }
-}
-
 pub const W: Severity = Severity::Warning;

@@ -255,7 +255,7 @@ pub fn completion(
             for r in catalog().rows().iter().filter(|r| r.ns == recv) {
                 items.builtin(
                     r.name,
-                    &qualified(r.ns, r.name),
+                    &vox_hir::catalog::qualified(r.ns, r.name),
                     CompletionItemKind::FUNCTION,
                     cap_label(r.cap),
                     None,
