@@ -29,17 +29,14 @@ pub(crate) fn numbered_functions<'db>(
     db: &'db dyn Db,
     files: &[SourceFile],
 ) -> Vec<(FnDef<'db>, SourceFile, u32)> {
+    let items: Vec<_> = files.iter().map(|f| (*f, file_items(db, *f))).collect();
     // Sized first: both workspace queries hold this list at once, on two cores.
-    let count = files
+    let count = items
         .iter()
-        .map(|f| {
-            let items = file_items(db, *f);
-            items.fns.len() + usize::from(items.main.is_some())
-        })
+        .map(|(_, it)| it.fns.len() + usize::from(it.main.is_some()))
         .sum();
     let mut out = Vec::with_capacity(count);
-    for file in files {
-        let items = file_items(db, *file);
+    for (file, items) in &items {
         let all = items.fns.iter().copied().enumerate();
         out.extend(all.map(|(i, f)| (f, *file, i as u32)));
         out.extend(items.main.map(|m| (m, *file, u32::MAX)));

@@ -208,8 +208,8 @@ enum TableGlobal {
 
 /// The key of [`GlobalTable::names`].
 fn name_hash(name: &str) -> u64 {
-    use std::hash::{BuildHasher, BuildHasherDefault};
-    BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(name)
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(name)
 }
 
 fn arc(s: &str) -> Arc<str> {
@@ -245,18 +245,11 @@ pub fn global_table(items: &ItemTree, imported: &[ImportedNames]) -> GlobalTable
         .fns
         .iter()
         .map(|f| &f.name)
-        .chain(
-            items
-                .types
+        .chain(items.types.iter().flat_map(|t| {
+            t.variants
                 .iter()
-                .flat_map(|t| t.variants.iter().map(|(v, _)| v)),
-        )
-        .chain(
-            items
-                .types
-                .iter()
-                .flat_map(|t| t.variants.iter().flat_map(|(_, f)| f)),
-        )
+                .flat_map(|(v, fields)| std::iter::once(v).chain(fields))
+        }))
         .chain(items.imports.iter().filter_map(|i| i.alias.as_ref()))
         .map(|a| (&**a, a))
         .collect();
