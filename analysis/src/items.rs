@@ -11,13 +11,13 @@ use vox_hir::ItemTree;
 use vox_syntax::{Spliced, SyntaxKind, SyntaxNode, SyntaxTree, TextRange};
 
 use crate::parsed::{FileSyntax, ImportSite, KeptParse};
-use crate::{Db, SourceFile};
+use crate::{Db, SourceFile, Text};
 
 /// The file's syntax tree, for editor features that walk it. The analysis itself never needs it
 /// after [`file_parse`]; kept in a small cache only.
 #[salsa::tracked(returns(ref), no_eq, lru = 16)]
 pub fn parse(db: &dyn Db, file: SourceFile) -> Arc<SyntaxTree> {
-    Arc::new(vox_syntax::parse(file.text(db)))
+    Arc::new(vox_syntax::parse(&file.text(db).get()))
 }
 
 /// A function's text, and on the command line a share of its file's one parse, in which its
@@ -27,7 +27,7 @@ pub fn parse(db: &dyn Db, file: SourceFile) -> Arc<SyntaxTree> {
 pub struct FnSource {
     /// The text is `text[start..end]`: the file's own text when no file's text ever changes
     /// ([`Db::fixed_texts`]), else a copy.
-    text: Arc<[u8]>,
+    text: Text,
     start: u32,
     end: u32,
     share: Mutex<Option<Share>>,
@@ -75,7 +75,7 @@ impl FnTree {
 }
 
 impl FnSource {
-    fn new(text: Arc<[u8]>, start: u32, end: u32, share: Option<Share>) -> FnSource {
+    fn new(text: Text, start: u32, end: u32, share: Option<Share>) -> FnSource {
         FnSource {
             text,
             start,
@@ -84,15 +84,32 @@ impl FnSource {
         }
     }
 
-    pub fn bytes(&self) -> &[u8] {
-        &self.text[self.start as usize..self.end as usize]
+    /// The function's text (read from disk again when its file's text was released).
+    pub fn bytes(&self) -> impl std::ops::Deref<Target = [u8]> {
+        struct Part(Arc<[u8]>, std::ops::Range<usize>);
+        impl std::ops::Deref for Part {
+            type Target = [u8];
+            fn deref(&self) -> &[u8] {
+                &self.0[self.1.clone()]
+            }
+        }
+        Part(self.text.get(), self.start as usize..self.end as usize)
+    }
+
+    /// The length of the function's text in bytes.
+    pub fn len(&self) -> u32 {
+        self.end - self.start
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.start == self.end
     }
 
     /// The function's tree: its file's parse the first time; a new parse of its text after.
     pub fn tree(&self) -> FnTree {
         FnTree(
             self.take_share()
-                .ok_or_else(|| vox_syntax::parse(self.bytes())),
+                .ok_or_else(|| vox_syntax::parse(&self.bytes())),
         )
     }
 
@@ -105,8 +122,8 @@ impl FnSource {
 impl PartialEq for FnSource {
     fn eq(&self, other: &Self) -> bool {
         // An editor's unchanged functions share their text with the previous parse.
-        (Arc::ptr_eq(&self.text, &other.text) && (self.start, self.end) == (other.start, other.end))
-            || self.bytes() == other.bytes()
+        (self.text.same(&other.text) && (self.start, self.end) == (other.start, other.end))
+            || (self.len() == other.len() && *self.bytes() == *other.bytes())
     }
 }
 impl Eq for FnSource {}
@@ -122,7 +139,7 @@ impl std::fmt::Debug for FnSource {
 pub struct FileParse {
     pub items: Arc<ItemTree>,
     /// The file's text (the synthetic main's, when there are top-level statements).
-    text: Arc<[u8]>,
+    text: Text,
     fn_texts: FnTexts,
     /// The shares of the file's parse, each function's in `items.fns` order and then the
     /// synthetic main's, moved on by the first [`file_items`] (a later one's functions parse
@@ -135,7 +152,7 @@ pub struct FileParse {
 /// (a word a function: every file's parse is kept), or a copy of its own in an editor.
 enum FnTexts {
     InFile(Box<[(u32, u32)]>),
-    Copies(Box<[Arc<[u8]>]>),
+    Copies(Box<[Text]>),
 }
 
 impl FileParse {
@@ -192,8 +209,9 @@ pub fn file_parse(db: &dyn Db, file: SourceFile) -> FileParse {
 /// it lies in that parse instead of parsing its text again, when the parse has no errors
 /// (recovery could differ between the file and the function alone); function texts share the
 /// file's.
-fn parse_fixed(file_text: &Arc<[u8]>) -> FileParse {
-    let text: &[u8] = file_text;
+fn parse_fixed(file_text: &Text) -> FileParse {
+    let bytes = file_text.get();
+    let text: &[u8] = &bytes;
     let tree = vox_syntax::parse(text);
     let ((items, nodes), syntax) = items_and_facts(&tree);
     let ids: Vec<(u32, TextRange)> = nodes.iter().map(|n| (n.id(), n.range())).collect();
@@ -234,8 +252,9 @@ fn parse_fixed(file_text: &Arc<[u8]>) -> FileParse {
 /// function alone and re-reads only its item, text and comments. Function texts are copies
 /// (a shared text would keep every old version of the file alive), and the tree is not shared
 /// with the lowerings: an edit re-lowers one function, which parses its text alone.
-fn parse_edited(db: &dyn Db, file: SourceFile, file_text: &Arc<[u8]>) -> FileParse {
-    let text: &[u8] = file_text;
+fn parse_edited(db: &dyn Db, file: SourceFile, file_text: &Text) -> FileParse {
+    let bytes = file_text.get();
+    let text: &[u8] = &bytes;
     let kept = match db.take_kept(file) {
         Some(k) if k.tree.bytes() == text => k,
         Some(k) => {
@@ -269,7 +288,7 @@ fn read_all(tree: SyntaxTree) -> KeptParse {
     let (items, nodes) = vox_hir::item_tree(&tree);
     let fn_texts = nodes
         .iter()
-        .map(|n| Arc::from(&tree.bytes()[n.range().as_usize()]))
+        .map(|n| Text::new(Arc::from(&tree.bytes()[n.range().as_usize()])))
         .collect();
     let syntax = syntax_facts(&tree, &nodes);
     drop(nodes);
@@ -289,7 +308,7 @@ fn after_splice(
     tree: SyntaxTree,
     spliced: Spliced,
     items: Arc<ItemTree>,
-    mut fn_texts: Vec<Arc<[u8]>>,
+    mut fn_texts: Vec<Text>,
     syntax: &FileSyntax,
 ) -> Result<KeptParse, Box<SyntaxTree>> {
     let (old, new) = (spliced.old_range, spliced.new_range);
@@ -315,7 +334,7 @@ fn after_splice(
         changed.fns[k] = item;
         Arc::new(changed)
     };
-    fn_texts[k] = Arc::from(&tree.bytes()[new.as_usize()]);
+    fn_texts[k] = Text::new(Arc::from(&tree.bytes()[new.as_usize()]));
 
     let delta = new.end as i64 - old.end as i64;
     let moved = |r: TextRange| {

@@ -20,6 +20,7 @@ mod param_ranges;
 mod parsed;
 mod resolver;
 mod summaries;
+mod text;
 
 pub use call_graph::{file_calls, FileCalls, ResolvedCall};
 pub use caps_infer::{
@@ -40,6 +41,7 @@ pub use parsed::{FileSyntax, ImportSite, KeptParse};
 pub use summaries::{
     callee, local_effects, summary, Effect, EffectKind, PathKey, Summary, Witness,
 };
+pub use text::Text;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -50,7 +52,7 @@ pub struct SourceFile {
     #[returns(ref)]
     pub path: PathBuf,
     #[returns(ref)]
-    pub text: Arc<[u8]>,
+    pub text: Text,
 }
 
 /// The files of the workspace by canonical path, and its root (the directory holding `Vox.toml`,

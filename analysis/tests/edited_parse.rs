@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use salsa::Setter;
-use vox_analysis::{file_items, file_syntax, AnalysisDb, SourceFile, Workspace};
+use vox_analysis::{file_items, file_syntax, AnalysisDb, SourceFile, Text, Workspace};
 
 fn corpus() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -33,7 +33,7 @@ fn corpus() -> Vec<PathBuf> {
 fn database(text: &[u8]) -> (AnalysisDb, SourceFile) {
     let mut db = AnalysisDb::new(vox_runtime::catalog::Catalog::get());
     let path = PathBuf::from("/ws/script.vox");
-    let f = SourceFile::new(&db, path.clone(), Arc::from(text));
+    let f = SourceFile::new(&db, path.clone(), Text::new(Arc::from(text)));
     let ws = Workspace::new(&db, PathBuf::from("/ws"), Arc::new([(path, f)].into()));
     db.set_workspace(ws);
     (db, f)
@@ -47,7 +47,7 @@ fn products(db: &AnalysisDb, f: SourceFile) -> String {
         .map(|d| {
             (
                 d.name(db).to_string(),
-                String::from_utf8_lossy(d.text(db).bytes()).into_owned(),
+                String::from_utf8_lossy(&d.text(db).bytes()).into_owned(),
             )
         })
         .collect();
@@ -116,7 +116,7 @@ fn an_edited_parse_equals_a_parse_from_scratch() {
                     text.splice(at..at, p.iter().copied());
                 }
             }
-            f.set_text(&mut db).to(Arc::from(&text[..]));
+            f.set_text(&mut db).to(Text::new(Arc::from(&text[..])));
             let (fresh, g) = database(&text);
             assert_eq!(
                 products(&db, f),

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use salsa::plumbing::AsId;
 use salsa::Setter;
 use vox_analysis::{
-    file_items, fn_facts, inferred_caps, summary, AnalysisDb, EventLog, SourceFile, Workspace,
+    file_items, fn_facts, inferred_caps, summary, AnalysisDb, EventLog, SourceFile, Text, Workspace,
 };
 
 const MAIN: &str = r#"import "./lib/util.vox"
@@ -73,7 +73,11 @@ fn setup() -> Ws {
         ("util", "/ws/lib/util.vox", UTIL),
         ("report", "/ws/lib/report.vox", REPORT),
     ] {
-        let f = SourceFile::new(&db, PathBuf::from(path), Arc::from(text.as_bytes()));
+        let f = SourceFile::new(
+            &db,
+            PathBuf::from(path),
+            Text::new(Arc::from(text.as_bytes())),
+        );
         files.insert(name, f);
         map.insert(PathBuf::from(path), f);
     }
@@ -118,10 +122,11 @@ fn ran(w: &Ws, lines: &[String], query: &str) -> Vec<String> {
 
 fn edit(w: &mut Ws, file: &str, from: &str, to: &str) {
     let f = w.files[file];
-    let text = String::from_utf8(f.text(&w.db).to_vec()).unwrap();
+    let text = String::from_utf8(f.text(&w.db).get().to_vec()).unwrap();
     assert!(text.contains(from), "{from:?} not in {file}");
     let new = text.replacen(from, to, 1);
-    f.set_text(&mut w.db).to(Arc::from(new.as_bytes()));
+    f.set_text(&mut w.db)
+        .to(Text::new(Arc::from(new.as_bytes())));
 }
 
 #[test]

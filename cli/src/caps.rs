@@ -81,7 +81,7 @@ pub fn run(flags: CapsFlags) -> i32 {
     tokens.notes.extend(incomplete.iter().cloned());
     // Needs the tokens may not cover (a path from input), at their sites.
     let items = vox_analysis::file_items(db, src);
-    let lines = vox_syntax::LineIndex::new(src.text(db));
+    let lines = vox_syntax::LineIndex::shared(src.text(db).peek());
     for i in &tokens.incomplete {
         let entry = if i.entry == u32::MAX {
             items.main
@@ -165,8 +165,7 @@ fn incomplete_notes(
         return Vec::new();
     }
     let items = vox_analysis::file_items(db, src);
-    let text = src.text(db);
-    let lines = vox_syntax::LineIndex::new(text);
+    let lines = vox_syntax::LineIndex::shared(src.text(db).peek());
     let shown = output::shown(abs, cwd);
     let mut out = Vec::new();
     let mut seen = Vec::new();
@@ -178,7 +177,7 @@ fn incomplete_notes(
         let at = d.range.start;
         let owner = items.fns.iter().find(|f| {
             let base = vox_analysis::fn_base(db, **f);
-            base <= at && at < base + f.text(db).bytes().len() as u32
+            base <= at && at < base + f.text(db).len()
         });
         let name = owner.map_or("the top-level statements".to_string(), |f| {
             format!("`{}`", f.name(db))

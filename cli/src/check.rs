@@ -96,7 +96,7 @@ fn checks_in_parallel(
         .collect();
     // Longest first: a script's `main` can be a tenth of its file, and started last it would
     // leave the other workers idle.
-    fns.sort_by_key(|f| std::cmp::Reverse(f.text(db).bytes().len()));
+    fns.sort_by_key(|f| std::cmp::Reverse(f.text(db).len()));
     lint::parallel(db, &fns, threads, |db, f| {
         let _ = vox_analysis::fn_checks(db, *f);
     });

@@ -128,12 +128,14 @@ pub fn parallel_in_order<T: Send + Sync, R: Send>(
 /// Facts of every function of `files`, a file at a time on every core: a function's facts read
 /// its own file only (its body and the file's globals), so no import orders them, and a file's
 /// functions, which share its parse, are lowered together right after it (the parse then goes;
-/// see `vox_analysis::FnSource`).
+/// see `vox_analysis::FnSource`). Then the file's text goes too, until its rules run: nothing
+/// between reads it (see `vox_analysis::Text`).
 fn all_facts(db: &vox_analysis::AnalysisDb, files: &[vox_analysis::SourceFile], threads: usize) {
     parallel(db, files, threads, |db, f| {
         for def in vox_analysis::file_items(db, *f).all() {
             let _ = vox_analysis::fn_facts(db, def);
         }
+        f.text(db).release();
     });
 }
 
@@ -309,11 +311,12 @@ impl Phases {
             (ms(u.ru_utime) + ms(u.ru_stime), u.ru_maxrss as f64 / 1024.0)
         };
         eprintln!(
-            "vox lint timing: {what:<20} {:8.1} ms (at {:8.1} ms, cpu {:8.1} ms, peak {peak:6.1} MiB, live {:6.1} MiB)",
+            "vox lint timing: {what:<20} {:8.1} ms (at {:8.1} ms, cpu {:8.1} ms, peak {peak:6.1} MiB, live {:6.1} MiB, texts read again {})",
             (now - self.last).as_secs_f64() * 1e3,
             (now - self.start).as_secs_f64() * 1e3,
             cpu,
-            vox_runtime::alloc::used() as f64 / (1024.0 * 1024.0)
+            vox_runtime::alloc::used() as f64 / (1024.0 * 1024.0),
+            vox_analysis::Text::read_again()
         );
         self.last = now;
     }
@@ -534,7 +537,11 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
     });
     phases.mark("workspace tables");
     let mut held = Held::default();
-    for r in parallel(&loaded.db, &early, threads, lint_one) {
+    for r in parallel(&loaded.db, &early, threads, |db, f| {
+        let r = lint_one(db, f);
+        f.text(db).release();
+        r
+    }) {
         held.add(r);
     }
     // Findings may sit in configuration files (C001/C002 on their entries).
@@ -543,7 +550,11 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
     let mut counts = Counts::default();
     if flags.fix || flags.diff {
         let mut findings = Vec::new();
-        for r in parallel(&loaded.db, &streamed, threads, lint_one) {
+        for r in parallel(&loaded.db, &streamed, threads, |db, f| {
+            let r = lint_one(db, f);
+            f.text(db).release();
+            r
+        }) {
             held.add(r);
         }
         held.drain_before(None, &mut |g| {
@@ -595,11 +606,18 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
         // `lint_file` returns one file's findings sorted and without duplicates already.
         let lint_and_render = |db: &vox_analysis::AnalysisDb, f: &vox_analysis::SourceFile| {
             let r = lint_one(db, f);
-            let path = f.path(db).as_os_str();
-            if !r.iter().all(|x| x.file.as_os_str() == path) {
-                return (r, None);
+            let path = f.path(db);
+            // Rendered here, or its line index made here: either way the text, read again
+            // for the rules, goes afterwards.
+            let text = if r.iter().all(|x| x.file.as_os_str() == path.as_os_str()) {
+                output::render_alone(flags.format, &r, &texts, &root)
+            } else {
+                None
+            };
+            if text.is_none() && !r.is_empty() {
+                texts.prepare(path);
             }
-            let text = output::render_alone(flags.format, &r, &texts, &root);
+            f.text(db).release();
             (r, text)
         };
         parallel_in_order(

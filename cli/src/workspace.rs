@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use salsa::Setter;
-use vox_analysis::{AnalysisDb, ImportTarget, SourceFile, Workspace};
+use vox_analysis::{AnalysisDb, ImportTarget, SourceFile, Text, Workspace};
 
 pub struct Loaded {
     pub db: AnalysisDb,
@@ -105,46 +105,37 @@ pub fn load(
     Ok((loaded, log))
 }
 
-/// A file's bytes in the shared buffer the database keeps, read straight into it (a large file
-/// is not read into a vector first and then copied).
-fn read_shared(path: &Path) -> std::io::Result<Arc<[u8]>> {
-    use std::io::Read;
-    let mut file = std::fs::File::open(path)?;
-    let len = file.metadata()?.len() as usize;
-    let mut text: Arc<[u8]> = std::iter::repeat_n(0u8, len).collect();
-    // A new buffer has one owner; a file that changed size since `metadata` is read the plain
-    // way.
-    let read = match Arc::get_mut(&mut text) {
-        Some(buf) => match file.read_exact(buf) {
-            Ok(()) => file.read(&mut [0u8; 1])? == 0,
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => false,
-            Err(e) => return Err(e),
-        },
-        None => false,
-    };
-    if read {
-        Ok(text)
-    } else {
-        Ok(Arc::from(std::fs::read(path)?))
-    }
+/// Reads one file into a text the analysis may let go and read again (see [`vox_analysis::Text`]).
+fn read_text(path: &Path) -> std::io::Result<Text> {
+    Text::read(path, changed_on_disk)
+}
+
+/// A file whose text was let go to save memory no longer holds it when read again: what `vox`
+/// printed and would print could describe two versions of it, so it stops.
+fn changed_on_disk(path: &Path) -> ! {
+    eprintln!(
+        "error: {} changed on disk while vox was analysing it; run vox again once it is no longer being written",
+        path.display()
+    );
+    std::process::exit(2)
 }
 
 /// Every file of `paths`, in order, read on all cores (a file's read is mostly system calls:
 /// a workspace of hundreds of files takes tens of milliseconds on one core).
-fn read_all(paths: &[PathBuf]) -> Vec<std::io::Result<Arc<[u8]>>> {
+fn read_all(paths: &[PathBuf]) -> Vec<std::io::Result<Text>> {
     let threads = crate::lint::threads(None).min(paths.len() / 64).max(1);
     if threads == 1 {
-        return paths.iter().map(|p| read_shared(p)).collect();
+        return paths.iter().map(|p| read_text(p)).collect();
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let slots: Vec<std::sync::OnceLock<std::io::Result<Arc<[u8]>>>> =
+    let slots: Vec<std::sync::OnceLock<std::io::Result<Text>>> =
         paths.iter().map(|_| std::sync::OnceLock::new()).collect();
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(p) = paths.get(i) else { break };
-                let _ = slots[i].set(read_shared(p));
+                let _ = slots[i].set(read_text(p));
             });
         }
     });
@@ -210,7 +201,7 @@ pub fn add_imported(loaded: &mut Loaded) -> bool {
                 if files.contains_key(p) {
                     continue;
                 }
-                if let Ok(text) = read_shared(p) {
+                if let Ok(text) = read_text(p) {
                     let file = SourceFile::new(&loaded.db, p.clone(), text);
                     files.insert(p.clone(), file);
                     added = true;

@@ -273,3 +273,58 @@ fn formats_without_fixes_list_the_same_findings() {
         );
     }
 }
+
+/// A file's text is let go once its facts are made and read again once for its rules and
+/// output (issue 20: a workspace's texts are never all held). `VOX_LINT_TIMING` counts the
+/// reads: none between the facts and the rules; one per file for the rules (which render the
+/// file's output or index its lines meanwhile); SARIF's fingerprints, written after, read each
+/// file once more, not once per finding. The output is the same whatever the thread count
+/// (the test above), and equal to the texts-kept output (the corpus tests).
+#[test]
+fn texts_are_let_go_and_read_again_once_per_file() {
+    let dir = common::scratch().join("texts-read-again");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let files = 6;
+    for i in 0..files {
+        let calls: String = (0..20)
+            .map(|k| format!("    print(x.sin() + {k}.0)\n"))
+            .collect();
+        std::fs::write(
+            dir.join(format!("s{i}.vox")),
+            format!("fn main() {{\n    let x = 0.5\n{calls}}}\n"),
+        )
+        .unwrap();
+    }
+    for format in ["human", "json", "sarif", "github", "compact"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_vox"))
+            .args(["lint", "--format", format, "."])
+            .current_dir(&dir)
+            .env("VOX_LINT_TIMING", "1")
+            .output()
+            .unwrap();
+        let (stdout, err) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(
+            stdout.matches("D001").count() >= files * 20,
+            "{format}: {stdout}"
+        );
+        let read_again = |phase: &str| -> usize {
+            let line = err
+                .lines()
+                .find(|l| l.starts_with(&format!("vox lint timing: {phase} ")))
+                .unwrap_or_else(|| panic!("{format}: no {phase} line in {err}"));
+            let n = line.rsplit("texts read again ").next().unwrap();
+            n.trim_end_matches(')').parse().unwrap()
+        };
+        assert_eq!(read_again("summaries"), 0, "{format}: {err}");
+        let per_file = if format == "sarif" { 2 } else { 1 };
+        assert_eq!(
+            read_again("lint and write"),
+            per_file * files,
+            "{format}: {err}"
+        );
+    }
+}

@@ -109,7 +109,7 @@ pub struct FileCx<'a> {
     pub db: &'a dyn Db,
     pub file: SourceFile,
     pub path: PathBuf,
-    pub text: &'a [u8],
+    pub text: std::sync::Arc<[u8]>,
     /// Syntax diagnostics, import sites and suppression comments (the tree itself is not kept).
     pub syntax: &'a FileSyntax,
     pub items: &'a FileItems<'a>,
@@ -132,7 +132,7 @@ pub struct FileCx<'a> {
 impl<'a> FileCx<'a> {
     pub fn new(db: &'a dyn Db, file: SourceFile, ws: &'a WorkspaceInfo) -> FileCx<'a> {
         let syntax: &Arc<FileSyntax> = file_syntax(db, file);
-        let text: &[u8] = file.text(db);
+        let text = file.text(db).get();
         FileCx {
             db,
             file,
@@ -202,7 +202,7 @@ impl<'a> FileCx<'a> {
             .iter()
             .map(|f| {
                 let base = fn_base(self.db, *f);
-                (base, base + f.text(self.db).bytes().len() as u32)
+                (base, base + f.text(self.db).len())
             })
             .collect();
         let mut broken = Vec::new();
@@ -236,7 +236,7 @@ impl<'a> FileCx<'a> {
     }
 
     /// Source text of an absolute range.
-    pub fn slice(&self, r: TextRange) -> &'a str {
+    pub fn slice(&self, r: TextRange) -> &str {
         let (s, e) = (r.start as usize, r.end as usize);
         self.text
             .get(s..e)
@@ -248,7 +248,7 @@ impl<'a> FileCx<'a> {
     pub fn line(&self, offset: u32) -> u32 {
         let starts = self
             .line_starts
-            .get_or_init(|| vox_syntax::line_starts(self.text));
+            .get_or_init(|| vox_syntax::line_starts(&self.text));
         starts.partition_point(|&s| s <= offset) as u32
     }
 

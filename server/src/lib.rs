@@ -236,7 +236,7 @@ impl Backend {
                 return;
             }
             let text: Arc<[u8]> = match s.files.get(&path) {
-                Some(f) => f.text(&s.db).clone(),
+                Some(f) => f.text(&s.db).get(),
                 None => return,
             };
             (text, s.trees.clone())

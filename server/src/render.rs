@@ -39,7 +39,7 @@ impl FileAnchors {
     fn new(snap: &Snapshot, path: &Path) -> FileAnchors {
         let (text, mut starts): (Arc<[u8]>, Vec<u32>) = match snap.file(path) {
             Some(f) => (
-                f.text(&snap.db).clone(),
+                f.text(&snap.db).get(),
                 vox_analysis::fn_starts(&snap.db, f).to_vec(),
             ),
             None => (

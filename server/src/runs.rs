@@ -793,7 +793,7 @@ impl Refresher {
             Some(s) => match s.docs.get(path) {
                 Some(d) => d.rope.clone(),
                 None => match s.files.get(path) {
-                    Some(f) => convert::rope_of(f.text(&s.db)),
+                    Some(f) => convert::rope_of(&f.text(&s.db).get()),
                     None => std::fs::read(path)
                         .map_or_else(|_| ropey::Rope::new(), |b| convert::rope_of(&b)),
                 },

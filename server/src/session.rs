@@ -11,7 +11,7 @@ use std::sync::Arc;
 use ropey::Rope;
 use salsa::Setter;
 use tower_lsp_server::ls_types::{TextDocumentContentChangeEvent, Uri};
-use vox_analysis::{AnalysisDb, ImportTarget, SourceFile, Workspace};
+use vox_analysis::{AnalysisDb, ImportTarget, SourceFile, Text, Workspace};
 use vox_caps::config::{ConfigKind, WorkspaceConfig};
 use vox_lints::{Finding, LintOptions, Severity, WorkspaceInfo};
 
@@ -247,7 +247,10 @@ impl Session {
                     }
                 }
             }
-            files.insert(p.clone(), SourceFile::new(&db, p, Arc::from(text)));
+            files.insert(
+                p.clone(),
+                SourceFile::new(&db, p, Text::new(Arc::from(text))),
+            );
         }
         let files = Arc::new(files);
         let ws = Workspace::new(&db, root.clone(), files.clone());
@@ -316,7 +319,7 @@ impl Session {
                         continue;
                     }
                     if let Ok(text) = std::fs::read(&p) {
-                        let nf = SourceFile::new(&self.db, p.clone(), Arc::from(text));
+                        let nf = SourceFile::new(&self.db, p.clone(), Text::new(Arc::from(text)));
                         files.insert(p, nf);
                         todo.push(nf);
                         added = true;
@@ -337,11 +340,11 @@ impl Session {
         let file = match self.files.get(path) {
             Some(f) => {
                 let f = *f;
-                f.set_text(&mut self.db).to(Arc::from(text));
+                f.set_text(&mut self.db).to(Text::new(Arc::from(text)));
                 f
             }
             None => {
-                let f = SourceFile::new(&self.db, path.to_path_buf(), Arc::from(text));
+                let f = SourceFile::new(&self.db, path.to_path_buf(), Text::new(Arc::from(text)));
                 let mut files = (*self.files).clone();
                 files.insert(path.to_path_buf(), f);
                 self.files = Arc::new(files);
@@ -474,7 +477,7 @@ impl Session {
             // imports when it runs.
             let text = rope_bytes(&self.docs[path].rope);
             if let Some(f) = self.files.get(path).copied() {
-                f.set_text(&mut self.db).to(Arc::from(text));
+                f.set_text(&mut self.db).to(Text::new(Arc::from(text)));
             }
             self.touch();
             return true;
@@ -528,7 +531,7 @@ impl Session {
                 let same = self
                     .files
                     .get(path)
-                    .is_some_and(|f| **f.text(&self.db) == *text);
+                    .is_some_and(|f| *f.text(&self.db).get() == *text);
                 if !same {
                     self.set_script_text(path, text);
                 }
@@ -596,11 +599,11 @@ impl Snapshot {
     /// The syntax tree of `file`: one parsed ahead for this text if there is one, else the
     /// database's.
     pub fn tree(&self, path: &Path, file: SourceFile) -> Arc<vox_syntax::SyntaxTree> {
-        let text = file.text(&self.db);
+        let text = file.text(&self.db).get();
         let trees = self.trees.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, _, t)) = trees
             .iter()
-            .find(|(p, t, _)| p == path && (Arc::ptr_eq(t, text) || **t == **text))
+            .find(|(p, t, _)| p == path && (Arc::ptr_eq(t, &text) || **t == *text))
         {
             return t.clone();
         }
@@ -621,7 +624,7 @@ impl Snapshot {
             return d.rope.clone();
         }
         if let Some(f) = self.files.get(path) {
-            return convert::rope_of(f.text(&self.db));
+            return convert::rope_of(&f.text(&self.db).get());
         }
         match std::fs::read(path) {
             Ok(b) => convert::rope_of(&b),
@@ -634,7 +637,7 @@ impl Snapshot {
             return Some(d.rope.to_string());
         }
         if let Some(f) = self.files.get(path) {
-            return Some(String::from_utf8_lossy(f.text(&self.db)).into_owned());
+            return Some(String::from_utf8_lossy(&f.text(&self.db).get()).into_owned());
         }
         std::fs::read(path)
             .ok()

@@ -18,7 +18,10 @@ pub fn line_starts(text: &[u8]) -> Vec<u32> {
 pub struct LineIndex {
     /// Byte offset of the start of each line.
     line_starts: Vec<u32>,
-    text: std::sync::Arc<[u8]>,
+    len: u32,
+    /// The text, kept only when it is not all ASCII: in ASCII every unit's column is the
+    /// byte's, and `vox lint` keeps an index per file with findings (not their texts).
+    text: Option<std::sync::Arc<[u8]>>,
 }
 
 /// A position: 0-based line and 0-based column in the unit asked for.
@@ -40,16 +43,18 @@ impl LineIndex {
     pub fn new(text: &[u8]) -> LineIndex {
         LineIndex {
             line_starts: line_starts(text),
-            text: text.into(),
+            len: text.len() as u32,
+            text: (!text.is_ascii()).then(|| text.into()),
         }
     }
 
     /// An index over a text already shared, without a copy of it (the CLI's output keeps one
-    /// per file with findings, beside the workspace's own texts).
+    /// per file with findings).
     pub fn shared(text: std::sync::Arc<[u8]>) -> LineIndex {
         LineIndex {
             line_starts: line_starts(&text),
-            text,
+            len: text.len() as u32,
+            text: (!text.is_ascii()).then_some(text),
         }
     }
 
@@ -59,14 +64,19 @@ impl LineIndex {
 
     /// The line and column of `offset` (clamped to the text).
     pub fn line_col(&self, offset: u32, unit: ColumnUnit) -> LineCol {
-        let offset = offset.min(self.text.len() as u32);
+        let offset = offset.min(self.len);
         let line = self.line_starts.partition_point(|&s| s <= offset) - 1;
         let start = self.line_starts[line];
-        let prefix = &self.text[start as usize..offset as usize];
-        let col = match unit {
-            ColumnUnit::Utf8 => prefix.len() as u32,
-            ColumnUnit::Utf16 => String::from_utf8_lossy(prefix).encode_utf16().count() as u32,
-            ColumnUnit::Char => String::from_utf8_lossy(prefix).chars().count() as u32,
+        let col = match (&self.text, unit) {
+            (None, _) | (_, ColumnUnit::Utf8) => offset - start,
+            (Some(text), ColumnUnit::Utf16) => {
+                let prefix = &text[start as usize..offset as usize];
+                String::from_utf8_lossy(prefix).encode_utf16().count() as u32
+            }
+            (Some(text), ColumnUnit::Char) => {
+                let prefix = &text[start as usize..offset as usize];
+                String::from_utf8_lossy(prefix).chars().count() as u32
+            }
         };
         LineCol {
             line: line as u32,
@@ -77,13 +87,22 @@ impl LineIndex {
     /// The byte offset of a line and column; columns past the line's end clamp to its end.
     pub fn offset(&self, pos: LineCol, unit: ColumnUnit) -> u32 {
         let Some(&start) = self.line_starts.get(pos.line as usize) else {
-            return self.text.len() as u32;
+            return self.len;
         };
         let end = self
             .line_starts
             .get(pos.line as usize + 1)
-            .map_or(self.text.len() as u32, |&e| e);
-        let line = &self.text[start as usize..end as usize];
+            .map_or(self.len, |&e| e);
+        let Some(text) = &self.text else {
+            // ASCII: a column is a byte; the line's end is before its `\n`.
+            let last = if end > start && pos.line as usize + 1 < self.line_starts.len() {
+                end - 1
+            } else {
+                end
+            };
+            return start.saturating_add(pos.col).min(last);
+        };
+        let line = &text[start as usize..end as usize];
         let mut col = 0u32;
         let mut i = 0usize;
         while i < line.len() && col < pos.col {
@@ -112,5 +131,57 @@ impl LineIndex {
             self.line_col(range.start, unit),
             self.line_col(range.end, unit),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The index as it was before ASCII texts were let go: the general path on any text.
+    fn keeping_text(text: &[u8]) -> LineIndex {
+        LineIndex {
+            text: Some(text.into()),
+            ..LineIndex::new(text)
+        }
+    }
+
+    #[test]
+    fn an_ascii_index_without_its_text_answers_as_with_it() {
+        for text in [
+            "",
+            "\n",
+            "fn main() {\n    print(1)\n}\n",
+            "no newline at the end",
+            "a\r\nb\r\n\r\nlast",
+            "\n\n  x\n",
+        ] {
+            let (fast, slow) = (
+                LineIndex::new(text.as_bytes()),
+                keeping_text(text.as_bytes()),
+            );
+            assert!(fast.text.is_none());
+            for unit in [ColumnUnit::Utf8, ColumnUnit::Utf16, ColumnUnit::Char] {
+                for offset in 0..=text.len() as u32 + 2 {
+                    assert_eq!(
+                        fast.line_col(offset, unit),
+                        slow.line_col(offset, unit),
+                        "{text:?} at {offset}"
+                    );
+                }
+                for line in 0..fast.line_count() as u32 + 2 {
+                    for col in 0..30 {
+                        let pos = LineCol { line, col };
+                        assert_eq!(
+                            fast.offset(pos, unit),
+                            slow.offset(pos, unit),
+                            "{text:?} at {pos:?}"
+                        );
+                    }
+                }
+            }
+        }
+        // Not ASCII: the text is kept.
+        assert!(LineIndex::new("é\n".as_bytes()).text.is_some());
     }
 }

@@ -49,7 +49,7 @@ pub fn apply(
     for (path, mut edits) in per_file {
         // Run configurations (C001, C002, D003, D006 fixes) are not in the database: read them.
         let old = match files.get(&path) {
-            Some(src) => src.text(&loaded.db).to_vec(),
+            Some(src) => src.text(&loaded.db).peek().to_vec(),
             None => match std::fs::read(&path) {
                 Ok(t) => t,
                 Err(_) => continue,

@@ -17,7 +17,8 @@ pub fn write(findings: &[Finding], texts: &Texts, root: &Path, emit: &mut dyn Fn
     // Findings come sorted by file: each file's display text and line starts are built once.
     for run in by_file(findings) {
         let file = &run[0].file;
-        let src = DisplaySource::new(texts.text(file));
+        let text = texts.text(file);
+        let src = DisplaySource::new(&text);
         let shown_file = ShownFile::new(shown(file, root), &src.text);
         for f in run {
             write_one(f, &src, &shown_file, &config, root, emit);

@@ -25,12 +25,16 @@ pub enum Format {
     Compact,
 }
 
-/// File texts (shared with the database, not copied) and their line indexes, built on first use:
-/// most files of a large workspace never need one.
+/// File texts (the database's handles, not copies) and their line indexes, built on first use:
+/// most files of a large workspace never need one. An index keeps no ASCII text: the texts stay
+/// released (see [`vox_analysis::Text`]) once their files are reported.
 pub struct Texts {
     /// Hashed, not ordered: every position of every finding looks its file up, and ordered
     /// lookups compare paths component by component (2% of `vox lint` on the bench workspace).
-    files: HashMap<PathBuf, (Arc<[u8]>, OnceLock<LineIndex>)>,
+    files: HashMap<PathBuf, (vox_analysis::Text, OnceLock<LineIndex>)>,
+    /// The text last asked for: a file's findings ask for it one after another (SARIF's
+    /// fingerprints), and a released text is read again from disk each time it is asked for.
+    recent: std::sync::Mutex<Option<(PathBuf, Arc<[u8]>)>>,
 }
 
 impl Texts {
@@ -39,7 +43,10 @@ impl Texts {
         for (p, f) in loaded.ws.files(&loaded.db).iter() {
             files.insert(p.clone(), (f.text(&loaded.db).clone(), OnceLock::new()));
         }
-        Texts { files }
+        Texts {
+            files,
+            recent: std::sync::Mutex::new(None),
+        }
     }
 
     /// The workspace texts plus other files (configuration files) read from disk.
@@ -47,7 +54,8 @@ impl Texts {
         let mut t = Texts::new(loaded);
         for p in extra {
             if let Ok(text) = std::fs::read(&p) {
-                t.files.insert(p, (Arc::from(text), OnceLock::new()));
+                let text = vox_analysis::Text::new(Arc::from(text));
+                t.files.insert(p, (text, OnceLock::new()));
             }
         }
         t
@@ -56,7 +64,7 @@ impl Texts {
     fn index(&self, p: &Path) -> Option<&LineIndex> {
         self.files
             .get(p)
-            .map(|(text, idx)| idx.get_or_init(|| LineIndex::shared(text.clone())))
+            .map(|(text, idx)| idx.get_or_init(|| LineIndex::shared(text.peek())))
     }
 
     /// The offset of a 1-based line and column.
@@ -73,8 +81,25 @@ impl Texts {
         }
     }
 
-    pub fn text(&self, p: &Path) -> &[u8] {
-        self.files.get(p).map_or(&[], |(t, _)| &t[..])
+    pub fn text(&self, p: &Path) -> Arc<[u8]> {
+        let Some((t, _)) = self.files.get(p) else {
+            return Arc::from(&[][..]);
+        };
+        let lock = || self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((rp, text)) = &*lock() {
+            if rp == p {
+                return text.clone();
+            }
+        }
+        let text = t.peek();
+        *lock() = Some((p.to_path_buf(), text.clone()));
+        text
+    }
+
+    /// Builds `p`'s line index now (on a worker, while its text is in memory), so that writing
+    /// its findings later reads nothing again.
+    pub fn prepare(&self, p: &Path) {
+        let _ = self.index(p);
     }
 
     /// 1-based line and column (Unicode scalars) of an offset.

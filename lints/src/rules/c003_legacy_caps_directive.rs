@@ -30,14 +30,14 @@ fn word_for(kind: EffectKind) -> &'static str {
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
     // Runs on every edit in the editor: a substring search (vectorised for text) rather than a
     // byte-by-byte window scan.
-    let mentioned = match std::str::from_utf8(cx.text) {
+    let mentioned = match std::str::from_utf8(&cx.text) {
         Ok(s) => s.contains("vox:caps"),
         Err(_) => cx.text.windows(8).any(|w| w == b"vox:caps"),
     };
     if !mentioned {
         return;
     }
-    let text = String::from_utf8_lossy(cx.text);
+    let text = String::from_utf8_lossy(&cx.text);
     let directive = vox_caps::parse_legacy_directive(&text);
     // Directives on other lines are ignored by the runtime.
     let mut offset = 0u32;

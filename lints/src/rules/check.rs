@@ -43,7 +43,7 @@ fn imports(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
     // Clashes between imported names and this file's declarations (syntax.duplicate).
     let names = vox_analysis::facts::imported_names(cx.db, cx.file);
     if let Some(c) =
-        vox_hir::clashes_with(cx.text, &cx.syntax.local_names, &imports, &names).first()
+        vox_hir::clashes_with(&cx.text, &cx.syntax.local_names, &imports, &names).first()
     {
         let imp = &imports[c.import];
         let message = match &c.with {

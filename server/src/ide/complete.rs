@@ -211,7 +211,8 @@ pub fn completion(
     };
     let enc = snap.encoding;
     // The identifier prefix before the cursor, and a dot before it.
-    let bytes = view.file.text(&snap.db);
+    let bytes = view.file.text(&snap.db).get();
+    let bytes: &[u8] = &bytes;
     let offset = offset.min(bytes.len() as u32);
     // Nothing inside a comment or a string.
     if let Some(t) = offset

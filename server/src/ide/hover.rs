@@ -13,7 +13,7 @@ use super::kinds;
 use super::*;
 
 fn directive_hover(snap: &Snapshot, view: &FileView, offset: u32) -> Option<String> {
-    let text = String::from_utf8_lossy(view.file.text(&snap.db)).into_owned();
+    let text = String::from_utf8_lossy(&view.file.text(&snap.db).get()).into_owned();
     let d = vox_caps::parse_legacy_directive(&text)?;
     if !(d.range.start as u32 <= offset && offset <= d.range.end as u32) {
         return None;
