@@ -115,6 +115,11 @@ fn main() -> ExitCode {
         memory::no_huge_pages();
         memory::short_purge_delay();
     }
+    if matches!(cli.command, Command::Lsp { .. }) {
+        // An edit's work must not wait on the kernel making a huge page (see `memory`); the
+        // server's runs get the kernel's default back (`vox_server::runs::child_command`).
+        memory::no_huge_pages();
+    }
     // Only a script's run has a memory limit (`--max-memory`); the server runs scripts in child
     // `vox run` processes. `VOX_LINT_TIMING` keeps the count, to print the live heap per phase.
     let lint_timing =

@@ -93,6 +93,37 @@ fn run_streams_output_and_exit() {
     assert_eq!(lsp.shutdown(), Some(0));
 }
 
+/// The server runs without transparent huge pages (an edit must not wait on the kernel making
+/// one); a run it starts gets the kernel's default back, as from a shell.
+#[test]
+fn the_server_runs_without_huge_pages_and_its_runs_with_the_default() {
+    let thp = |status: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with("THP_enabled:"))
+            .map(|l| l["THP_enabled:".len()..].trim().to_string())
+    };
+    let Some(shell) = thp(&std::fs::read_to_string("/proc/self/status").unwrap()) else {
+        eprintln!("this kernel does not show THP_enabled: skipped");
+        return;
+    };
+    let ws = TempDir::new("thp");
+    let text = "fn main() {\n    let s = fs.read(\"/proc/self/status\").unwrap()\n    for line in s.split(\"\\n\") {\n        if line.starts_with(\"THP_enabled\") {\n            print(line)\n        }\n    }\n}\n";
+    let a = ws.write("a.vox", text);
+    let mut lsp = Lsp::start(&ws.0, "vscode");
+    let server = std::fs::read_to_string(format!("/proc/{}/status", lsp.pid())).unwrap();
+    assert_eq!(thp(&server).as_deref(), Some("0"));
+    lsp.open(&a, text);
+    let id = run(&mut lsp, "vox.run", json!({"uri": uri(&a)}));
+    let (out, err, code) = collect(&mut lsp, id);
+    assert_eq!(
+        (out, code),
+        (format!("THP_enabled:\t{shell}\n"), 0),
+        "{err}"
+    );
+    assert_eq!(lsp.shutdown(), Some(0));
+}
+
 #[test]
 fn run_test_and_show_caps_and_lenses() {
     let ws = TempDir::new("lens");

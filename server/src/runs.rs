@@ -415,13 +415,17 @@ pub(crate) fn child_command(args: &[String], cwd: &Path) -> Result<tokio::proces
     // that spawns, a runtime worker (or the thread serving the protocol), which lives as long
     // as the server. SIGKILL rather than SIGTERM: a run stuck outside its signal checks still
     // ends.
-    // SAFETY: getpid before the fork; the hook makes two syscalls (prctl, getppid) and _exit.
+    // The server runs without transparent huge pages (`vox lsp`, see cli/src/memory.rs), which
+    // a child inherits: a run gets the kernel's default back, as from a shell.
+    // SAFETY: getpid before the fork; the hook makes syscalls (prctl, getppid) and _exit.
     let server = unsafe { libc::getpid() };
     unsafe {
         cmd.pre_exec(move || {
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
+            // A failure (an old kernel) leaves the setting as it was: harmless.
+            libc::prctl(libc::PR_SET_THP_DISABLE, 0, 0, 0, 0);
             // The server died between the fork and the prctl: nothing would end this run.
             if libc::getppid() != server {
                 libc::_exit(137);
