@@ -45,7 +45,9 @@ class Client:
                 if line.lower().startswith(b"content-length:"):
                     length = int(line.split(b":")[1])
             body = out.read(length)
-            self.msgs.put((time.perf_counter(), json.loads(body)))
+            # Stamped when read whole, before decoding (lsp_latency.py times decoding apart).
+            read_at = time.perf_counter()
+            self.msgs.put((read_at, json.loads(body)))
 
     def _read_err(self):
         for line in self.p.stderr:

@@ -10,11 +10,11 @@ Two files of 10,000 lines (500 functions of 20 lines), each in VoxScript for `vo
 Each file is opened by a push client (no pull diagnostics: the server publishes after each change). Then 100
 single-character edits inside one function body (a digit of an integer literal replaced by another), each sent
 as an incremental didChange and timed until the publishDiagnostics of that version arrives (client side: from
-writing didChange to reading the publish, pipe and JSON included). For vox, also the server side: from the
+writing didChange to having read the whole publish off the pipe; decoding it is timed apart). For vox, also the server side: from the
 didChange handler to the publish (VOX_LSP_TIMING). Cold: didOpen to the first publishDiagnostics in fresh
 servers (the median of --cold-runs), and `vox lint FILE` as a whole process.
-Also the bytes of one publish and the time the client takes to decode it (json.loads), which every client
-figure includes whatever the server does; and the host's steal time (/proc/stat) over each edit loop: on a
+Also the bytes of one publish and the time the client takes to decode it (json.loads), which a client spends
+after the figures above whatever the server does; and the host's steal time (/proc/stat) over each edit loop: on a
 shared VM an edit the hypervisor preempts takes a scheduler tick (~10 ms) more, which moves p95 but not p50.
 Targets (issue 20): on the dense file, vox's cold open <= 1.5x ruff server's, p50 <= 3 ms, p95 <= 10 ms; on
 today's file, p50 <= 10 ms and p95 <= 30 ms (issue 8).
@@ -190,8 +190,8 @@ def measure(argv, ws, path, text, lang, edits, cold_runs, env=None, server_timin
                           and m["params"]["uri"] == u and m["params"].get("version") == version)
         client_ms.append((t_pub - t_send) * 1000)
     steal = (steal_seconds() - steal0) * 1000 if steal0 is not None else None
-    # What the client alone spends on one publish: decoding its JSON (part of every client figure;
-    # no server can answer faster than this).
+    # What the client alone spends on one publish: decoding its JSON (after the client figures, which
+    # stop when the publish is read: `lsp_common.Client._read` stamps a message before decoding it).
     body = json.dumps(m, separators=(",", ":"), ensure_ascii=False).encode()
     decodes = []
     for _ in range(21):
@@ -260,7 +260,7 @@ def main():
         print("  %-36s %10.2f %10.2f %7.2fx" % ("edit -> publish p50 (client) ms", v["p50"], r["p50"], v["p50"] / r["p50"]))
         print("  %-36s %10.2f %10.2f %7.2fx" % ("edit -> publish p95 (client) ms", v["p95"], r["p95"], v["p95"] / r["p95"]))
         print("  %-36s %10.0f %10.0f" % ("bytes per publish", v["bytes"], r["bytes"]))
-        print("  %-36s %10.2f %10.2f   (json.loads of one publish, median of 21: in every client figure)"
+        print("  %-36s %10.2f %10.2f   (json.loads of one publish, median of 21: after the client figures)"
               % ("client decode of a publish ms", v["decode"], r["decode"]))
         print("  %-36s %10.2f %10s" % ("edit -> publish p50 (server) ms", v["s50"], "-"))
         print("  %-36s %10.2f %10s" % ("edit -> publish p95 (server) ms", v["s95"], "-"))
