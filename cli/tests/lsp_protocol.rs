@@ -398,3 +398,43 @@ fn unknown_lint_code_in_vox_toml_is_a_diagnostic() {
     assert!(message.contains("unknown rule `D999`"), "{message}");
     assert_eq!(lsp.shutdown(), Some(0));
 }
+
+/// The server's output pipe is widened to 1 MiB when the client reads it through a pipe (a
+/// finding-dense file's publish, half a megabyte, then goes in one write: `bench/lsp_latency.py`
+/// measured 0.6–0.7 ms less from edit to publish). The size belongs to the pipe, so the client's
+/// end reports it. The server may not have started yet: the test waits for it (no timing).
+#[test]
+fn the_output_pipe_is_widened() {
+    use std::os::fd::AsRawFd;
+    let max: i32 = std::fs::read_to_string("/proc/sys/fs/pipe-max-size")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(0);
+    if max < 1 << 20 {
+        eprintln!("pipes here are capped below 1 MiB: skipped");
+        return;
+    }
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vox"))
+        .arg("lsp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let fd = child.stdout.as_ref().unwrap().as_raw_fd();
+    // SAFETY: F_GETPIPE_SZ on a pipe this test owns.
+    let size = || unsafe { libc::fcntl(fd, libc::F_GETPIPE_SZ) };
+    let before = size();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while size() != 1 << 20 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let after = size();
+    drop(child.stdin.take());
+    let _ = child.wait();
+    assert_eq!(
+        after,
+        1 << 20,
+        "the pipe stayed at {after} bytes (it started at {before})"
+    );
+}

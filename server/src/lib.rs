@@ -1431,6 +1431,7 @@ pub fn run_stdio() -> i32 {
             .custom_method(transport::DIRECT_METHOD, Backend::direct_request)
             .finish();
         let shared = service.inner().shared.clone();
+        transport::widen_output_pipe();
         transport::serve(tokio::io::stdin(), tokio::io::stdout(), service, socket).await;
         // Stdin closed or `exit`: active runs are stopped (SIGTERM: their exit commands run) and
         // given a moment to end; whatever remains dies with the server (its parent-death
