@@ -317,10 +317,8 @@ fn push_u32(s: &mut String, mut v: u32) {
     }
 }
 
-/// The position of `rel` bytes into `text` relative to its start: lines crossed, and the column
-/// in `enc` units on the last (line ends as in the rope: `\n`, `\r\n`, a lone `\r`; inside a
-/// character, its start).
-/// Where each line after a line break starts.
+/// Where each line after a line break starts (line ends as in the rope: `\n`, `\r\n`, a lone
+/// `\r`).
 fn line_breaks(text: &[u8]) -> Vec<u32> {
     memchr::memchr2_iter(b'\n', b'\r', text)
         // A `\r\n` is one break, after its `\n`.
