@@ -579,11 +579,7 @@ impl<S: SourceSet> Flow<'_, '_, S> {
                             || (ns.is_empty() && matches!(name, "assert" | "panic"))
                         {
                             for x in a {
-                                let q = if ns.is_empty() {
-                                    name.to_string()
-                                } else {
-                                    format!("{ns}.{name}")
-                                };
+                                let q = vox_hir::catalog::qualified(ns, name);
                                 self.leak(facts, self.t(*x), r(id), &q);
                             }
                         }
@@ -830,12 +826,7 @@ impl LoopBody {
                     Expr::Call { callee, .. } => {
                         if let Some((ns, name, _)) = body.builtin_call(x) {
                             if hit.is_none() && is_output(ns, name) {
-                                let q = if ns.is_empty() {
-                                    name.to_string()
-                                } else {
-                                    format!("{ns}.{name}")
-                                };
-                                hit = Some((r, q));
+                                hit = Some((r, vox_hir::catalog::qualified(ns, name)));
                             }
                         }
                         if let Expr::Global(g) = m.exprs[*callee as usize] {

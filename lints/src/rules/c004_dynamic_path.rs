@@ -28,8 +28,8 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                 W,
                 cx.abs(base, p.range),
                 format!(
-                    "the path of `{}.{}` is not known statically: the inferred grant is widened to `fs:{kind}={widened}`",
-                    p.ns(), p.name()
+                    "the path of `{}` is not known statically: the inferred grant is widened to `fs:{kind}={widened}`",
+                    p.builtin.qualified()
                 ),
             );
             f.help = Some(

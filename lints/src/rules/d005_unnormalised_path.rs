@@ -137,9 +137,8 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                         W,
                         range,
                         format!(
-                            "a path from input reaches `{}.{}` without `path.normalize`",
-                            p.ns(),
-                            p.name()
+                            "a path from input reaches `{}` without `path.normalize`",
+                            p.builtin.qualified()
                         ),
                     );
                     if cx.fixes {
