@@ -519,6 +519,12 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
         }
         r
     };
+    // Its text, read again for the rules, goes once they have run (when nothing renders it).
+    let lint_and_release = |db: &vox_analysis::AnalysisDb, f: &vox_analysis::SourceFile| {
+        let r = lint_one(db, f);
+        f.text(db).release();
+        r
+    };
     // A file's findings lie in the file, except those of a run configuration's script (C001 and
     // C002 on the configuration's entry, and C001 on each call that needs a missing token,
     // wherever the script reaches it) and of a file whose imports fail in another file (the
@@ -537,11 +543,7 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
     });
     phases.mark("workspace tables");
     let mut held = Held::default();
-    for r in parallel(&loaded.db, &early, threads, |db, f| {
-        let r = lint_one(db, f);
-        f.text(db).release();
-        r
-    }) {
+    for r in parallel(&loaded.db, &early, threads, lint_and_release) {
         held.add(r);
     }
     // Findings may sit in configuration files (C001/C002 on their entries).
@@ -550,11 +552,7 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
     let mut counts = Counts::default();
     if flags.fix || flags.diff {
         let mut findings = Vec::new();
-        for r in parallel(&loaded.db, &streamed, threads, |db, f| {
-            let r = lint_one(db, f);
-            f.text(db).release();
-            r
-        }) {
+        for r in parallel(&loaded.db, &streamed, threads, lint_and_release) {
             held.add(r);
         }
         held.drain_before(None, &mut |g| {
