@@ -30,7 +30,9 @@ struct Inner {
 /// Where a released text is read again from, and what it must be.
 struct OnDisk {
     path: PathBuf,
-    hash: u64,
+    /// The bytes' hash, taken when they are first released (a run that releases nothing, such
+    /// as `vox check`, hashes nothing).
+    hash: std::sync::OnceLock<u64>,
     /// Called when the file no longer holds the text first read (edited, removed): the run
     /// cannot go on with two versions of a file, so this does not return.
     changed: fn(&Path) -> !,
@@ -58,7 +60,7 @@ impl Text {
             len: bytes.len(),
             disk: Some(OnDisk {
                 path: path.to_path_buf(),
-                hash: hash(&bytes),
+                hash: std::sync::OnceLock::new(),
                 changed,
             }),
             bytes: Mutex::new(Some(bytes)),
@@ -89,7 +91,7 @@ impl Text {
             .expect("only a text read from disk is ever released");
         READ_AGAIN.fetch_add(1, Ordering::Relaxed);
         let bytes = match read_bytes(&disk.path) {
-            Ok((b, _)) if b.len() == self.0.len && hash(&b) == disk.hash => b,
+            Ok((b, _)) if b.len() == self.0.len && disk.hash.get() == Some(&hash(&b)) => b,
             _ => (disk.changed)(&disk.path),
         };
         if keep {
@@ -101,8 +103,11 @@ impl Text {
     /// Lets the bytes go until the next [`Text::get`], for a text read from disk (an in-memory
     /// text keeps them: it has nowhere to read them again from).
     pub fn release(&self) {
-        if self.0.disk.is_some() {
-            *self.0.bytes.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        if let Some(disk) = &self.0.disk {
+            let mut slot = self.0.bytes.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(bytes) = slot.take() {
+                disk.hash.get_or_init(|| hash(&bytes));
+            }
         }
     }
 
