@@ -74,7 +74,7 @@ pub struct Shared {
     /// Diagnostics of the last run of each script (decision 41), with what their fixes need.
     run_diags: Mutex<HashMap<PathBuf, Vec<runs::RunDiagnostic>>>,
     /// What was last published per file (push mode), as JSON, to publish only changes.
-    published: Mutex<HashMap<PathBuf, Arc<Vec<String>>>>,
+    published: Mutex<HashMap<PathBuf, Arc<Vec<Arc<str>>>>>,
     /// Each open script's diagnostics as JSON templates, kept between publishes
     /// ([`render`]).
     rendered: Mutex<HashMap<PathBuf, render::RenderCache>>,
@@ -345,7 +345,8 @@ impl Backend {
             let shared2 = shared.clone();
             let timed_path = first.clone();
             let computed = tokio::task::spawn_blocking(move || {
-                let mut out: Vec<(PathBuf, Option<i32>, Vec<String>)> = Vec::new();
+                let mut out: Vec<(PathBuf, Option<i32>, Vec<Arc<str>>)> = Vec::new();
+                let mut spent = Vec::new();
                 // Configuration files.
                 for kind in [
                     vox_caps::config::ConfigKind::VoxToml,
@@ -356,6 +357,7 @@ impl Backend {
                     let d = diagnostics::config_diagnostics(&s2, &p)
                         .iter()
                         .filter_map(|d| serde_json::to_string(d).ok())
+                        .map(Arc::from)
                         .collect();
                     out.push((p.clone(), s2.docs.get(&p).map(|d| d.version), d));
                 }
@@ -395,17 +397,20 @@ impl Backend {
                             file_rendered(&s2, &shared2, &p)
                         }));
                         match r {
-                            Ok(d) => out.push((p.clone(), s2.docs.get(&p).map(|d| d.version), d)),
+                            Ok((d, gone)) => {
+                                out.push((p.clone(), s2.docs.get(&p).map(|d| d.version), d));
+                                spent.push(gone);
+                            }
                             Err(_) => break,
                         }
                     }
                 }
                 // Kept for the capability check, which runs after publishing: diagnostics never
                 // wait for it.
-                (out, refresh.then_some(s2))
+                (out, refresh.then_some(s2), spent)
             })
             .await;
-            let Ok((computed, kept)) = computed else {
+            let Ok((computed, kept, spent)) = computed else {
                 return;
             };
             for (path, version, diags) in computed {
@@ -430,6 +435,8 @@ impl Backend {
                     );
                 }
             }
+            // Freed once the publishes are on their way.
+            drop(spent);
             if pull && caps.diagnostic_refresh {
                 let c = client.clone();
                 tokio::spawn(async move {
@@ -541,7 +548,7 @@ async fn publish(
     shared: &Shared,
     path: &Path,
     version: Option<i32>,
-    diags: Vec<String>,
+    diags: Vec<Arc<str>>,
     force: bool,
 ) {
     let diags = Arc::new(diags);
@@ -565,7 +572,7 @@ pub(crate) async fn send_diagnostics(
     shared: &Shared,
     path: &Path,
     version: Option<i32>,
-    diags: &[String],
+    diags: &[Arc<str>],
 ) {
     let Some(uri) = diagnostics::uri_of(path) else {
         return;
@@ -633,30 +640,38 @@ fn warm_facts(db: &vox_analysis::AnalysisDb, file: vox_analysis::SourceFile) {
 
 /// Every diagnostic of one script as JSON (push mode): its findings through the script's
 /// [`render::RenderCache`], then those of its last run.
-pub(crate) fn file_rendered(snap: &Snapshot, shared: &Shared, path: &Path) -> Vec<String> {
+/// What the render let go of comes back too, to be freed after the publish.
+pub(crate) fn file_rendered(
+    snap: &Snapshot,
+    shared: &Shared,
+    path: &Path,
+) -> (Vec<Arc<str>>, render::Spent) {
     let t0 = std::time::Instant::now();
     let findings = snap.shown_findings(path);
     let t1 = std::time::Instant::now();
     let mut cache = lock(&shared.rendered).remove(path).unwrap_or_default();
-    let mut out = cache.render(snap, path, &findings);
+    let mut out = cache.render(snap, path, findings);
     if timing() {
         eprintln!(
-            "vox-lsp-timing: findings {:.3} ms, conversion {:.3} ms ({} converted)",
+            "vox-lsp-timing: findings {:.3} ms, conversion {:.3} ms ({} converted, {} reused)",
             (t1 - t0).as_secs_f64() * 1e3,
             t1.elapsed().as_secs_f64() * 1e3,
-            cache.made
+            cache.made,
+            cache.reused
         );
     }
+    let spent = cache.take_spent();
     if snap.docs.contains_key(path) {
         lock(&shared.rendered).insert(path.to_path_buf(), cache);
     }
     if let Some(rd) = lock(&shared.run_diags).get(path) {
         out.extend(
             rd.iter()
-                .filter_map(|r| serde_json::to_string(&r.diagnostic).ok()),
+                .filter_map(|r| serde_json::to_string(&r.diagnostic).ok())
+                .map(Arc::from),
         );
     }
-    out
+    (out, spent)
 }
 
 /// Every diagnostic of one script: its findings as `vox lint` reports them, then those of its

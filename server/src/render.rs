@@ -209,25 +209,177 @@ pub struct RenderCache {
     round: u64,
     /// Templates made by the last render (a test's and the benchmark's measure of the work).
     pub made: usize,
+    /// Findings whose JSON the last render took whole from the publish before it.
+    pub reused: usize,
+    previous: Option<Previous>,
+    spent: Option<Previous>,
 }
+
+/// The last publish: its text, findings and JSON, in order. A finding equal to one of it whose
+/// positions the edit since cannot have moved takes that JSON as it is: no position, hash or
+/// template (on a finding-dense file, most of an edit's publish).
+struct Previous {
+    text: Arc<[u8]>,
+    findings: Vec<Finding>,
+    json: Vec<Arc<str>>,
+    /// Each finding's template key, to keep a reused finding's template alive.
+    keys: Vec<u64>,
+}
+
+/// Which offsets have the same line and column in two texts: those before the first byte that
+/// differs, and, when the texts have one length and the bytes that differ hold no line break,
+/// those on a line after the one the difference ends on.
+struct Unmoved {
+    prefix: usize,
+    /// Offsets past this one, when the texts have one length and no break differs.
+    after: Option<usize>,
+}
+
+/// How many bytes two texts share at their start: compared a block at a time (each a `memcmp`),
+/// then byte by byte in the block that differs.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 512;
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + BLOCK <= n && a[i..i + BLOCK] == b[i..i + BLOCK] {
+        i += BLOCK;
+    }
+    i + a[i..n]
+        .iter()
+        .zip(&b[i..n])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// How many bytes two texts share at their end.
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 512;
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[a.len() - n..], &b[b.len() - n..]);
+    let mut k = 0;
+    while k + BLOCK <= n && a[n - k - BLOCK..n - k] == b[n - k - BLOCK..n - k] {
+        k += BLOCK;
+    }
+    k + a[..n - k]
+        .iter()
+        .rev()
+        .zip(b[..n - k].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// Whether two findings of one file give the same diagnostic text (their file is not compared:
+/// both are the script's; the fields most likely to differ come first).
+fn same_in_file(a: &Finding, b: &Finding) -> bool {
+    a.range == b.range
+        && a.severity == b.severity
+        && a.code == b.code
+        && a.message == b.message
+        && a.help == b.help
+        && a.chain == b.chain
+        && a.fixes == b.fixes
+}
+
+impl Unmoved {
+    fn new(old: &[u8], new: &[u8]) -> Unmoved {
+        let prefix = common_prefix(old, new);
+        if old.len() != new.len() {
+            return Unmoved {
+                prefix,
+                after: None,
+            };
+        }
+        if prefix == new.len() {
+            return Unmoved {
+                prefix: usize::MAX,
+                after: None,
+            };
+        }
+        let suffix = common_suffix(&old[prefix..], &new[prefix..]);
+        let end = new.len() - suffix;
+        let breaks = |t: &[u8]| memchr::memchr2(b'\n', b'\r', &t[prefix..end]).is_some();
+        let after = if breaks(old) || breaks(new) {
+            None
+        } else {
+            // The first break after the difference: offsets past it are on a later line.
+            memchr::memchr2(b'\n', b'\r', &new[end..]).map(|i| end + i)
+        };
+        Unmoved { prefix, after }
+    }
+
+    fn holds(&self, offset: u32) -> bool {
+        let x = offset as usize;
+        x < self.prefix || self.after.is_some_and(|b| x > b)
+    }
+}
+
+/// What the last render no longer needs, for its caller to free once the publish is sent.
+pub struct Spent(#[allow(dead_code)] Option<Previous>);
 
 /// Templates not used by this many publishes in a row are dropped.
 const KEEP_ROUNDS: u64 = 4;
 
 impl RenderCache {
+    /// The publish before the last render's, kept from it so that freeing it costs that
+    /// render nothing.
+    pub fn take_spent(&mut self) -> Spent {
+        Spent(self.spent.take())
+    }
+
     /// The JSON of each finding's diagnostic (all in `path`), in order.
-    pub fn render(&mut self, snap: &Snapshot, path: &Path, findings: &[Finding]) -> Vec<String> {
+    pub fn render(
+        &mut self,
+        snap: &Snapshot,
+        path: &Path,
+        findings: Vec<Finding>,
+    ) -> Vec<Arc<str>> {
         self.round += 1;
         self.made = 0;
+        self.reused = 0;
         let enc = snap.encoding;
         // The files positions point into (the script first), and their index there.
         let mut files: Vec<FileAnchors> = vec![FileAnchors::new(snap, path)];
         let mut file_ix: FxHashMap<&Path, usize> = FxHashMap::default();
         file_ix.insert(path, 0);
-        let mut out = Vec::with_capacity(findings.len());
+        let mut out: Vec<Arc<str>> = Vec::with_capacity(findings.len());
+        let mut keys: Vec<u64> = Vec::with_capacity(findings.len());
+        let previous = self.previous.take();
+        let unmoved = previous
+            .as_ref()
+            .map(|p| Unmoved::new(&p.text, &files[0].text));
+        // Where the walk through the last publish's findings (in the same order) has got to.
+        let mut at = 0;
         // Per finding: its anchors (file, anchor), then the key.
         let mut anchors: Vec<(usize, usize)> = Vec::new();
-        for f in findings {
+        for f in &findings {
+            if let (Some(p), Some(u)) = (&previous, &unmoved) {
+                while p
+                    .findings
+                    .get(at)
+                    .is_some_and(|q| Finding::order_in_file(q, f).is_lt())
+                {
+                    at += 1;
+                }
+                let same = f.file == path
+                    && p.findings.get(at).is_some_and(|q| same_in_file(q, f))
+                    && u.holds(f.range.start)
+                    && u.holds(f.range.end)
+                    && f.chain
+                        .iter()
+                        .all(|s| s.file == path && u.holds(s.range.start) && u.holds(s.range.end));
+                if same {
+                    out.push(p.json[at].clone());
+                    keys.push(p.keys[at]);
+                    if let Some(b) = self.templates.get_mut(&p.keys[at]) {
+                        for t in b {
+                            t.used = self.round;
+                        }
+                    }
+                    self.reused += 1;
+                    at += 1;
+                    continue;
+                }
+            }
             anchors.clear();
             let mut key = KeyRef {
                 f,
@@ -262,6 +414,7 @@ impl RenderCache {
                 anchors.push((fx, i));
             }
             let h = key.hash();
+            keys.push(h);
             let bucket = self.templates.entry(h).or_default();
             let pos = match bucket.iter().position(|t| key.matches(&t.key)) {
                 Some(p) => p,
@@ -289,13 +442,22 @@ impl RenderCache {
                 };
                 push_u32(&mut s, v);
             }
-            out.push(s);
+            out.push(Arc::from(s));
         }
         // Forget what no recent publish used.
         let round = self.round;
         self.templates.retain(|_, b| {
             b.retain(|t| round - t.used < KEEP_ROUNDS);
             !b.is_empty()
+        });
+        // Freeing the last publish's findings (thousands of strings on a finding-dense file)
+        // waits until this one is sent: see [`RenderCache::take_spent`].
+        self.spent = previous;
+        self.previous = Some(Previous {
+            text: files.swap_remove(0).text,
+            findings,
+            json: out.clone(),
+            keys,
         });
         out
     }
@@ -457,6 +619,32 @@ mod tests {
         Rel {
             line,
             col: column(&text[line_start..end], enc),
+        }
+    }
+
+    #[test]
+    fn block_compares_find_the_first_and_last_difference() {
+        let naive_prefix = |a: &[u8], b: &[u8]| a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        let naive_suffix = |a: &[u8], b: &[u8]| {
+            a.iter()
+                .rev()
+                .zip(b.iter().rev())
+                .take_while(|(x, y)| x == y)
+                .count()
+        };
+        let base: Vec<u8> = (0..3000u32).map(|i| (i % 251) as u8).collect();
+        for len in [0, 1, 511, 512, 513, 1024, 2999, 3000] {
+            let a = &base[..len];
+            for at in [0, 1, 255, 511, 512, 513, 1023, 2000, 2998, 2999] {
+                let mut b = a.to_vec();
+                if let Some(x) = b.get_mut(at) {
+                    *x ^= 1;
+                }
+                for (x, y) in [(a, &b[..]), (a, &b[..len.saturating_sub(7)])] {
+                    assert_eq!(common_prefix(x, y), naive_prefix(x, y), "{len} {at}");
+                    assert_eq!(common_suffix(x, y), naive_suffix(x, y), "{len} {at}");
+                }
+            }
         }
     }
 

@@ -141,7 +141,7 @@ fn incremental_diagnostics_equal_a_fresh_analysis() {
         // The published JSON, from templates made for earlier texts, equals the diagnostics
         // converted afresh.
         let rendered: Vec<serde_json::Value> = render
-            .render(&snap, &path, &got)
+            .render(&snap, &path, got.clone())
             .iter()
             .map(|j| serde_json::from_str(j).unwrap())
             .collect();

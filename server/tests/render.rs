@@ -21,6 +21,7 @@ fn dense(n: usize) -> String {
         total = total + x * base
     }}
     let angle = scale.sin()
+    print(\"ab\", scale.cos())
     let stamp = time.now_ms()
     print(angle, stamp, \"é😀\")
     return total
@@ -48,7 +49,7 @@ fn check(session: &Session, cache: &mut RenderCache, path: &Path) -> usize {
     let snap = session.snapshot();
     let findings = snap.findings(path);
     let rendered: Vec<serde_json::Value> = cache
-        .render(&snap, path, &findings)
+        .render(&snap, path, findings.clone())
         .iter()
         .map(|j| serde_json::from_str(j).unwrap())
         .collect();
@@ -93,6 +94,12 @@ fn an_edit_converts_only_the_findings_of_what_it_changed() {
     edit(&mut session, &mut text, at, at + 1, "7");
     let total = check(&session, &mut cache, &path);
     assert!(cache.made <= 4, "{} of {total} converted again", cache.made);
+    // Nothing moved: every other finding's JSON is the last publish's, taken whole.
+    assert!(
+        cache.reused + 4 >= total,
+        "{} of {total} taken whole from the last publish",
+        cache.reused
+    );
     // Lines added above half the file: everything below moves down, nothing is converted
     // again but the edited function's findings.
     let at = text.find("fn work_100(").unwrap();
@@ -110,6 +117,12 @@ fn an_edit_converts_only_the_findings_of_what_it_changed() {
         "{} of {total} converted again after a shift",
         cache.made
     );
+    // What lies above the new lines is taken whole; what moved is not.
+    assert!(
+        cache.reused >= total / 3 && cache.reused < total * 2 / 3,
+        "{} of {total} taken whole after a shift",
+        cache.reused
+    );
     // Typing on a line shifts columns on that line only.
     let at = text.find("let angle = scale.sin()").unwrap();
     edit(&mut session, &mut text, at, at, "  ");
@@ -119,5 +132,22 @@ fn an_edit_converts_only_the_findings_of_what_it_changed() {
         "{} of {total} converted again after typing",
         cache.made
     );
+    // Edits of the same length that move what follows them without moving its bytes: a line
+    // break where a space was (every later line moves down), and a two-byte character where two
+    // one-byte ones were (later columns on that line move left in UTF-16). Nothing they moved may
+    // be taken whole.
+    let at = text.find("fn work_60(").unwrap();
+    let at = at + text[at..].find("let mut total = 0").unwrap() + "let mut total".len();
+    edit(&mut session, &mut text, at, at + 1, "\n");
+    let total = check(&session, &mut cache, &path);
+    assert!(
+        cache.reused < total * 2 / 3,
+        "{} of {total} taken whole",
+        cache.reused
+    );
+    let at = text.find("fn work_70(").unwrap();
+    let at = at + text[at..].find("print(\"ab\"").unwrap() + "print(\"".len();
+    edit(&mut session, &mut text, at, at + 2, "á");
+    check(&session, &mut cache, &path);
     let _ = std::fs::remove_dir_all(&dir);
 }
