@@ -345,6 +345,7 @@ impl Backend {
             let shared2 = shared.clone();
             let timed_path = first.clone();
             let computed = tokio::task::spawn_blocking(move || {
+                let started = since.map(|t| t.elapsed());
                 let mut out: Vec<(PathBuf, Option<i32>, Vec<Arc<str>>)> = Vec::new();
                 let mut spent = Vec::new();
                 // Configuration files.
@@ -360,6 +361,13 @@ impl Backend {
                         .map(Arc::from)
                         .collect();
                     out.push((p.clone(), s2.docs.get(&p).map(|d| d.version), d));
+                }
+                if let (Some(started), Some(t), true) = (started, since, timing()) {
+                    eprintln!(
+                        "vox-lsp-timing: analysis started {:.3} ms, configuration files done {:.3} ms after the change",
+                        started.as_secs_f64() * 1e3,
+                        t.elapsed().as_secs_f64() * 1e3
+                    );
                 }
                 if !pull {
                     let mut scripts: Vec<PathBuf> = s2
