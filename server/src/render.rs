@@ -240,39 +240,6 @@ struct Unmoved {
     after: Option<usize>,
 }
 
-/// How many bytes two texts share at their start: compared a block at a time (each a `memcmp`),
-/// then byte by byte in the block that differs.
-fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    const BLOCK: usize = 512;
-    let n = a.len().min(b.len());
-    let mut i = 0;
-    while i + BLOCK <= n && a[i..i + BLOCK] == b[i..i + BLOCK] {
-        i += BLOCK;
-    }
-    i + a[i..n]
-        .iter()
-        .zip(&b[i..n])
-        .take_while(|(x, y)| x == y)
-        .count()
-}
-
-/// How many bytes two texts share at their end.
-fn common_suffix(a: &[u8], b: &[u8]) -> usize {
-    const BLOCK: usize = 512;
-    let n = a.len().min(b.len());
-    let (a, b) = (&a[a.len() - n..], &b[b.len() - n..]);
-    let mut k = 0;
-    while k + BLOCK <= n && a[n - k - BLOCK..n - k] == b[n - k - BLOCK..n - k] {
-        k += BLOCK;
-    }
-    k + a[..n - k]
-        .iter()
-        .rev()
-        .zip(b[..n - k].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count()
-}
-
 /// Whether two findings of one file give the same diagnostic text (their file is not compared:
 /// both are the script's; the fields most likely to differ come first).
 fn same_in_file(a: &Finding, b: &Finding) -> bool {
@@ -287,7 +254,7 @@ fn same_in_file(a: &Finding, b: &Finding) -> bool {
 
 impl Unmoved {
     fn new(old: &[u8], new: &[u8]) -> Unmoved {
-        let prefix = common_prefix(old, new);
+        let prefix = vox_syntax::common_prefix(old, new);
         if old.len() != new.len() {
             return Unmoved {
                 prefix,
@@ -300,7 +267,7 @@ impl Unmoved {
                 after: None,
             };
         }
-        let suffix = common_suffix(&old[prefix..], &new[prefix..]);
+        let suffix = vox_syntax::common_suffix(&old[prefix..], &new[prefix..]);
         let end = new.len() - suffix;
         let breaks = |t: &[u8]| memchr::memchr2(b'\n', b'\r', &t[prefix..end]).is_some();
         let after = if breaks(old) || breaks(new) {
@@ -624,32 +591,6 @@ mod tests {
         Rel {
             line,
             col: column(&text[line_start..end], enc),
-        }
-    }
-
-    #[test]
-    fn block_compares_find_the_first_and_last_difference() {
-        let naive_prefix = |a: &[u8], b: &[u8]| a.iter().zip(b).take_while(|(x, y)| x == y).count();
-        let naive_suffix = |a: &[u8], b: &[u8]| {
-            a.iter()
-                .rev()
-                .zip(b.iter().rev())
-                .take_while(|(x, y)| x == y)
-                .count()
-        };
-        let base: Vec<u8> = (0..3000u32).map(|i| (i % 251) as u8).collect();
-        for len in [0, 1, 511, 512, 513, 1024, 2999, 3000] {
-            let a = &base[..len];
-            for at in [0, 1, 255, 511, 512, 513, 1023, 2000, 2998, 2999] {
-                let mut b = a.to_vec();
-                if let Some(x) = b.get_mut(at) {
-                    *x ^= 1;
-                }
-                for (x, y) in [(a, &b[..]), (a, &b[..len.saturating_sub(7)])] {
-                    assert_eq!(common_prefix(x, y), naive_prefix(x, y), "{len} {at}");
-                    assert_eq!(common_suffix(x, y), naive_suffix(x, y), "{len} {at}");
-                }
-            }
         }
     }
 

@@ -196,8 +196,8 @@ fn apply_splice(tree: &mut SyntaxTree, plan: Plan, new_text: &[u8]) -> Option<Sp
 }
 
 /// How many leading bytes `a` and `b` share (compared a block at a time: files are long, edits
-/// small).
-fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+/// small). The server also uses it to find what an edit cannot have moved.
+pub fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     const BLOCK: usize = 64;
     let n = a.len().min(b.len());
     let mut i = 0;
@@ -212,7 +212,7 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
 }
 
 /// How many trailing bytes `a` and `b` share.
-fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+pub fn common_suffix(a: &[u8], b: &[u8]) -> usize {
     const BLOCK: usize = 64;
     let n = a.len().min(b.len());
     let (a, b) = (&a[a.len() - n..], &b[b.len() - n..]);
@@ -258,4 +258,35 @@ fn drop_after_not_a_script(tree: &SyntaxTree, diags: &mut Vec<Diagnostic>) {
 
 fn extra_has_nas(diags: &[Diagnostic]) -> bool {
     diags.iter().any(|d| d.code == "syntax.not-a-script")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_compares_find_the_first_and_last_difference() {
+        let naive_prefix = |a: &[u8], b: &[u8]| a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        let naive_suffix = |a: &[u8], b: &[u8]| {
+            a.iter()
+                .rev()
+                .zip(b.iter().rev())
+                .take_while(|(x, y)| x == y)
+                .count()
+        };
+        let base: Vec<u8> = (0..3000u32).map(|i| (i % 251) as u8).collect();
+        for len in [0, 1, 63, 64, 65, 128, 2999, 3000] {
+            let a = &base[..len];
+            for at in [0, 1, 31, 63, 64, 65, 127, 2000, 2998, 2999] {
+                let mut b = a.to_vec();
+                if let Some(x) = b.get_mut(at) {
+                    *x ^= 1;
+                }
+                for (x, y) in [(a, &b[..]), (a, &b[..len.saturating_sub(7)])] {
+                    assert_eq!(common_prefix(x, y), naive_prefix(x, y), "{len} {at}");
+                    assert_eq!(common_suffix(x, y), naive_suffix(x, y), "{len} {at}");
+                }
+            }
+        }
+    }
 }
