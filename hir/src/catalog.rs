@@ -53,11 +53,18 @@ pub trait BuiltinCatalog {
 
 /// How a builtin is named to users: `fs.read`, or `print` for a global.
 pub fn qualified(ns: &str, name: &str) -> String {
-    if ns.is_empty() {
-        name.to_string()
-    } else {
-        format!("{ns}.{name}")
+    let mut out = String::with_capacity(ns.len() + 1 + name.len());
+    let _ = write_qualified(&mut out, ns, name);
+    out
+}
+
+/// Writes a builtin's name as [`qualified`] gives it, without making a string of it first.
+pub fn write_qualified(out: &mut impl std::fmt::Write, ns: &str, name: &str) -> std::fmt::Result {
+    if !ns.is_empty() {
+        out.write_str(ns)?;
+        out.write_char('.')?;
     }
+    out.write_str(name)
 }
 
 /// The JSON helpers every kind has.

@@ -119,7 +119,7 @@ pub struct FileCx<'a> {
     pub fixes: bool,
     /// Where each line starts, built on first use: most files have no finding that needs a
     /// line number.
-    line_starts: std::cell::OnceCell<Vec<u32>>,
+    lines: vox_syntax::LineCounter,
     /// Every function with its facts and base offset, fetched once for all rules.
     functions: std::cell::OnceCell<Vec<(FnDef<'a>, &'a FnFacts, u32)>>,
     chains: std::cell::OnceCell<crate::chain::Chains<'a>>,
@@ -142,7 +142,7 @@ impl<'a> FileCx<'a> {
             items: vox_analysis::file_items(db, file),
             ws,
             fixes: true,
-            line_starts: std::cell::OnceCell::new(),
+            lines: vox_syntax::LineCounter::default(),
             functions: std::cell::OnceCell::new(),
             chains: std::cell::OnceCell::new(),
             runs: std::cell::OnceCell::new(),
@@ -246,10 +246,7 @@ impl<'a> FileCx<'a> {
 
     /// 1-based line of an offset.
     pub fn line(&self, offset: u32) -> u32 {
-        let starts = self
-            .line_starts
-            .get_or_init(|| vox_syntax::line_starts(&self.text));
-        starts.partition_point(|&s| s <= offset) as u32
+        self.lines.line(&self.text, offset)
     }
 
     /// The run configurations of this script.

@@ -84,6 +84,9 @@ fn covers(s: &Suppression, code: &str) -> bool {
 /// Drops suppressed findings of this file and adds L001/L002.
 pub(crate) fn apply(cx: &FileCx<'_>, findings: Vec<Finding>, opts: &LintOptions) -> Vec<Finding> {
     let mut sups = collect(cx);
+    if sups.is_empty() {
+        return findings;
+    }
     let mut kept = Vec::with_capacity(findings.len());
     for f in findings {
         let mut suppressed = false;

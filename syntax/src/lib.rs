@@ -17,7 +17,7 @@ mod validate;
 
 pub use diagnostic::{Diagnostic, Fix, Severity, TextEdit};
 pub use kind::SyntaxKind;
-pub use line_index::{line_starts, ColumnUnit, LineCol, LineIndex};
+pub use line_index::{count_newlines, line_starts, ColumnUnit, LineCol, LineCounter, LineIndex};
 pub use parser::MAX_DEPTH;
 pub use text_range::TextRange;
 pub use tree::{SyntaxElement, SyntaxNode, SyntaxToken, SyntaxTree};

@@ -4,13 +4,59 @@
 use crate::TextRange;
 
 /// The byte offset where each line starts (the first line at 0; a line ends after its `\n`).
+/// How many `\n` bytes `text` holds: counted in blocks of 255 into a byte, which the compiler
+/// turns into wide compares (several times faster than counting into a `usize`).
+pub fn count_newlines(text: &[u8]) -> usize {
+    text.chunks(255)
+        .map(|c| c.iter().fold(0u8, |n, &b| n + u8::from(b == b'\n')) as usize)
+        .sum()
+}
+
+/// 1-based lines of offsets asked mostly in increasing order (a rule's findings, function by
+/// function): counted on from the last offset asked, so a text is counted about once and no
+/// index is built; after a few steps back, an index of every line's start is built instead.
+#[derive(Default)]
+pub struct LineCounter {
+    /// The last offset asked, and how many lines end before it.
+    cursor: std::cell::Cell<(u32, u32)>,
+    steps_back: std::cell::Cell<u32>,
+    starts: std::cell::OnceCell<Vec<u32>>,
+}
+
+impl LineCounter {
+    /// Counting again from the start this many times, it builds the index.
+    const STEPS_BACK: u32 = 4;
+
+    /// The 1-based line of `offset` in `text` (the same text on every call).
+    pub fn line(&self, text: &[u8], offset: u32) -> u32 {
+        if let Some(starts) = self.starts.get() {
+            return starts.partition_point(|&s| s <= offset) as u32;
+        }
+        let offset = offset.min(text.len() as u32);
+        let (mut from, mut before) = self.cursor.get();
+        if offset < from {
+            self.steps_back.set(self.steps_back.get() + 1);
+            if self.steps_back.get() > Self::STEPS_BACK {
+                let starts = self.starts.get_or_init(|| line_starts(text));
+                return starts.partition_point(|&s| s <= offset) as u32;
+            }
+            (from, before) = (0, 0);
+        }
+        before += count_newlines(&text[from as usize..offset as usize]) as u32;
+        self.cursor.set((offset, before));
+        before + 1
+    }
+}
+
 pub fn line_starts(text: &[u8]) -> Vec<u32> {
-    let mut starts: Vec<u32> = std::iter::once(0)
-        .chain(memchr::memchr_iter(b'\n', text).map(|i| i as u32 + 1))
-        .collect();
-    // Grown by doubling, the list would keep up to twice its lines: `vox lint` keeps one per
-    // file with findings until it ends (6 MB of which 2 were slack on the dense bench workspace).
-    starts.shrink_to_fit();
+    // Counted first (a loop the compiler vectorises), so that the list is allocated once at its
+    // size: grown by doubling, it would keep up to twice its lines (`vox lint` keeps one per file
+    // with findings until it ends: 6 MB of which 2 were slack on the dense bench workspace), and
+    // each doubling copies it.
+    let lines = count_newlines(text);
+    let mut starts: Vec<u32> = Vec::with_capacity(lines + 1);
+    starts.push(0);
+    starts.extend(memchr::memchr_iter(b'\n', text).map(|i| i as u32 + 1));
     starts
 }
 
@@ -137,6 +183,38 @@ impl LineIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counted_lines_equal_the_index_in_any_order() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n.max(1) as u64) as usize
+        };
+        for _ in 0..200 {
+            let text: Vec<u8> = (0..next(2000))
+                .map(|_| [b'a', b'\n', b'\r', b' '][next(4)])
+                .collect();
+            assert_eq!(
+                count_newlines(&text),
+                text.iter().filter(|&&b| b == b'\n').count()
+            );
+            let starts = line_starts(&text);
+            let counter = LineCounter::default();
+            // Mostly forward, with steps back (past the few it counts again for).
+            let mut offset = 0usize;
+            for _ in 0..60 {
+                offset = match next(5) {
+                    0 => next(text.len() + 2),
+                    _ => offset + next(80),
+                };
+                let want = starts.partition_point(|&s| s as usize <= offset) as u32;
+                assert_eq!(counter.line(&text, offset as u32), want, "offset {offset}");
+            }
+        }
+    }
 
     /// The index as it was before ASCII texts were let go: the general path on any text.
     fn keeping_text(text: &[u8]) -> LineIndex {

@@ -45,6 +45,13 @@ impl Builtin {
     }
 }
 
+/// As [`Builtin::qualified`], written into a message without a string of its own.
+impl std::fmt::Display for Builtin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        vox_hir::catalog::write_qualified(f, self.ns(), self.name())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Builtin;

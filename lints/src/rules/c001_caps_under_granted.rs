@@ -106,7 +106,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                     };
                     let token = token_for(need, &run.cwd);
                     let at = TextRange::new(base + r.start, base + r.end);
-                    let by = format!("`{}`", effect.builtin.qualified());
+                    let by = format!("`{}`", effect.builtin);
                     out.push(lacks(cx, run, file.path(cx.db).clone(), at, &token, &by));
                 }
             }

@@ -29,7 +29,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                 cx.abs(base, p.range),
                 format!(
                     "the path of `{}` is not known statically: the inferred grant is widened to `fs:{kind}={widened}`",
-                    p.builtin.qualified()
+                    p.builtin
                 ),
             );
             f.help = Some(

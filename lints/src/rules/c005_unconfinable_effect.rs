@@ -16,12 +16,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
             } else {
                 "starts a process that outlives the run, keeping its authority"
             };
-            let mut f = cx.finding(
-                "C005",
-                W,
-                range,
-                format!("`{}` {what}", s.builtin.qualified()),
-            );
+            let mut f = cx.finding("C005", W, range, format!("`{}` {what}", s.builtin));
             f.help = Some("prefer `process.run`, whose child ends with the run".into());
             f
         },

@@ -41,15 +41,22 @@ fn portable(method: &str) -> Option<&'static str> {
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
     for (_, facts, base) in cx.functions() {
         for h in &facts.host_math {
-            let range = cx.abs(base, h.range);
-            let recv = cx.slice(cx.abs(base, h.recv));
-            let args: Vec<&str> = h.args.iter().map(|a| cx.slice(cx.abs(base, *a))).collect();
             let Some(name) = portable(&h.method) else {
                 continue;
             };
-            let mut parts = vec![recv];
-            parts.extend(args.iter().copied());
-            let replacement = format!("math.{name}({})", parts.join(", "));
+            let range = cx.abs(base, h.range);
+            // `math.NAME(recv, args…)`, written out piece by piece (one of these per finding).
+            let mut replacement =
+                String::with_capacity(16 + h.recv.end.saturating_sub(h.recv.start) as usize);
+            replacement.push_str("math.");
+            replacement.push_str(name);
+            replacement.push('(');
+            replacement.push_str(cx.slice(cx.abs(base, h.recv)));
+            for a in &h.args {
+                replacement.push_str(", ");
+                replacement.push_str(cx.slice(cx.abs(base, *a)));
+            }
+            replacement.push(')');
             let mut f = cx.finding(
                 "D001",
                 W,

@@ -22,7 +22,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                 range,
                 format!(
                     "`{}()` reads the clock: its value differs on every run",
-                    s.builtin.qualified()
+                    s.builtin
                 ),
             );
             f.help = Some(

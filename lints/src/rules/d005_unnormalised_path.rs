@@ -138,7 +138,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                         range,
                         format!(
                             "a path from input reaches `{}` without `path.normalize`",
-                            p.builtin.qualified()
+                            p.builtin
                         ),
                     );
                     if cx.fixes {

@@ -24,7 +24,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                 range,
                 format!(
                     "`{}()` draws from an unseeded random stream: its value differs on every run",
-                    s.builtin.qualified()
+                    s.builtin
                 ),
             );
             f.help = Some("add `random:seed=0` to the script's run configuration".into());

@@ -14,13 +14,6 @@ pub fn report(
         cx,
         out,
         |s| pred(s.ns(), s.name()),
-        |s, range| {
-            cx.finding(
-                code,
-                W,
-                range,
-                format!("`{}` {what}", s.builtin.qualified()),
-            )
-        },
+        |s, range| cx.finding(code, W, range, format!("`{}` {what}", s.builtin)),
     );
 }
