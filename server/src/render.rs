@@ -285,7 +285,8 @@ impl Unmoved {
     }
 }
 
-/// What the last render no longer needs, for its caller to free once the publish is sent.
+/// What the last render no longer needs, for its caller to free once the publish is on its way
+/// (on the thread that rendered: see `schedule_diagnostics_from`).
 pub struct Spent(#[allow(dead_code)] Option<Previous>);
 
 /// Templates not used by this many publishes in a row are dropped.
