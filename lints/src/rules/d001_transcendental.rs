@@ -45,18 +45,22 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                 continue;
             };
             let range = cx.abs(base, h.range);
-            // `math.NAME(recv, args…)`, written out piece by piece (one of these per finding).
-            let mut replacement =
-                String::with_capacity(16 + h.recv.end.saturating_sub(h.recv.start) as usize);
-            replacement.push_str("math.");
-            replacement.push_str(name);
-            replacement.push('(');
-            replacement.push_str(cx.slice(cx.abs(base, h.recv)));
+            // The help, "use the portable libm: `math.NAME(recv, args…)`", written piece by piece
+            // (one per finding); the replacement is the part between the backquotes.
+            const LEAD: &str = "use the portable libm: `";
+            let mut help = String::with_capacity(
+                LEAD.len() + 16 + h.recv.end.saturating_sub(h.recv.start) as usize,
+            );
+            help.push_str(LEAD);
+            help.push_str("math.");
+            help.push_str(name);
+            help.push('(');
+            help.push_str(cx.slice(cx.abs(base, h.recv)));
             for a in &h.args {
-                replacement.push_str(", ");
-                replacement.push_str(cx.slice(cx.abs(base, *a)));
+                help.push_str(", ");
+                help.push_str(cx.slice(cx.abs(base, *a)));
             }
-            replacement.push(')');
+            help.push_str(")`");
             let mut f = cx.finding(
                 "D001",
                 W,
@@ -66,14 +70,15 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                     h.method
                 ),
             );
-            f.help = Some(format!("use the portable libm: `{replacement}`"));
             if cx.fixes {
+                let replacement = &help[LEAD.len()..help.len() - 1];
                 f.fixes.push(Fix {
                     title: format!("Use `{replacement}`"),
                     applicability: Applicability::Safe,
                     edits: vec![cx.edit(range, replacement)],
                 });
             }
+            f.help = Some(help);
             out.push(f);
         }
     }

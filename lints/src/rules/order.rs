@@ -12,9 +12,36 @@ use vox_syntax::TextRange;
 
 use crate::FileCx;
 
+/// Where an order first shows, written into a rule's message as it is (no string of its own:
+/// a finding-dense file has hundreds).
+#[derive(Clone, Copy)]
+pub enum Shown<'a> {
+    /// A sink of the facts (`return`, `break`, a call's name…) on a 1-based line.
+    Sink(&'a str, u32),
+    /// A user function whose body uses the order.
+    Callee(&'a str),
+}
+
+impl std::fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Shown::Sink("return", line) => write!(f, "the value returned on line {line}"),
+            Shown::Sink("break", line) => write!(f, "the early `break` on line {line}"),
+            Shown::Sink("an assignment outside the loop", line) => {
+                write!(
+                    f,
+                    "an assignment to a variable outside the loop (line {line})"
+                )
+            }
+            Shown::Sink(what, line) => write!(f, "`{what}` on line {line}"),
+            Shown::Callee(name) => write!(f, "`{name}`, which uses its order"),
+        }
+    }
+}
+
 /// Sources of `kind` whose order shows, with a description of the first place it shows.
-pub fn leaks(cx: &FileCx<'_>, kind: OrderKind) -> Vec<(TextRange, String, TextRange)> {
-    let mut found: BTreeMap<(u32, u32), (String, TextRange)> = BTreeMap::new();
+pub fn leaks<'a>(cx: &FileCx<'a>, kind: OrderKind) -> Vec<(TextRange, Shown<'a>, TextRange)> {
+    let mut found: BTreeMap<(u32, u32), (Shown<'a>, TextRange)> = BTreeMap::new();
     // The workspace query looks at every function: asked only when order reaches a result.
     let mut observed = None;
     for (def, facts, base) in cx.functions() {
@@ -36,7 +63,7 @@ pub fn leaks(cx: &FileCx<'_>, kind: OrderKind) -> Vec<(TextRange, String, TextRa
             let sink = cx.abs(base, l.sink);
             found
                 .entry((src.start, src.end))
-                .or_insert_with(|| (describe_sink(cx, &l.what, sink), sink));
+                .or_insert_with(|| (Shown::Sink(&l.what, cx.line(sink.start)), sink));
         }
         for a in facts.order_args.iter().filter(|a| a.kind == kind) {
             let Some(g) = callee(cx.db, cx.file, &a.call) else {
@@ -53,10 +80,9 @@ pub fn leaks(cx: &FileCx<'_>, kind: OrderKind) -> Vec<(TextRange, String, TextRa
             };
             if shows {
                 let src = cx.abs(base, a.source);
-                let name = g.name(cx.db).to_string();
                 found
                     .entry((src.start, src.end))
-                    .or_insert_with(|| (format!("`{name}`, which uses its order"), src));
+                    .or_insert_with(|| (Shown::Callee(g.name(cx.db)), src));
             }
         }
     }
@@ -64,16 +90,4 @@ pub fn leaks(cx: &FileCx<'_>, kind: OrderKind) -> Vec<(TextRange, String, TextRa
         .into_iter()
         .map(|((s, e), (what, sink))| (TextRange::new(s, e), what, sink))
         .collect()
-}
-
-fn describe_sink(cx: &FileCx<'_>, what: &str, sink: TextRange) -> String {
-    let line = cx.line(sink.start);
-    match what {
-        "return" => format!("the value returned on line {line}"),
-        "break" => format!("the early `break` on line {line}"),
-        "an assignment outside the loop" => {
-            format!("an assignment to a variable outside the loop (line {line})")
-        }
-        w => format!("`{w}` on line {line}"),
-    }
 }
