@@ -1458,7 +1458,15 @@ pub fn run_stdio() -> i32 {
             .finish();
         let shared = service.inner().shared.clone();
         transport::widen_output_pipe();
-        transport::serve(tokio::io::stdin(), tokio::io::stdout(), service, socket).await;
+        // Standard output as a file of its own: every frame is written whole, unbuffered.
+        let stdout = match std::os::fd::AsFd::as_fd(&std::io::stdout()).try_clone_to_owned() {
+            Ok(fd) => std::fs::File::from(fd),
+            Err(e) => {
+                eprintln!("vox lsp: cannot use standard output: {e}");
+                return 1;
+            }
+        };
+        transport::serve(tokio::io::stdin(), stdout, service, socket).await;
         // Stdin closed or `exit`: active runs are stopped (SIGTERM: their exit commands run) and
         // given a moment to end; whatever remains dies with the server (its parent-death
         // signal, decision 55).

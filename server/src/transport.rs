@@ -7,7 +7,7 @@
 //! Outgoing frames from the service and those errors share one writer, frame by frame.
 
 use serde_json::{json, Value};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 
 /// The largest message accepted from the client (a 64 MiB document is already far beyond what
@@ -411,12 +411,12 @@ fn route(shared: &crate::Shared, body: Vec<u8>, tx: &mpsc::UnboundedSender<Vec<u
 /// Serves `service` over `input`/`output` with the checks above.
 pub async fn serve<I, O>(
     input: I,
-    mut output: O,
+    output: O,
     service: tower_lsp_server::LspService<crate::Backend>,
     socket: tower_lsp_server::ClientSocket,
 ) where
     I: AsyncRead + Unpin + Send + 'static,
-    O: AsyncWrite + Unpin + Send + 'static,
+    O: std::io::Write + Send + 'static,
 {
     let (to_service, service_in) = tokio::io::duplex(1 << 20);
     let (service_out, from_service) = tokio::io::duplex(1 << 20);
@@ -426,14 +426,27 @@ pub async fn serve<I, O>(
     let shared = service.inner().shared.clone();
     let _ = shared.direct.set(out_tx.clone());
 
-    // The single writer.
-    let writer = tokio::spawn(async move {
-        while let Some(frame) = out_rx.recv().await {
-            if output.write_all(&frame).await.is_err() || output.flush().await.is_err() {
-                break;
+    // The single writer: a thread of its own, writing each frame straight from the buffer it was
+    // handed (one system call for a whole publish, the pipe being wide). Through tokio's stdout a
+    // frame was first copied into its buffer, then written on a blocking thread, whose end the
+    // flush waited for: a half-megabyte publish reached the client later by a copy and two
+    // thread hand-overs.
+    let (written_tx, written) = tokio::sync::oneshot::channel::<()>();
+    let spawned = std::thread::Builder::new()
+        .name("vox-lsp-writer".into())
+        .spawn(move || {
+            let mut output = output;
+            while let Some(frame) = out_rx.blocking_recv() {
+                if output.write_all(&frame).is_err() || output.flush().is_err() {
+                    break;
+                }
             }
-        }
-    });
+            let _ = written_tx.send(());
+        });
+    if let Err(e) = spawned {
+        eprintln!("vox lsp: cannot start the thread that writes to the client: {e}");
+        return;
+    }
 
     // Frames from the service, whole, to the writer.
     let tx = out_tx.clone();
@@ -497,7 +510,7 @@ pub async fn serve<I, O>(
     // Let the last responses out.
     let _ = tokio::time::timeout(std::time::Duration::from_secs(2), relay).await;
     drop(out_tx);
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), writer).await;
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), written).await;
 }
 
 #[cfg(test)]
