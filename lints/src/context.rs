@@ -117,8 +117,8 @@ pub struct FileCx<'a> {
     /// Whether findings carry their fixes (false where only the diagnostics are shown: the
     /// editor's published diagnostics, `--format compact` and `github`).
     pub fixes: bool,
-    /// Where each line starts, built on first use: most files have no finding that needs a
-    /// line number.
+    /// Lines of the offsets messages name, counted on as rules ask (most files have no finding
+    /// that needs a line number).
     lines: vox_syntax::LineCounter,
     /// Every function with its facts and base offset, fetched once for all rules.
     functions: std::cell::OnceCell<Vec<(FnDef<'a>, &'a FnFacts, u32)>>,

@@ -3,7 +3,6 @@
 
 use crate::TextRange;
 
-/// The byte offset where each line starts (the first line at 0; a line ends after its `\n`).
 /// How many `\n` bytes `text` holds: counted in blocks of 255 into a byte, which the compiler
 /// turns into wide compares (several times faster than counting into a `usize`).
 pub fn count_newlines(text: &[u8]) -> usize {
@@ -48,6 +47,7 @@ impl LineCounter {
     }
 }
 
+/// The byte offset where each line starts (the first line at 0; a line ends after its `\n`).
 pub fn line_starts(text: &[u8]) -> Vec<u32> {
     // Counted first (a loop the compiler vectorises), so that the list is allocated once at its
     // size: grown by doubling, it would keep up to twice its lines (`vox lint` keeps one per file
