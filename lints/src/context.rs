@@ -120,6 +120,9 @@ pub struct FileCx<'a> {
     /// Lines of the offsets messages name, counted on as rules ask (most files have no finding
     /// that needs a line number).
     lines: vox_syntax::LineCounter,
+    /// The functions the per-function rules look at (by position in `FileItems::all`; all
+    /// when `None`): a lint that keeps the others' findings from a memo sets it.
+    pub(crate) only: Option<Vec<bool>>,
     /// Every function with its facts and base offset, fetched once for all rules.
     functions: std::cell::OnceCell<Vec<(FnDef<'a>, &'a FnFacts, u32)>>,
     chains: std::cell::OnceCell<crate::chain::Chains<'a>>,
@@ -142,6 +145,7 @@ impl<'a> FileCx<'a> {
             items: vox_analysis::file_items(db, file),
             ws,
             fixes: true,
+            only: None,
             lines: vox_syntax::LineCounter::default(),
             functions: std::cell::OnceCell::new(),
             chains: std::cell::OnceCell::new(),
@@ -173,7 +177,14 @@ impl<'a> FileCx<'a> {
             .to(self.db, f)
     }
 
-    /// Every function of the file with its facts and the offset its ranges start at.
+    /// Whether the per-function rules look at the function at position `i` of
+    /// `FileItems::all` (not when a syntax error lies in it, or a memo keeps its findings).
+    pub fn linted(&self, i: usize, broken: &[usize]) -> bool {
+        !broken.contains(&i) && self.only.as_ref().is_none_or(|m| m[i])
+    }
+
+    /// Every function of the file the rules look at ([`Self::linted`]) with its facts and the
+    /// offset its ranges start at.
     pub fn functions(&self) -> impl Iterator<Item = (FnDef<'a>, &'a FnFacts, u32)> + '_ {
         self.functions
             .get_or_init(|| {
@@ -181,7 +192,7 @@ impl<'a> FileCx<'a> {
                 self.items
                     .all()
                     .enumerate()
-                    .filter(|(i, _)| !broken.contains(i))
+                    .filter(|(i, _)| self.linted(*i, &broken))
                     .map(|(_, f)| (f, fn_facts(self.db, f), fn_base(self.db, f)))
                     .collect()
             })

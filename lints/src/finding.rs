@@ -1,7 +1,9 @@
 //! What a rule reports: plain data with absolute file offsets, shared by every output (CLI
 //! formats, the language server).
 
+use std::borrow::Borrow;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use vox_syntax::TextRange;
 
@@ -89,13 +91,48 @@ impl Finding {
 
     /// Sorts findings as users see them ([`Finding::order`]) and drops repeats: the same code at
     /// the same range of the same file.
-    pub fn sort_unique(findings: &mut Vec<Finding>) {
-        findings.sort_by(Finding::order);
-        findings.dedup_by(|a, b| a.code == b.code && a.range == b.range && a.file == b.file);
+    pub fn sort_unique<T: Borrow<Finding>>(findings: &mut Vec<T>) {
+        findings.sort_by(|a, b| Finding::order(a.borrow(), b.borrow()));
+        findings.dedup_by(|a, b| {
+            let (a, b): (&Finding, &Finding) = ((*a).borrow(), (*b).borrow());
+            a.code == b.code && a.range == b.range && a.file == b.file
+        });
     }
 
     /// Orders one file's findings: by position, then code.
     pub fn order_in_file(a: &Finding, b: &Finding) -> std::cmp::Ordering {
         (a.range.start, a.range.end, &a.code).cmp(&(b.range.start, b.range.end, &b.code))
+    }
+}
+
+/// A finding as a lint hands it out: owned (`vox lint`), or shared with the memo that keeps it
+/// for the next lint of the file (`crate::lint_file_memo`, the language server).
+pub trait Held: Borrow<Finding> + From<Finding> + Sized {
+    /// The finding to change (a shared one is copied first if the memo still holds it).
+    fn to_change(&mut self) -> &mut Finding;
+
+    /// Runs `report`, which pushes findings as rules do, and adds them to `out`.
+    fn report_into(out: &mut Vec<Self>, report: impl FnOnce(&mut Vec<Finding>));
+}
+
+impl Held for Finding {
+    fn to_change(&mut self) -> &mut Finding {
+        self
+    }
+
+    fn report_into(out: &mut Vec<Finding>, report: impl FnOnce(&mut Vec<Finding>)) {
+        report(out)
+    }
+}
+
+impl Held for Arc<Finding> {
+    fn to_change(&mut self) -> &mut Finding {
+        Arc::make_mut(self)
+    }
+
+    fn report_into(out: &mut Vec<Arc<Finding>>, report: impl FnOnce(&mut Vec<Finding>)) {
+        let mut found = Vec::new();
+        report(&mut found);
+        out.extend(found.into_iter().map(Arc::new));
     }
 }

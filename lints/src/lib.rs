@@ -6,6 +6,7 @@
 mod chain;
 mod context;
 mod finding;
+mod memo;
 mod options;
 mod registry;
 mod rules;
@@ -13,9 +14,13 @@ mod suppress;
 
 pub use context::{FileCx, WorkspaceInfo};
 pub use finding::{Applicability, ChainStep, Edit, Finding, Fix, Severity};
+pub use memo::FileMemo;
 pub use options::{known_codes, known_pattern, LintOptions};
 pub use registry::{rule, RuleInfo, RULES};
 
+use std::sync::Arc;
+
+use finding::Held;
 use vox_analysis::{Db, SourceFile};
 
 /// Every finding for one file: syntax, checks, imports and the enabled rules, suppressions
@@ -29,33 +34,114 @@ pub fn lint_file(
     ws: &WorkspaceInfo,
     opts: &LintOptions,
 ) -> Vec<Finding> {
+    lint(db, file, ws, opts, |cx, errors, out: &mut Vec<Finding>| {
+        run_per_function(cx, opts, errors, out)
+    })
+}
+
+/// As [`lint_file`], for a caller that lints one file again and again (the language server,
+/// after each edit): the findings of functions an edit did not touch come from `memo`, which
+/// is then replaced by this lint's ([`FileMemo`]), and are shared with it. `stamp` must change
+/// whenever any input but this file's text changes (other files, configuration, options).
+pub fn lint_file_memo(
+    db: &dyn Db,
+    file: SourceFile,
+    ws: &WorkspaceInfo,
+    opts: &LintOptions,
+    memo: &mut Option<FileMemo>,
+    stamp: u64,
+) -> Vec<Arc<Finding>> {
+    // A file with syntax errors is linted whole, and keeps no memo.
+    let prev = memo.take();
+    lint(
+        db,
+        file,
+        ws,
+        opts,
+        |cx, errors, out: &mut Vec<Arc<Finding>>| {
+            if errors > 0 {
+                Held::report_into(out, |o| run_per_function(cx, opts, errors, o));
+                return;
+            }
+            let n = cx.items.all().count();
+            let (prev, lint) = match prev.and_then(|m| m.plan(cx, opts, stamp)) {
+                Some((m, lint)) => (Some(m), lint),
+                None => (None, vec![true; n]),
+            };
+            cx.only = Some(lint);
+            let mut fresh = Vec::new();
+            run_per_function(cx, opts, errors, &mut fresh);
+            let lint = cx.only.take().unwrap_or_default();
+            *memo = FileMemo::update(cx, prev, &lint, fresh, opts, stamp, out);
+        },
+    )
+}
+
+/// Whether a rule reports inside one function only, from what [`FileMemo`] follows (the
+/// others compare the whole file with its run configurations, or are suppressions).
+fn per_function(code: &str) -> bool {
+    !matches!(code, "C001" | "C002" | "C003" | "L001" | "L002")
+}
+
+/// Decision 53: capability rules compare the whole file's needs with its run configurations,
+/// which a broken function would make incomplete: they wait for a clean parse.
+fn enabled(opts: &LintOptions, errors: usize, code: &str) -> bool {
+    opts.enabled(code) && (errors == 0 || !code.starts_with('C'))
+}
+
+/// The rules that report inside one function, over the functions `cx` lints.
+fn run_per_function(cx: &FileCx<'_>, opts: &LintOptions, errors: usize, out: &mut Vec<Finding>) {
+    rules::check::per_function(cx, out, true);
+    for rule in rules::ALL.iter().filter(|r| per_function(r.code)) {
+        if enabled(opts, errors, rule.code) {
+            (rule.run)(cx, out);
+        }
+    }
+}
+
+/// One lint of `file`, with `per_fn` reporting what the per-function rules find (given the
+/// number of syntax errors).
+fn lint<T: Held>(
+    db: &dyn Db,
+    file: SourceFile,
+    ws: &WorkspaceInfo,
+    opts: &LintOptions,
+    per_fn: impl FnOnce(&mut FileCx<'_>, usize, &mut Vec<T>),
+) -> Vec<T> {
     let mut cx = FileCx::new(db, file, ws);
     cx.fixes = !opts.skip_fixes;
     let mut out = Vec::new();
-    rules::syntax::check(&cx, &mut out);
+    T::report_into(&mut out, |o| rules::syntax::check(&cx, o));
     // Decision 53: a syntax error costs only the function it is in (`FileCx::functions` leaves
     // it out); from [`MANY_ERRORS`] on, the file's semantic findings are skipped with one note.
-    // Capability rules compare the whole file's needs with its run configurations, which a
-    // broken function would make incomplete: they wait for a clean parse.
     let errors = cx.syntax_errors();
     if errors >= MANY_ERRORS {
-        out.push(cx.finding(
-            "syntax.too-many-errors",
-            vox_syntax::Severity::Warning,
-            vox_syntax::TextRange::new(0, 0),
-            format!("{errors} syntax errors: the determinism, input and capability rules skip this file until it parses"),
-        ));
+        T::report_into(&mut out, |o| {
+            o.push(cx.finding(
+                "syntax.too-many-errors",
+                vox_syntax::Severity::Warning,
+                vox_syntax::TextRange::new(0, 0),
+                format!("{errors} syntax errors: the determinism, input and capability rules skip this file until it parses"),
+            ))
+        });
     } else {
-        rules::check::check(&cx, &mut out, true);
-        for rule in rules::ALL {
-            if opts.enabled(rule.code) && (errors == 0 || !rule.code.starts_with('C')) {
-                (rule.run)(&cx, &mut out);
+        per_fn(&mut cx, errors, &mut out);
+        T::report_into(&mut out, |o| {
+            rules::check::imports(&cx, o);
+            for rule in rules::ALL.iter().filter(|r| !per_function(r.code)) {
+                if enabled(opts, errors, rule.code) {
+                    (rule.run)(&cx, o);
+                }
             }
-        }
+        });
     }
     let mut out = suppress::apply(&cx, out, opts);
     for f in &mut out {
-        f.severity = opts.severity(&f.code, f.severity);
+        let b: &Finding = (*f).borrow();
+        let severity = opts.severity(&b.code, b.severity);
+        if severity != b.severity {
+            f.to_change().severity = severity;
+        }
     }
     Finding::sort_unique(&mut out);
     out

@@ -4,7 +4,7 @@
 
 use crate::Severity;
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LintOptions {
     pub determinism: bool,
     pub strict: bool,

@@ -5,6 +5,7 @@
 
 use vox_syntax::TextRange;
 
+use crate::finding::Held;
 use crate::{Applicability, FileCx, Finding, Fix, LintOptions};
 
 pub(crate) struct Suppression {
@@ -82,13 +83,14 @@ fn covers(s: &Suppression, code: &str) -> bool {
 }
 
 /// Drops suppressed findings of this file and adds L001/L002.
-pub(crate) fn apply(cx: &FileCx<'_>, findings: Vec<Finding>, opts: &LintOptions) -> Vec<Finding> {
+pub(crate) fn apply<T: Held>(cx: &FileCx<'_>, findings: Vec<T>, opts: &LintOptions) -> Vec<T> {
     let mut sups = collect(cx);
     if sups.is_empty() {
         return findings;
     }
     let mut kept = Vec::with_capacity(findings.len());
-    for f in findings {
+    for held in findings {
+        let f: &Finding = held.borrow();
         let mut suppressed = false;
         if f.file == cx.path && !f.code.starts_with("syntax.") {
             let line = cx.line(f.range.start);
@@ -104,7 +106,7 @@ pub(crate) fn apply(cx: &FileCx<'_>, findings: Vec<Finding>, opts: &LintOptions)
             }
         }
         if !suppressed {
-            kept.push(f);
+            kept.push(held);
         }
     }
     for s in &sups {
@@ -119,7 +121,7 @@ pub(crate) fn apply(cx: &FileCx<'_>, findings: Vec<Finding>, opts: &LintOptions)
                 "move it above the first line of code, or write `vox:allow(…)` on the line before the finding"
                     .into(),
             );
-            kept.push(f);
+            kept.push(f.into());
         } else if !s.has_reason && opts.enabled("L001") {
             let mut f = cx.finding(
                 "L001",
@@ -136,7 +138,7 @@ pub(crate) fn apply(cx: &FileCx<'_>, findings: Vec<Finding>, opts: &LintOptions)
             if !s.file_wide {
                 f.help = None;
             }
-            kept.push(f);
+            kept.push(f.into());
         } else if s.has_reason && !s.used && opts.enabled("L002") {
             let mut f = cx.finding(
                 "L002",
@@ -169,7 +171,7 @@ pub(crate) fn apply(cx: &FileCx<'_>, findings: Vec<Finding>, opts: &LintOptions)
                 applicability: Applicability::Safe,
                 edits: vec![cx.edit(del, "")],
             });
-            kept.push(f);
+            kept.push(f.into());
         }
     }
     kept

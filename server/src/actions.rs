@@ -464,7 +464,7 @@ fn suppress_action<'a>(
 
 /// The safe fixes of a file, as `vox lint --fix` takes them: at most one per finding, none
 /// overlapping an edit already taken.
-pub fn fix_all_changes(findings: &[Finding]) -> Vec<Change> {
+pub fn fix_all_changes(findings: &[std::sync::Arc<Finding>]) -> Vec<Change> {
     let mut per_file: BTreeMap<PathBuf, Vec<(TextRange, String)>> = BTreeMap::new();
     for f in findings {
         let Some(fix) = f

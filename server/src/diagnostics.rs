@@ -114,11 +114,14 @@ pub fn to_diagnostic(f: &Finding, ropes: &mut Ropes<'_>) -> Diagnostic {
 }
 
 /// The diagnostics of `findings`, converted one by one (what [`crate::render`] must equal).
-pub fn to_diagnostics(snap: &Snapshot, findings: &[Finding]) -> Vec<Diagnostic> {
+pub fn to_diagnostics<F: std::borrow::Borrow<Finding>>(
+    snap: &Snapshot,
+    findings: &[F],
+) -> Vec<Diagnostic> {
     let mut ropes = Ropes::new(snap);
     findings
         .iter()
-        .map(|f| to_diagnostic(f, &mut ropes))
+        .map(|f| to_diagnostic(f.borrow(), &mut ropes))
         .collect()
 }
 

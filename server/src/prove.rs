@@ -80,7 +80,7 @@ pub fn actions(
     snap: &Snapshot,
     path: &Path,
     uri: &str,
-    findings: &[Finding],
+    findings: &[std::sync::Arc<Finding>],
     range: TextRange,
     only: Option<&[CodeActionKind]>,
     ropes: &mut Ropes<'_>,

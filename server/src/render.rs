@@ -225,7 +225,7 @@ pub struct RenderCache {
 /// template (on a finding-dense file, most of an edit's publish).
 struct Previous {
     text: Arc<[u8]>,
-    findings: Vec<Finding>,
+    findings: Vec<Arc<Finding>>,
     json: Vec<Arc<str>>,
     /// Each finding's template key, to keep a reused finding's template alive.
     keys: Vec<u64>,
@@ -304,7 +304,7 @@ impl RenderCache {
         &mut self,
         snap: &Snapshot,
         path: &Path,
-        findings: Vec<Finding>,
+        findings: Vec<Arc<Finding>>,
     ) -> Vec<Arc<str>> {
         self.round += 1;
         self.made = 0;
@@ -333,8 +333,11 @@ impl RenderCache {
                 {
                     at += 1;
                 }
+                // A finding the lint memo kept is the very one published last time.
                 let same = f.file == path
-                    && p.findings.get(at).is_some_and(|q| same_in_file(q, f))
+                    && p.findings
+                        .get(at)
+                        .is_some_and(|q| Arc::ptr_eq(q, f) || same_in_file(q, f))
                     && u.holds(f.range.start)
                     && u.holds(f.range.end)
                     && f.chain

@@ -23,6 +23,9 @@ pub struct Doc {
     pub uri: Uri,
     pub rope: Rope,
     pub version: i32,
+    /// Changes that set only this script's text (counted in [`Session::revision`] too): what
+    /// [`Snapshot::stamp`] leaves out.
+    pub keystrokes: u64,
 }
 
 /// Settings the client gives (initialization options or `workspace/didChangeConfiguration`).
@@ -125,7 +128,14 @@ pub struct Session {
     pub revision: u64,
     /// Trees of open documents parsed outside the database ([`Trees`]).
     pub trees: Trees,
+    /// The lint memos of open scripts ([`Memos`]).
+    pub memos: Memos,
 }
+
+/// Per open script and kind of lint (with fixes or without), what its last lint found in each
+/// function ([`vox_lints::FileMemo`]), so that the next lint after an edit inside one function
+/// lints only that function again.
+pub type Memos = Arc<std::sync::Mutex<HashMap<(PathBuf, bool), vox_lints::FileMemo>>>;
 
 /// Syntax trees of open documents, parsed with no database handle held (`Backend::pretree`), so
 /// that an edit arriving while a large file is parsed for a request does not wait for the parse:
@@ -271,6 +281,7 @@ impl Session {
             encoding,
             revision: 0,
             trees: Trees::default(),
+            memos: Memos::default(),
         };
         s.opts = s.lint_options();
         s
@@ -412,7 +423,15 @@ impl Session {
             self.follow_vox_toml(&path);
         }
         let rope = Rope::from_str(&text);
-        self.docs.insert(path.clone(), Doc { uri, rope, version });
+        self.docs.insert(
+            path.clone(),
+            Doc {
+                uri,
+                rope,
+                version,
+                keystrokes: 0,
+            },
+        );
         self.after_text_change(&path);
     }
 
@@ -480,6 +499,9 @@ impl Session {
                 f.set_text(&mut self.db).to(Text::new(Arc::from(text)));
             }
             self.touch();
+            if let Some(d) = self.docs.get_mut(path) {
+                d.keystrokes += 1;
+            }
             return true;
         }
         self.after_text_change(path);
@@ -503,6 +525,10 @@ impl Session {
         if self.docs.remove(path).is_none() {
             return;
         }
+        self.memos
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(p, _), _| p != path);
         self.trees
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -554,6 +580,7 @@ impl Session {
             revision: self.revision,
             cancel: Default::default(),
             trees: self.trees.clone(),
+            memos: self.memos.clone(),
         }
     }
 }
@@ -583,9 +610,17 @@ pub struct Snapshot {
     /// Raised when the client cancels the request this snapshot serves.
     pub cancel: crate::work::CancelFlag,
     pub trees: Trees,
+    pub memos: Memos,
 }
 
 impl Snapshot {
+    /// What changes whenever an input other than `path`'s text does (`None` for a script that
+    /// is not open: only open scripts keep a lint memo).
+    pub fn stamp(&self, path: &Path) -> Option<u64> {
+        let d = self.docs.get(path)?;
+        Some(self.revision - d.keystrokes)
+    }
+
     /// Counts a request's steps and stops it when it was cancelled or an edit waits
     /// ([`crate::work`]).
     pub fn ticker(&self) -> crate::work::Ticker<'_> {
@@ -674,6 +709,31 @@ impl Snapshot {
         seen
     }
 
+    /// `file`'s own findings, from its memo ([`Memos`]); the memo is taken out while the lint
+    /// runs (a lint cancelled by an edit drops it, and the next lint is a whole one).
+    fn lint_with_memo(
+        &self,
+        path: &Path,
+        file: SourceFile,
+        opts: &LintOptions,
+        stamp: u64,
+    ) -> Vec<Arc<Finding>> {
+        let key = (path.to_path_buf(), opts.skip_fixes);
+        let mut memo = self
+            .memos
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&key);
+        let found = vox_lints::lint_file_memo(&self.db, file, &self.info, opts, &mut memo, stamp);
+        if let Some(m) = memo {
+            self.memos
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(key, m);
+        }
+        found
+    }
+
     /// The findings scripts report on their run configuration entries in `path` (a Vox.toml,
     /// tasks.json or launch.json): C001 and C002 (decision 39).
     pub fn config_findings(&self, path: &Path) -> Vec<Finding> {
@@ -704,13 +764,13 @@ impl Snapshot {
     /// The findings `vox lint` reports in `path`: those of its own lint, and those the files
     /// importing it (directly or not) report there (C001 at an imported call, import errors),
     /// merged as the CLI merges them.
-    pub fn findings(&self, path: &Path) -> Vec<Finding> {
+    pub fn findings(&self, path: &Path) -> Vec<Arc<Finding>> {
         self.findings_with(path, &self.opts)
     }
 
     /// As [`Self::findings`] without their fixes: what published diagnostics show (code actions,
     /// hovers and proofs ask [`Self::findings`]).
-    pub fn shown_findings(&self, path: &Path) -> Vec<Finding> {
+    pub fn shown_findings(&self, path: &Path) -> Vec<Arc<Finding>> {
         let opts = LintOptions {
             skip_fixes: true,
             ..self.opts.clone()
@@ -718,7 +778,9 @@ impl Snapshot {
         self.findings_with(path, &opts)
     }
 
-    fn findings_with(&self, path: &Path, opts: &LintOptions) -> Vec<Finding> {
+    /// Shared with the file's lint memo: the findings of functions an edit did not touch are the
+    /// memo's, not copies.
+    fn findings_with(&self, path: &Path, opts: &LintOptions) -> Vec<Arc<Finding>> {
         let Some(file) = self.file(path) else {
             return Vec::new();
         };
@@ -759,11 +821,19 @@ impl Snapshot {
         }
         let mut out = Vec::new();
         for z in importers.values() {
-            out.extend(
-                vox_lints::lint_file(db, *z, &self.info, opts)
-                    .into_iter()
-                    .filter(|f| f.file == path),
-            );
+            match self.stamp(path).filter(|_| *z == file) {
+                Some(stamp) => out.extend(
+                    self.lint_with_memo(path, file, opts, stamp)
+                        .into_iter()
+                        .filter(|f| f.file == path),
+                ),
+                None => out.extend(
+                    vox_lints::lint_file(db, *z, &self.info, opts)
+                        .into_iter()
+                        .filter(|f| f.file == path)
+                        .map(Arc::new),
+                ),
+            }
         }
         Finding::sort_unique(&mut out);
         out

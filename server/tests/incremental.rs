@@ -1,6 +1,8 @@
 //! The property test of issue 8: after any sequence of edits, the diagnostics the server's
 //! session computes incrementally (rope edits, salsa inputs set one change at a time) equal a
-//! from-scratch analysis of the final text. 1,200 random sequences over the lint corpus.
+//! from-scratch analysis of the final text. 1,200 random sequences over the lint corpus. After
+//! every edit, the findings of a lint that keeps untouched functions' findings from its memo
+//! (issue 20) equal a whole lint of the same snapshot.
 
 use std::path::{Path, PathBuf};
 
@@ -110,6 +112,10 @@ fn incremental_diagnostics_equal_a_fresh_analysis() {
     // One cache for the whole run, as a server keeps it for an open script (issue 20).
     let mut render = vox_server::render::RenderCache::default();
     let mut checked = 0;
+    // Functions whose findings lints kept from their memos, and lints that kept some (few:
+    // most of these edits leave a syntax error, and a broken file is linted whole; the memo's
+    // own test is `findings_kept_from_the_memo_equal_a_whole_lint`).
+    let (mut kept, mut keeping) = (0, 0);
     for seq in 0..sequences {
         let seed = std::fs::read_to_string(&files[seq % files.len()]).unwrap();
         let mut text = seed.clone();
@@ -135,6 +141,25 @@ fn incremental_diagnostics_equal_a_fresh_analysis() {
                 text: insert,
             };
             assert!(incremental.change(&path, vec![change], 2 + v as i32));
+            let snap = incremental.snapshot();
+            let mut whole = incremental.snapshot();
+            whole.memos = Default::default();
+            for shown in [false, true] {
+                let (got, want) = if shown {
+                    (snap.shown_findings(&path), whole.shown_findings(&path))
+                } else {
+                    (snap.findings(&path), whole.findings(&path))
+                };
+                assert_eq!(
+                    got, want,
+                    "sequence {seq}, edit {v}: findings kept from the memo differ for:\n{text}"
+                );
+                let memos = snap.memos.lock().unwrap();
+                if let Some(m) = memos.get(&(path.clone(), shown)) {
+                    kept += m.kept;
+                    keeping += usize::from(m.kept > 0);
+                }
+            }
         }
         let snap = incremental.snapshot();
         let got = snap.findings(&path);
@@ -167,5 +192,190 @@ fn incremental_diagnostics_equal_a_fresh_analysis() {
         checked += 1;
     }
     assert!(checked >= 1000);
+    eprintln!("{keeping} lints kept {kept} functions' findings");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Functions that give every per-function rule something to report, and what links functions
+/// (calls for chains, order passed to a callee, a result whose order a caller shows, int
+/// arguments bounding a callee's parameters, path literals that may collide by case). `{n}` is
+/// the function's number, `{k}` another's, `{d}` a digit.
+const TEMPLATES: &[&str] = &[
+    "fn clock_{n}(scale: float) to int {\n    let angle = scale.sin()\n    let stamp = time.now_ms()\n    print(\"clock\", angle, stamp)\n    return 1{d}\n}\n",
+    "fn keys_{n}() to list[string] {\n    let m = {a: 1, b: 2, c: {d}}\n    return m.keys()\n}\n",
+    "fn show_{n}(names: list[string]) {\n    for x in names {\n        print(x)\n    }\n}\n",
+    "fn use_{n}() {\n    let m = {a: 1, b: {d}}\n    show_{k}(m.keys())\n    print(keys_{k}())\n    let total = add_{k}(4{d}, 2)\n    print(total)\n}\n",
+    "fn add_{n}(a: int, b: int) to int {\n    return a * b + {d}\n}\n",
+    "fn paths_{n}() {\n    let a = fs.read(\"data/Report{d}.txt\").unwrap()\n    let b = fs.read(\"data//x{d}.txt\").unwrap()\n    let items = fs.list_dir(\"data\").unwrap()\n    print(items, a, b)\n}\n",
+    "fn rand_{n}() to int {\n    let r = random.int(0, {d})\n    let home = env.get(\"HOME\").unwrap_or(\"/\")\n    print(home)\n    clock_{k}(0.5)\n    return r\n}\n",
+    "fn quiet_{n}(x: int) to int {\n    // vox:allow(D004): bounded by the caller\n    let y = x * x\n    return y + {d}\n}\n",
+];
+
+/// Edits that keep the file parsing (most of them), so that lints keep findings from their
+/// memos, and some that do not.
+fn memo_edit(text: &str, rng: &mut Rng) -> (usize, usize, String) {
+    let digits: Vec<usize> = text
+        .bytes()
+        .enumerate()
+        .filter(|&(i, b)| {
+            // Digits of numbers, not of names (a renamed function may clash for good).
+            let before = text.as_bytes()[i.saturating_sub(1)];
+            b.is_ascii_digit() && !(before == b'_' || before.is_ascii_alphabetic())
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let line_ends: Vec<usize> = text.match_indices('\n').map(|(i, _)| i).collect();
+    let pick = |v: &[usize], rng: &mut Rng| v[rng.below(v.len())];
+    let find_any = |pats: &[&str], rng: &mut Rng| -> Option<(usize, usize, String)> {
+        let pat = pats[rng.below(pats.len())];
+        let hits: Vec<usize> = text.match_indices(pat).map(|(i, _)| i).collect();
+        let at = *hits.get(rng.below(hits.len().max(1)))?;
+        Some((at, pat.len(), String::new()))
+    };
+    // A syntax error is mended soon after it is made.
+    if let Some(at) = text.find("(\n").filter(|_| rng.below(3) > 0) {
+        return (at, at + 1, String::new());
+    }
+    loop {
+        let edit = match rng.below(40) {
+            0..=3 => {
+                let at = pick(&digits, rng);
+                Some((at, at + 1, (rng.below(10)).to_string()))
+            }
+            4 => {
+                let at = pick(&digits, rng) + 1;
+                Some((at, at, " + 1".to_string()))
+            }
+            5 => {
+                let at = pick(&line_ends, rng);
+                Some((at, at, "  // note".to_string()))
+            }
+            6 => {
+                let at = pick(&line_ends, rng) + 1;
+                Some((at, at, "    ".to_string()))
+            }
+            7 => find_any(&["    show_", "(keys_", "= add_", "    clock_"], rng).map(
+                |(at, len, _)| {
+                    let end = at + len + 1;
+                    (end - 1, end, rng.below(6).to_string())
+                },
+            ),
+            8 => find_any(&["Report", "report"], rng).map(|(at, len, _)| {
+                let to = if &text[at..at + 1] == "R" {
+                    "report"
+                } else {
+                    "Report"
+                };
+                (at, at + len, to.to_string())
+            }),
+            9 | 12..=20 => {
+                // What other functions' findings read of this one: a callee's use of its
+                // parameter's order, whether a caller shows a result's order, a callee's
+                // parameter bound; and host math.
+                const TOGGLES: &[(&str, &str)] = &[
+                    ("print(x)", "let z = x"),
+                    ("print(keys_", "let kk = (keys_"),
+                    (", 2)", ", 2000000000000)"),
+                    ("scale.sin()", "scale.abs()"),
+                ];
+                let (from, to) = TOGGLES[rng.below(TOGGLES.len())];
+                let (from, to) = if rng.below(2) == 0 {
+                    (from, to)
+                } else {
+                    (to, from)
+                };
+                let hits: Vec<usize> = text.match_indices(from).map(|(i, _)| i).collect();
+                hits.get(rng.below(hits.len().max(1)))
+                    .map(|&at| (at, at + from.len(), to.to_string()))
+            }
+            10 | 11 => {
+                // A statement in a body (at the top level it would be an error for good).
+                let at = pick(&line_ends, rng) + 1;
+                text[at..]
+                    .starts_with("    ")
+                    .then(|| (at, at, "    print(time.now_ms())\n".to_string()))
+            }
+            21..=38 => {
+                let at = pick(&digits, rng);
+                Some((at, at + 1, (rng.below(10)).to_string()))
+            }
+            _ => {
+                let at = pick(&line_ends, rng);
+                Some((at, at, "(".to_string()))
+            }
+        };
+        if let Some((a, b, t)) = edit {
+            if a <= b && b <= text.len() && text.is_char_boundary(a) && text.is_char_boundary(b) {
+                return (a, b, t);
+            }
+        }
+    }
+}
+
+#[test]
+fn findings_kept_from_the_memo_equal_a_whole_lint() {
+    let dir = std::env::temp_dir().join(format!("vox-memo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dir = dir.canonicalize().unwrap();
+    let path = dir.join("script.vox");
+    let uri: Uri = Uri::from_file_path(&path).unwrap();
+    let mut rng = Rng(0x2545f4914f6cdd1d);
+    let mut s = session(&dir);
+    let (mut kept, mut lints, mut edits) = (0, 0, 0);
+    for seq in 0..60 {
+        let functions = 8 + rng.below(12);
+        let mut text = String::new();
+        for n in 0..functions {
+            let t = TEMPLATES[n % TEMPLATES.len()];
+            // `{k}` names a function of the same kind: one before this one when there is.
+            let k = if n >= TEMPLATES.len() {
+                rng.below(n / TEMPLATES.len() + 1)
+            } else {
+                0
+            };
+            text += &t
+                .replace("{n}", &(n / TEMPLATES.len()).to_string())
+                .replace("{k}", &k.to_string())
+                .replace("{d}", &rng.below(10).to_string());
+        }
+        text += "fn main() {\n    print(clock_0(1.5), rand_0())\n    use_0()\n    paths_0()\n}\n";
+        s.open(path.clone(), uri.clone(), text.clone(), 1);
+        for v in 0..40 {
+            let (a, b, insert) = memo_edit(&text, &mut rng);
+            let range = Range::new(position(&text, a), position(&text, b));
+            text.replace_range(a..b, &insert);
+            let change = TextDocumentContentChangeEvent {
+                range: Some(range),
+                range_length: None,
+                text: insert,
+            };
+            assert!(s.change(&path, vec![change], 2 + v));
+            edits += 1;
+            let snap = s.snapshot();
+            let mut whole = s.snapshot();
+            whole.memos = Default::default();
+            for shown in [false, true] {
+                let (got, want) = if shown {
+                    (snap.shown_findings(&path), whole.shown_findings(&path))
+                } else {
+                    (snap.findings(&path), whole.findings(&path))
+                };
+                assert_eq!(
+                    got, want,
+                    "sequence {seq}, edit {v}: findings kept from the memo differ for:\n{text}"
+                );
+                if let Some(m) = snap.memos.lock().unwrap().get(&(path.clone(), shown)) {
+                    kept += m.kept;
+                    lints += usize::from(m.kept > 0);
+                }
+            }
+        }
+        s.close(&path);
+    }
+    eprintln!("{edits} edits: {lints} lints kept {kept} functions' findings");
+    assert!(
+        lints >= edits && kept >= edits * 10,
+        "{lints} lints kept {kept} functions' findings"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -7,15 +7,21 @@ use vox_syntax::Severity;
 
 use crate::{FileCx, Finding};
 
-/// `full`: the rules' facts are computed anyway (`vox lint`), so read the checks from them;
-/// otherwise (`vox check`) compute only the checks.
+/// Every check: [`per_function`], then [`imports`].
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>, full: bool) {
+    per_function(cx, out, full);
+    imports(cx, out);
+}
+
+/// The checks of each function the rules look at. `full`: the rules' facts are computed anyway
+/// (`vox lint`), so read the checks from them; otherwise (`vox check`) compute only the checks.
+pub fn per_function(cx: &FileCx<'_>, out: &mut Vec<Finding>, full: bool) {
     let broken = cx.broken_functions();
     for (_, f) in cx
         .items
         .all()
         .enumerate()
-        .filter(|(i, _)| !broken.contains(i))
+        .filter(|(i, _)| cx.linted(*i, &broken))
     {
         let base = vox_analysis::fn_base(cx.db, f);
         let checks: &[vox_analysis::facts::CheckFact] = if full {
@@ -32,13 +38,14 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>, full: bool) {
             out.push(cx.finding(c.code, sev, cx.abs(base, c.range), c.message.clone()));
         }
     }
-    // A file with syntax errors already has its diagnostic at a broken import.
-    if !cx.syntax.has_errors {
-        imports(cx, out);
-    }
 }
 
-fn imports(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
+/// Import errors and clashes, where the runtime reports them (not in a file with syntax errors:
+/// it already has its diagnostic at a broken import).
+pub fn imports(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
+    if cx.syntax.has_errors {
+        return;
+    }
     let imports = cx.syntax.file_imports();
     // Clashes between imported names and this file's declarations (syntax.duplicate).
     let names = vox_analysis::facts::imported_names(cx.db, cx.file);

@@ -79,10 +79,11 @@ fn fold_key(s: &str) -> String {
 }
 
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
-    let all = collisions(cx.db, cx.ws);
-    let mine = all.get(&cx.path);
+    // The workspace's literals are walked once, and only for a file with a literal.
+    let all = std::cell::OnceCell::new();
     let collision = |lr: TextRange, lit: &str| {
-        let (f0, l0, r0) = mine?.get(&(lr.start, lr.end))?;
+        let all = all.get_or_init(|| collisions(cx.db, cx.ws));
+        let (f0, l0, r0) = all.get(&cx.path)?.get(&(lr.start, lr.end))?;
         let place = if *f0 == cx.path {
             format!("line {}", cx.line(r0.start))
         } else {

@@ -1,0 +1,345 @@
+//! Per-function findings kept from one lint of a file for the next (issue 20: the language server
+//! lints the file being edited after every keystroke, and typing in one function should not cost
+//! every other function's rules again).
+//!
+//! The rules that report inside one function (D, I, C004, C005 and the function's `check.*`) read
+//! its facts and position, and a little of the rest of the workspace:
+//! - the calls of the file's functions (the chains);
+//! - the order-related facts of the local functions it passes order to (D002/D007, `order_args`);
+//! - the bound of its int parameters (D004, `param_tiers`) and whether some caller observes its
+//!   result's order (`observed_returns`);
+//! - path literals colliding with another (D005).
+//!
+//! After an edit, a function the edit did not touch keeps its findings, moved with the text, when
+//! each of these is unchanged; whatever the memo cannot vouch for is linted again. Everything
+//! outside the file (other files, configuration, options) is vouched for by the caller's stamp,
+//! which changes whenever any input but this file's text does. Line numbers in messages stay true
+//! because an edit that changes the number of lines is linted afresh.
+
+use std::sync::Arc;
+
+use salsa::plumbing::AsId;
+use vox_analysis::facts::{CallTarget, FnFacts, PathShape};
+use vox_analysis::{fn_base, fn_facts, FnDef, SourceFile};
+use vox_syntax::TextRange;
+
+use crate::{FileCx, Finding, LintOptions};
+
+/// What [`crate::lint_file_memo`] keeps of one lint of a file for the next.
+pub struct FileMemo {
+    file: SourceFile,
+    stamp: u64,
+    opts: LintOptions,
+    text: Arc<[u8]>,
+    items: Arc<vox_hir::ItemTree>,
+    /// In `FileItems::all` order.
+    fns: Vec<FnMemo>,
+    /// How many functions the lint that made this memo linted, and how many it kept.
+    pub linted: usize,
+    pub kept: usize,
+}
+
+struct FnMemo {
+    id: salsa::Id,
+    /// Where the function lies in `text`.
+    start: u32,
+    len: u32,
+    /// Its calls of user functions (ranges relative to `start`), and whether each is direct
+    /// (chains).
+    calls: Vec<(CallTarget, TextRange, bool)>,
+    /// The file's functions (by position) whose parameters' order or output its D002/D007
+    /// findings read.
+    order_callees: Vec<u32>,
+    /// Whether it has a path literal (D005 collisions).
+    literals: bool,
+    /// Its int parameters' bound, when a D004 finding depends on it.
+    tier: Option<u8>,
+    /// Whether a caller observes its result's order, when D002/D007 depend on it.
+    observed: Option<bool>,
+    /// What the per-function rules reported in it, in the order they reported it (shared with
+    /// the lints' output).
+    findings: Vec<Arc<Finding>>,
+}
+
+/// How an edit moved the text: `old[a..b_old]` became `new[a..b_new]`.
+struct Moved {
+    a: u32,
+    b_old: u32,
+    delta: i64,
+}
+
+impl Moved {
+    /// Where a range of the old text lies in the new one; `None` when an end lies inside what
+    /// changed.
+    fn range(&self, r: TextRange) -> Option<TextRange> {
+        let shift = |p: u32| (p as i64 + self.delta) as u32;
+        if r.end <= self.a {
+            Some(r)
+        } else if r.start >= self.b_old {
+            Some(TextRange::new(shift(r.start), shift(r.end)))
+        } else if r.start < self.a && r.end >= self.b_old {
+            Some(TextRange::new(r.start, shift(r.end)))
+        } else {
+            None
+        }
+    }
+
+    /// Moves every range of `f` that lies in `path`; false when one cannot be moved. A finding
+    /// that lies before the edit is left as it is (not copied out of what shares it).
+    fn finding(&self, f: &mut Arc<Finding>, path: &std::path::Path) -> bool {
+        let before = |r: &TextRange| r.end <= self.a;
+        if self.delta == 0
+            || before(&f.range)
+                && f.chain.iter().all(|s| s.file != path || before(&s.range))
+                && f.fixes
+                    .iter()
+                    .flat_map(|x| &x.edits)
+                    .all(|e| e.file != path || before(&e.range))
+        {
+            return true;
+        }
+        let f = Arc::make_mut(f);
+        let mut ok = true;
+        let mut apply = |r: &mut TextRange| match self.range(*r) {
+            Some(m) => *r = m,
+            None => ok = false,
+        };
+        apply(&mut f.range);
+        for s in f.chain.iter_mut().filter(|s| s.file == path) {
+            apply(&mut s.range);
+        }
+        for e in f.fixes.iter_mut().flat_map(|x| x.edits.iter_mut()) {
+            if e.file == path {
+                apply(&mut e.range);
+            }
+        }
+        ok
+    }
+}
+
+fn has_literals(facts: &FnFacts) -> bool {
+    facts
+        .paths
+        .iter()
+        .any(|p| matches!(p.shape, PathShape::Literal(..)))
+}
+
+fn at(base: u32, r: TextRange) -> TextRange {
+    TextRange::new(base + r.start, base + r.end)
+}
+
+/// Whether `cx`'s file has literals colliding with another's (D005): their findings name
+/// positions the memo does not follow, so such a file is linted whole.
+fn collides(cx: &FileCx<'_>) -> bool {
+    crate::rules::d005_unnormalised_path::collisions(cx.db, cx.ws)
+        .get(&cx.path)
+        .is_some_and(|m| !m.is_empty())
+}
+
+impl FileMemo {
+    /// Which functions of `cx`'s file must be linted again (by position in `FileItems::all`);
+    /// the others' findings in the returned memo are moved to the new text. `None`: lint all.
+    pub(crate) fn plan(
+        mut self,
+        cx: &FileCx<'_>,
+        opts: &LintOptions,
+        stamp: u64,
+    ) -> Option<(FileMemo, Vec<bool>)> {
+        if self.file != cx.file || self.stamp != stamp || self.opts != *opts {
+            return None;
+        }
+        let (old, new) = (&*self.text, &*cx.text);
+        let a = vox_syntax::common_prefix(old, new);
+        let s = vox_syntax::common_suffix(&old[a..], &new[a..]);
+        let (b_old, b_new) = (old.len() - s, new.len() - s);
+        if vox_syntax::count_newlines(&old[a..b_old]) != vox_syntax::count_newlines(&new[a..b_new])
+        {
+            return None;
+        }
+        let moved = Moved {
+            a: a as u32,
+            b_old: b_old as u32,
+            delta: b_new as i64 - b_old as i64,
+        };
+        let items = &cx.items.items;
+        if !Arc::ptr_eq(&self.items, items) && *self.items != **items {
+            return None;
+        }
+        let db = cx.db;
+        let defs: Vec<FnDef<'_>> = cx.items.all().collect();
+        if defs.len() != self.fns.len()
+            || defs.iter().zip(&self.fns).any(|(d, m)| d.as_id() != m.id)
+        {
+            return None;
+        }
+        // The functions the edit touched (the synthetic main's text is the whole file).
+        let mut lint = vec![false; defs.len()];
+        for (i, (d, m)) in defs.iter().zip(&self.fns).enumerate() {
+            let span = TextRange::new(m.start, m.start + m.len);
+            lint[i] = d.index(db) == u32::MAX
+                || moved.range(span).map(|r| r.start) != Some(fn_base(db, *d))
+                || span.end > moved.a && span.start < moved.b_old
+                || d.text(db).len() != m.len;
+        }
+        // What touched functions show the others must be as it was: their calls (chains), and
+        // no new or old path literal among them when the file has collisions.
+        let mut literals = false;
+        for (i, d) in defs.iter().enumerate().filter(|(i, _)| lint[*i]) {
+            let facts = fn_facts(db, *d);
+            let m = &self.fns[i];
+            literals |= m.literals || has_literals(facts);
+            let base = fn_base(db, *d);
+            if facts.calls.len() != m.calls.len() {
+                return None;
+            }
+            for (c, (t0, r0, direct0)) in facts.calls.iter().zip(&m.calls) {
+                if c.target != *t0
+                    || c.direct != *direct0
+                    || moved.range(at(m.start, *r0)) != Some(at(base, c.range))
+                {
+                    return None;
+                }
+            }
+        }
+        if literals && opts.enabled("D005") && collides(cx) {
+            return None;
+        }
+        // Untouched functions keep their findings unless what they read of others changed.
+        let mut tiers = None;
+        let mut observed = None;
+        for (i, d) in defs.iter().enumerate() {
+            if lint[i] {
+                continue;
+            }
+            let m = &mut self.fns[i];
+            let stale = m.order_callees.iter().any(|&k| lint[k as usize])
+                || m.tier.is_some_and(|t| {
+                    t != tiers
+                        .get_or_insert_with(|| vox_analysis::param_tiers(db, db.workspace()))
+                        .get(db, *d)
+                })
+                || m.observed.is_some_and(|o| {
+                    o != observed
+                        .get_or_insert_with(|| vox_analysis::observed_returns(db, db.workspace()))
+                        .contains(db, *d)
+                })
+                || !m.findings.iter_mut().all(|f| moved.finding(f, &cx.path));
+            lint[i] = stale;
+        }
+        Some((self, lint))
+    }
+
+    /// The memo after a lint that linted the functions `lint` marks (all when `prev` is `None`)
+    /// and reported `fresh` in them; pushes every function's findings to `out`. `None` when the
+    /// file cannot be kept (a finding in no function, colliding literals).
+    pub(crate) fn update(
+        cx: &FileCx<'_>,
+        prev: Option<FileMemo>,
+        lint: &[bool],
+        fresh: Vec<Finding>,
+        opts: &LintOptions,
+        stamp: u64,
+        out: &mut Vec<Arc<Finding>>,
+    ) -> Option<FileMemo> {
+        let db = cx.db;
+        let defs: Vec<FnDef<'_>> = cx.items.all().collect();
+        let spans: Vec<(u32, u32)> = defs
+            .iter()
+            .map(|d| (fn_base(db, *d), d.text(db).len()))
+            .collect();
+        let has_main = cx.items.main.is_some();
+        let fns_end = defs.len() - usize::from(has_main);
+        // The function each fresh finding lies in: the functions (main aside) in source order,
+        // and the synthetic main owns what lies in none.
+        let owner = |f: &Finding| -> Option<usize> {
+            let at = f.range.start;
+            let k = spans[..fns_end].partition_point(|&(s, _)| s <= at);
+            if k > 0 && at < spans[k - 1].0 + spans[k - 1].1 {
+                Some(k - 1)
+            } else if has_main {
+                Some(fns_end)
+            } else {
+                None
+            }
+        };
+        let mut by_fn: Vec<Vec<Arc<Finding>>> = (0..defs.len()).map(|_| Vec::new()).collect();
+        let mut lost = false;
+        for f in fresh {
+            match owner(&f).filter(|&k| lint[k] && f.file == cx.path) {
+                Some(k) => by_fn[k].push(Arc::new(f)),
+                None => {
+                    lost = true;
+                    out.push(Arc::new(f));
+                }
+            }
+        }
+        let (mut old, opts_kept) = match prev {
+            Some(m) => (m.fns.into_iter().map(Some).collect(), Some(m.opts)),
+            None => (Vec::new(), None),
+        };
+        old.resize_with(defs.len(), || None);
+        let (mut tiers, mut observed) = (None, None);
+        let mut literals = false;
+        let mut fns = Vec::with_capacity(defs.len());
+        for (k, d) in defs.iter().enumerate() {
+            let (start, len) = spans[k];
+            if let Some(m) = old[k].take().filter(|_| !lint[k]) {
+                out.extend(m.findings.iter().cloned());
+                fns.push(FnMemo { start, len, ..m });
+                continue;
+            }
+            let facts = fn_facts(db, *d);
+            let m = FnMemo {
+                id: d.as_id(),
+                start,
+                len,
+                calls: facts
+                    .calls
+                    .iter()
+                    .map(|c| (c.target.clone(), c.range, c.direct))
+                    .collect(),
+                order_callees: facts
+                    .order_args
+                    .iter()
+                    .filter_map(|a| match a.call {
+                        CallTarget::Local(i) => Some(i),
+                        CallTarget::Imported { .. } => None,
+                    })
+                    .collect(),
+                literals: has_literals(facts),
+                tier: (opts.enabled("D004") && facts.overflows.iter().any(|o| o.tiers != 0b1111))
+                    .then(|| {
+                        tiers
+                            .get_or_insert_with(|| vox_analysis::param_tiers(db, db.workspace()))
+                            .get(db, *d)
+                    }),
+                observed: ((opts.enabled("D002") || opts.enabled("D007"))
+                    && !facts.returned_order.is_empty())
+                .then(|| {
+                    observed
+                        .get_or_insert_with(|| vox_analysis::observed_returns(db, db.workspace()))
+                        .contains(db, *d)
+                }),
+                findings: std::mem::take(&mut by_fn[k]),
+            };
+            literals |= m.literals;
+            out.extend(m.findings.iter().cloned());
+            fns.push(m);
+        }
+        // A plan checked collisions when a touched function had literals; a first lint checks.
+        let linted = lint.iter().filter(|l| **l).count();
+        if lost || (linted == lint.len() && literals && opts.enabled("D005") && collides(cx)) {
+            return None;
+        }
+        Some(FileMemo {
+            file: cx.file,
+            stamp,
+            opts: opts_kept.unwrap_or_else(|| opts.clone()),
+            text: cx.text.clone(),
+            items: cx.items.items.clone(),
+            fns,
+            linted,
+            kept: lint.len() - linted,
+        })
+    }
+}
