@@ -14,7 +14,10 @@
 //! Before any of that, a finding equal to one of the last publish whose offsets the edit since
 //! cannot have moved (`Unmoved`: before the first byte that changed, or, after an edit that kept
 //! the length and every line break, on a later line) takes that publish's JSON whole: typing
-//! inside one function of a finding-dense file then compares findings and copies pointers.
+//! inside one function of a finding-dense file then compares findings and copies pointers. The
+//! findings of functions the edit did not touch come from the file's lint memo
+//! (`vox_lints::FileMemo`) as the very `Arc`s of the last publish, so most compares are a pointer
+//! compare.
 //!
 //! The JSON is what `serde_json` writes for the `Diagnostic` that [`crate::diagnostics`] builds
 //! (a test compares the two after random edits).

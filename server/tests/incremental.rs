@@ -97,6 +97,47 @@ fn session(dir: &Path) -> Session {
     Session::load(dir.to_path_buf(), Settings::defaults(), Encoding::Utf16)
 }
 
+/// Replaces `text[a..b]` with `insert` in the session's copy of `path` as an editor would, and
+/// checks that the findings kept from the lint memo (shown and full) equal a lint without one.
+/// Returns how many functions' findings the memo kept, and in how many lints it kept some.
+fn edit_and_compare(
+    s: &mut Session,
+    path: &Path,
+    text: &mut String,
+    (a, b, insert): (usize, usize, String),
+    version: i32,
+    what: &str,
+) -> (usize, usize) {
+    let range = Range::new(position(text, a), position(text, b));
+    text.replace_range(a..b, &insert);
+    let change = TextDocumentContentChangeEvent {
+        range: Some(range),
+        range_length: None,
+        text: insert,
+    };
+    assert!(s.change(path, vec![change], version));
+    let snap = s.snapshot();
+    let mut whole = s.snapshot();
+    whole.memos = Default::default();
+    let (mut kept, mut lints) = (0, 0);
+    for shown in [false, true] {
+        let (got, want) = if shown {
+            (snap.shown_findings(path), whole.shown_findings(path))
+        } else {
+            (snap.findings(path), whole.findings(path))
+        };
+        assert_eq!(
+            got, want,
+            "{what}: findings kept from the memo differ for:\n{text}"
+        );
+        if let Some(m) = snap.memos.lock().unwrap().get(&(path.to_path_buf(), shown)) {
+            kept += m.kept;
+            lints += usize::from(m.kept > 0);
+        }
+    }
+    (kept, lints)
+}
+
 #[test]
 fn incremental_diagnostics_equal_a_fresh_analysis() {
     let files = corpus();
@@ -133,33 +174,16 @@ fn incremental_diagnostics_equal_a_fresh_analysis() {
             } else {
                 SNIPPETS[rng.below(SNIPPETS.len())].to_string()
             };
-            let range = Range::new(position(&text, a), position(&text, b));
-            text.replace_range(a..b, &insert);
-            let change = TextDocumentContentChangeEvent {
-                range: Some(range),
-                range_length: None,
-                text: insert,
-            };
-            assert!(incremental.change(&path, vec![change], 2 + v as i32));
-            let snap = incremental.snapshot();
-            let mut whole = incremental.snapshot();
-            whole.memos = Default::default();
-            for shown in [false, true] {
-                let (got, want) = if shown {
-                    (snap.shown_findings(&path), whole.shown_findings(&path))
-                } else {
-                    (snap.findings(&path), whole.findings(&path))
-                };
-                assert_eq!(
-                    got, want,
-                    "sequence {seq}, edit {v}: findings kept from the memo differ for:\n{text}"
-                );
-                let memos = snap.memos.lock().unwrap();
-                if let Some(m) = memos.get(&(path.clone(), shown)) {
-                    kept += m.kept;
-                    keeping += usize::from(m.kept > 0);
-                }
-            }
+            let (k, l) = edit_and_compare(
+                &mut incremental,
+                &path,
+                &mut text,
+                (a, b, insert),
+                2 + v as i32,
+                &format!("sequence {seq}, edit {v}"),
+            );
+            kept += k;
+            keeping += l;
         }
         let snap = incremental.snapshot();
         let got = snap.findings(&path);
@@ -341,34 +365,18 @@ fn findings_kept_from_the_memo_equal_a_whole_lint() {
         text += "fn main() {\n    print(clock_0(1.5), rand_0())\n    use_0()\n    paths_0()\n}\n";
         s.open(path.clone(), uri.clone(), text.clone(), 1);
         for v in 0..40 {
-            let (a, b, insert) = memo_edit(&text, &mut rng);
-            let range = Range::new(position(&text, a), position(&text, b));
-            text.replace_range(a..b, &insert);
-            let change = TextDocumentContentChangeEvent {
-                range: Some(range),
-                range_length: None,
-                text: insert,
-            };
-            assert!(s.change(&path, vec![change], 2 + v));
+            let edit = memo_edit(&text, &mut rng);
+            let (k, l) = edit_and_compare(
+                &mut s,
+                &path,
+                &mut text,
+                edit,
+                2 + v,
+                &format!("sequence {seq}, edit {v}"),
+            );
             edits += 1;
-            let snap = s.snapshot();
-            let mut whole = s.snapshot();
-            whole.memos = Default::default();
-            for shown in [false, true] {
-                let (got, want) = if shown {
-                    (snap.shown_findings(&path), whole.shown_findings(&path))
-                } else {
-                    (snap.findings(&path), whole.findings(&path))
-                };
-                assert_eq!(
-                    got, want,
-                    "sequence {seq}, edit {v}: findings kept from the memo differ for:\n{text}"
-                );
-                if let Some(m) = snap.memos.lock().unwrap().get(&(path.clone(), shown)) {
-                    kept += m.kept;
-                    lints += usize::from(m.kept > 0);
-                }
-            }
+            kept += k;
+            lints += l;
         }
         s.close(&path);
     }
