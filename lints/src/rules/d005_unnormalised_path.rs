@@ -5,11 +5,12 @@
 //! workspace that differ only by case or Unicode normalisation (they name one file on macOS and
 //! Windows, two on Linux). Safe fixes: the normalised literal; `path.normalize(…)` around input.
 
+use std::borrow::Cow;
 use std::collections::hash_map::Entry;
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
 use unicode_normalization::UnicodeNormalization;
 use vox_analysis::facts::PathShape;
 use vox_syntax::TextRange;
@@ -37,16 +38,18 @@ pub(crate) fn collisions(
             let mut all: Vec<(usize, &str, TextRange)> = Vec::new();
             for (i, (_, file)) in files.iter().enumerate() {
                 for f in vox_analysis::file_items(db, *file).all() {
-                    let base = vox_analysis::fn_base(db, f);
+                    // Most functions have no literal: their base is not asked.
+                    let mut base = None;
                     for p in &vox_analysis::fn_facts(db, f).paths {
                         if let PathShape::Literal(s, r) = &p.shape {
+                            let base = *base.get_or_insert_with(|| vox_analysis::fn_base(db, f));
                             all.push((i, s, TextRange::new(base + r.start, base + r.end)));
                         }
                     }
                 }
             }
             all.sort_by_key(|&(i, _, r)| (i, r.start));
-            let mut first: HashMap<String, usize> = HashMap::new();
+            let mut first: FxHashMap<Cow<'_, str>, usize> = FxHashMap::default();
             let mut out = crate::context::Collisions::new();
             for (k, &(i, lit, r)) in all.iter().enumerate() {
                 // Only literals that differ from their folded form can collide with another.
@@ -70,11 +73,16 @@ pub(crate) fn collisions(
         .clone()
 }
 
-fn fold_key(s: &str) -> String {
+/// What a literal is compared by: lower case, NFC (borrowed when that is the literal itself).
+fn fold_key(s: &str) -> Cow<'_, str> {
     if s.is_ascii() {
-        s.to_ascii_lowercase()
+        if s.bytes().any(|b| b.is_ascii_uppercase()) {
+            Cow::Owned(s.to_ascii_lowercase())
+        } else {
+            Cow::Borrowed(s)
+        }
     } else {
-        s.nfc().collect::<String>().to_lowercase()
+        Cow::Owned(s.nfc().collect::<String>().to_lowercase())
     }
 }
 
