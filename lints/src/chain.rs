@@ -35,16 +35,18 @@ impl<'db> Chains<'db> {
         for importer in ws.importers(db, file) {
             starts.extend(entry_points(db, importer));
         }
-        let mut prev = FxHashMap::default();
-        let mut seen: FxHashSet<FnDef<'db>> = starts.iter().copied().collect();
+        // The search reaches at least the file's functions: sized for them up front.
+        let items = vox_analysis::file_items(db, file);
+        let room = starts.len() + items.all().count();
+        let mut prev = FxHashMap::with_capacity_and_hasher(room, Default::default());
+        let mut seen: FxHashSet<FnDef<'db>> =
+            FxHashSet::with_capacity_and_hasher(room, Default::default());
+        seen.extend(starts.iter().copied());
         let mut queue: VecDeque<FnDef<'db>> = starts.iter().copied().collect();
         // Chains are only asked for this file's functions, and a function's chain is fixed once
         // the search reaches it: the search stops when it has reached them all (a library
         // imported by many scripts would otherwise walk every script's calls for each library).
-        let mut unreached = vox_analysis::file_items(db, file)
-            .all()
-            .filter(|f| !seen.contains(f))
-            .count();
+        let mut unreached = items.all().filter(|f| !seen.contains(f)).count();
         while let Some(f) = queue.pop_front() {
             if seen.len() > 200_000 || unreached == 0 {
                 break;
