@@ -16,7 +16,14 @@ use crate::{Applicability, FileCx, Finding, Fix};
 /// The listing together with the unwrap that follows it (`?`, `.unwrap()`, `.expect(…)`,
 /// `.unwrap_or(…)`), so sorting applies to the list.
 fn unwrapped(cx: &FileCx<'_>, src: TextRange) -> Option<TextRange> {
-    let rest = std::str::from_utf8(cx.text.get(src.end as usize..)?).ok()?;
+    // The unwrap is on the listing's line: only that line is read (the rest of the file was
+    // checked as UTF-8 once per finding).
+    let after = cx.text.get(src.end as usize..)?;
+    let line = after
+        .iter()
+        .position(|&b| b == b'\n')
+        .unwrap_or(after.len());
+    let rest = std::str::from_utf8(&after[..line]).ok()?;
     if rest.starts_with('?') {
         return Some(TextRange::new(src.start, src.end + 1));
     }
