@@ -44,11 +44,10 @@ fn where_an_order_shows_is_named_at_its_line() {
         } else if let Some(n) =
             shown.strip_prefix("an assignment to a variable outside the loop (line ")
         {
-            // The line given is the loop's (where the facts put this sink), not the assignment's.
             (
                 "assignment",
                 line_of(n.trim_end_matches(')')),
-                "for ".to_string(),
+                " = ".to_string(),
             )
         } else if let Some(name) = shown.strip_suffix(", which uses its order") {
             let name = name.trim_matches('`');
@@ -78,4 +77,50 @@ fn where_an_order_shows_is_named_at_its_line() {
         ["assignment", "break", "call", "callee", "return"],
         "every kind of place occurs in the corpus"
     );
+}
+
+/// The place named is the first in the loop's source, whatever order the facts walk it in.
+#[test]
+fn the_first_place_in_a_loop_is_named() {
+    let dir = std::env::temp_dir().join(format!("vox-order-first-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = [
+        (
+            "prints.vox",
+            "fn main() {\n    let m = {a: 1, b: 2}\n    for k, v in m {\n        print(k)\n        print(v)\n    }\n}\n",
+            "`print` on line 4",
+        ),
+        (
+            "exits.vox",
+            "fn main() {\n    let m = {a: 1, b: 2}\n    for k, v in m {\n        if v > 1 {\n            break\n        }\n        if v > 0 {\n            return\n        }\n    }\n}\n",
+            "the early `break` on line 5",
+        ),
+        (
+            "assigns.vox",
+            "fn main() {\n    let m = {a: 1, b: 2}\n    let mut best = 0\n    let mut name = \"\"\n    for k, v in m {\n        if v > best {\n            best = v\n            name = k\n        }\n    }\n    print(name, best)\n}\n",
+            "an assignment to a variable outside the loop (line 7)",
+        ),
+    ];
+    for (name, text, shown) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_vox"))
+            .args(["lint", "--format", "json"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let findings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let messages: Vec<&str> = findings
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["code"] == "D002")
+            .map(|f| f["message"].as_str().unwrap())
+            .collect();
+        assert!(
+            messages.len() == 1 && messages[0].contains(&format!("reaches {shown};")),
+            "{name}: {messages:?} should name {shown}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

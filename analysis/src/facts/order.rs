@@ -784,7 +784,7 @@ struct LoopBody {
     /// Outer variables it collects into (pushes, appends): they carry the loop's order.
     collects: Vec<u32>,
     /// Where it makes the iteration order visible, if it does: its first `break`, `return` or
-    /// output call, else the whole body when it assigns an outer variable.
+    /// output call, else its first assignment of an outer variable.
     sink: Option<(TextRange, String)>,
     /// User functions it calls (their output would show the order).
     calls: Vec<CallTarget>,
@@ -799,6 +799,10 @@ impl LoopBody {
         let mut hit: Option<(TextRange, String)> = None;
         let mut calls = Vec::new();
         let mut slots = Vec::new();
+        // The walk is not in source order: the first place is the one that starts first.
+        let earlier = |hit: &Option<(TextRange, String)>, r: TextRange| {
+            hit.as_ref().is_none_or(|(h, _)| r.start < h.start)
+        };
         visit(m, e, &mut |n| match n {
             Node::Stmt(s) => {
                 if let Stmt::Let { pat, .. } = &m.stmts[s as usize] {
@@ -806,7 +810,9 @@ impl LoopBody {
                     pat_slots(m, *pat, &mut slots);
                     locals.extend(slots.iter().map(|x| body.gslot_stmt(s, *x)));
                 }
-                updates.extend(outer_update(body, kinds, s));
+                if let Some((g, how)) = outer_update(body, kinds, s) {
+                    updates.push((g, how, m.stmt_ranges[s as usize]));
+                }
             }
             Node::Expr(x) => {
                 let r = m.expr_ranges[x as usize];
@@ -821,11 +827,11 @@ impl LoopBody {
                             locals.extend(slots.iter().map(|v| body.gslot(x, *v)));
                         }
                     }
-                    Expr::Break if hit.is_none() => hit = Some((r, "break".into())),
-                    Expr::Return(_) if hit.is_none() => hit = Some((r, "return".into())),
+                    Expr::Break if earlier(&hit, r) => hit = Some((r, "break".into())),
+                    Expr::Return(_) if earlier(&hit, r) => hit = Some((r, "return".into())),
                     Expr::Call { callee, .. } => {
                         if let Some((ns, name, _)) = body.builtin_call(x) {
-                            if hit.is_none() && is_output(ns, name) {
+                            if earlier(&hit, r) && is_output(ns, name) {
                                 hit = Some((r, vox_hir::catalog::qualified(ns, name)));
                             }
                         }
@@ -847,23 +853,20 @@ impl LoopBody {
             }
         });
         locals.sort_unstable();
-        updates.retain(|(g, _)| locals.binary_search(g).is_err());
+        updates.retain(|(g, _, _)| locals.binary_search(g).is_err());
         let sink = hit.or_else(|| {
             updates
                 .iter()
-                .any(|(_, how)| *how == Update::Other)
-                .then(|| {
-                    (
-                        m.expr_ranges[e as usize],
-                        "an assignment outside the loop".into(),
-                    )
-                })
+                .filter(|(_, how, _)| *how == Update::Other)
+                .map(|(_, _, r)| *r)
+                .min_by_key(|r| r.start)
+                .map(|r| (r, "an assignment outside the loop".into()))
         });
         LoopBody {
             collects: updates
                 .into_iter()
-                .filter(|(_, how)| *how == Update::Collect)
-                .map(|(g, _)| g)
+                .filter(|(_, how, _)| *how == Update::Collect)
+                .map(|(g, _, _)| g)
                 .collect(),
             sink,
             calls,
