@@ -387,3 +387,69 @@ fn findings_kept_from_the_memo_equal_a_whole_lint() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An edit in another open file (an imported library) reaches the script's next lint even though
+/// the script's memo covers every one of its functions: the memo's stamp changes with any input
+/// but the script's own text.
+#[test]
+fn an_edit_in_an_imported_file_reaches_a_memo_lint() {
+    let dir = std::env::temp_dir().join(format!("vox-memo-import-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dir = dir.canonicalize().unwrap();
+    let lib = dir.join("lib.vox");
+    let script = dir.join("script.vox");
+    let lib_text = "pub fn show(k: str) {\n    print(k)\n}\n";
+    let mut text = "import \"./lib.vox\"\n\nfn list_all(m: map[str, int]) {\n    for k, v in m {\n        show(k)\n    }\n}\n\nfn other(x: int) to int {\n    return x + 1\n}\n\nfn main() {\n    list_all({a: 1, b: 2})\n    print(other(2))\n}\n".to_string();
+    std::fs::write(&lib, lib_text).unwrap();
+    std::fs::write(&script, &text).unwrap();
+    let mut s = session(&dir);
+    s.open(
+        lib.clone(),
+        Uri::from_file_path(&lib).unwrap(),
+        lib_text.into(),
+        1,
+    );
+    s.open(
+        script.clone(),
+        Uri::from_file_path(&script).unwrap(),
+        text.clone(),
+        1,
+    );
+    let d002 = |s: &Session| {
+        let found = s.snapshot().shown_findings(&script);
+        found.iter().filter(|f| f.code == "D002").count()
+    };
+    assert_eq!(
+        d002(&s),
+        1,
+        "show prints its argument: the loop's order shows"
+    );
+    // An edit inside `other` keeps `list_all`'s findings.
+    let at = text.find("x + 1").unwrap() + 4;
+    let (kept, _) = edit_and_compare(
+        &mut s,
+        &script,
+        &mut text,
+        (at, at + 1, "2".into()),
+        2,
+        "an edit inside `other`",
+    );
+    assert!(kept > 0, "the memo kept the untouched functions");
+    // `show` stops printing: the script's text is unchanged, its D002 goes.
+    let print = lib_text.find("print(k)").unwrap();
+    let change = TextDocumentContentChangeEvent {
+        range: Some(Range::new(
+            position(lib_text, print),
+            position(lib_text, print + "print(k)".len()),
+        )),
+        range_length: None,
+        text: "let n = k.len()".into(),
+    };
+    assert!(s.change(&lib, vec![change], 2));
+    assert_eq!(
+        d002(&s),
+        0,
+        "the memo kept a finding the library's edit removed"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
