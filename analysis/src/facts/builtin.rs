@@ -6,10 +6,36 @@ use std::sync::Mutex;
 use rustc_hash::FxHashMap as HashMap;
 
 /// A builtin's namespace and name (`("fs", "read")`, `("", "print")` for a global), in one word:
-/// every effect site, path argument and summary entry of a workspace names one. Compared,
-/// ordered and hashed by the names (as the two strings were), so output order is unchanged.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// every effect site, path argument and summary entry of a workspace names one. Ordered and
+/// hashed by the names (as the two strings were), so output order is unchanged; equal exactly
+/// when it is the same pair, since [`Builtin::new`] makes one pair per names (summaries compare
+/// effects in every lookup, and most compares are of equal builtins).
+#[derive(Clone, Copy, Debug, Hash)]
 pub struct Builtin(&'static (&'static str, &'static str));
+
+impl PartialEq for Builtin {
+    fn eq(&self, other: &Builtin) -> bool {
+        std::ptr::eq(self.0, other.0)
+    }
+}
+
+impl Eq for Builtin {}
+
+impl Ord for Builtin {
+    fn cmp(&self, other: &Builtin) -> std::cmp::Ordering {
+        if self == other {
+            std::cmp::Ordering::Equal
+        } else {
+            self.0.cmp(other.0)
+        }
+    }
+}
+
+impl PartialOrd for Builtin {
+    fn partial_cmp(&self, other: &Builtin) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
 
 impl Builtin {
     /// The one pair for these names. Builtin names are the catalog's, a fixed set, so each pair
@@ -63,6 +89,9 @@ mod tests {
             .join()
             .expect("thread");
         assert!(std::ptr::eq(here.0, there.0));
+        assert_eq!(here, there);
+        assert_ne!(here, Builtin::new("fs", "write"));
+        assert_eq!(here.cmp(&there), std::cmp::Ordering::Equal);
         assert_eq!((here.ns(), here.name()), ("fs", "read"));
         // Made in the opposite order of their names: the order is still the names'.
         let last = Builtin::new("zz", "aa");
