@@ -93,6 +93,14 @@ fn boundary(text: &str, mut i: usize) -> usize {
     i
 }
 
+/// A new directory of this process for one test, by its canonical path (as the session keys
+/// files).
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.canonicalize().unwrap()
+}
+
 fn session(dir: &Path) -> Session {
     Session::load(dir.to_path_buf(), Settings::defaults(), Encoding::Utf16)
 }
@@ -338,9 +346,7 @@ fn memo_edit(text: &str, rng: &mut Rng) -> (usize, usize, String) {
 
 #[test]
 fn findings_kept_from_the_memo_equal_a_whole_lint() {
-    let dir = std::env::temp_dir().join(format!("vox-memo-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let dir = dir.canonicalize().unwrap();
+    let dir = scratch("vox-memo");
     let path = dir.join("script.vox");
     let uri: Uri = Uri::from_file_path(&path).unwrap();
     let mut rng = Rng(0x2545f4914f6cdd1d);
@@ -393,9 +399,7 @@ fn findings_kept_from_the_memo_equal_a_whole_lint() {
 /// but the script's own text.
 #[test]
 fn an_edit_in_an_imported_file_reaches_a_memo_lint() {
-    let dir = std::env::temp_dir().join(format!("vox-memo-import-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let dir = dir.canonicalize().unwrap();
+    let dir = scratch("vox-memo-import");
     let lib = dir.join("lib.vox");
     let script = dir.join("script.vox");
     let lib_text = "pub fn show(k: str) {\n    print(k)\n}\n";
