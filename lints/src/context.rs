@@ -255,7 +255,9 @@ impl<'a> FileCx<'a> {
             .unwrap_or("")
     }
 
-    /// 1-based line of an offset.
+    /// 1-based line of an offset. A message that names it says "line" (the lint memo relints
+    /// such findings when lines move, `memo::names_a_line`), and names a place of the same
+    /// function or an earlier one.
     pub fn line(&self, offset: u32) -> u32 {
         self.lines.line(&self.text, offset)
     }

@@ -14,7 +14,8 @@
 //! each of these is unchanged; whatever the memo cannot vouch for is linted again. Everything
 //! outside the file (other files, configuration, options) is vouched for by the caller's stamp,
 //! which changes whenever any input but this file's text does. Line numbers in messages stay true
-//! because an edit that changes the number of lines is linted afresh.
+//! because, after an edit that adds or removes lines, a function at or after it whose findings
+//! name a line is linted again.
 
 use std::sync::Arc;
 
@@ -117,6 +118,13 @@ impl Moved {
     }
 }
 
+/// Whether a finding's text names a line ([`FileCx::line`]'s numbers: where an order shows,
+/// a colliding literal's place). Only an earlier place of the same file is named, so a function
+/// before an edit keeps its findings when lines move.
+fn names_a_line(f: &Arc<Finding>) -> bool {
+    f.message.contains("line") || f.help.as_deref().is_some_and(|h| h.contains("line"))
+}
+
 fn has_literals(facts: &FnFacts) -> bool {
     facts
         .paths
@@ -152,10 +160,10 @@ impl FileMemo {
         let a = vox_syntax::common_prefix(old, new);
         let s = vox_syntax::common_suffix(&old[a..], &new[a..]);
         let (b_old, b_new) = (old.len() - s, new.len() - s);
-        if vox_syntax::count_newlines(&old[a..b_old]) != vox_syntax::count_newlines(&new[a..b_new])
-        {
-            return None;
-        }
+        // Findings after an edit that adds or removes lines stay where they were in the text,
+        // but a message that names a line does not: those are linted again.
+        let lines_moved = vox_syntax::count_newlines(&old[a..b_old])
+            != vox_syntax::count_newlines(&new[a..b_new]);
         let moved = Moved {
             a: a as u32,
             b_old: b_old as u32,
@@ -223,6 +231,7 @@ impl FileMemo {
                         .get_or_insert_with(|| vox_analysis::observed_returns(db, db.workspace()))
                         .contains(db, *d)
                 })
+                || lines_moved && m.start + m.len > moved.a && m.findings.iter().any(names_a_line)
                 || !m.findings.iter_mut().all(|f| moved.finding(f, &cx.path));
             lint[i] = stale;
         }
