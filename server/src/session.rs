@@ -525,14 +525,8 @@ impl Session {
         if self.docs.remove(path).is_none() {
             return;
         }
-        self.memos
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .retain(|(p, _), _| p != path);
-        self.trees
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .retain(|(p, _, _)| p != path);
+        crate::lock(&self.memos).retain(|(p, _), _| p != path);
+        crate::lock(&self.trees).retain(|(p, _, _)| p != path);
         if config_kind(&self.root, path).is_some() {
             self.reload_config();
         } else if is_script(path) {
@@ -635,7 +629,7 @@ impl Snapshot {
     /// database's.
     pub fn tree(&self, path: &Path, file: SourceFile) -> Arc<vox_syntax::SyntaxTree> {
         let text = file.text(&self.db).get();
-        let trees = self.trees.lock().unwrap_or_else(|e| e.into_inner());
+        let trees = crate::lock(&self.trees);
         if let Some((_, _, t)) = trees
             .iter()
             .find(|(p, t, _)| p == path && (Arc::ptr_eq(t, &text) || **t == *text))
@@ -719,17 +713,10 @@ impl Snapshot {
         stamp: u64,
     ) -> Vec<Arc<Finding>> {
         let key = (path.to_path_buf(), opts.skip_fixes);
-        let mut memo = self
-            .memos
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&key);
+        let mut memo = crate::lock(&self.memos).remove(&key);
         let found = vox_lints::lint_file_memo(&self.db, file, &self.info, opts, &mut memo, stamp);
         if let Some(m) = memo {
-            self.memos
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(key, m);
+            crate::lock(&self.memos).insert(key, m);
         }
         found
     }
