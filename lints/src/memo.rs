@@ -181,18 +181,21 @@ impl FileMemo {
             return None;
         }
         // The functions the edit touched (the synthetic main's text is the whole file).
-        let mut lint = vec![false; defs.len()];
-        for (i, (d, m)) in defs.iter().zip(&self.fns).enumerate() {
-            let span = TextRange::new(m.start, m.start + m.len);
-            lint[i] = d.index(db) == u32::MAX
-                || moved.range(span).map(|r| r.start) != Some(fn_base(db, *d))
-                || span.end > moved.a && span.start < moved.b_old
-                || d.text(db).len() != m.len;
-        }
+        let touched: Vec<bool> = defs
+            .iter()
+            .zip(&self.fns)
+            .map(|(d, m)| {
+                let span = TextRange::new(m.start, m.start + m.len);
+                d.index(db) == u32::MAX
+                    || moved.range(span).map(|r| r.start) != Some(fn_base(db, *d))
+                    || span.end > moved.a && span.start < moved.b_old
+                    || d.text(db).len() != m.len
+            })
+            .collect();
         // What touched functions show the others must be as it was: their calls (chains), and
         // no new or old path literal among them when the file has collisions.
         let mut literals = false;
-        for (i, d) in defs.iter().enumerate().filter(|(i, _)| lint[*i]) {
+        for (i, d) in defs.iter().enumerate().filter(|(i, _)| touched[*i]) {
             let facts = fn_facts(db, *d);
             let m = &self.fns[i];
             literals |= m.literals || has_literals(facts);
@@ -212,15 +215,17 @@ impl FileMemo {
         if literals && opts.enabled("D005") && collides(cx) {
             return None;
         }
-        // Untouched functions keep their findings unless what they read of others changed.
+        // Untouched functions keep their findings unless what they read of others changed (an
+        // untouched function's facts are as they were, so only touched ones count).
         let mut tiers = None;
         let mut observed = None;
+        let mut lint = touched.clone();
         for (i, d) in defs.iter().enumerate() {
-            if lint[i] {
+            if touched[i] {
                 continue;
             }
             let m = &mut self.fns[i];
-            let stale = m.order_callees.iter().any(|&k| lint[k as usize])
+            let stale = m.order_callees.iter().any(|&k| touched[k as usize])
                 || m.tier.is_some_and(|t| {
                     t != tiers
                         .get_or_insert_with(|| vox_analysis::param_tiers(db, db.workspace()))
