@@ -309,6 +309,12 @@ fn report_exc(exc: &Exc, prog: &Program, rep: &Reporter) -> i32 {
                 CeilingKind::Timeout => ("ceiling.timeout", "--timeout", 78),
                 CeilingKind::Memory => ("ceiling.memory", "--max-memory", 79),
             };
+            // The hard cap may be ending the process on another thread with the same message.
+            if *kind == CeilingKind::Memory && !vox_runtime::alloc::claim_report() {
+                loop {
+                    std::thread::park();
+                }
+            }
             let msg = if *kind == CeilingKind::Memory {
                 format!("vox: memory limit exceeded: {flag} {limit}")
             } else {

@@ -67,6 +67,8 @@ mod linux;
 #[cfg(target_os = "linux")]
 mod mounts;
 #[cfg(target_os = "linux")]
+pub mod seccomp;
+#[cfg(target_os = "linux")]
 use linux as platform;
 
 // Compiled on Linux test builds too, so the non-Linux code path is at least type-checked here.
@@ -166,6 +168,18 @@ pub enum RuleKind {
     ScopeAbstractUnix,
     /// Landlock scoping: no signals to processes outside the sandbox (ABI ≥ 6).
     ScopeSignal,
+    /// A fresh IPC namespace: no SysV shared memory, semaphores or message queues of the host,
+    /// and the child's own vanish with it.
+    IpcNamespace,
+    /// The seccomp filter ([`seccomp`]): no terminal injection, no setuid/setgid bits, no new
+    /// namespaces or mounts, no `perf_event_open`, `bpf`, `userfaultfd`, keyrings, `io_uring`.
+    Seccomp,
+    /// With the network off, the filter also refuses unix (and every non-IP) socket.
+    NoUnixSockets,
+    /// A captured child starts a session of its own: no controlling terminal.
+    NewSessionNoTty,
+    /// Every descriptor but the standard streams is closed at `exec`.
+    CloseDescriptors,
     /// The Landlock domain covers every thread of the process (ABI ≥ 8; `confine_self` only).
     AllThreads,
 }
@@ -187,6 +201,11 @@ impl fmt::Display for RuleKind {
             RuleKind::NetworkNamespace => f.write_str("netns"),
             RuleKind::ScopeAbstractUnix => f.write_str("scope-abstract-unix"),
             RuleKind::ScopeSignal => f.write_str("scope-signal"),
+            RuleKind::IpcNamespace => f.write_str("ipcns"),
+            RuleKind::Seccomp => f.write_str("seccomp"),
+            RuleKind::NoUnixSockets => f.write_str("no-unix-sockets"),
+            RuleKind::NewSessionNoTty => f.write_str("new-session-no-tty"),
+            RuleKind::CloseDescriptors => f.write_str("close-fds"),
             RuleKind::AllThreads => f.write_str("all-threads"),
         }
     }

@@ -821,6 +821,12 @@ extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
 /// In a started child: replaces it with `exec`'s program (a file without a recognised header
 /// through `/bin/sh`, as `execvp` does); returns only with the reason it could not.
 unsafe fn execute(exec: &Exec) -> std::io::Error {
+    // Only the standard streams pass on: whatever the invoker of `vox` left open without
+    // close-on-exec (a log, a socket, a lock file) would reach the program and everything it
+    // starts, past every path rule (descriptors are not checked again).
+    if let Err(e) = cloexec_from(3) {
+        return e;
+    }
     libc::execve(exec.path.as_ptr(), exec.argv.as_ptr(), exec.envp.as_ptr());
     let e = std::io::Error::last_os_error();
     if e.raw_os_error() == Some(libc::ENOEXEC) {
@@ -831,6 +837,41 @@ unsafe fn execute(exec: &Exec) -> std::io::Error {
         );
     }
     e
+}
+
+/// Marks every descriptor from `first` on close-on-exec (`close_range` with
+/// `CLOSE_RANGE_CLOEXEC`, Linux 5.11; before that, one `fcntl` per possible descriptor).
+/// Syscalls only: it runs between fork and exec.
+pub(crate) unsafe fn cloexec_from(first: libc::c_int) -> std::io::Result<()> {
+    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+    if libc::syscall(
+        libc::SYS_close_range,
+        first as libc::c_uint,
+        libc::c_uint::MAX,
+        CLOSE_RANGE_CLOEXEC,
+    ) == 0
+    {
+        return Ok(());
+    }
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    let top = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 {
+        lim.rlim_cur.min(1 << 20) as libc::c_int
+    } else {
+        1 << 16
+    };
+    for fd in first..top {
+        let flags = libc::fcntl(fd, libc::F_GETFD);
+        if flags >= 0
+            && flags & libc::FD_CLOEXEC == 0
+            && libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC) != 0
+        {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
 }
 
 /// In the forked child: becomes the keeper, after starting the program (see [`guard`]).

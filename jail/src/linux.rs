@@ -22,6 +22,7 @@ use landlock::{
 use crate::limits::Limits;
 use crate::mounts::{self, Template, SELF_CONFINED};
 use crate::policy::{FsAccess, Grant, ProcessGroup};
+use crate::seccomp::{self, Filters};
 use crate::{
     child_env, Applied, ChildPolicy, HostSupport, JailError, Mode, RuleKind, SelfPolicy,
     SIMULATE_ENV,
@@ -265,7 +266,12 @@ struct ChildSetup {
     limits: Limits,
     /// `setsid()` in the child, which also becomes a child subreaper ([`ProcessGroup::Session`]).
     new_session: bool,
+    /// `setsid()` only: a captured child leaves the terminal (no controlling terminal, so no
+    /// `/dev/tty`), as bubblewrap's `--new-session` does.
+    leave_terminal: bool,
     netns: bool,
+    /// Whether the child gets its own IPC namespace (every confined child).
+    ipcns: bool,
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
     /// The user and mount namespaces to join (the read-only mounts).
@@ -277,6 +283,8 @@ struct ChildSetup {
     own_proc_access: u64,
     /// Access for terminals the child holds as stdin/stdout/stderr (0: none).
     tty_access: u64,
+    /// The system-call filter (confined children).
+    seccomp: Option<&'static Filters>,
 }
 
 /// Adds a path-beneath rule for `parent_fd` to the ruleset `ruleset_fd` (a raw syscall).
@@ -410,10 +418,12 @@ unsafe fn join_mounts(t: &Template, cwd: &mut [u8]) -> io::Result<()> {
 impl ChildSetup {
     /// Runs in the forked child: syscalls only, no allocation, no panics.
     unsafe fn apply(&mut self) -> io::Result<()> {
-        if self.new_session {
+        if self.new_session || self.leave_terminal {
             if libc::setsid() < 0 {
                 return Err(io::Error::last_os_error());
             }
+        }
+        if self.new_session {
             // What a background child starts stays beneath it, so that the end of the run can
             // spare it with its child (crate::lifetime).
             if libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 {
@@ -421,14 +431,20 @@ impl ChildSetup {
             }
         }
         self.limits.apply()?;
+        // SysV IPC and POSIX message queues are per IPC namespace: a fresh one hides the
+        // host's segments and takes the child's own with it when its last process ends.
+        let mut own = if self.ipcns { libc::CLONE_NEWIPC } else { 0 };
+        if self.netns {
+            own |= libc::CLONE_NEWNET;
+        }
         if let Some(t) = &self.mounts {
             join_mounts(t, &mut self.cwd)?;
             // Full capabilities in the joined user namespace (dropped below) allow this.
-            if self.netns && libc::unshare(libc::CLONE_NEWNET) != 0 {
+            if own != 0 && libc::unshare(own) != 0 {
                 return Err(io::Error::last_os_error());
             }
-        } else if self.netns {
-            if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET) != 0 {
+        } else if own != 0 {
+            if libc::unshare(libc::CLONE_NEWUSER | own) != 0 {
                 return Err(io::Error::last_os_error());
             }
             // Map the caller's own ids so the child keeps its uid and gid. Best effort: when the
@@ -476,6 +492,12 @@ impl ChildSetup {
         if libc::syscall(libc::SYS_landlock_restrict_self, rfd, 0u32) != 0 {
             return Err(io::Error::last_os_error());
         }
+        if let Some(f) = self.seccomp {
+            f.install()?;
+        }
+        // Only the standard streams pass on (the keeper's start does it too; this covers a
+        // plain `Command`).
+        crate::lifetime::cloexec_from(3)?;
         Ok(())
     }
 }
@@ -485,7 +507,7 @@ pub(crate) fn confine_command(
     policy: &ChildPolicy,
     mode: Mode,
 ) -> Result<Applied, JailError> {
-    let (applied, hook) = confine_hook(cmd, policy, mode)?;
+    let (applied, hook) = prepare(cmd, policy, mode, false)?;
     // SAFETY: the hook only makes async-signal-safe syscalls on data prepared in the parent.
     unsafe {
         cmd.pre_exec(hook);
@@ -498,6 +520,20 @@ pub(crate) fn confine_hook(
     policy: &ChildPolicy,
     mode: Mode,
 ) -> Result<(Applied, crate::Hook), JailError> {
+    prepare(cmd, policy, mode, true)
+}
+
+/// The command's environment and group, and the hook. `kept`: the hook runs in a program
+/// started by a keeper ([`crate::lifetime::guard`]), which is the one `std` puts in the new
+/// process group; the program can then leave that group for a session of its own. Without a
+/// keeper the hook runs in the process `std` made a group leader, which `setsid` refuses, so the
+/// session is the group.
+fn prepare(
+    cmd: &mut Command,
+    policy: &ChildPolicy,
+    mode: Mode,
+    kept: bool,
+) -> Result<(Applied, crate::Hook), JailError> {
     let cannot = |reason: String| JailError::CannotConfine { reason };
     let mut kinds = vec![RuleKind::EnvScrub];
     match policy.process_group {
@@ -507,12 +543,14 @@ pub(crate) fn confine_hook(
     }
     let mut setup = ChildSetup {
         new_session: policy.process_group == ProcessGroup::Session,
+        leave_terminal: mode == Mode::Confined && policy.process_group == ProcessGroup::Own,
         limits: Limits {
             data: policy.rlimit_data.filter(|&v| v > 0),
             fsize: policy.rlimit_fsize.filter(|&v| v > 0),
             core_zero: mode == Mode::Confined,
         },
         netns: false,
+        ipcns: false,
         uid_map: Vec::new(),
         gid_map: Vec::new(),
         mounts: None,
@@ -520,6 +558,7 @@ pub(crate) fn confine_hook(
         ruleset: None,
         own_proc_access: 0,
         tty_access: 0,
+        seccomp: None,
     };
     if let Some(v) = setup.limits.data {
         kinds.push(RuleKind::RlimitData(v));
@@ -553,14 +592,17 @@ pub(crate) fn confine_hook(
             setup.cwd = vec![0; libc::PATH_MAX as usize + 1];
             kinds.push(RuleKind::ReadOnlyMounts);
         }
+        setup.ipcns = true;
+        kinds.push(RuleKind::IpcNamespace);
+        // SAFETY: plain id getters.
+        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        setup.uid_map = format!("{uid} {uid} 1\n").into_bytes();
+        setup.gid_map = format!("{gid} {gid} 1\n").into_bytes();
         if !policy.net_allowed {
             setup.netns = true;
-            // SAFETY: plain id getters.
-            let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
-            setup.uid_map = format!("{uid} {uid} 1\n").into_bytes();
-            setup.gid_map = format!("{gid} {gid} 1\n").into_bytes();
             kinds.push(RuleKind::NetworkNamespace);
         }
+        setup.seccomp = Some(seccomp::filters(policy.net_allowed).map_err(cannot)?);
         if built.own_proc {
             setup.own_proc_access = grant_access(FsAccess::OwnProc, abi, true).bits();
         }
@@ -575,13 +617,21 @@ pub(crate) fn confine_hook(
         kinds.push(RuleKind::DropCapabilities);
         kinds.push(RuleKind::NoNewPrivs);
         kinds.extend(built.kinds);
+        kinds.push(RuleKind::Seccomp);
+        if !policy.net_allowed {
+            kinds.push(RuleKind::NoUnixSockets);
+        }
+        kinds.push(RuleKind::CloseDescriptors);
         landlock_abi = Some(kernel.min(TESTED_ABI));
     }
     // Nothing can fail from here on: only now is the command changed.
     cmd.env_clear();
     cmd.envs(child_env(std::env::vars_os(), &policy.env));
-    if policy.process_group == ProcessGroup::Own {
+    if policy.process_group == ProcessGroup::Own && (kept || !setup.leave_terminal) {
         cmd.process_group(0);
+    }
+    if setup.leave_terminal {
+        kinds.push(RuleKind::NewSessionNoTty);
     }
     // SAFETY (of calling it): the hook only makes async-signal-safe syscalls on data prepared
     // above; it is meant for a forked child, between fork and exec.

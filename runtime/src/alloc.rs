@@ -30,6 +30,16 @@ static LIMIT: AtomicUsize = AtomicUsize::new(0);
 static HARD: AtomicUsize = AtomicUsize::new(usize::MAX);
 static OVER: AtomicBool = AtomicBool::new(false);
 static HARD_MESSAGE: OnceLock<Vec<u8>> = OnceLock::new();
+/// Set by the first thread that reports the memory ceiling: the hard cap can trip on several
+/// threads at once (a capturing builtin reads a child's two pipes on threads of their own), and
+/// the run must say so once.
+static REPORTED: AtomicBool = AtomicBool::new(false);
+
+/// Claims the one report of the memory ceiling: true for the first caller. A caller that gets
+/// false must not print (another thread is ending the process with the message).
+pub fn claim_report() -> bool {
+    !REPORTED.swap(true, Relaxed)
+}
 
 #[inline]
 fn after_grow(now: usize) {
@@ -48,6 +58,16 @@ fn after_grow(now: usize) {
 
 #[cold]
 fn hard_stop() -> ! {
+    if !claim_report() {
+        // Another thread is printing the message and ending the process: wait for it.
+        loop {
+            // SAFETY: pause(2) only sleeps until a signal; the _exit of the reporting thread
+            // ends this one too.
+            unsafe {
+                libc::pause();
+            }
+        }
+    }
     let msg: &[u8] = HARD_MESSAGE
         .get()
         .map_or(b"vox: memory limit exceeded\n", |m| m.as_slice());
@@ -137,6 +157,26 @@ pub fn limit() -> u64 {
 /// Live bytes counted since arming (or in all, when not armed).
 pub fn used() -> usize {
     LIVE.0.load(Relaxed).saturating_sub(BASE.load(Relaxed))
+}
+
+/// Whether `bytes` more would stay within the limit (always, when none is armed). Crossing
+/// marks the run over its limit, as an allocation would.
+pub fn fits(bytes: usize) -> bool {
+    let limit = LIMIT.load(Relaxed);
+    if limit != 0 && used().saturating_add(bytes) > limit {
+        OVER.store(true, Relaxed);
+        return false;
+    }
+    true
+}
+
+/// The ceiling a run that crossed `--max-memory` stops with.
+pub fn ceiling() -> Exc {
+    Exc::Ceiling {
+        kind: CeilingKind::Memory,
+        limit: LIMIT.load(Relaxed) as u64,
+        loc: None,
+    }
 }
 
 /// Refuses to build a value of about `bytes` bytes when that would cross the limit.

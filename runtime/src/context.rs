@@ -336,6 +336,31 @@ impl RunContext {
         Ok(())
     }
 
+    /// Bytes a child wrote to a stream that vox counts under `--max-output` (`run_ex`, `exec`,
+    /// exit commands): charged like script output (a chunk that crosses the limit is dropped
+    /// whole), then passed on at once.
+    pub fn write_child_output(&mut self, to_stderr: bool, bytes: &[u8]) -> Res<()> {
+        self.charge_output(bytes.len())?;
+        self.flush_stdout();
+        let sink = if to_stderr {
+            &mut self.stderr
+        } else {
+            &mut self.stdout
+        };
+        match sink {
+            Sink::Std if to_stderr => {
+                let _ = std::io::stderr().write_all(bytes);
+            }
+            Sink::Std => {
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(bytes);
+                let _ = out.flush();
+            }
+            Sink::Buffer(b) => b.extend_from_slice(bytes),
+        }
+        Ok(())
+    }
+
     /// Flushes buffered output that has waited 50 ms or more, so a long run (or an editor
     /// streaming it) shows progress without a write per line.
     pub fn flush_if_stale(&mut self) {

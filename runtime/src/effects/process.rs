@@ -12,9 +12,9 @@
 //! Captured children get an empty stdin and their own process group; `run_ex` and `exec` children
 //! inherit the three streams and stay in the terminal's group. Under `--timeout` the child (its
 //! whole group when it has one) is killed when the run's deadline passes. `--max-output` counts
-//! what the script prints, so captured output counts once the script prints it; the output of
-//! children with inherited streams (`run_ex`, `exec`) goes straight to the terminal and is not
-//! counted.
+//! every byte the run writes: captured output once the script prints it, and under the ceiling
+//! the stdout and stderr of `run_ex`/`exec` children go through pipes the interpreter counts
+//! and passes on ([`pass_on`]; stdin stays the terminal).
 //!
 //! Run lifetime (decisions 48, 55): before its first spawn the interpreter becomes a child
 //! subreaper ([`vox_jail::lifetime`]), and every jailed or background child runs under a keeper
@@ -69,9 +69,13 @@ enum Streams {
     /// All three to `/dev/null`; a new session (`spawn_background`): the child outlives the run
     /// and must not hold the run's pipes open (an editor waiting for EOF would hang).
     Background,
+    /// `run_ex`/`exec` under `--max-output`: stdin inherited, stdout and stderr through pipes
+    /// that the interpreter counts and passes on; the terminal's process group.
+    Counted,
 }
 
 /// One child to start.
+#[derive(Clone)]
 struct Spec<'a> {
     program: &'a str,
     argv: Vec<String>,
@@ -163,6 +167,12 @@ fn command(
             cmd.stdin(Stdio::inherit())
                 .stdout(Stdio::inherit())
                 .stderr(Stdio::inherit());
+            ProcessGroup::Inherit
+        }
+        Streams::Counted => {
+            cmd.stdin(Stdio::inherit())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
             ProcessGroup::Inherit
         }
         Streams::Background => {
@@ -565,6 +575,7 @@ fn spawn_direct(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Kid, String>> {
     let (streams, group) = match spec.streams {
         Streams::Capture => ([Stream::Null, Stream::Pipe, Stream::Pipe], true),
         Streams::Inherit => ([Stream::Inherit; 3], false),
+        Streams::Counted => ([Stream::Inherit, Stream::Pipe, Stream::Pipe], false),
         Streams::Background => ([Stream::Null; 3], false),
     };
     let hook = unconfined_hook(false, ctx.limits.max_memory, ctx.limits.max_disk);
@@ -670,6 +681,10 @@ fn interrupt(ctx: &RunContext, kid: &mut Kid, group: bool, sig: i32) -> Exc {
             }
             if let Some(p) = kid.program() {
                 libc::kill(p, sig);
+                // A jailed captured program leads a session (and group) of its own.
+                if group {
+                    libc::kill(-p, sig);
+                }
             }
         }
     }
@@ -707,6 +722,12 @@ fn wait(ctx: &RunContext, kid: &mut Kid, group: bool) -> Res<io::Result<ExitStat
         }
         if let Some(status) = kid.poll(limit) {
             return Ok(status);
+        }
+        // A capture that would cross --max-memory stopped keeping the child's output.
+        if crate::alloc::over_limit() {
+            kid.kill(group);
+            end_all(ctx);
+            return Err(crate::alloc::ceiling());
         }
     }
 }
@@ -784,8 +805,7 @@ fn capture(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Captured, String>> {
         let started = std::thread::Builder::new()
             .name("vox-child-pipe".into())
             .spawn(move || {
-                let mut buf = Vec::new();
-                let _ = pipe.read_to_end(&mut buf);
+                let buf = read_within_memory(&mut pipe);
                 let _ = tx.send((i, buf));
             });
         if let Err(e) = started {
@@ -813,6 +833,10 @@ fn capture(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Captured, String>> {
             end_all(ctx);
             return Err(Exc::Interrupted);
         }
+        if crate::alloc::over_limit() {
+            end_all(ctx);
+            return Err(crate::alloc::ceiling());
+        }
         let mut limit = POLL;
         if let Some(deadline) = ctx.deadline {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -831,12 +855,59 @@ fn capture(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Captured, String>> {
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
     }
+    if crate::alloc::over_limit() {
+        return Err(crate::alloc::ceiling());
+    }
     let [stdout, stderr] = out;
+    // The script's strings are copies: room for them first.
+    crate::alloc::reserve(stdout.len() + stderr.len())?;
     Ok(Ok(Captured {
         code: exit_code(status),
-        stdout: String::from_utf8_lossy(&stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        stdout: text(stdout),
+        stderr: text(stderr),
     }))
+}
+
+/// Bytes as text, without a copy when they are UTF-8.
+fn text(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Reads `pipe` to its end, keeping what fits in `--max-memory`: a buffer that would cross it
+/// is not grown (the run is marked over its limit, and the waiting call stops it with one
+/// message, exit 79); the rest is drained and dropped, so the child never blocks on a full pipe.
+fn read_within_memory(pipe: &mut dyn Read) -> Vec<u8> {
+    let mut buf: Vec<u8> = Vec::new();
+    let mut chunk = [0u8; 64 << 10];
+    let mut keeping = true;
+    loop {
+        let n = match pipe.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        if !keeping {
+            continue;
+        }
+        if buf.capacity() - buf.len() < n {
+            let need = buf.len() + n;
+            let doubled = need.max(buf.capacity().saturating_mul(2));
+            // While a buffer grows, the old and the new one are both live.
+            let grown = if crate::alloc::fits(buf.capacity() + doubled) {
+                doubled
+            } else if crate::alloc::fits(buf.capacity() + need) {
+                need
+            } else {
+                keeping = false;
+                buf = Vec::new();
+                continue;
+            };
+            buf.reserve_exact(grown - buf.len());
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    buf
 }
 
 /// The `env` argument of `run_ex`/`run_capture_ex` (decision 26): a map `{NAME: value}`, or a
@@ -948,18 +1019,91 @@ pub(super) fn run_capture_json(host: &mut dyn Host, args: &mut Args) -> Res<Valu
     })
 }
 
-/// Runs a child with inherited streams to the end: `Ok(code)` or `Err(msg)` (as values).
+/// Runs a child with inherited streams to the end: `Ok(code)` or `Err(msg)` (as values). Under
+/// `--max-output` its stdout and stderr go through the interpreter, which counts them
+/// ([`pass_on`]).
 fn run_inherited(ctx: &mut RunContext, spec: &Spec) -> Res<Result<i64, String>> {
-    let mut kid = match spawn(ctx, spec)? {
+    let mut spec = spec.clone();
+    if ctx.limits.max_output.is_some() {
+        spec.streams = Streams::Counted;
+    }
+    let mut kid = match spawn(ctx, &spec)? {
         Ok(kid) => kid,
         Err(msg) => return Ok(Err(msg)),
     };
+    if spec.streams == Streams::Counted {
+        if let Err(e) = pass_on(ctx, &mut kid) {
+            after_child(ctx, kid);
+            return Err(e);
+        }
+    }
     let waited = wait(ctx, &mut kid, false);
     after_child(ctx, kid);
     Ok(match waited? {
         Ok(status) => Ok(exit_code(status)),
         Err(e) => Err(e.to_string()),
     })
+}
+
+/// Passes a counted child's output on as it comes, charging it to `--max-output`: past the
+/// ceiling the child and everything the run started are killed and the run stops (exit 78).
+/// Returns when both pipes are closed; the deadline and SIGINT/SIGTERM stop it as they stop a
+/// wait.
+fn pass_on(ctx: &mut RunContext, kid: &mut Kid) -> Res<()> {
+    // A few chunks in flight at most: a child that outpaces the terminal waits on its pipe.
+    let (tx, rx) = mpsc::sync_channel::<(bool, Vec<u8>)>(8);
+    let pipes = [(false, kid.stdout.take()), (true, kid.stderr.take())];
+    for (to_stderr, pipe) in pipes {
+        let Some(mut pipe) = pipe else { continue };
+        let tx = tx.clone();
+        std::thread::Builder::new()
+            .name("vox-child-output".into())
+            .spawn(move || {
+                let mut chunk = vec![0u8; 64 << 10];
+                loop {
+                    match pipe.read(&mut chunk) {
+                        Ok(0) => break,
+                        Ok(n) => {
+                            if tx.send((to_stderr, chunk[..n].to_vec())).is_err() {
+                                break;
+                            }
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(_) => break,
+                    }
+                }
+            })
+            .map_err(|e| Exc::error(format!("cannot read the child's output: {e}")))?;
+    }
+    drop(tx);
+    loop {
+        if !ctx.ending {
+            if let Some(sig) = crate::context::interrupt_signal() {
+                return Err(interrupt(ctx, kid, false, sig));
+            }
+        }
+        let mut limit = POLL;
+        if let Some(deadline) = ctx.deadline {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                kid.kill(false);
+                end_all(ctx);
+                return Err(timeout_exc(ctx));
+            }
+            limit = limit.min(left);
+        }
+        match rx.recv_timeout(limit) {
+            Ok((to_stderr, bytes)) => {
+                if let Err(e) = ctx.write_child_output(to_stderr, &bytes) {
+                    kid.kill(false);
+                    end_all(ctx);
+                    return Err(e);
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(()),
+        }
+    }
 }
 
 /// Runs the commands queued with `register_exit_command`, in order, with inherited streams.
