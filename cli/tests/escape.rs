@@ -39,8 +39,10 @@ const AWS_KEY: &str = "vox-escape-aws-9d27e4";
 const GH_TOKEN: &str = "vox-escape-gh-71c3aa";
 const PRELOAD: &str = "/nonexistent/vox-escape-preload.so";
 
-fn vox_bin() -> &'static str {
-    env!("CARGO_BIN_EXE_vox")
+/// The `vox` under test: this build's, or `VOX_ESCAPE_BIN` (to watch a case fail on an older
+/// build: `VOX_ESCAPE_BIN=/tmp/vox-old cargo test -p vox-cli --test escape`).
+fn vox_bin() -> String {
+    std::env::var("VOX_ESCAPE_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_vox").to_string())
 }
 
 fn escape_dir() -> PathBuf {
@@ -159,6 +161,30 @@ fn files_containing(dir: &Path, needle: &str) -> Vec<PathBuf> {
     out
 }
 
+/// Files and directories under `dir` with the setuid or setgid bit.
+fn files_with_privilege_bits(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let Ok(m) = std::fs::symlink_metadata(&p) else {
+                continue;
+            };
+            if m.mode() & 0o6000 != 0 {
+                out.push(p.clone());
+            }
+            if m.is_dir() {
+                stack.push(p);
+            }
+        }
+    }
+    out
+}
+
 /// Pids whose command line matches `pattern` (`pgrep -f`).
 fn pgrep(pattern: &str) -> Vec<i32> {
     let out = Command::new("pgrep")
@@ -230,6 +256,235 @@ fn run_guarded(cmd: &mut Command, guard: Duration) -> (Output, Duration) {
     )
 }
 
+/// What a host segment holds; no child may change it.
+const SHM_TEXT: &[u8] = b"host-segment-untouched";
+
+/// IPC objects of the host: a System V shared-memory segment (mode 0600) with known contents, a
+/// System V message queue and a POSIX message queue, all empty of children's traces; and the
+/// key a child tries to leave a segment under.
+struct HostIpc {
+    shm_key: i32,
+    shm_id: i32,
+    msg_key: i32,
+    msg_id: i32,
+    child_shm_key: i32,
+    mq_name: String,
+    mq: libc::mqd_t,
+}
+
+impl HostIpc {
+    fn new() -> HostIpc {
+        use std::sync::atomic::{AtomicI32, Ordering};
+        static NEXT: AtomicI32 = AtomicI32::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let base = 0x5600_0000 + ((std::process::id() as i32 & 0xffff) << 6) + n * 4;
+        // SAFETY: System V and POSIX IPC calls on values we own; the segment is attached once
+        // to write its text and detached.
+        unsafe {
+            let mut shm_id = libc::shmget(base, 4096, libc::IPC_CREAT | libc::IPC_EXCL | 0o600);
+            if shm_id < 0 {
+                let old = libc::shmget(base, 0, 0);
+                libc::shmctl(old, libc::IPC_RMID, std::ptr::null_mut());
+                shm_id = libc::shmget(base, 4096, libc::IPC_CREAT | libc::IPC_EXCL | 0o600);
+            }
+            assert!(shm_id >= 0, "shmget: {}", std::io::Error::last_os_error());
+            let p = libc::shmat(shm_id, std::ptr::null(), 0);
+            assert!(p as isize != -1, "shmat");
+            std::ptr::copy_nonoverlapping(SHM_TEXT.as_ptr(), p.cast::<u8>(), SHM_TEXT.len());
+            libc::shmdt(p);
+            let msg_id = libc::msgget(base + 2, libc::IPC_CREAT | 0o600);
+            assert!(msg_id >= 0, "msgget: {}", std::io::Error::last_os_error());
+            let child = libc::shmget(base + 1, 0, 0);
+            if child >= 0 {
+                libc::shmctl(child, libc::IPC_RMID, std::ptr::null_mut());
+            }
+            let mq_name = format!("/vox-escape-{}-{n}", std::process::id());
+            let c = std::ffi::CString::new(mq_name.clone()).unwrap();
+            libc::mq_unlink(c.as_ptr());
+            let mq = libc::mq_open(
+                c.as_ptr(),
+                libc::O_CREAT | libc::O_RDWR | libc::O_NONBLOCK,
+                0o600 as libc::mode_t,
+                std::ptr::null_mut::<libc::mq_attr>(),
+            );
+            assert!(mq >= 0, "mq_open: {}", std::io::Error::last_os_error());
+            HostIpc {
+                shm_key: base,
+                shm_id,
+                msg_key: base + 2,
+                msg_id,
+                child_shm_key: base + 1,
+                mq_name,
+                mq,
+            }
+        }
+    }
+
+    /// What children did to the host's IPC objects (escapes), after removing a leftover.
+    fn check(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        // SAFETY: as in `new`.
+        unsafe {
+            let p = libc::shmat(self.shm_id, std::ptr::null(), libc::SHM_RDONLY);
+            if p as isize != -1 {
+                let got = std::slice::from_raw_parts(p.cast::<u8>(), SHM_TEXT.len());
+                if got != SHM_TEXT {
+                    out.push(format!(
+                        "the host's shared-memory segment was written: {:?}",
+                        String::from_utf8_lossy(got)
+                    ));
+                }
+                libc::shmdt(p);
+            }
+            let mut ds: libc::msqid_ds = std::mem::zeroed();
+            if libc::msgctl(self.msg_id, libc::IPC_STAT, &mut ds) == 0 && ds.msg_qnum != 0 {
+                out.push(format!("the host's message queue got {} message(s)", ds.msg_qnum));
+            }
+            let mut attr: libc::mq_attr = std::mem::zeroed();
+            if libc::mq_getattr(self.mq, &mut attr) == 0 && attr.mq_curmsgs != 0 {
+                out.push(format!(
+                    "the host's POSIX message queue got {} message(s)",
+                    attr.mq_curmsgs
+                ));
+            }
+            let child = libc::shmget(self.child_shm_key, 0, 0);
+            if child >= 0 {
+                out.push("a segment a child created outlived the run".to_string());
+                libc::shmctl(child, libc::IPC_RMID, std::ptr::null_mut());
+            }
+        }
+        out
+    }
+}
+
+impl Drop for HostIpc {
+    fn drop(&mut self) {
+        // SAFETY: removing the objects `new` made.
+        unsafe {
+            libc::shmctl(self.shm_id, libc::IPC_RMID, std::ptr::null_mut());
+            libc::msgctl(self.msg_id, libc::IPC_RMID, std::ptr::null_mut());
+            libc::mq_close(self.mq);
+            if let Ok(c) = std::ffi::CString::new(self.mq_name.clone()) {
+                libc::mq_unlink(c.as_ptr());
+            }
+        }
+    }
+}
+
+/// Descriptors the invoker of `vox` holds without close-on-exec, as a CI log, a lock file or a
+/// socket to a scheduler would be: a file outside every root (7, append), a TCP connection to
+/// the listener (8), a pipe whose reader the test holds (9), a connection to the pathname unix
+/// socket (10). After the run nothing may have arrived through any of them.
+struct Inherited {
+    file: std::fs::File,
+    tcp_ours: std::net::TcpStream,
+    tcp_theirs: std::net::TcpStream,
+    pipe_r: std::fs::File,
+    pipe_w: std::fs::File,
+    unix_ours: std::os::unix::net::UnixStream,
+    unix_theirs: std::os::unix::net::UnixStream,
+}
+
+impl Inherited {
+    fn new(world: &World, dir: &Path) -> Inherited {
+        use std::os::fd::FromRawFd as _;
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(dir.join("outside/keep.txt"))
+            .unwrap();
+        let tcp_theirs = std::net::TcpStream::connect(world.tcp.local_addr().unwrap()).unwrap();
+        let tcp_ours = loop {
+            match world.tcp.accept() {
+                Ok((s, _)) => break s,
+                Err(_) => std::thread::sleep(Duration::from_millis(5)),
+            }
+        };
+        tcp_ours.set_nonblocking(true).unwrap();
+        let unix_theirs = std::os::unix::net::UnixStream::connect(&world.unix_path).unwrap();
+        let unix_ours = loop {
+            match world.unix_path_listener.accept() {
+                Ok((s, _)) => break s,
+                Err(_) => std::thread::sleep(Duration::from_millis(5)),
+            }
+        };
+        unix_ours.set_nonblocking(true).unwrap();
+        let mut p = [0; 2];
+        // SAFETY: pipe2 fills two descriptors, which we then own.
+        let (pipe_r, pipe_w) = unsafe {
+            assert_eq!(libc::pipe2(p.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK), 0);
+            (
+                std::fs::File::from_raw_fd(p[0]),
+                std::fs::File::from_raw_fd(p[1]),
+            )
+        };
+        Inherited {
+            file,
+            tcp_ours,
+            tcp_theirs,
+            pipe_r,
+            pipe_w,
+            unix_ours,
+            unix_theirs,
+        }
+    }
+
+    /// Makes `cmd`'s child hold them as 7–10, without close-on-exec.
+    fn pass(&self, cmd: &mut Command) {
+        use std::os::fd::AsRawFd as _;
+        use std::os::unix::process::CommandExt as _;
+        let fds = [
+            self.file.as_raw_fd(),
+            self.tcp_theirs.as_raw_fd(),
+            self.pipe_w.as_raw_fd(),
+            self.unix_theirs.as_raw_fd(),
+        ];
+        // SAFETY: dup2 only, between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                for (i, fd) in fds.iter().enumerate() {
+                    if libc::dup2(*fd, 7 + i as i32) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                Ok(())
+            });
+        }
+    }
+
+    /// What came through them (escapes).
+    fn check(mut self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut buf = [0u8; 256];
+        drop(self.pipe_w);
+        if let Ok(n) = self.pipe_r.read(&mut buf) {
+            if n > 0 {
+                out.push(format!(
+                    "the inherited pipe carried {:?}",
+                    String::from_utf8_lossy(&buf[..n])
+                ));
+            }
+        }
+        if let Ok(n) = self.tcp_ours.read(&mut buf) {
+            if n > 0 {
+                out.push(format!(
+                    "the inherited TCP socket carried {:?}",
+                    String::from_utf8_lossy(&buf[..n])
+                ));
+            }
+        }
+        if let Ok(n) = self.unix_ours.read(&mut buf) {
+            if n > 0 {
+                out.push(format!(
+                    "the inherited unix socket carried {:?}",
+                    String::from_utf8_lossy(&buf[..n])
+                ));
+            }
+        }
+        drop(self.file);
+        out
+    }
+}
+
 /// What the receiver prepares once: scratch space, listeners, a dummy process.
 struct World {
     scratch: PathBuf,
@@ -241,6 +496,11 @@ struct World {
     udp: UdpSocket,
     unix: UnixListener,
     abstract_name: String,
+    /// A pathname unix socket outside every root (the docker or D-Bus socket of a real host).
+    unix_path: PathBuf,
+    unix_path_listener: UnixListener,
+    /// System V and POSIX IPC objects of the host, which no child may see.
+    ipc: HostIpc,
     dummy: Child,
     marker: String,
 }
@@ -265,6 +525,12 @@ impl World {
         let addr = SocketAddr::from_abstract_name(abstract_name.as_bytes()).unwrap();
         let unix = UnixListener::bind_addr(&addr).unwrap();
         unix.set_nonblocking(true).unwrap();
+        let sock_dir = scratch.join("sock");
+        fresh_dir(&sock_dir);
+        let unix_path = sock_dir.join("host.sock");
+        let unix_path_listener = UnixListener::bind(&unix_path).unwrap();
+        unix_path_listener.set_nonblocking(true).unwrap();
+        let ipc = HostIpc::new();
         let dummy = Command::new("sleep")
             .arg("600")
             .env("VOX_DUMMY_SECRET", &dummy_secret)
@@ -281,6 +547,9 @@ impl World {
             udp,
             unix,
             abstract_name,
+            unix_path,
+            unix_path_listener,
+            ipc,
             dummy,
             marker: format!("{pid}"),
         }
@@ -325,6 +594,15 @@ impl World {
                 String::from_utf8_lossy(&buf[..n])
             ));
         }
+        while let Ok((mut s, _)) = self.unix_path_listener.accept() {
+            let _ = s.set_read_timeout(Some(Duration::from_millis(200)));
+            let mut b = Vec::new();
+            let _ = s.read_to_end(&mut b);
+            got.push(format!(
+                "pathname unix connection: {:?}",
+                String::from_utf8_lossy(&b)
+            ));
+        }
         while let Ok((mut s, _)) = self.unix.accept() {
             let _ = s.set_read_timeout(Some(Duration::from_millis(200)));
             let mut b = Vec::new();
@@ -348,6 +626,11 @@ impl World {
             .replace("{tcp}", &self.tcp.local_addr().unwrap().port().to_string())
             .replace("{udp}", &self.udp.local_addr().unwrap().port().to_string())
             .replace("{abstract}", &self.abstract_name)
+            .replace("{unix_path}", &self.unix_path.to_string_lossy())
+            .replace("{shm_key}", &self.ipc.shm_key.to_string())
+            .replace("{child_shm_key}", &self.ipc.child_shm_key.to_string())
+            .replace("{msg_key}", &self.ipc.msg_key.to_string())
+            .replace("{mq_name}", &self.ipc.mq_name)
             .replace("{pid}", &self.dummy.id().to_string())
             .replace("{fork_marker}", &format!("1000.{}", self.marker))
             .replace("{daemon_marker}", &format!("2000.{}", self.marker))
@@ -418,6 +701,8 @@ struct Case {
     max_secs: Option<u64>,
     after: After,
     extra: Option<Extra>,
+    /// Start `vox` holding the descriptors of [`Inherited`] as 7–10.
+    fds: bool,
 }
 
 const CASE: Case = Case {
@@ -431,6 +716,7 @@ const CASE: Case = Case {
     max_secs: None,
     after: After::Nothing,
     extra: None,
+    fds: false,
 };
 
 /// The capabilities most cases run with.
@@ -506,6 +792,26 @@ fn nothing_moved_into_the_root(dir: &Path, _: &Output) -> Result<(), String> {
         Ok(())
     } else {
         Err(bad.join("; "))
+    }
+}
+
+/// The background child of case 54 found every inherited descriptor closed.
+fn background_fds_closed(dir: &Path, _: &Output) -> Result<(), String> {
+    let got = std::fs::read_to_string(dir.join("root/bg-fds.txt")).unwrap_or_default();
+    if got.lines().collect::<Vec<_>>() == ["closed-7", "closed-8", "closed-9", "closed-10"] {
+        Ok(())
+    } else {
+        Err(format!("the background child reports {got:?}"))
+    }
+}
+
+/// Under `--max-output 1MiB` neither stream carried much more than a mebibyte.
+fn output_within_ceiling(_: &Path, out: &Output) -> Result<(), String> {
+    let (o, e) = (out.stdout.len(), out.stderr.len());
+    if o + e <= (1 << 20) + 4096 {
+        Ok(())
+    } else {
+        Err(format!("{o} bytes on stdout and {e} on stderr under --max-output 1MiB"))
     }
 }
 
@@ -1073,6 +1379,377 @@ fn cases() -> Vec<Case> {
             after: After::NoProcess("sleep {daemon_marker2}"),
             ..CASE
         },
+        // ---- The hostile-child suite of issue 35: descriptors, the terminal, unix sockets, IPC,
+        // setuid files, the temp dir, the output ceiling, and their neighbours. Each was seen
+        // failing on the jail before it (VOX_ESCAPE_BIN), or says in its `// Attempt:` line why
+        // it passed there too.
+        Case {
+            script: "52_inherited_fds_capture.vox",
+            flags: JAIL,
+            fds: true,
+            stdout_has: &["open: []", "write 7 blocked: Bad file descriptor", "write 10 blocked: Bad file descriptor"],
+            ..CASE
+        },
+        Case {
+            script: "53_inherited_fds_run_ex.vox",
+            flags: JAIL,
+            fds: true,
+            stdout_has: &["open: []", "write 8 blocked: Bad file descriptor", "write 9 blocked: Bad file descriptor"],
+            ..CASE
+        },
+        Case {
+            script: "54_inherited_fds_background.vox",
+            flags: JAIL,
+            fds: true,
+            stdout_has: &["started"],
+            after: After::File("root/bg-done"),
+            extra: Some(background_fds_closed),
+            ..CASE
+        },
+        Case {
+            script: "55_inherited_fds_mesh.vox",
+            flags: &["--mesh", "--caps", "fs:rw={root}", "--caps", "process:allow"],
+            fds: true,
+            stdout_has: &["closed-7", "closed-8", "closed-9", "closed-10"],
+            ..CASE
+        },
+        Case {
+            script: "56_inherited_fds_exit_command.vox",
+            flags: JAIL,
+            fds: true,
+            stdout_has: &["registered", "closed-7", "closed-8", "closed-9", "closed-10"],
+            ..CASE
+        },
+        Case {
+            script: "57_inherited_fds_via_parent_proc.vox",
+            flags: JAIL,
+            fds: true,
+            stdout_has: &["parent fd 7 blocked: ", "parent fd list blocked: Permission denied"],
+            ..CASE
+        },
+        Case {
+            script: "58_tiocsti_capture.vox",
+            flags: JAIL,
+            stdout_has: &["tiocsti 0 blocked: Operation not permitted", "tiocsti 1 blocked: Operation not permitted", "tiocsti 2 blocked: Operation not permitted"],
+            ..CASE
+        },
+        Case {
+            script: "59_tiocsti_run_ex.vox",
+            flags: JAIL,
+            stdout_has: &["tiocsti 0 blocked: Operation not permitted", "tiocsti 1 blocked: Operation not permitted", "tiocsti 2 blocked: Operation not permitted"],
+            ..CASE
+        },
+        Case {
+            script: "60_tioclinux.vox",
+            flags: JAIL,
+            stdout_has: &["tioclinux 0 blocked: Operation not permitted", "tioclinux 2 blocked: Operation not permitted"],
+            ..CASE
+        },
+        Case {
+            script: "61_tiocsti_high_bits.vox",
+            flags: JAIL,
+            stdout_has: &["tiocsti-high blocked: Operation not permitted"],
+            ..CASE
+        },
+        Case {
+            script: "62_tiocsti_x32.vox",
+            flags: JAIL,
+            stdout_has: &["tiocsti-x32 blocked: Operation not permitted"],
+            ..CASE
+        },
+        Case {
+            script: "63_devtty_capture.vox",
+            flags: JAIL,
+            stdout_has: &["devtty blocked: No such device or address"],
+            ..CASE
+        },
+        Case {
+            script: "64_unix_path_connect.vox",
+            flags: JAIL,
+            stdout_has: &["unix-connect blocked: Permission denied"],
+            ..CASE
+        },
+        Case {
+            script: "65_unix_path_dgram.vox",
+            flags: JAIL,
+            stdout_has: &["unix-dgram blocked: Permission denied"],
+            ..CASE
+        },
+        Case {
+            script: "66_unix_path_perl.vox",
+            flags: JAIL,
+            stdout_has: &["perl blocked: Permission denied"],
+            ..CASE
+        },
+        Case {
+            script: "67_unix_bind_in_root.vox",
+            flags: JAIL,
+            stdout_has: &["unix-bind blocked: Permission denied"],
+            ..CASE
+        },
+        Case {
+            script: "68_unix_via_proc_root.vox",
+            flags: JAIL,
+            stdout_has: &["unix-proc-root blocked: Permission denied"],
+            ..CASE
+        },
+        Case {
+            script: "69_socketpair_still_works.vox",
+            flags: JAIL,
+            stdout_has: &["socketpair works: ping"],
+            ..CASE
+        },
+        Case {
+            script: "70_vsock.vox",
+            flags: JAIL,
+            stdout_has: &["vsock blocked: Permission denied"],
+            ..CASE
+        },
+        Case {
+            script: "71_packet_socket.vox",
+            flags: JAIL,
+            stdout_has: &["packet blocked: Permission denied"],
+            ..CASE
+        },
+        Case {
+            script: "72_sysv_shm_host.vox",
+            flags: JAIL_ARGS,
+            args: &["{shm_key}"],
+            stdout_has: &["shm-host blocked: No such file or directory"],
+            ..CASE
+        },
+        Case {
+            script: "73_sysv_shm_leftover.vox",
+            flags: JAIL_ARGS,
+            args: &["{child_shm_key}"],
+            stdout_has: &["shm-create: created"],
+            ..CASE
+        },
+        Case {
+            script: "74_sysv_msg_host.vox",
+            flags: JAIL_ARGS,
+            args: &["{msg_key}"],
+            stdout_has: &["msg-host blocked: No such file or directory"],
+            ..CASE
+        },
+        Case {
+            script: "75_posix_mq_host.vox",
+            flags: JAIL_ARGS,
+            args: &["{mq_name}"],
+            stdout_has: &["mq-host blocked: No such file or directory"],
+            ..CASE
+        },
+        Case {
+            script: "76_sysvipc_listing.vox",
+            flags: JAIL,
+            stdout_has: &["sysvipc blocked: Permission denied"],
+            ..CASE
+        },
+        Case {
+            script: "77_chmod_setuid.vox",
+            flags: JAIL,
+            stdout_has: &["Operation not permitted", "chmod=1"],
+            ..CASE
+        },
+        Case {
+            script: "78_chmod_setgid.vox",
+            flags: JAIL,
+            stdout_has: &["Operation not permitted", "chmod=1"],
+            ..CASE
+        },
+        Case {
+            script: "79_open_creat_setuid.vox",
+            flags: JAIL,
+            stdout_has: &["creat-suid blocked: Operation not permitted", "creat-sgid blocked: Operation not permitted"],
+            ..CASE
+        },
+        Case {
+            script: "80_mkdir_setgid.vox",
+            flags: JAIL,
+            stdout_has: &["mkdir-sgid blocked: Operation not permitted"],
+            ..CASE
+        },
+        Case {
+            script: "81_install_setuid.vox",
+            flags: JAIL,
+            stdout_has: &["install exit=1", "Operation not permitted"],
+            ..CASE
+        },
+        Case {
+            script: "82_fchmodat_dirfd.vox",
+            flags: JAIL,
+            stdout_has: &["fchmodat blocked: Operation not permitted", "fchmod blocked: Operation not permitted"],
+            ..CASE
+        },
+        Case {
+            script: "83_cp_preserve_setuid.vox",
+            flags: JAIL,
+            ..CASE
+        },
+        Case {
+            script: "84_setcap_xattr.vox",
+            flags: JAIL,
+            stdout_has: &["setcap blocked: Operation not permitted"],
+            ..CASE
+        },
+        Case {
+            script: "85_mknod_setuid.vox",
+            flags: JAIL,
+            stdout_has: &["mknod-suid blocked: Operation not permitted"],
+            ..CASE
+        },
+        Case {
+            script: "86_tmpdir_flood_background.vox",
+            flags: JAIL,
+            stdout_has: &["started"],
+            ..CASE
+        },
+        Case {
+            script: "87_tmpdir_cwd_background.vox",
+            flags: JAIL,
+            stdout_has: &["started"],
+            ..CASE
+        },
+        Case {
+            script: "88_max_output_run_ex.vox",
+            flags: &["--max-output", "1MiB", "--caps", "fs:rw={root}", "--caps", "process:allow"],
+            exit: &[78],
+            stderr_has: &["vox: execution budget exceeded: --max-output 1048576"],
+            extra: Some(output_within_ceiling),
+            ..CASE
+        },
+        Case {
+            script: "89_max_output_exec.vox",
+            flags: &["--max-output", "1MiB", "--caps", "fs:rw={root}", "--caps", "process:allow"],
+            exit: &[78],
+            stderr_has: &["vox: execution budget exceeded: --max-output 1048576"],
+            extra: Some(output_within_ceiling),
+            ..CASE
+        },
+        Case {
+            script: "90_max_output_stderr.vox",
+            flags: &["--max-output", "1MiB", "--caps", "fs:rw={root}", "--caps", "process:allow"],
+            exit: &[78],
+            stderr_has: &["vox: execution budget exceeded: --max-output 1048576"],
+            extra: Some(output_within_ceiling),
+            ..CASE
+        },
+        Case {
+            script: "91_max_output_exit_command.vox",
+            flags: &["--max-output", "1MiB", "--caps", "fs:rw={root}", "--caps", "process:allow"],
+            stdout_has: &["registered"],
+            extra: Some(output_within_ceiling),
+            ..CASE
+        },
+        Case {
+            script: "92_ptrace_parent.vox",
+            flags: JAIL,
+            stdout_has: &["ptrace-parent blocked: Operation not permitted"],
+            ..CASE
+        },
+        Case {
+            script: "93_proc_parent_root.vox",
+            flags: JAIL,
+            stdout_has: &["parent-root blocked: Permission denied", "parent-environ blocked: Permission denied"],
+            ..CASE
+        },
+        Case {
+            script: "94_mount_tmpfs.vox",
+            flags: JAIL,
+            stdout_has: &["mount blocked: Operation not permitted"],
+            ..CASE
+        },
+        Case {
+            script: "95_unshare_binary.vox",
+            flags: JAIL,
+            stdout_has: &["unshare refused: ", "Operation not permitted"],
+            ..CASE
+        },
+        Case {
+            script: "96_unshare_syscall.vox",
+            flags: JAIL,
+            stdout_has: &["unshare-user blocked: Operation not permitted", "unshare-ipc blocked: Operation not permitted"],
+            ..CASE
+        },
+        Case {
+            script: "97_clone_newuser.vox",
+            flags: JAIL,
+            stdout_has: &["clone-newuser blocked: Operation not permitted"],
+            ..CASE
+        },
+        Case {
+            script: "98_clone3_newuser.vox",
+            flags: JAIL,
+            stdout_has: &["clone3 blocked: Function not implemented"],
+            ..CASE
+        },
+        Case {
+            script: "99_setns.vox",
+            flags: JAIL,
+            stdout_has: &["setns blocked: Operation not permitted"],
+            ..CASE
+        },
+        Case {
+            script: "100_perf_event_open.vox",
+            flags: JAIL,
+            stdout_has: &["perf blocked: Operation not permitted"],
+            ..CASE
+        },
+        Case {
+            script: "101_userfaultfd.vox",
+            flags: JAIL,
+            stdout_has: &["userfaultfd blocked: Operation not permitted"],
+            ..CASE
+        },
+        Case {
+            script: "102_keyctl_session.vox",
+            flags: JAIL,
+            stdout_has: &["keyctl blocked: Operation not permitted"],
+            ..CASE
+        },
+        Case {
+            script: "103_add_key.vox",
+            flags: JAIL,
+            stdout_has: &["add_key blocked: Operation not permitted"],
+            ..CASE
+        },
+        Case {
+            script: "104_bpf.vox",
+            flags: JAIL,
+            stdout_has: &["bpf blocked: Operation not permitted"],
+            ..CASE
+        },
+        Case {
+            script: "105_io_uring.vox",
+            flags: JAIL,
+            stdout_has: &["io_uring blocked: Operation not permitted"],
+            ..CASE
+        },
+        Case {
+            script: "106_openat2_setuid.vox",
+            flags: JAIL,
+            stdout_has: &["openat2 blocked: Function not implemented"],
+            ..CASE
+        },
+        Case {
+            script: "107_kill_keeper.vox",
+            flags: JAIL,
+            stdout_has: &["kill-keeper blocked: Operation not permitted"],
+            ..CASE
+        },
+        Case {
+            script: "108_chroot.vox",
+            flags: JAIL,
+            stdout_has: &["chroot blocked: Operation not permitted"],
+            ..CASE
+        },
+        Case {
+            script: "109_unix_abstract_net_off_seccomp.vox",
+            flags: JAIL_ARGS,
+            args: &["{abstract}"],
+            stdout_has: &["abstract blocked: Permission denied"],
+            ..CASE
+        },
     ]
 }
 
@@ -1110,6 +1787,10 @@ fn run_case(world: &mut World, case: &Case) -> (Vec<String>, Vec<String>) {
         .collect();
     let script = escape_dir().join(case.script);
     let mut cmd = world.vox(&dir, &flags, &script, &args);
+    let inherited = case.fds.then(|| Inherited::new(world, &dir));
+    if let Some(i) = &inherited {
+        i.pass(&mut cmd);
+    }
     let (out, elapsed) = run_guarded(&mut cmd, Duration::from_secs(60));
     let code = out.status.code().unwrap_or(-1);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -1198,11 +1879,25 @@ fn run_case(world: &mut World, case: &Case) -> (Vec<String>, Vec<String>) {
             }
         }
     }
+    for f in files_with_privilege_bits(&dir.join("root")) {
+        escapes.push(format!("a setuid or setgid file landed: {}", f.display()));
+    }
+    for f in files_containing(&dir.join("root"), "ESCAPED") {
+        escapes.push(format!("a child reports an escape in {}", f.display()));
+    }
     for f in files_containing(&dir.join("root"), &world.secret) {
         escapes.push(format!("the secret was copied into {}", f.display()));
     }
     for got in world.drain_listeners() {
         escapes.push(format!("listener received: {got}"));
+    }
+    if let Some(i) = inherited {
+        escapes.extend(i.check());
+    }
+    escapes.extend(world.ipc.check());
+    // The hostile-child cases print ESCAPED when an attempt worked.
+    for line in stdout.lines().filter(|l| l.contains("ESCAPED")) {
+        escapes.push(format!("the child says: {line}"));
     }
     if !world.dummy_alive() {
         escapes.push("the dummy process outside the sandbox was killed".to_string());
@@ -1255,7 +1950,7 @@ fn hostile_scripts_do_not_escape() {
     println!("{} hostile scripts, {escapes} escapes", cases.len());
     assert_eq!(escapes, 0, "escapes:\n{}", report.join("\n"));
     assert!(report.is_empty(), "failures:\n{}", report.join("\n"));
-    assert!(cases.len() >= 30);
+    assert!(cases.len() >= 100);
 }
 
 /// Every script file is used by a case, starts with an `// Attempt:` line, and vice versa.
@@ -1283,7 +1978,74 @@ fn every_escape_script_is_a_case() {
 }
 
 /// Scripts of tests other than the hostile suite.
-const OTHER_SCRIPTS: &[&str] = &["51_chmod_touch_outside.vox"];
+const OTHER_SCRIPTS: &[&str] = &["51_chmod_touch_outside.vox", "110_tiocsti_pty.vox"];
+
+/// Drives `vox` on a pseudo-terminal whose controlling process it is, then reads what is left
+/// in the terminal's input queue: what a shell would read once `vox` exits.
+const PTY_DRIVER: &str = r#"
+import fcntl, os, pty, select, subprocess, sys, termios, tty
+master, slave = pty.openpty()
+tty.setraw(slave)
+def ctty():
+    os.setsid()
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+p = subprocess.Popen(sys.argv[1:], stdin=slave, stdout=slave, stderr=slave, preexec_fn=ctty)
+out = b''
+while True:
+    r, _, _ = select.select([master], [], [], 0.1)
+    if r:
+        try:
+            b = os.read(master, 65536)
+        except OSError:
+            b = b''
+        out += b
+    elif p.poll() is not None:
+        break
+print(out.decode(errors='replace'))
+print('vox exit', p.returncode)
+fl = fcntl.fcntl(slave, fcntl.F_GETFL)
+fcntl.fcntl(slave, fcntl.F_SETFL, fl | os.O_NONBLOCK)
+try:
+    left = os.read(slave, 65536)
+except BlockingIOError:
+    left = b''
+print('queued for the shell:', repr(left))
+"#;
+
+/// A jailed child on a real terminal cannot push input into it (bubblewrap CVE-2017-5226): the
+/// seccomp filter refuses `ioctl(TIOCSTI)` with EPERM on every descriptor, and a captured child
+/// has no controlling terminal at all. Nothing is left in the terminal's input queue.
+#[test]
+fn children_cannot_inject_into_the_terminal() {
+    let world = World::new("pty");
+    let dir = world.case_dir("110_tiocsti_pty");
+    let flags: Vec<String> = JAIL.iter().map(|f| world.substitute(f, &dir)).collect();
+    let script = escape_dir().join("110_tiocsti_pty.vox");
+    let vox = world.vox(&dir, &flags, &script, &[]);
+    let mut cmd = Command::new("python3");
+    cmd.arg("-c").arg(PTY_DRIVER).arg(vox.get_program()).args(vox.get_args());
+    cmd.env_clear();
+    for (k, v) in vox.get_envs() {
+        if let Some(v) = v {
+            cmd.env(k, v);
+        }
+    }
+    cmd.current_dir(&dir);
+    let (out, _) = run_guarded(&mut cmd, Duration::from_secs(60));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let report = format!("{text}\n---- stderr:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("queued for the shell: b''"), "{report}");
+    assert!(!text.contains("ESCAPED"), "{report}");
+    assert!(text.contains("vox exit 0"), "{report}");
+    // The ioctl itself is refused, whatever the kernel's dev.tty.legacy_tiocsti says.
+    for want in [
+        "captured: fd 0 blocked: Operation not permitted; fd 1 blocked: Operation not permitted; fd 2 blocked: Operation not permitted; dev-tty blocked: No such device or address",
+        "fd 0 blocked: Operation not permitted",
+        "dev-tty blocked: Operation not permitted",
+    ] {
+        assert!(text.contains(want), "lacks {want:?}:\n{report}");
+    }
+}
 
 /// Landlock (ABI ≤ 7) does not restrict `chmod`, `utimensat`, `setxattr` or `chown`, so without
 /// more a child could change the metadata of files outside the roots that its uid owns (for a
