@@ -685,3 +685,77 @@ fn invalid_values_exit_1_with_a_clear_message() {
         );
     }
 }
+
+/// A capturing builtin reading a child that writes far more than `--max-memory`: one message,
+/// exit 79, and the interpreter's peak resident memory stays within the cap plus the documented
+/// slack (docs/caps.md: 24 MiB for the interpreter's own code, stacks and read buffers). Before,
+/// the reader threads doubled their buffers past the hard cap (222 MB against 80 MiB) and each
+/// printed the message.
+#[test]
+fn a_capture_stops_at_the_memory_ceiling_once_and_within_the_cap() {
+    use std::os::unix::process::ExitStatusExt as _;
+    let dir = scratch();
+    std::fs::write(
+        dir.join("f.vox"),
+        "let r = process.run_capture(\"head\", [\"-c\", \"300000000\", \"/dev/zero\"])\nprint(len(r.unwrap().stdout))\n",
+    )
+    .unwrap();
+    for caps in [&[][..], &["--caps", "process:allow"][..]] {
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_vox"))
+            .current_dir(&dir)
+            .env("PATH", "/usr/bin:/bin")
+            .args(["run", "--max-memory", "80MiB"])
+            .args(caps)
+            .arg("f.vox")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id() as libc::pid_t;
+        let out = child.wait_with_output_and_rusage();
+        let (status, stdout, stderr, maxrss_kib) = out;
+        let stderr = String::from_utf8_lossy(&stderr).into_owned();
+        assert_eq!(status.code(), Some(79), "{caps:?}: {stderr} (signal {:?})", status.signal());
+        assert!(stdout.is_empty(), "{caps:?}");
+        assert_eq!(
+            stderr,
+            "vox: memory limit exceeded: --max-memory 83886080\n",
+            "{caps:?}: pid {pid}"
+        );
+        let cap_kib = 80 * 1024 + 24 * 1024;
+        assert!(maxrss_kib <= cap_kib, "{caps:?}: peak RSS {maxrss_kib} KiB > {cap_kib} KiB");
+    }
+}
+
+/// `wait_with_output` with the child's own resource usage (`wait4`): its peak RSS in KiB.
+trait WithRusage {
+    fn wait_with_output_and_rusage(self) -> (std::process::ExitStatus, Vec<u8>, Vec<u8>, i64);
+}
+
+impl WithRusage for std::process::Child {
+    fn wait_with_output_and_rusage(mut self) -> (std::process::ExitStatus, Vec<u8>, Vec<u8>, i64) {
+        use std::io::Read as _;
+        use std::os::unix::process::ExitStatusExt as _;
+        let mut out = self.stdout.take().unwrap();
+        let mut err = self.stderr.take().unwrap();
+        let t = std::thread::spawn(move || {
+            let mut b = Vec::new();
+            let _ = err.read_to_end(&mut b);
+            b
+        });
+        let mut stdout = Vec::new();
+        let _ = out.read_to_end(&mut stdout);
+        let stderr = t.join().unwrap();
+        let mut status = 0;
+        // SAFETY: waiting for our own child, whose usage the kernel fills in.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        let r = unsafe { libc::wait4(self.id() as libc::pid_t, &mut status, 0, &mut ru) };
+        assert!(r > 0, "wait4: {}", std::io::Error::last_os_error());
+        (
+            std::process::ExitStatus::from_raw(status),
+            stdout,
+            stderr,
+            ru.ru_maxrss,
+        )
+    }
+}

@@ -610,3 +610,39 @@ fn no_process_outlives_an_editor_run() {
         .collect();
     assert!(failed.is_empty(), "failed: {failed:?}");
 }
+
+/// A descriptor the editor left open without close-on-exec reaches neither the run the server
+/// starts nor the run's children (issue 35: only the standard streams pass on).
+#[test]
+fn runs_get_no_descriptor_the_editor_left_open() {
+    const FD: i32 = 250;
+    let ws = TempDir::new("fds");
+    let leaked = ws.write("leaked.txt", "editor's file\n");
+    let path = std::ffi::CString::new(leaked.to_string_lossy().as_bytes()).unwrap();
+    // SAFETY: open and dup2 on a path we own; the descriptor is inherited by the server (and
+    // by anything else this test process starts meanwhile, which is harmless) until closed.
+    unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_RDWR);
+        assert!(fd >= 0);
+        assert_eq!(libc::dup2(fd, FD), FD);
+        libc::close(fd);
+    }
+    let text = "fn main() {\n    let own = fs.list_dir(\"/proc/self/fd\").unwrap()\n    print(\"run holds 250: \" + str(own.contains(\"250\")))\n    let r = process.run_capture(\"sh\", [\"-c\", \"[ -e /proc/self/fd/250 ] && echo child holds 250 || echo child closed\"])\n    print(r.unwrap().stdout.trim())\n}\n";
+    let a = ws.write("a.vox", text);
+    let mut lsp = Lsp::start(&ws.0, "vscode");
+    // SAFETY: the server has started: the test's copy goes.
+    unsafe {
+        libc::close(FD);
+    }
+    let held = std::fs::read_link(format!("/proc/{}/fd/{FD}", lsp.pid())).is_ok();
+    lsp.open(&a, text);
+    let id = run(&mut lsp, "vox.run", json!({"uri": uri(&a)}));
+    let (out, err, code) = collect(&mut lsp, id);
+    assert!(held, "the server did not inherit the descriptor: the test proves nothing");
+    assert_eq!(
+        (out.as_str(), code),
+        ("run holds 250: false\nchild closed\n", 0),
+        "{err}"
+    );
+    assert_eq!(lsp.shutdown(), Some(0));
+}

@@ -426,6 +426,10 @@ pub(crate) fn child_command(args: &[String], cwd: &Path) -> Result<tokio::proces
             }
             // A failure (an old kernel) leaves the setting as it was: harmless.
             libc::prctl(libc::PR_SET_THP_DISABLE, 0, 0, 0, 0);
+            // Only the standard streams pass on: descriptors the editor left open without
+            // close-on-exec do not reach the run (CLOSE_RANGE_CLOEXEC, Linux 5.11; the run's
+            // own children get only theirs in any case, vox_jail::lifetime).
+            libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 4u32);
             // The server died between the fork and the prctl: nothing would end this run.
             if libc::getppid() != server {
                 libc::_exit(137);
