@@ -84,7 +84,29 @@ fn doctor_reports_what_this_host_enforces() {
             && lifetime.contains("Without --caps, other children get only the parent-death"),
         "{lifetime}"
     );
+    // Issue 35: each protection is proven by a probe child on this host.
+    for check in [
+        "jail descriptors",
+        "jail terminal",
+        "jail unix sockets",
+        "jail ipc",
+        "jail setuid",
+        "jail seccomp",
+    ] {
+        let l = line(&out, check);
+        assert!(l.starts_with(&format!("ok   {check}: proven by a probe child: ")), "{l}");
+    }
     assert!(!out.contains("fail "), "{out}");
+}
+
+/// Without Landlock no probe child can be confined: the protections are reported unproven.
+#[test]
+fn doctor_says_the_protections_are_unproven_without_landlock() {
+    let (code, out, _) = doctor(Some("landlock"));
+    assert_eq!(code, 1, "{out}");
+    let l = line(&out, "jail protections");
+    assert!(l.starts_with("fail jail protections: no probe child could be confined"), "{l}");
+    assert!(l.contains("Landlock is not available"), "{l}");
 }
 
 #[test]

@@ -61,10 +61,49 @@ fn line(status: DoctorStatus, check: &str, detail: String, fix: &str) -> DoctorL
 /// The jail's checks for this host ([`probe`] then [`doctor_lines_for`]), then how a run's
 /// processes are bounded by the run ([`lifetime_line`]).
 pub fn doctor_lines() -> Vec<DoctorLine> {
-    let mut out = doctor_lines_for(&probe());
+    let support = probe();
+    let mut out = doctor_lines_for(&support);
+    #[cfg(target_os = "linux")]
+    if support.platform_supported {
+        out.extend(proof_lines(crate::proof::prove()));
+    }
     out.push(lifetime_line(&crate::lifetime::support()));
     out
 }
+
+/// One line per protection a probe child proved (or failed to) on this host
+/// ([`crate::proof::prove`]).
+#[cfg(target_os = "linux")]
+pub fn proof_lines(proof: Result<Vec<crate::proof::Proven>, String>) -> Vec<DoctorLine> {
+    match proof {
+        Ok(list) => list
+            .into_iter()
+            .map(|p| match p.result {
+                Ok(how) => line(
+                    DoctorStatus::Ok,
+                    &format!("jail {}", p.what),
+                    format!("proven by a probe child: {how}"),
+                    "",
+                ),
+                Err(why) => line(
+                    DoctorStatus::Fail,
+                    &format!("jail {}", p.what),
+                    format!("not proven: {why}"),
+                    "use a kernel with seccomp filters, Landlock and user namespaces (Linux 6.7+)",
+                ),
+            })
+            .collect(),
+        Err(why) => vec![line(
+            DoctorStatus::Fail,
+            "jail protections",
+            format!(
+                "no probe child could be confined, so descriptors, the terminal, unix sockets,                  IPC, setuid bits and the seccomp filter are unproven: {why}"
+            ),
+            "see the lines above for what this host lacks",
+        )],
+    }
+}
+
 
 /// The run-lifetime check (decisions 48, 55): which mechanism ends a run's processes with it.
 /// It claims what `cli/tests/lifetime.rs` and `cli/tests/lsp_run.rs` check on a host where the
@@ -189,7 +228,10 @@ pub fn doctor_lines_for(s: &HostSupport) -> Vec<DoctorLine> {
         out.push(line(
             Ok,
             "network off",
-            "every socket family: fresh network namespace plus Landlock TCP rules".to_string(),
+            "every socket family: fresh network namespace plus Landlock TCP rules, and the \
+             seccomp filter refuses unix (pathname ones are reached by path), vsock and every \
+             other non-IP socket"
+                .to_string(),
             "",
         ));
     }

@@ -67,6 +67,8 @@ mod linux;
 #[cfg(target_os = "linux")]
 mod mounts;
 #[cfg(target_os = "linux")]
+pub mod proof;
+#[cfg(target_os = "linux")]
 pub mod seccomp;
 #[cfg(target_os = "linux")]
 use linux as platform;
