@@ -214,6 +214,21 @@ pub fn doctor_lines_for(s: &HostSupport) -> Vec<DoctorLine> {
              where those exist)",
         ));
     }
+    if s.seccomp {
+        out.push(line(
+            Ok,
+            "seccomp",
+            "system-call filters can be installed on every confined child".to_string(),
+            "",
+        ));
+    } else {
+        out.push(line(
+            Fail,
+            "seccomp",
+            "filters cannot be installed: every confined child is refused".to_string(),
+            "use a kernel with CONFIG_SECCOMP_FILTER (Linux 4.14+)",
+        ));
+    }
     if s.user_namespaces {
         out.push(line(
             Ok,

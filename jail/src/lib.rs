@@ -46,7 +46,8 @@
 //! Testing hook: the environment variable `VOX_JAIL_SIMULATE_UNSUPPORTED` makes [`probe`] (and so
 //! every confinement) behave as if the host lacked a feature: `1` or `landlock` (no Landlock at
 //! all), `net` (a Landlock ABI too old for network rules, i.e. ABI 3), `userns` (user namespaces
-//! fail), `lifetime` (no child subreaper: jailed spawns are refused, as without Landlock). It only
+//! fail), `lifetime` (no child subreaper: jailed spawns are refused, as without Landlock),
+//! `seccomp` (no seccomp filters: jailed spawns are refused). It only
 //! ever removes support, so it cannot weaken a jail.
 
 mod doctor;
@@ -261,6 +262,8 @@ pub struct HostSupport {
     pub user_namespaces: bool,
     /// The outcome of the namespace probe, in words.
     pub user_namespaces_detail: String,
+    /// Seccomp filters can be installed (every confined child gets one).
+    pub seccomp: bool,
     /// The value of the simulation hook, when it is set.
     pub simulated: Option<String>,
 }
@@ -293,6 +296,15 @@ impl HostSupport {
                  ({}); allow user namespaces on this host",
                 self.user_namespaces_detail
             ));
+        }
+        if !self.seccomp {
+            return Some(
+                "seccomp filters are not available on this host (the child's system-call \
+                 filter refuses terminal injection, setuid bits, unix sockets with the network \
+                 off, new namespaces); use a kernel with CONFIG_SECCOMP_FILTER, or opt out \
+                 explicitly"
+                    .to_string(),
+            );
         }
         if !self.user_namespaces {
             return Some(format!(

@@ -140,7 +140,7 @@ pub(crate) fn probe() -> HostSupport {
     let sim = simulated.as_deref();
     let hook = |what: &str| format!("simulated by {SIMULATE_ENV}={what}");
     let abi = match sim {
-        None | Some("net") | Some("userns") | Some("lifetime") => kernel_abi(),
+        None | Some("net") | Some("userns") | Some("lifetime") | Some("seccomp") => kernel_abi(),
         Some(other) => Err(hook(other)),
     };
     let abi = match (abi, sim) {
@@ -157,6 +157,7 @@ pub(crate) fn probe() -> HostSupport {
     };
     let a = landlock_abi.unwrap_or(0);
     HostSupport {
+        seccomp: sim != Some("seccomp") && seccomp_available(),
         platform_supported: true,
         landlock_abi,
         landlock_missing,
@@ -169,6 +170,22 @@ pub(crate) fn probe() -> HostSupport {
             Err(e) => e,
         },
         simulated,
+    }
+}
+
+/// Whether this kernel installs seccomp filters that return an errno (`SECCOMP_GET_ACTION_AVAIL`,
+/// Linux 4.14).
+fn seccomp_available() -> bool {
+    const SECCOMP_GET_ACTION_AVAIL: libc::c_uint = 2;
+    let action: u32 = libc::SECCOMP_RET_ERRNO;
+    // SAFETY: a query; the kernel reads one u32.
+    unsafe {
+        libc::syscall(
+            libc::SYS_seccomp,
+            SECCOMP_GET_ACTION_AVAIL,
+            0u32,
+            std::ptr::from_ref(&action),
+        ) == 0
     }
 }
 

@@ -17,6 +17,7 @@ pub(crate) fn probe() -> HostSupport {
         scoping: false,
         user_namespaces: false,
         user_namespaces_detail: "not checked: not Linux".to_string(),
+        seccomp: false,
         simulated: crate::simulated(),
     }
 }

@@ -45,6 +45,20 @@ fn simulated_unsupported_host_fails_closed() {
         .any(|l| l.status == DoctorStatus::Fail && l.check == "landlock"));
     assert!(lines.iter().any(|l| l.status == DoctorStatus::Warn));
 
+    // No seccomp filters: every confined child is refused (its filter cannot be installed).
+    std::env::set_var(SIMULATE_ENV, "seccomp");
+    assert!(!probe().seccomp);
+    for net in [true, false] {
+        let msg = refusal(&d.policy(net));
+        assert!(
+            msg.starts_with("cannot confine child: seccomp filters are not available"),
+            "{msg}"
+        );
+    }
+    assert!(doctor_lines()
+        .iter()
+        .any(|l| l.status == DoctorStatus::Fail && l.check == "seccomp"));
+
     // Too old for network rules: net-off children are refused, net-on ones are confined.
     std::env::set_var(SIMULATE_ENV, "net");
     assert_eq!(probe().landlock_abi, Some(3));
