@@ -2317,3 +2317,22 @@ fn unsupported_host_refuses_children_unless_opted_out() {
     );
     assert!(!out.contains("before"), "{out}");
 }
+
+/// `env:ro` does not open the `secrets` gate: a `VOX_SECRET_*` variable reads as unset through
+/// `env.get` unless `secrets:allow` is granted too (then `secrets.resolve` and `env.get` agree).
+#[test]
+fn env_ro_does_not_read_secrets() {
+    let world = World::new("secrets");
+    let dir = world.case_dir("secrets");
+    let text = "print(env.get(\"VOX_SECRET_DEPLOY\"))\nprint(env.get(\"LANG\"))\n";
+    let secret = [("VOX_SECRET_DEPLOY", "s3cr3t")];
+    let (code, out, err) = run_script(&world, &dir, text, &["--caps", "env:ro"], &secret);
+    assert_eq!((code, out.as_str()), (0, "None\nSome(C.UTF-8)\n"), "{err}");
+    let text = "print(env.get(\"VOX_SECRET_DEPLOY\"))\nprint(secrets.resolve(\"deploy\"))\n";
+    let flags = ["--caps", "env:ro", "--caps", "secrets:allow"];
+    let (code, out, err) = run_script(&world, &dir, text, &flags, &secret);
+    assert_eq!((code, out.as_str()), (0, "Some(s3cr3t)\ns3cr3t\n"), "{err}");
+    // Without --caps (the developer default) everything is granted.
+    let (code, out, err) = run_script(&world, &dir, "print(env.get(\"VOX_SECRET_DEPLOY\"))\n", &[], &secret);
+    assert_eq!((code, out.as_str()), (0, "Some(s3cr3t)\n"), "{err}");
+}

@@ -6,11 +6,26 @@ use crate::builtin::{Args, Host};
 use crate::exc::{Exc, Res};
 use crate::value::Value;
 
+/// The prefix of the variables `secrets.resolve` reads.
+const SECRET_PREFIX: &str = "VOX_SECRET_";
+
+/// `env.get`. A `VOX_SECRET_*` variable of the interpreter's environment belongs to the
+/// `secrets` gate, not to `env:`: without `secrets:allow` it reads as unset (otherwise `env:ro`
+/// would make the gate decorative). One the script set itself with `env.set` is its own.
 pub(super) fn get(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     args.arity(1, 1)?;
     let name = args.str(0)?;
     let ctx = ctx(host, &args.name)?;
-    Ok(match ctx.env_var(name) {
+    let value = if name.starts_with(SECRET_PREFIX) && !ctx.caps.secrets() {
+        ctx.env_overrides
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    } else {
+        ctx.env_var(name)
+    };
+    Ok(match value {
         Some(v) => Value::some(str_value(v)),
         None => Value::none(),
     })
@@ -59,7 +74,7 @@ pub(super) fn monotonic_ms(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
 /// `VOX_SECRET_<NAME>` (upper-cased), or null when unset (decision 11).
 pub(super) fn secrets_resolve(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     args.arity(1, 1)?;
-    let var = format!("VOX_SECRET_{}", args.str(0)?.to_uppercase());
+    let var = format!("{SECRET_PREFIX}{}", args.str(0)?.to_uppercase());
     let ctx = ctx(host, &args.name)?;
     Ok(ctx.env_var(&var).map_or(Value::Null, str_value))
 }
