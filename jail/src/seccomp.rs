@@ -29,8 +29,8 @@
 //! the C library falls back to the older call the filter does check: `clone3` (to `clone`) and
 //! `openat2` (to `openat`).
 //!
-//! On x86-64 the x32 numbers of the refused calls are refused too (they share the architecture
-//! tag). A process of another architecture (i386) is killed by the architecture check that
+//! On an x86-64 kernel that runs x32 programs, the x32 numbers of the refused calls are refused
+//! too (they share the architecture tag); elsewhere the kernel refuses them all (`ENOSYS`). A process of another architecture (i386) is killed by the architecture check that
 //! `seccompiler` puts first: systemd's `SystemCallArchitectures=native`.
 
 use std::collections::BTreeMap;
@@ -108,15 +108,30 @@ fn suid_mode(arg: u8, creating: Option<u8>) -> Result<Vec<SeccompRule>, String> 
     Ok(out)
 }
 
-/// Adds `rules` for `nr` and, on x86-64, for its x32 number.
+/// Adds `rules` for `nr` and, on an x86-64 kernel that runs x32 programs, for its x32 number.
 fn add(map: &mut Rules, nr: libc::c_long, rules: Vec<SeccompRule>) {
     #[cfg(target_arch = "x86_64")]
-    map.insert(i64::from(nr) | X32, rules.clone());
+    if x32_enabled() {
+        map.insert(i64::from(nr) | X32, rules.clone());
+    }
     map.insert(i64::from(nr), rules);
 }
 
 #[cfg(target_arch = "x86_64")]
 const X32: i64 = 0x4000_0000;
+
+/// Whether this kernel runs x32 system calls (`CONFIG_X86_X32_ABI`, off in most distributions'
+/// kernels): where it does not, they fail with `ENOSYS` anyway, and leaving their rules out halves
+/// the filter (every installation of a filter and every filtered call pays for its length).
+#[cfg(target_arch = "x86_64")]
+fn x32_enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    // SAFETY: getpid through its x32 number: no argument, no effect.
+    *ON.get_or_init(|| unsafe {
+        libc::syscall(X32 as libc::c_long | libc::SYS_getpid) >= 0
+            || *libc::__errno_location() != libc::ENOSYS
+    })
+}
 
 /// Calls refused with `EPERM`.
 fn eperm_rules() -> Result<Rules, String> {
@@ -127,7 +142,9 @@ fn eperm_rules() -> Result<Rules, String> {
     ];
     // x32's ioctl has a number of its own (514).
     #[cfg(target_arch = "x86_64")]
-    m.insert(514 | X32, tty.clone());
+    if x32_enabled() {
+        m.insert(514 | X32, tty.clone());
+    }
     add(&mut m, libc::SYS_ioctl, tty);
     #[cfg(target_arch = "x86_64")]
     {
