@@ -135,8 +135,8 @@ fn diff(before: &BTreeMap<String, String>, after: &BTreeMap<String, String>) -> 
     out
 }
 
-/// Files under `dir` (symlinks not followed) whose contents include `needle`.
-fn files_containing(dir: &Path, needle: &str) -> Vec<PathBuf> {
+/// Every entry under `dir` (symlinks not followed) with its metadata, depth first.
+fn walk_tree(dir: &Path) -> Vec<(PathBuf, std::fs::Metadata)> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -149,40 +149,34 @@ fn files_containing(dir: &Path, needle: &str) -> Vec<PathBuf> {
                 continue;
             };
             if m.is_dir() {
-                stack.push(p);
-            } else if m.is_file() && m.len() < 64 << 20 {
-                let bytes = std::fs::read(&p).unwrap_or_default();
-                if String::from_utf8_lossy(&bytes).contains(needle) {
-                    out.push(p);
-                }
+                stack.push(p.clone());
             }
+            out.push((p, m));
         }
     }
     out
 }
 
+/// Files under `dir` (symlinks not followed) whose contents include `needle`.
+fn files_containing(dir: &Path, needle: &str) -> Vec<PathBuf> {
+    walk_tree(dir)
+        .into_iter()
+        .filter(|(p, m)| {
+            m.is_file()
+                && m.len() < 64 << 20
+                && String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).contains(needle)
+        })
+        .map(|(p, _)| p)
+        .collect()
+}
+
 /// Files and directories under `dir` with the setuid or setgid bit.
 fn files_with_privilege_bits(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            let Ok(m) = std::fs::symlink_metadata(&p) else {
-                continue;
-            };
-            if m.mode() & 0o6000 != 0 {
-                out.push(p.clone());
-            }
-            if m.is_dir() {
-                stack.push(p);
-            }
-        }
-    }
-    out
+    walk_tree(dir)
+        .into_iter()
+        .filter(|(_, m)| m.mode() & 0o6000 != 0)
+        .map(|(p, _)| p)
+        .collect()
 }
 
 /// Pids whose command line matches `pattern` (`pgrep -f`).
@@ -577,15 +571,18 @@ impl World {
 
     /// Whatever reached the listeners since the last call.
     fn drain_listeners(&self) -> Vec<String> {
-        let mut got = Vec::new();
-        while let Ok((mut s, peer)) = self.tcp.accept() {
-            let _ = s.set_read_timeout(Some(Duration::from_millis(200)));
+        /// What one accepted stream carried (read for at most 200 ms).
+        fn carried(mut s: impl Read, set_timeout: impl FnOnce(Duration)) -> String {
+            set_timeout(Duration::from_millis(200));
             let mut b = Vec::new();
             let _ = s.read_to_end(&mut b);
-            got.push(format!(
-                "tcp connection from {peer}: {:?}",
-                String::from_utf8_lossy(&b)
-            ));
+            format!("{:?}", String::from_utf8_lossy(&b))
+        }
+        let mut got = Vec::new();
+        while let Ok((s, peer)) = self.tcp.accept() {
+            let t = s.try_clone().unwrap();
+            let what = carried(s, |d| drop(t.set_read_timeout(Some(d))));
+            got.push(format!("tcp connection from {peer}: {what}"));
         }
         let mut buf = [0u8; 2048];
         while let Ok((n, peer)) = self.udp.recv_from(&mut buf) {
@@ -594,23 +591,15 @@ impl World {
                 String::from_utf8_lossy(&buf[..n])
             ));
         }
-        while let Ok((mut s, _)) = self.unix_path_listener.accept() {
-            let _ = s.set_read_timeout(Some(Duration::from_millis(200)));
-            let mut b = Vec::new();
-            let _ = s.read_to_end(&mut b);
-            got.push(format!(
-                "pathname unix connection: {:?}",
-                String::from_utf8_lossy(&b)
-            ));
+        while let Ok((s, _)) = self.unix_path_listener.accept() {
+            let t = s.try_clone().unwrap();
+            let what = carried(s, |d| drop(t.set_read_timeout(Some(d))));
+            got.push(format!("pathname unix connection: {what}"));
         }
-        while let Ok((mut s, _)) = self.unix.accept() {
-            let _ = s.set_read_timeout(Some(Duration::from_millis(200)));
-            let mut b = Vec::new();
-            let _ = s.read_to_end(&mut b);
-            got.push(format!(
-                "abstract unix connection: {:?}",
-                String::from_utf8_lossy(&b)
-            ));
+        while let Ok((s, _)) = self.unix.accept() {
+            let t = s.try_clone().unwrap();
+            let what = carried(s, |d| drop(t.set_read_timeout(Some(d))));
+            got.push(format!("abstract unix connection: {what}"));
         }
         got
     }
