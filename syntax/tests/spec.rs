@@ -365,3 +365,13 @@ fn line_index_columns() {
         assert_eq!(idx.offset(idx.line_col(x, unit), unit), x);
     }
 }
+
+/// Decision 62: a tuple has two or more elements, so `(x,)` is a syntax error that says so; a
+/// trailing comma after two or more elements is fine.
+#[test]
+fn one_element_tuples_are_a_syntax_error() {
+    assert_eq!(codes("let t = (1,)\n"), ["syntax.one-element-tuple"]);
+    let tree = parse(b"let t = (1,)\n");
+    assert!(tree.diagnostics()[0].message.contains("two or more elements"));
+    clean("let t = (1, 2,)\nlet u = (1, 2)\nlet v = (1)\n");
+}

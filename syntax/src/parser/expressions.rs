@@ -309,11 +309,24 @@ impl Parser<'_> {
             } else if !p.expr() {
                 p.recover_in_list(RParen);
             }
-            while p.eat(Comma) {
+            let mut elements = 1;
+            while p.at(Comma) {
+                let comma = p.current_range();
+                p.bump();
                 kind = TupleExpr;
                 if p.at(RParen) {
+                    // `(x,)`: no one-element tuples (decision 62).
+                    if elements == 1 {
+                        p.report(Diagnostic::error(
+                            "syntax.one-element-tuple",
+                            comma,
+                            "a tuple has two or more elements: remove the `,` for a plain \
+                             parenthesised value, or add a second element",
+                        ));
+                    }
                     break;
                 }
+                elements += 1;
                 if !p.expr() {
                     p.recover_in_list(RParen);
                 }
