@@ -305,6 +305,7 @@ fn report_exc(exc: &Exc, prog: &Program, rep: &Reporter) -> i32 {
             let (k, flag, code) = match kind {
                 CeilingKind::Steps => ("ceiling.steps", "--max-steps", 78),
                 CeilingKind::Depth => ("ceiling.depth", "--max-depth", 78),
+                CeilingKind::HostStack => ("ceiling.stack", "", 78),
                 CeilingKind::Output => ("ceiling.output", "--max-output", 78),
                 CeilingKind::Timeout => ("ceiling.timeout", "--timeout", 78),
                 CeilingKind::Memory => ("ceiling.memory", "--max-memory", 79),
@@ -317,6 +318,8 @@ fn report_exc(exc: &Exc, prog: &Program, rep: &Reporter) -> i32 {
             }
             let msg = if *kind == CeilingKind::Memory {
                 format!("vox: memory limit exceeded: {flag} {limit}")
+            } else if *kind == CeilingKind::HostStack {
+                format!("vox: execution budget exceeded: host stack limit ({limit} nested calls)")
             } else {
                 format!("vox: execution budget exceeded: {flag} {limit}")
             };

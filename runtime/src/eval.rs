@@ -231,11 +231,21 @@ impl<'p> Interp<'p> {
                     "nothing to run: add fn main() or top-level statements",
                 ))
             }
+            // Both forms run at depth 0 (decision 60): `fn main`'s body is the entry's frame, as
+            // the top-level statements are, so the same recursion has the same budget in both.
             Some(Main::Explicit(id)) => {
-                let f = self.globals_fn(self.module, id);
-                match self.call_value(&f, Vec::new(), Vec::new()) {
-                    Ok(v) => self.print_result(&v),
-                    Err(e) => Err(e),
+                let func = &self.m().functions[id as usize];
+                if func.params.is_empty() {
+                    self.stack.resize(func.n_slots as usize, Value::Null);
+                    self.base = 0;
+                    match self.eval(func.body) {
+                        Ok(v) | Err(Flow::Return(v)) => self.print_result(&v),
+                        Err(e) => Err(e),
+                    }
+                } else {
+                    // The call reports the arity error.
+                    let f = self.globals_fn(self.module, id);
+                    self.call_value(&f, Vec::new(), Vec::new()).map(|_| ())
                 }
             }
             Some(Main::Synthetic(id)) => {
@@ -283,8 +293,9 @@ impl<'p> Interp<'p> {
         }))))
     }
 
+    /// Prints the entry's result unless it is `null` or `None` (decision 59).
     fn print_result(&mut self, v: &Value) -> Result<(), Flow> {
-        if !matches!(v, Value::Null) {
+        if !matches!(v, Value::Null | Value::Opt(None)) {
             let mut s = display::display(v);
             s.push('\n');
             self.ctx.write_stdout(&s)?;
@@ -448,13 +459,14 @@ impl<'p> Interp<'p> {
             && stacker::remaining_stack().is_some_and(|r| r < STACK_RESERVE);
         if self.depth > self.max_depth || stack_low {
             self.depth -= 1;
-            let limit = if self.max_depth == u64::MAX {
-                self.depth
+            // The host stack's guard names no flag value the user did not give (decision 60).
+            let (kind, limit) = if self.depth >= self.max_depth {
+                (CeilingKind::Depth, self.max_depth)
             } else {
-                self.max_depth
+                (CeilingKind::HostStack, self.depth + 1)
             };
             return Err(Exc::Ceiling {
-                kind: CeilingKind::Depth,
+                kind,
                 limit,
                 loc: None,
             }
@@ -681,6 +693,15 @@ impl<'p> Interp<'p> {
                 let v = self.eval(*e)?;
                 match &v {
                     Value::Res(Ok(x)) | Value::Opt(Some(x)) => Ok((**x).clone()),
+                    // A `?` that ends the entry is a failure, as Rust's `main` returning `Err` is
+                    // (decision 58): exit 1 with the error at the `?`, nothing on stdout.
+                    Value::Res(Err(_)) | Value::Opt(None) if self.depth == 0 => {
+                        Err(Exc::error(format!(
+                            "`?` ended the script with {}",
+                            display::display(&v)
+                        ))
+                        .into())
+                    }
                     Value::Res(Err(_)) | Value::Opt(None) => Err(Flow::Return(v)),
                     other => Err(Exc::error(format!(
                         "the `?` operator needs an Option or Result, found {}",
@@ -753,6 +774,16 @@ impl<'p> Interp<'p> {
         if let Value::Namespace(ns) = &r {
             let f = self.namespace_member(ns, name)?;
             return self.call_value(&f, args, named);
+        }
+        // A function held under key `name` of a map or record is called when the map has no
+        // method of that name (decision 61: methods win; `(o.f)(args)` works too).
+        if let Value::Map(m) = &r {
+            if !methods::is_method_of("map", name) {
+                if let Some(f @ Value::Func(_)) = m.get(name) {
+                    let f = f.clone();
+                    return self.call_value(&f, args, named);
+                }
+            }
         }
         if let Some(e) = method_as_function(&r, name) {
             return Err(e.into());
@@ -982,6 +1013,17 @@ impl<'p> Interp<'p> {
                         }
                     } else {
                         let recv_value = current.clone();
+                        if let Value::Map(m) = &recv_value {
+                            // A function held in a field is a call, never written back
+                            // (decision 61).
+                            if !methods::is_method_of("map", name)
+                                && matches!(m.get(name), Some(Value::Func(_)))
+                            {
+                                return self
+                                    .method_call(recv_value, name, args, Vec::new())
+                                    .map_err(|e| self.locate(e, self.loc(*expr)));
+                            }
+                        }
                         let r = match &recv_value {
                             Value::Namespace(_) => {
                                 self.method_call(recv_value.clone(), name, args, Vec::new())
@@ -1367,24 +1409,29 @@ fn flow_to_res(r: R) -> Res<Value> {
 }
 
 impl Host for Interp<'_> {
+    // A call a builtin makes (`map`, `sorted_by`, `fold`, …) costs one step, as a direct call's
+    // call node does, plus the callee's body; there is no callee expression (decision 56).
     fn call(&mut self, f: &Value, args: Vec<Value>) -> Res<Value> {
+        flow_to_res(self.tick().map(|()| Value::Null))?;
         flow_to_res(self.call_value(f, args, Vec::new()))
     }
     fn call1(&mut self, f: &Value, a: Value) -> Res<Value> {
+        flow_to_res(self.tick().map(|()| Value::Null))?;
         if let Value::Func(func) = f {
             if let Func::Code(code) = &**func {
                 return flow_to_res(self.call_code_positional(code, std::iter::once(a)));
             }
         }
-        self.call(f, vec![a])
+        flow_to_res(self.call_value(f, vec![a], Vec::new()))
     }
     fn call2(&mut self, f: &Value, a: Value, b: Value) -> Res<Value> {
+        flow_to_res(self.tick().map(|()| Value::Null))?;
         if let Value::Func(func) = f {
             if let Func::Code(code) = &**func {
                 return flow_to_res(self.call_code_positional(code, [a, b].into_iter()));
             }
         }
-        self.call(f, vec![a, b])
+        flow_to_res(self.call_value(f, vec![a, b], Vec::new()))
     }
     fn next_random(&mut self) -> u64 {
         self.ctx.next_random()

@@ -53,6 +53,9 @@ pub enum QuotaKind {
 pub enum CeilingKind {
     Steps,
     Depth,
+    /// The host stack's guard tripped before `--max-depth` did (or with `--max-depth 0`): `limit`
+    /// is the number of nested calls reached.
+    HostStack,
     Memory,
     Output,
     Timeout,

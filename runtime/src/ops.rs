@@ -104,7 +104,7 @@ pub fn int_arith(op: BinOp, x: i64, y: i64) -> Res<i64> {
                 return Err(Exc::error("integer modulo by zero"));
             }
             if y == -1 && x == i64::MIN {
-                return Err(Exc::error(format!("integer overflow: {x} / {y}")));
+                return Err(Exc::error(format!("integer overflow: {x} % {y}")));
             }
             x.checked_rem(y)
         }
@@ -438,7 +438,7 @@ mod tests {
         );
         assert_eq!(
             err_of(binary(BinOp::Mod, &I(i64::MIN), &I(-1))),
-            "integer overflow: -9223372036854775808 / -1"
+            "integer overflow: -9223372036854775808 % -1"
         );
         assert_eq!(
             err_of(neg(&I(i64::MIN))),

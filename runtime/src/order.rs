@@ -50,7 +50,7 @@ fn cmp_node(a: &Value, b: &Value) -> Ordering {
         return ra.cmp(&rb);
     }
     match (a, b) {
-        (Value::Float(x), Value::Float(y)) => x.total_cmp(y),
+        (Value::Float(x), Value::Float(y)) => float_cmp(*x, *y),
         (Value::Int(_) | Value::Float(_) | Value::Dec(_), _) => {
             num_value_cmp(a, b).then_with(|| num_kind(a).cmp(&num_kind(b)))
         }
@@ -120,7 +120,7 @@ fn seq_cmp(x: &[Value], y: &[Value]) -> Ordering {
 fn num_value_cmp(a: &Value, b: &Value) -> Ordering {
     match (a, b) {
         (Value::Int(x), Value::Int(y)) => x.cmp(y),
-        (Value::Float(x), Value::Float(y)) => x.total_cmp(y),
+        (Value::Float(x), Value::Float(y)) => float_cmp(*x, *y),
         (Value::Dec(x), Value::Dec(y)) => x.cmp(y),
         (Value::Int(x), Value::Dec(y)) => Decimal::from(*x).cmp(y),
         (Value::Dec(x), Value::Int(y)) => x.cmp(&Decimal::from(*y)),
@@ -132,14 +132,26 @@ fn num_value_cmp(a: &Value, b: &Value) -> Ordering {
     }
 }
 
-/// Exact comparison of an int with a float. NaN sorts by its sign, as `f64::total_cmp` does.
+/// Floats in the total order: `f64::total_cmp` with every NaN (sign and payload) made one
+/// value first, so NaN sorts after `+inf` on every machine (decision 57: `0.0 / 0.0` is a
+/// negative NaN on x86-64 and a positive one on aarch64).
+pub fn float_cmp(x: f64, y: f64) -> Ordering {
+    canonical(x).total_cmp(&canonical(y))
+}
+
+/// The one NaN.
+fn canonical(f: f64) -> f64 {
+    if f.is_nan() {
+        f64::NAN
+    } else {
+        f
+    }
+}
+
+/// Exact comparison of an int with a float. NaN sorts after every number (decision 57).
 pub fn cmp_i64_f64(i: i64, f: f64) -> Ordering {
     if f.is_nan() {
-        return if f.is_sign_negative() {
-            Ordering::Greater
-        } else {
-            Ordering::Less
-        };
+        return Ordering::Less;
     }
     // 2^63 is exactly representable; every float at or beyond it exceeds every i64.
     const TWO_63: f64 = 9_223_372_036_854_775_808.0;
@@ -170,11 +182,7 @@ pub fn cmp_i64_f64(i: i64, f: f64) -> Ordering {
 /// Comparison of a decimal with a float: exact when the float converts to a decimal, otherwise through f64.
 fn cmp_dec_f64(d: Decimal, f: f64) -> Ordering {
     if f.is_nan() {
-        return if f.is_sign_negative() {
-            Ordering::Greater
-        } else {
-            Ordering::Less
-        };
+        return Ordering::Less;
     }
     if f.is_infinite() {
         return if f > 0.0 {
@@ -330,7 +338,14 @@ mod tests {
         assert_eq!(cmp_i64_f64(1, 1.5), Ordering::Less);
         assert_eq!(cmp_i64_f64(-1, -1.5), Ordering::Greater);
         assert_eq!(cmp_i64_f64(3, f64::NAN), Ordering::Less);
-        assert_eq!(cmp_i64_f64(3, -f64::NAN), Ordering::Greater);
+        // Decision 57: every NaN sorts after every number, whatever its sign or payload.
+        assert_eq!(cmp_i64_f64(3, -f64::NAN), Ordering::Less);
+        assert_eq!(float_cmp(-f64::NAN, f64::INFINITY), Ordering::Greater);
+        assert_eq!(float_cmp(-f64::NAN, f64::NAN), Ordering::Equal);
+        assert_eq!(
+            float_cmp(f64::from_bits(0x7ff8_0000_0000_0001), f64::NAN),
+            Ordering::Equal
+        );
         assert_eq!(total_cmp(&dec("0.1"), &Value::Float(0.1)), Ordering::Less);
         assert_eq!(
             total_cmp(&Value::Float(f64::INFINITY), &dec("5")),

@@ -32,7 +32,9 @@ fn has_method(k: Kind, name: &str) -> Option<bool> {
     let kind = match k {
         Kind::Str => "str",
         Kind::List => "list",
-        Kind::Map => "map",
+        // A map or record whose key holds a function answers any other name (decision 61:
+        // `o.f(x)` calls it); what keys a map holds is not tracked.
+        Kind::Map => return None,
         Kind::Int => "int",
         Kind::Float => "float",
         Kind::Bool => "bool",

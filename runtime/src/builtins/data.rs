@@ -7,7 +7,7 @@ use rust_decimal::prelude::ToPrimitive;
 
 use crate::builtin::{Args, Host};
 use crate::display::{display, json_render as render_json, json_str_into};
-use crate::exc::Res;
+use crate::exc::{Exc, Res};
 use crate::kind::message_name;
 use crate::methods::rc_str;
 use crate::value::{VMap, Value};
@@ -27,39 +27,35 @@ fn map_of(m: VMap) -> Value {
 
 // ---- json ----
 
-/// Converts parsed JSON: integers that fit i64 become ints, other numbers floats.
-pub(crate) fn from_json(v: serde_json::Value) -> Value {
-    match v {
-        serde_json::Value::Null => Value::Null,
-        serde_json::Value::Bool(b) => Value::Bool(b),
-        serde_json::Value::Number(n) => match n.as_i64() {
-            Some(i) => Value::Int(i),
-            None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        serde_json::Value::String(s) => rc_str(s),
-        serde_json::Value::Array(a) => Value::list(a.into_iter().map(from_json).collect()),
-        serde_json::Value::Object(o) => {
-            let mut m = VMap::with_capacity(o.len());
-            for (k, v) in o {
-                m.insert(Rc::from(k), from_json(v));
-            }
-            map_of(m)
-        }
-    }
+/// The nesting a parsed value may have: `--max-depth` (decision 62), unbounded without one.
+fn nesting_limit(host: &mut dyn Host) -> u64 {
+    host.ctx()
+        .and_then(|c| c.limits.max_depth)
+        .filter(|&d| d > 0)
+        .unwrap_or(u64::MAX)
 }
 
-/// Parses JSON text into a value (`Err(why)` as a str).
-pub fn parse_json_text(text: &str) -> Result<Value, String> {
-    serde_json::from_str::<serde_json::Value>(text)
-        .map(from_json)
-        .map_err(|e| e.to_string())
+/// Parses JSON text into a value: `Ok(Err(why))` for text that is not JSON; nesting deeper
+/// than `--max-depth` stops the run with that ceiling (exit 78). The value comes back inside an
+/// `Ok`, which is one level more (decision 12's value depth), so the text may nest one less.
+pub fn parse_json_text(host: &mut dyn Host, text: &str) -> Res<Result<Value, String>> {
+    let limit = nesting_limit(host);
+    match super::json_text::parse(text, limit.saturating_sub(1)) {
+        Ok(v) => Ok(Ok(v)),
+        Err(super::json_text::JsonError::Syntax(why)) => Ok(Err(why)),
+        Err(super::json_text::JsonError::TooDeep) => Err(Exc::Ceiling {
+            kind: crate::exc::CeilingKind::Depth,
+            limit,
+            loc: None,
+        }),
+    }
 }
 
 pub(super) fn json_parse(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     args.arity(1, 1)?;
     let text = args.str(0)?;
     reserve_parse(host, text)?;
-    Ok(match parse_json_text(text) {
+    Ok(match parse_json_text(host, text)? {
         Ok(v) => Value::ok(v),
         Err(why) => err_str(why),
     })
@@ -520,7 +516,8 @@ mod nesting_tests {
     #[test]
     fn deep_nesting_is_an_error() {
         let n = 200_000;
-        assert!(parse_json_text(&"[".repeat(n)).is_err());
+        // JSON: unclosed, so an error at its end; never deeper than the parser's heap stack.
+        assert!(super::super::json_text::parse(&"[".repeat(n), u64::MAX).is_err());
         assert!(parse_yaml_text(&"[".repeat(n)).is_err());
         assert!(parse_toml_text(&format!("a = {}", "[".repeat(n))).is_err());
         assert!(parse_toml_text(&format!("a = {}", "{b=".repeat(n))).is_err());

@@ -12,6 +12,7 @@ use crate::value::{Func, Value};
 
 pub mod data;
 pub mod globals;
+mod json_text;
 mod math;
 pub mod path;
 pub mod random;

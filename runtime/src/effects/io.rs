@@ -58,7 +58,7 @@ pub(super) fn open(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     // Parsed values take several times their text (as the parse builtins reserve).
     host.reserve(text.len().saturating_mul(4))?;
     let parsed = match format {
-        Format::Json => data::parse_json_text(&text),
+        Format::Json => data::parse_json_text(host, &text)?,
         Format::Toml => data::parse_toml_text(&text),
         Format::Yaml => data::parse_yaml_text(&text),
         Format::Csv => data::parse_csv_records(&text),

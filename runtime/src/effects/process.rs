@@ -1013,7 +1013,7 @@ pub(super) fn run_capture_json(host: &mut dyn Host, args: &mut Args) -> Res<Valu
         Err(msg) => return Ok(err_str(msg)),
     };
     host.reserve(c.stdout.len().saturating_mul(4))?;
-    Ok(match data::parse_json_text(&c.stdout) {
+    Ok(match data::parse_json_text(host, &c.stdout)? {
         Ok(v) => Value::ok(v),
         Err(why) => err_str(why),
     })

@@ -1,0 +1,106 @@
+//! Decisions 57–62 where they show on stderr or in the exit code (docs/semantics.md; its `vox`
+//! blocks, run by `scripts.rs`, check what shows on stdout). Each test failed before its change.
+
+mod common;
+use common::{scratch, vox_in};
+
+/// Runs `src` as `s.vox` with `flags`: (exit code, stdout, stderr).
+fn run(src: &str, flags: &[&str]) -> (i32, String, String) {
+    let dir = scratch();
+    std::fs::write(dir.join("s.vox"), src).unwrap();
+    let mut args = vec!["run"];
+    args.extend_from_slice(flags);
+    args.push("s.vox");
+    vox_in(&dir, &args)
+}
+
+/// Decision 58: a `?` that ends the entry with `Err`/`None` exits 1 with the error at the `?`,
+/// in both entry forms; a `?` inside a function still returns from it.
+#[test]
+fn a_question_mark_that_ends_the_entry_is_a_failure() {
+    let (code, out, err) = run(
+        "fn main() {\n    print(\"start\")\n    let t = fs.read(\"missing.txt\")?\n    print(t)\n}\n",
+        &[],
+    );
+    assert_eq!((code, out.as_str()), (1, "start\n"), "{err}");
+    assert!(err.starts_with("vox: error: `?` ended the script with Err("), "{err}");
+    assert!(err.contains("s.vox:3:13"), "{err}");
+    let (code, out, err) = run("print(\"a\")\nlet x = [].first()?\nprint(x)\n", &[]);
+    assert_eq!((code, out.as_str()), (1, "a\n"), "{err}");
+    assert!(err.starts_with("vox: error: `?` ended the script with None\n"), "{err}");
+    assert!(err.contains("s.vox:2:9"), "{err}");
+    // Inside a function, `?` returns from the function.
+    let (code, out, err) = run(
+        "fn f() {\n    let x = [].first()?\n    Some(x)\n}\nfn main() {\n    print(f())\n}\n",
+        &[],
+    );
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "None\n", ""));
+    // With --error-format json the editor gets it as a runtime error with its place.
+    let (code, _, err) = run("let x = [].first()?\n", &["--error-format", "json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(err.lines().next().unwrap()).unwrap();
+    assert_eq!((v["line"].as_u64(), v["column"].as_u64()), (Some(1), Some(9)), "{err}");
+}
+
+/// Decision 59: the entry's `None` (and `null`) result is not printed; `Some` is.
+#[test]
+fn the_entry_prints_its_result_unless_null_or_none() {
+    assert_eq!(run("fn main() {\n    None\n}\n", &[]), (0, String::new(), String::new()));
+    assert_eq!(
+        run("fn main() {\n    Some(3)\n}\n", &[]),
+        (0, "Some(3)\n".to_string(), String::new())
+    );
+}
+
+/// Decision 62: `(x,)` is a syntax error that says a tuple has two or more elements.
+#[test]
+fn a_one_element_tuple_is_a_syntax_error() {
+    let (code, out, err) = run("let t = (1,)\nprint(t)\n", &[]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(err.contains("syntax.one-element-tuple"), "{err}");
+    assert!(err.contains("a tuple has two or more elements"), "{err}");
+}
+
+/// Decision 62: `MIN % -1` names `%`.
+#[test]
+fn min_modulo_minus_one_names_the_operator() {
+    let (code, _, err) = run("let m = -9223372036854775807 - 1\nprint(m % -1)\n", &[]);
+    assert_eq!(code, 1);
+    assert!(
+        err.starts_with("vox: error: integer overflow: -9223372036854775808 % -1\n"),
+        "{err}"
+    );
+}
+
+/// Decision 62: JSON nests up to --max-depth (1024 by default; its `Ok` is one of the levels, as
+/// for every value) and stops the run with exit 78 beyond it; with no limit a million levels
+/// parse without overflowing the host stack.
+#[test]
+fn json_nesting_is_bounded_by_max_depth() {
+    let nest = |n: usize| {
+        format!(
+            "let r = json.parse(\"[\".repeat({n}) + \"]\".repeat({n}))\nprint(r.is_ok())\n"
+        )
+    };
+    assert_eq!(run(&nest(1023), &[]), (0, "true\n".to_string(), String::new()));
+    assert_eq!(
+        run(&nest(1024), &[]),
+        (
+            78,
+            String::new(),
+            "vox: execution budget exceeded: --max-depth 1024\n".to_string()
+        )
+    );
+    assert_eq!(
+        run(&nest(30), &["--max-depth", "20"]).2,
+        "vox: execution budget exceeded: --max-depth 20\n"
+    );
+    let (code, out, err) = run(&nest(1_000_000), &["--max-depth", "0"]);
+    assert_eq!((code, out.as_str()), (0, "true\n"), "{err}");
+    // Not JSON is a value, not a stop.
+    let (code, out, _) = run("print(json.parse(\"[1,]\"))\n", &[]);
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "Err(expected value at line 1 column 4)\n")
+    );
+}
