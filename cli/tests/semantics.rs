@@ -104,3 +104,20 @@ fn json_nesting_is_bounded_by_max_depth() {
         (0, "Err(expected value at line 1 column 4)\n")
     );
 }
+
+/// Decision 61 in the analysis: a function called through a field (`o.s()`) is in the chains and
+/// the inferred capabilities, and `vox check` does not call it an unknown method.
+#[test]
+fn the_analysis_follows_calls_through_a_field() {
+    let dir = scratch();
+    let src = "fn stamp() {\n    time.now_ms()\n}\nfn main() {\n    let o = {s: stamp}\n    print(o.s())\n}\n";
+    std::fs::write(dir.join("s.vox"), src).unwrap();
+    let (code, out, err) = vox_in(&dir, &["check", "s.vox"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!out.contains("check.unknown-method"), "{out}");
+    let (_, out, _) = vox_in(&dir, &["lint", "--format", "json", "s.vox"]);
+    assert!(out.contains("\"D003\""), "{out}");
+    assert!(out.contains("main → stamp") || out.contains("\"stamp\""), "{out}");
+    let (code, out, err) = vox_in(&dir, &["caps", "s.vox"]);
+    assert_eq!((code, out.trim()), (0, "time:real"), "{err}");
+}
