@@ -1275,7 +1275,10 @@ impl<'c> Lowerer<'c> {
             None => self.alloc(Expr::Missing, range),
         };
         let els = i.else_branch().map(|e| match (e.else_if(), e.block()) {
-            (Some(nested), _) => self.if_expr(nested),
+            // An `else if` chain of 20,000 arms nests as deep (issue 36).
+            (Some(nested), _) => {
+                stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.if_expr(nested))
+            }
             (None, Some(b)) => self.block(b.syntax()),
             (None, None) => self.alloc(Expr::Missing, range),
         });

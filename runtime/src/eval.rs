@@ -36,6 +36,14 @@ type R = Result<Value, Flow>;
 
 /// Below this much host stack, a call is refused as a depth ceiling rather than risking overflow.
 const STACK_RESERVE: usize = 4 * 1024 * 1024;
+/// Expression nesting inside one function body (a flat chain of 300,000 `+` is that deep) grows
+/// the host stack onto the heap: checked every `GROW_EVERY` levels, when less than `GROW_RED_ZONE`
+/// is left, onto a new segment of `GROW_SEGMENT` (mapped lazily). The red zone exceeds the call
+/// guard's reserve, so a call right after a growth never trips it. Calls do not accumulate
+/// nesting (each body starts at 0): deep recursion still meets the host stack guard (decision 60).
+const GROW_EVERY: u32 = 32;
+const GROW_RED_ZONE: usize = 8 * 1024 * 1024;
+const GROW_SEGMENT: usize = 64 * 1024 * 1024;
 /// How often (in steps) the memory flag and the wall clock are checked.
 const CHECK_PERIOD: u64 = 1024;
 
@@ -51,6 +59,8 @@ pub struct Interp<'p> {
     depth: u64,
     max_depth: u64,
     next_check: u64,
+    /// Expression nesting in the current function body (see [`GROW_EVERY`]).
+    nesting: u32,
 }
 
 fn lit_value(l: &Literal) -> Value {
@@ -127,6 +137,7 @@ impl<'p> Interp<'p> {
             depth: 0,
             max_depth,
             next_check: CHECK_PERIOD,
+            nesting: 0,
         }
     }
 
@@ -478,12 +489,14 @@ impl<'p> Interp<'p> {
         for (slot, v) in func.capture_slots.iter().zip(code.captures.iter()) {
             self.stack[base + *slot as usize] = v.clone();
         }
-        let saved = (self.base, self.module);
+        let saved = (self.base, self.module, self.nesting);
         self.base = base;
         self.module = code.module;
+        self.nesting = 0;
         let r = self.eval(func.body);
         self.base = saved.0;
         self.module = saved.1;
+        self.nesting = saved.2;
         self.stack.truncate(base);
         self.depth -= 1;
         match r {
@@ -496,7 +509,14 @@ impl<'p> Interp<'p> {
     // ---- expressions --------------------------------------------------------------------------
 
     fn eval(&mut self, id: ExprId) -> R {
-        match self.eval_inner(id) {
+        self.nesting += 1;
+        let r = if self.nesting.is_multiple_of(GROW_EVERY) {
+            stacker::maybe_grow(GROW_RED_ZONE, GROW_SEGMENT, || self.eval_inner(id))
+        } else {
+            self.eval_inner(id)
+        };
+        self.nesting -= 1;
+        match r {
             Ok(v) => Ok(v),
             Err(f) => Err(self.locate(f, self.loc(id))),
         }

@@ -174,7 +174,7 @@ fn pass(body: &Body<'_>, kinds: &Kinds, int_params: &[usize], bound: Option<i64>
                 }
             }
         }
-        stacker_eval(&mut cx, f.body, &mut env);
+        eval(&mut cx, f.body, &mut env);
     }
     (cx.out, cx.calls)
 }
@@ -262,8 +262,10 @@ pub(super) fn overflows(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuilder
     facts.int_calls = calls.into_values().collect();
 }
 
-fn stacker_eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
-    stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || eval(cx, e, env))
+/// Every recursive step goes through here: a flat chain of 80,000 `+` is 80,000 levels deep,
+/// so the stack grows on the heap as needed (issue 36).
+fn eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
+    stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || eval_node(cx, e, env))
 }
 
 fn is_int(cx: &Ctx<'_, '_>, e: u32) -> bool {
@@ -312,7 +314,7 @@ fn arith(op: BinOp, a: Iv, b: Iv) -> Option<Iv> {
     Some(r.tainted(a.input || b.input))
 }
 
-fn eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
+fn eval_node(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
     let m = cx.body.m;
     let range = m.expr_ranges[e as usize];
     let int = is_int(cx, e);
