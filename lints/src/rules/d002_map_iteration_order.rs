@@ -96,6 +96,15 @@ fn key_value_fix(
     if !ident(k) || !ident(v) || v == "_" {
         return None;
     }
+    // `for _, v in m`: the key is read (`m[key]`), so it needs a name, one the loop does not
+    // use (so it shadows nothing the body reads).
+    let fresh;
+    let k = if k == "_" {
+        fresh = fresh_name(text)?;
+        fresh.as_str()
+    } else {
+        k
+    };
     let brace = after.find('{')?;
     let map = after[..brace].trim();
     if map_name(text) != Some(map) {
@@ -121,4 +130,14 @@ fn key_value_fix(
             format!("for {k} in sorted({map}.keys()) {{\n{indent}let {v} = {map}[{k}].unwrap()"),
         )],
     })
+}
+
+/// `key`, `key_2`, `key_3`, …: the first that is no word of `text`.
+fn fresh_name(text: &str) -> Option<String> {
+    let words: std::collections::HashSet<&str> = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .collect();
+    (1..100)
+        .map(|i| if i == 1 { "key".to_string() } else { format!("key_{i}") })
+        .find(|n| !words.contains(n.as_str()))
 }
