@@ -223,3 +223,23 @@ fn every_documented_fix_is_produced_in_the_corpus() {
         "documented fixes never produced in tests/lint or examples: {missing:?} (produced: {produced:?})"
     );
 }
+
+/// Issue 36 item 3: the D002 fix of `for _, v in m {` binds a fresh key name that the loop does
+/// not read (it wrote `m[_]`, an undefined name, and the fixed script failed `vox check` and
+/// `vox run`). A name the body reads (`key`) is not shadowed.
+#[test]
+fn the_d002_fix_of_an_underscore_key_binds_a_fresh_name() {
+    let dir = scratch();
+    let src = "fn main() {\n    let key = \"unit\"\n    let totals = {west: 12, east: 7}\n    for _, v in totals {\n        print(v + \" \" + key)\n    }\n}\n";
+    std::fs::write(dir.join("s.vox"), src).unwrap();
+    let (code, out, err) = vox_in(&dir, &["lint", "--fix", "s.vox"]);
+    assert!(err.contains("applied 1 fix") || out.contains("applied 1 fix"), "{out}{err}");
+    let fixed = std::fs::read_to_string(dir.join("s.vox")).unwrap();
+    assert!(fixed.contains("for key_2 in sorted(totals.keys()) {"), "{fixed}");
+    assert!(fixed.contains("let v = totals[key_2].unwrap()"), "{fixed}");
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = vox_in(&dir, &["check", "s.vox"]);
+    assert_eq!(code, 0, "{out}{err}\n{fixed}");
+    let (code, out, err) = vox_in(&dir, &["run", "s.vox"]);
+    assert_eq!((code, out.as_str()), (0, "7 unit\n12 unit\n"), "{err}\n{fixed}");
+}
