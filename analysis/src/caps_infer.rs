@@ -153,6 +153,28 @@ pub fn resolve_dots(p: &Path) -> PathBuf {
     out
 }
 
+/// Where the kernel lands for `abs`: a symlinked file or directory resolved to its final target
+/// (`conf/app.json -> ../shared/app.json` needs `shared`, and the run checks the target: issue
+/// 36); a missing file beneath a symlinked directory, beneath that directory's target.
+/// A target beneath the working directory is named through `cwd` as given (which may itself lie
+/// under a symlink), so that it still shows relative to it.
+fn real_target(abs: &Path, cwd: &Path) -> PathBuf {
+    let real = std::fs::canonicalize(abs).or_else(|e| match (abs.parent(), abs.file_name()) {
+        (Some(dir), Some(name)) => std::fs::canonicalize(dir).map(|d| d.join(name)),
+        _ => Err(e),
+    });
+    let Ok(real) = real else {
+        return abs.to_path_buf();
+    };
+    match std::fs::canonicalize(cwd) {
+        Ok(real_cwd) => match real.strip_prefix(&real_cwd) {
+            Ok(rel) => cwd.join(rel),
+            Err(_) => real,
+        },
+        Err(_) => real,
+    }
+}
+
 fn nearest_existing(p: &Path) -> PathBuf {
     let mut cur = p.to_path_buf();
     while !cur.exists() {
@@ -229,7 +251,7 @@ pub fn render_tokens(caps: &InferredCaps, cwd: &Path) -> Tokens {
                 }
                 let (dir, widened) = match &need.effect.path {
                     Some(PathKey::Const(p)) => {
-                        let abs = resolve_dots(&cwd.join(&**p));
+                        let abs = real_target(&resolve_dots(&cwd.join(&**p)), cwd);
                         if need.effect.kind == EffectKind::FsList {
                             (abs, false)
                         } else {

@@ -30,8 +30,9 @@ impl Rng {
 
 /// The tree every case runs in: `data/real/x.txt`, `other/y.txt`, `other/sub/z.txt`, the
 /// symlink `data/link -> ../other/sub` (so `data/link/..` is `other`, not `data`), a directory
-/// with an NFD name beside its NFC twin, a file named `sub\b.txt` beside a directory `sub`, and
-/// a file outside the working directory.
+/// with an NFD name beside its NFC twin, a file named `sub\b.txt` beside a directory `sub`, a
+/// file outside the working directory, and the symlinked files `conf/app.json -> ../other/y.txt`
+/// and `bundle/hostname -> <outside>/o.txt`.
 fn tree(dir: &Path, outside: &Path) {
     std::fs::create_dir_all(dir.join("data/real")).unwrap();
     std::fs::create_dir_all(dir.join("other/sub")).unwrap();
@@ -46,6 +47,12 @@ fn tree(dir: &Path, outside: &Path) {
     std::fs::write(dir.join("sub\\b.txt"), "backslash\n").unwrap();
     std::fs::create_dir_all(outside).unwrap();
     std::fs::write(outside.join("o.txt"), "outside\n").unwrap();
+    // Symlinked files (issue 36): one pointing out of its directory, one to an absolute path
+    // outside the working directory. The run checks the target.
+    std::fs::create_dir_all(dir.join("conf")).unwrap();
+    std::os::unix::fs::symlink("../other/y.txt", dir.join("conf/app.json")).unwrap();
+    std::fs::create_dir_all(dir.join("bundle")).unwrap();
+    std::os::unix::fs::symlink(outside.join("o.txt"), dir.join("bundle/hostname")).unwrap();
 }
 
 /// The statements a script may be made of (VoxScript source).
@@ -64,6 +71,9 @@ const OPS: &[&str] = &[
     // A directory the script creates, then writes into.
     "fs.mkdir(\"made\").unwrap()\nfs.write(\"made/f.txt\", \"w\").unwrap()\nprint(fs.read(\"made/f.txt\").unwrap())",
     "fs.write(\"data/link/../w.txt\", \"w\").unwrap()",
+    "print(fs.read(\"conf/app.json\").unwrap())",
+    "print(fs.read(\"bundle/hostname\").unwrap())",
+    "fs.write(\"conf/app.json\", \"w\").unwrap()",
 ];
 
 fn vox(dir: &Path, args: &[String], env: &[(&str, String)]) -> (i32, String, String) {
