@@ -438,3 +438,20 @@ fn the_output_pipe_is_widened() {
         "the pipe stayed at {after} bytes (it started at {before})"
     );
 }
+
+/// Issue 36 item 12 (LSP 3.17: only `$/` notifications may be ignored): a request whose method
+/// starts with `$/` is answered, -32601 when unknown; `$/setTrace` sent as a request is answered
+/// with null, and the server goes on.
+#[test]
+fn dollar_requests_are_answered() {
+    let ws = TempDir::new("dollar");
+    let mut lsp = Lsp::start(&ws.0, "vscode");
+    let e = lsp.request("$/vox.noSuchThing", json!({})).unwrap_err();
+    assert_eq!(e["code"], -32601, "{e}");
+    assert!(e["message"].as_str().unwrap().contains("$/vox.noSuchThing"), "{e}");
+    assert_eq!(lsp.request("$/setTrace", json!({"value": "off"})), Ok(Value::Null));
+    let a = ws.write("a.vox", CLOCK);
+    lsp.open(&a, CLOCK);
+    assert!(!lsp.diagnostics(&a).is_empty());
+    assert_eq!(lsp.shutdown(), Some(0));
+}

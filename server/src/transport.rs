@@ -376,7 +376,7 @@ enum Route {
 fn route(shared: &crate::Shared, body: Vec<u8>, tx: &mpsc::UnboundedSender<Vec<u8>>) -> Route {
     let finder = |needle: &[u8]| body.windows(needle.len()).any(|w| w == needle);
     let small = body.len() < 1 << 16;
-    if !small || !(finder(b"semanticTokens") || finder(b"$/cancelRequest")) {
+    if !small || !(finder(b"semanticTokens") || finder(b"$/")) {
         return Route::Forward(body);
     }
     let Ok(v) = serde_json::from_slice::<Value>(&body) else {
@@ -399,6 +399,22 @@ fn route(shared: &crate::Shared, body: Vec<u8>, tx: &mpsc::UnboundedSender<Vec<u
     let Some(id) = v.get("id").filter(|id| !id.is_null()) else {
         return Route::Forward(body);
     };
+    // A request (it has an id) whose method starts with `$/` is answered like any request (LSP
+    // 3.17: "$/" messages may be ignored only when they are notifications). `$/setTrace` is
+    // known: it goes on as the notification it should have been, and is answered with null.
+    if let Some(name) = method.strip_prefix("$/") {
+        if name == "setTrace" {
+            let reply = json!({"jsonrpc": "2.0", "id": id, "result": null});
+            let _ = tx.send(encode(reply.to_string().as_bytes()));
+            let note = json!({"jsonrpc": "2.0", "method": method,
+                "params": v.get("params").cloned().unwrap_or(Value::Null)});
+            return Route::Forward(note.to_string().into_bytes());
+        }
+        let reply = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601,
+            "message": format!("method not found: {method}")}});
+        let _ = tx.send(encode(reply.to_string().as_bytes()));
+        return Route::Answered;
+    }
     if !DIRECT.contains(&method) {
         return Route::Forward(body);
     }
