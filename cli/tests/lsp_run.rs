@@ -646,3 +646,32 @@ fn runs_get_no_descriptor_the_editor_left_open() {
     );
     assert_eq!(lsp.shutdown(), Some(0));
 }
+
+/// Decision 54, issue 36 item 15: a `config` argument of the wrong type is refused with a clear
+/// error (it ran with the inferred capabilities before), for `vox.run` and `vox.prove`.
+#[test]
+fn a_config_of_the_wrong_type_is_refused() {
+    let ws = TempDir::new("badconfig");
+    let text = "fn main() {\n    print(1)\n}\n";
+    let a = ws.write("a.vox", text);
+    let mut lsp = Lsp::start(&ws.0, "vscode");
+    lsp.open(&a, text);
+    for (command, config) in [
+        ("vox.run", json!(5)),
+        ("vox.run", json!(["build"])),
+        ("vox.prove", json!({"name": "build"})),
+    ] {
+        let e = lsp
+            .request(
+                "workspace/executeCommand",
+                json!({"command": command, "arguments": [{"uri": uri(&a), "config": config}]}),
+            )
+            .unwrap_err();
+        assert_eq!(e["code"], -32602, "{command} {config}: {e}");
+        assert!(
+            e["message"].as_str().unwrap().contains("\"config\" must be the name"),
+            "{e}"
+        );
+    }
+    assert_eq!(lsp.shutdown(), Some(0));
+}

@@ -290,10 +290,7 @@ fn exit_note(code: i32) -> &'static str {
 pub async fn execute(backend: &Backend, params: ExecuteCommandParams) -> Result<Option<Value>> {
     let obj = runs::arg_obj(&params)?;
     let path = runs::arg_path(obj)?;
-    let config = obj
-        .get("config")
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    let config = runs::arg_config(obj)?;
     let rule = obj.get("rule").and_then(Value::as_str).map(str::to_string);
     if let Some(r) = &rule {
         if !RULES.contains(&r.as_str()) {
