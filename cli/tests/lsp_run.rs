@@ -675,3 +675,28 @@ fn a_config_of_the_wrong_type_is_refused() {
     }
     assert_eq!(lsp.shutdown(), Some(0));
 }
+
+/// Issue 36 item 16: `vox.run` on a script that is neither open nor in the workspace reads it
+/// from disk and runs it as `vox run` would (from its directory); a missing file says "not found",
+/// not "the script has syntax errors".
+#[test]
+fn an_unopened_script_outside_the_workspace_runs_from_disk() {
+    let ws = TempDir::new("outside-ws");
+    let elsewhere = TempDir::new("outside-script");
+    let script = elsewhere.write("job.vox", "fn main() {\n    print(\"from disk\")\n}\n");
+    let mut lsp = Lsp::start(&ws.0, "vscode");
+    let id = run(&mut lsp, "vox.run", json!({"uri": uri(&script)}));
+    let (out, err, code) = collect(&mut lsp, id);
+    assert_eq!((out.as_str(), code), ("from disk\n", 0), "{err}");
+    let missing = elsewhere.0.join("missing.vox");
+    let e = lsp
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "vox.run", "arguments": [{"uri": uri(&missing)}]}),
+        )
+        .unwrap_err();
+    let message = e["message"].as_str().unwrap();
+    assert!(message.contains("not found"), "{e}");
+    assert!(!message.contains("syntax errors"), "{e}");
+    assert_eq!(lsp.shutdown(), Some(0));
+}

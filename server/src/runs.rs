@@ -205,6 +205,20 @@ pub(crate) fn plan(
             }
             (c.cwd.clone(), caps)
         }
+        // Neither open nor in the workspace (issue 36 item 16): read from disk and run as
+        // `vox run FILE` would, from the script's directory; a missing file says so.
+        None if snap.file(path).is_none() => {
+            if !path.is_file() {
+                return Err(invalid_params(format!(
+                    "{}: not found (no such file, and no open document)",
+                    path.display()
+                )));
+            }
+            let cwd = path
+                .parent()
+                .map_or_else(|| snap.root.clone(), Path::to_path_buf);
+            (cwd, Vec::new())
+        }
         None => {
             let cwd = snap.root.clone();
             let tokens = inferred_tokens(snap, path, &cwd).ok_or_else(|| {
