@@ -455,3 +455,45 @@ fn dollar_requests_are_answered() {
     assert!(!lsp.diagnostics(&a).is_empty());
     assert_eq!(lsp.shutdown(), Some(0));
 }
+
+/// Issue 36 item 14: a client whose hover `contentFormat` and completion `documentationFormat`
+/// list only plaintext gets plain text (no fences, no backticks); a markdown client still gets
+/// markdown.
+#[test]
+fn plaintext_clients_get_plain_text() {
+    let ws = TempDir::new("plaintext");
+    let text = "fn main() {\n    let t = time.now_ms()\n    print(t)\n}\n";
+    let a = ws.write("a.vox", text);
+    for (client, kind) in [("plaintext", "plaintext"), ("vscode", "markdown")] {
+        let mut lsp = Lsp::start(&ws.0, client);
+        lsp.open(&a, text);
+        let h = lsp
+            .request(
+                "textDocument/hover",
+                json!({"textDocument": {"uri": uri(&a)}, "position": {"line": 1, "character": 18}}),
+            )
+            .unwrap();
+        assert_eq!(h["contents"]["kind"], kind, "{client}: {h}");
+        let value = h["contents"]["value"].as_str().unwrap();
+        assert!(!value.is_empty(), "{client}: {h}");
+        if kind == "plaintext" {
+            assert!(!value.contains("```") && !value.contains('`'), "{value}");
+        }
+        let c = lsp
+            .request(
+                "textDocument/completion",
+                json!({"textDocument": {"uri": uri(&a)}, "position": {"line": 1, "character": 17}}),
+            )
+            .unwrap();
+        let items = c.as_array().or_else(|| c["items"].as_array()).unwrap();
+        let documented: Vec<&Value> = items
+            .iter()
+            .filter(|i| i["documentation"].is_object())
+            .collect();
+        assert!(!documented.is_empty(), "{client}: no documented completion");
+        for i in documented {
+            assert_eq!(i["documentation"]["kind"], kind, "{client}: {i}");
+        }
+        assert_eq!(lsp.shutdown(), Some(0));
+    }
+}

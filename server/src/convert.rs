@@ -3,7 +3,7 @@
 //! Documents are ropes; every conversion clamps, so no position from a client can panic.
 
 use ropey::Rope;
-use tower_lsp_server::ls_types::{Position, Range};
+use tower_lsp_server::ls_types::{MarkupContent, MarkupKind, Position, Range};
 use vox_syntax::TextRange;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -275,5 +275,28 @@ mod tests {
                 );
             }
         }
+    }
+}
+
+/// Markdown as plain text, for a client whose `contentFormat`/`documentationFormat` lacks
+/// markdown: code fences go (their lines stay), and so do inline code marks and emphasis.
+pub(crate) fn plain_markup(m: &MarkupContent) -> MarkupContent {
+    if m.kind == MarkupKind::PlainText {
+        return m.clone();
+    }
+    let mut out = String::with_capacity(m.value.len());
+    for line in m.value.lines() {
+        if line.trim_start().starts_with("```") {
+            continue;
+        }
+        out.push_str(&line.replace("**", "").replace('`', ""));
+        out.push('\n');
+    }
+    while out.ends_with('\n') {
+        out.pop();
+    }
+    MarkupContent {
+        kind: MarkupKind::PlainText,
+        value: out,
     }
 }

@@ -63,6 +63,11 @@ pub struct ClientCaps {
     /// `textDocument.completion.completionItem.snippetSupport`: completion may insert call
     /// snippets (`name(${1:a})`).
     pub snippet_completion: bool,
+    /// `textDocument.hover.contentFormat` names formats without markdown: hovers are sent as
+    /// plain text.
+    pub plaintext_hover: bool,
+    /// `completionItem.documentationFormat` likewise, for completion documentation.
+    pub plaintext_docs: bool,
 }
 
 /// State shared by the handlers.
@@ -780,6 +785,16 @@ fn client_caps(p: &InitializeParams) -> ClientCaps {
             .and_then(|c| c.completion_item.as_ref())
             .and_then(|i| i.snippet_support)
             .unwrap_or(false),
+        // A client that lists its formats without markdown shows plain text only.
+        plaintext_hover: td
+            .and_then(|t| t.hover.as_ref())
+            .and_then(|h| h.content_format.as_ref())
+            .is_some_and(|f| !f.contains(&MarkupKind::Markdown)),
+        plaintext_docs: td
+            .and_then(|t| t.completion.as_ref())
+            .and_then(|c| c.completion_item.as_ref())
+            .and_then(|i| i.documentation_format.as_ref())
+            .is_some_and(|f| !f.contains(&MarkupKind::Markdown)),
     }
 }
 
@@ -1146,8 +1161,18 @@ impl LanguageServer for Backend {
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
-        self.on_snapshot("hover", move |snap| ide::hover(snap, params))
-            .await
+        let plain = self.caps().plaintext_hover;
+        let hover = self
+            .on_snapshot("hover", move |snap| ide::hover(snap, params))
+            .await?;
+        Ok(hover.map(|mut h| {
+            if plain {
+                if let HoverContents::Markup(m) = &mut h.contents {
+                    *m = convert::plain_markup(m);
+                }
+            }
+            h
+        }))
     }
 
     async fn goto_definition(
@@ -1207,11 +1232,26 @@ impl LanguageServer for Backend {
     }
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
-        let snippets = self.caps().snippet_completion;
-        self.on_snapshot("completion", move |snap| {
-            ide::completion(snap, params, snippets)
-        })
-        .await
+        let caps = self.caps();
+        let snippets = caps.snippet_completion;
+        let mut r = self
+            .on_snapshot("completion", move |snap| {
+                ide::completion(snap, params, snippets)
+            })
+            .await?;
+        if caps.plaintext_docs {
+            let items = match &mut r {
+                Some(CompletionResponse::Array(items)) => items,
+                Some(CompletionResponse::List(l)) => &mut l.items,
+                None => return Ok(r),
+            };
+            for item in items {
+                if let Some(Documentation::MarkupContent(m)) = &mut item.documentation {
+                    *m = convert::plain_markup(m);
+                }
+            }
+        }
+        Ok(r)
     }
 
     async fn signature_help(&self, params: SignatureHelpParams) -> Result<Option<SignatureHelp>> {
