@@ -453,3 +453,54 @@ fn configuration_fixes_use_the_editor_text() {
     );
     assert_eq!(lsp.shutdown(), Some(0));
 }
+
+/// Issue 36 item 13: a client without `codeActionLiteralSupport` gets `Command`s that do what
+/// the actions do: "Run with inferred capabilities: add to …" applies its edit through
+/// `vox.applyEdit` (the server asks the client with `workspace/applyEdit`), and "Suppress … with
+/// a reason" applies its edit, then reveals the place to write the reason.
+#[test]
+fn clients_without_action_literals_get_commands() {
+    let ws = workspace();
+    let report = ws.path("report.vox");
+    let mut lsp = Lsp::start(&ws.0, "no-literals");
+    lsp.open_file(&report);
+    let all = actions(&mut lsp, &report, 1, None);
+    assert!(!all.is_empty());
+    for a in &all {
+        // A Command has `command` as a string; a CodeAction never does.
+        assert!(a["command"].is_string(), "not a Command: {a}");
+        assert!(a.get("edit").is_none() && a.get("kind").is_none(), "{a}");
+    }
+    let grant = find(&all, "Run with inferred capabilities: add to Vox.toml");
+    assert_eq!(grant["command"], "vox.applyEdit", "{grant}");
+    let r = lsp
+        .request(
+            "workspace/executeCommand",
+            json!({"command": grant["command"], "arguments": grant["arguments"]}),
+        )
+        .unwrap();
+    assert_eq!(r["applied"], true, "{r}");
+    let (method, params) = lsp.server_requests.last().unwrap().clone();
+    assert_eq!(method, "workspace/applyEdit");
+    let changes = &params["edit"]["changes"];
+    assert!(
+        changes.as_object().unwrap().keys().any(|k| k.ends_with("/Vox.toml")),
+        "{params}"
+    );
+    let text = "fn main() {\n    let t = time.now_ms()\n    print(t)\n}\n";
+    let clock = ws.write("clock.vox", text);
+    lsp.open(&clock, text);
+    let _ = lsp.diagnostics(&clock);
+    let all = actions(&mut lsp, &clock, 1, None);
+    let suppress = find(&all, "Suppress D003 with a reason");
+    assert_eq!(suppress["command"], "vox.applyEdit", "{suppress}");
+    assert_eq!(suppress["arguments"][0]["then"]["command"], "vox.revealSuppression");
+    lsp.request(
+        "workspace/executeCommand",
+        json!({"command": suppress["command"], "arguments": suppress["arguments"]}),
+    )
+    .unwrap();
+    let methods: Vec<&str> = lsp.server_requests.iter().map(|(m, _)| m.as_str()).collect();
+    assert_eq!(methods.iter().filter(|m| **m == "workspace/applyEdit").count(), 2, "{methods:?}");
+    assert_eq!(lsp.shutdown(), Some(0));
+}

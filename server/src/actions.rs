@@ -991,6 +991,18 @@ pub fn code_actions(
         }
         out.push(CodeActionOrCommand::CodeAction(a));
     }
+    if !caps.code_action_literals {
+        // A client that cannot take code-action literals takes commands that do the same.
+        out = out
+            .into_iter()
+            .filter_map(|a| match a {
+                CodeActionOrCommand::CodeAction(a) => {
+                    crate::runs::as_command(a).map(CodeActionOrCommand::Command)
+                }
+                c => Some(c),
+            })
+            .collect();
+    }
     Ok(Some(out))
 }
 

@@ -60,6 +60,9 @@ pub struct ClientCaps {
     /// `codeActionLiteralSupport` and `resolveSupport` naming `edit`: code actions are sent
     /// without their edit, which `codeAction/resolve` computes.
     pub code_action_resolve: bool,
+    /// `codeActionLiteralSupport`: without it, code actions are sent as `Command`s
+    /// ([`runs::as_command`]).
+    pub code_action_literals: bool,
     /// `textDocument.completion.completionItem.snippetSupport`: completion may insert call
     /// snippets (`name(${1:a})`).
     pub snippet_completion: bool,
@@ -773,6 +776,9 @@ fn client_caps(p: &InitializeParams) -> ClientCaps {
             .and_then(|d| d.hierarchical_document_symbol_support)
             .unwrap_or(false),
         snippet_edits: false,
+        code_action_literals: td
+            .and_then(|t| t.code_action.as_ref())
+            .is_some_and(|ca| ca.code_action_literal_support.is_some()),
         code_action_resolve: td.and_then(|t| t.code_action.as_ref()).is_some_and(|ca| {
             ca.code_action_literal_support.is_some()
                 && ca
@@ -826,6 +832,7 @@ pub const COMMANDS: &[&str] = &[
     "vox.stop",
     "vox.showCaps",
     "vox.revealSuppression",
+    runs::APPLY_EDIT,
     prove::COMMAND,
 ];
 

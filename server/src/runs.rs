@@ -262,8 +262,55 @@ fn push_caps(args: &mut Vec<String>, caps: &[String]) {
     }
 }
 
+/// What a code action becomes for a client without `codeActionLiteralSupport` (issue 36): a
+/// `vox.applyEdit` command carrying its edit and, when the action has one, the command to run
+/// after it; an action with a command only is that command.
+pub(crate) fn as_command(a: CodeAction) -> Option<Command> {
+    match (a.edit, a.command) {
+        (None, command) => command,
+        (Some(edit), then) => Some(Command {
+            title: a.title,
+            command: APPLY_EDIT.into(),
+            arguments: Some(vec![json!({"edit": edit, "then": then})]),
+        }),
+    }
+}
+
+/// The command that applies a code action's edit for a client without code-action literals.
+pub const APPLY_EDIT: &str = "vox.applyEdit";
+
 pub async fn execute(backend: &Backend, params: ExecuteCommandParams) -> Result<Option<Value>> {
     match params.command.as_str() {
+        APPLY_EDIT => {
+            let obj = arg_obj(&params)?;
+            let edit: WorkspaceEdit = obj
+                .get("edit")
+                .cloned()
+                .and_then(|e| serde_json::from_value(e).ok())
+                .ok_or_else(|| invalid_params("missing or invalid \"edit\""))?;
+            let then: Option<Command> = obj
+                .get("then")
+                .filter(|t| !t.is_null())
+                .cloned()
+                .map(serde_json::from_value)
+                .transpose()
+                .map_err(|e| invalid_params(format!("invalid \"then\": {e}")))?;
+            let applied = backend
+                .client
+                .apply_edit(edit)
+                .await
+                .map(|r| r.applied)
+                .unwrap_or(false);
+            if let (true, Some(c)) = (applied, then) {
+                let next = ExecuteCommandParams {
+                    command: c.command,
+                    arguments: c.arguments.unwrap_or_default(),
+                    work_done_progress_params: Default::default(),
+                };
+                Box::pin(execute(backend, next)).await?;
+            }
+            Ok(Some(json!({ "applied": applied })))
+        }
         "vox.run" | "vox.runTest" => {
             let obj = arg_obj(&params)?;
             let path = arg_path(obj)?;
