@@ -646,13 +646,14 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
     }
     if flags.format == Format::Human {
         eprintln!(
-            "vox lint: {} error{}, {} warning{} in {} file{}",
+            "vox lint: {} error{}, {} warning{} in {} file{}{}",
             counts.errors,
             if counts.errors == 1 { "" } else { "s" },
             counts.warnings,
             if counts.warnings == 1 { "" } else { "s" },
             loaded.targets.len(),
-            if loaded.targets.len() == 1 { "" } else { "s" }
+            if loaded.targets.len() == 1 { "" } else { "s" },
+            counts.by_family()
         );
     }
     // The process exits next: freeing every memo of the database one by one would only cost
@@ -666,6 +667,8 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
 struct Counts {
     errors: usize,
     warnings: usize,
+    /// Findings per family: `D`, `I`, `C`, `L`, `syntax`, `check`, `config`.
+    families: std::collections::BTreeMap<String, usize>,
 }
 
 impl Counts {
@@ -675,7 +678,25 @@ impl Counts {
                 Severity::Error => self.errors += 1,
                 Severity::Warning => self.warnings += 1,
             }
+            let family = match f.code.split_once('.') {
+                Some((group, _)) => group,
+                None => &f.code[..1],
+            };
+            *self.families.entry(family.to_string()).or_default() += 1;
         }
+    }
+
+    /// ` (D: 3, syntax: 1)`, or nothing when there are no findings.
+    fn by_family(&self) -> String {
+        if self.families.is_empty() {
+            return String::new();
+        }
+        let parts: Vec<String> = self
+            .families
+            .iter()
+            .map(|(k, n)| format!("{k}: {n}"))
+            .collect();
+        format!(" ({})", parts.join(", "))
     }
 }
 

@@ -136,6 +136,13 @@ fn lint<T: Held>(
         });
     }
     let mut out = suppress::apply(&cx, out, opts);
+    // `--select`/`--ignore` apply to every code; an error that stops the script always shows.
+    out.retain(|f| {
+        let b: &Finding = f.borrow();
+        opts.enabled(&b.code)
+            || (b.severity == vox_syntax::Severity::Error
+                && (b.code.starts_with("syntax.") || b.code.starts_with("check.")))
+    });
     for f in &mut out {
         let b: &Finding = (*f).borrow();
         let severity = opts.severity(&b.code, b.severity);

@@ -41,7 +41,16 @@ pub fn known_codes() -> String {
     codes.join(", ")
 }
 
+/// Style notes: not in the default set (as ruff leaves its style rules out), since they say
+/// nothing about what a script does; `--select syntax.semicolon` (or `syntax`) shows them.
+/// `vox check` still reports them, with their fixes.
+pub const STYLE_NOTES: &[&str] = &["syntax.semicolon"];
+
 impl LintOptions {
+    /// Whether findings of `code` are reported. `--select`, `--ignore` and `[lint]` apply to every
+    /// code, `syntax.*`, `check.*` and the capability rules included (docs/ci.md); errors that
+    /// stop a script (`syntax.*` and `check.*` at error severity) are shown whatever is
+    /// selected, as ruff shows syntax errors (`crate::lint`).
     pub fn enabled(&self, code: &str) -> bool {
         if self.ignore.iter().any(|p| matches(code, p)) {
             return false;
@@ -50,13 +59,12 @@ impl LintOptions {
         let default_on = match group {
             "D" | "C" | "L" => true,
             "I" => self.strict,
-            _ => true,
+            _ => !STYLE_NOTES.contains(&code),
         };
         if self.select.is_empty() {
             default_on
         } else {
-            // Capability and suppression rules are always on (analysis.md §1.3).
-            matches!(group, "C" | "L") || self.select.iter().any(|p| matches(code, p))
+            self.select.iter().any(|p| matches(code, p))
         }
     }
 
