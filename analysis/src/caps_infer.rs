@@ -159,6 +159,11 @@ pub fn resolve_dots(p: &Path) -> PathBuf {
 /// A target beneath the working directory is named through `cwd` as given (which may itself lie
 /// under a symlink), so that it still shows relative to it.
 fn real_target(abs: &Path, cwd: &Path) -> PathBuf {
+    // `/proc/self` and `/dev/fd` are links that resolve per process: the inferring process's
+    // pid would end up in the token.
+    if abs.starts_with("/proc") || abs.starts_with("/dev") {
+        return abs.to_path_buf();
+    }
     let real = std::fs::canonicalize(abs).or_else(|e| match (abs.parent(), abs.file_name()) {
         (Some(dir), Some(name)) => std::fs::canonicalize(dir).map(|d| d.join(name)),
         _ => Err(e),

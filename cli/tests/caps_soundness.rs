@@ -156,3 +156,23 @@ fn inferred_caps_are_enough_unless_vox_caps_says_incomplete() {
         "ran {ran}, incomplete {incomplete_seen}"
     );
 }
+
+/// Links that resolve per process (`/proc/self`, `/dev/fd`) are not followed: the inferring
+/// process's pid must not end up in a token (the run would read its own `/proc/<pid>`).
+#[test]
+fn per_process_links_are_not_resolved() {
+    let dir = scratch();
+    std::fs::write(
+        dir.join("job.vox"),
+        "print(fs.read(\"/proc/self/status\").unwrap().len() > 0)\n",
+    )
+    .unwrap();
+    let (code, tokens, err) = vox(&dir, &["caps".into(), "job.vox".into()], &[]);
+    assert_eq!((code, tokens.trim()), (0, "fs:ro=/proc/self"), "{err}");
+    let (code, out, err) = vox(
+        &dir,
+        &["run".into(), "--caps".into(), "fs:ro=/proc/self".into(), "job.vox".into()],
+        &[],
+    );
+    assert_eq!((code, out.as_str()), (0, "true\n"), "{err}");
+}
