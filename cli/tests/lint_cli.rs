@@ -441,3 +441,25 @@ fn select_and_ignore_apply_to_every_code() {
     assert_eq!(code, 1);
     assert!(codes(&out).iter().any(|c| c.starts_with("syntax.")), "{out}");
 }
+
+/// Issue 36 item 9: a misplaced `vox:allow-file` (after code) suppresses nothing: L002 (unused),
+/// not L001 (which means "no reason").
+#[test]
+fn a_misplaced_allow_file_is_l002() {
+    let d = scratch();
+    write(
+        &d,
+        "a.vox",
+        "fn main() {\n    // vox:allow-file(D003): the report is dated on purpose\n    print(time.now_ms())\n}\n",
+    );
+    let (_, out, _) = vox_in(&d, &["lint", "--format", "json", "a.vox"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let codes: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["L002", "D003"], "{out}");
+    assert!(out.contains("after code suppresses nothing"), "{out}");
+}

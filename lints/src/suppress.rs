@@ -110,9 +110,10 @@ pub(crate) fn apply<T: Held>(cx: &FileCx<'_>, findings: Vec<T>, opts: &LintOptio
         }
     }
     for s in &sups {
-        if s.misplaced && s.has_reason && opts.enabled("L001") {
+        // A misplaced `allow-file` has its reason: it is unused (L002), not unexplained (L001).
+        if s.misplaced && s.has_reason && opts.enabled("L002") {
             let mut f = cx.finding(
-                "L001",
+                "L002",
                 vox_syntax::Severity::Warning,
                 s.range,
                 "`vox:allow-file` after code suppresses nothing: a file-wide suppression must sit in the file's leading comment block".to_string(),
