@@ -118,6 +118,8 @@ pub fn local_effects(db: &dyn Db, f: FnDef<'_>) -> Vec<(Effect, TextRange)> {
     let mut out = Vec::new();
     for p in &facts.paths {
         let kind = match (p.builtin.ns(), p.builtin.name()) {
+            // A child's constant working directory: it reads and lists there.
+            ("process", _) if p.access == Access::List => EffectKind::FsList,
             ("process", _) => continue,
             _ => match p.access {
                 Access::Read => EffectKind::FsRead,

@@ -176,3 +176,30 @@ fn per_process_links_are_not_resolved() {
     );
     assert_eq!((code, out.as_str()), (0, "true\n"), "{err}");
 }
+
+/// Issue 36 item 8: a child's constant working directory is where the jailed child reads, so it
+/// gets a read root (before, the inferred set had none and the child could not read its own
+/// working directory).
+#[test]
+fn a_childs_constant_working_directory_gets_a_read_root() {
+    let dir = scratch();
+    std::fs::create_dir_all(dir.join("assets")).unwrap();
+    std::fs::write(dir.join("assets/a.txt"), "hello\n").unwrap();
+    std::fs::write(
+        dir.join("job.vox"),
+        "let r = process.run_capture_ex(\"cat\", [\"a.txt\"], \"assets\", {})\nprint(r.unwrap().stdout.trim())\n",
+    )
+    .unwrap();
+    let (code, tokens, err) = vox(&dir, &["caps".into(), "job.vox".into()], &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(tokens.lines().collect::<Vec<_>>(), ["fs:ro=assets", "process:allow"]);
+    let mut args: Vec<String> = vec!["run".into()];
+    for t in tokens.lines() {
+        args.push("--caps".into());
+        args.push(t.into());
+    }
+    args.push("job.vox".into());
+    let env = [("PATH", "/usr/bin:/bin".to_string())];
+    let (code, out, err) = vox(&dir, &args, &env);
+    assert_eq!((code, out.as_str()), (0, "hello\n"), "{err}");
+}

@@ -549,15 +549,23 @@ pub(super) fn path_args(body: &Body<'_>, _kinds: &Kinds, facts: &mut FactsBuilde
             .map(|&(ix, acc)| (args.get(ix).copied(), acc))
             .collect();
         if ns == "process" && matches!(name, "run_ex" | "run_capture_ex") {
-            // The working directory of a child: checked for its form (D005), not a capability.
+            // The working directory of a child: checked for its form (D005); a constant one
+            // (not "" or ".", the run's own) is also where the jailed child must read (issue 36), so it
+            // is a listing of that directory. Any other stays out of the inferred capabilities.
             if let Some(&cwd) = args.get(2) {
                 let shape = shape_of(&ev, &taint, cwd);
+                let (access, fact) = match ev.fact(cwd, false) {
+                    PathFact::Const(dir) if !matches!(dir.trim_end_matches('/'), "" | ".") => {
+                        (Access::List, PathFact::Const(dir))
+                    }
+                    _ => (Access::Read, PathFact::Dynamic),
+                };
                 facts.paths.push(PathArg {
                     builtin,
-                    access: Access::Read,
+                    access,
                     range: m.expr_ranges[cwd as usize],
                     call,
-                    fact: PathFact::Dynamic,
+                    fact,
                     shape,
                     glob: false,
                 });
