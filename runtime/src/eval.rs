@@ -510,16 +510,36 @@ impl<'p> Interp<'p> {
 
     fn eval(&mut self, id: ExprId) -> R {
         self.nesting += 1;
-        let r = if self.nesting.is_multiple_of(GROW_EVERY) {
-            stacker::maybe_grow(GROW_RED_ZONE, GROW_SEGMENT, || self.eval_inner(id))
-        } else {
-            self.eval_inner(id)
-        };
+        if self.nesting.is_multiple_of(GROW_EVERY) {
+            return self.eval_checking_stack(id);
+        }
+        let r = self.eval_inner(id);
         self.nesting -= 1;
         match r {
             Ok(v) => Ok(v),
             Err(f) => Err(self.locate(f, self.loc(id))),
         }
+    }
+
+    /// Every [`GROW_EVERY`] levels: when the host stack runs low, the evaluation goes on on a new
+    /// segment. Cold and out of line, and through [`Self::eval`] again (with the count moved
+    /// past the check), so that `eval_inner` keeps its one call site in the hot path.
+    #[cold]
+    #[inline(never)]
+    fn eval_checking_stack(&mut self, id: ExprId) -> R {
+        self.nesting -= 1;
+        let low = stacker::remaining_stack().is_none_or(|r| r < GROW_RED_ZONE);
+        let saved = self.nesting;
+        // The nested `eval` counts two more than `saved`, not a multiple of GROW_EVERY: no check
+        // again for this expression (the levels below shift by one, which only moves the checks).
+        self.nesting = saved + 1;
+        let r = if low {
+            stacker::grow(GROW_SEGMENT, || self.eval(id))
+        } else {
+            self.eval(id)
+        };
+        self.nesting = saved;
+        r
     }
 
     fn eval_args(&mut self, args: &[ExprId]) -> Result<Vec<Value>, Flow> {
@@ -796,10 +816,11 @@ impl<'p> Interp<'p> {
             return self.call_value(&f, args, named);
         }
         // A function held under key `name` of a map or record is called when the map has no
-        // method of that name (decision 61: methods win; `(o.f)(args)` works too).
+        // method of that name (decision 61: methods win; `(o.f)(args)` works too). The key is
+        // looked up first: it is rarely there, and the method list is longer.
         if let Value::Map(m) = &r {
-            if !methods::is_method_of("map", name) {
-                if let Some(f @ Value::Func(_)) = m.get(name) {
+            if let Some(f @ Value::Func(_)) = m.get(name) {
+                if !methods::is_method_of("map", name) {
                     let f = f.clone();
                     return self.call_value(&f, args, named);
                 }
@@ -1036,8 +1057,8 @@ impl<'p> Interp<'p> {
                         if let Value::Map(m) = &recv_value {
                             // A function held in a field is a call, never written back
                             // (decision 61).
-                            if !methods::is_method_of("map", name)
-                                && matches!(m.get(name), Some(Value::Func(_)))
+                            if matches!(m.get(name), Some(Value::Func(_)))
+                                && !methods::is_method_of("map", name)
                             {
                                 return self
                                     .method_call(recv_value, name, args, Vec::new())

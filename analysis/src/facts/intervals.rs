@@ -262,6 +262,22 @@ pub(super) fn overflows(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuilder
     facts.int_calls = calls.into_values().collect();
 }
 
+/// The hull of an int list literal's elements (`for b in [1, 2, 3]` binds `b` in [1, 3]).
+fn literal_bounds(cx: &Ctx<'_, '_>, iter: u32) -> Option<Iv> {
+    let m = cx.body.m;
+    let Expr::List(items) = &m.exprs[iter as usize] else {
+        return None;
+    };
+    let mut hull: Option<(i64, i64)> = None;
+    for &x in items {
+        let Expr::Lit(Literal::Int(n)) = m.exprs[x as usize] else {
+            return None;
+        };
+        hull = Some(hull.map_or((n, n), |(lo, hi)| (lo.min(n), hi.max(n))));
+    }
+    hull.map(|(lo, hi)| Iv::new(i128::from(lo), i128::from(hi)))
+}
+
 /// Every recursive step goes through here: a flat chain of 80,000 `+` is 80,000 levels deep,
 /// so the stack grows on the heap as needed (issue 36).
 fn eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
@@ -572,7 +588,8 @@ fn eval_node(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
             eval(cx, *iter, env);
             let mut binds: Vec<(u32, Iv)> = Vec::new();
             if let Some(v) = value {
-                if let Some(r) = range_bounds(cx, *iter, env) {
+                if let Some(r) = range_bounds(cx, *iter, env).or_else(|| literal_bounds(cx, *iter))
+                {
                     binds.push((cx.body.gslot(e, *v), r));
                 }
             }
