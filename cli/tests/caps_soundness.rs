@@ -171,7 +171,12 @@ fn per_process_links_are_not_resolved() {
     assert_eq!((code, tokens.trim()), (0, "fs:ro=/proc/self"), "{err}");
     let (code, out, err) = vox(
         &dir,
-        &["run".into(), "--caps".into(), "fs:ro=/proc/self".into(), "job.vox".into()],
+        &[
+            "run".into(),
+            "--caps".into(),
+            "fs:ro=/proc/self".into(),
+            "job.vox".into(),
+        ],
         &[],
     );
     assert_eq!((code, out.as_str()), (0, "true\n"), "{err}");
@@ -192,7 +197,10 @@ fn a_childs_constant_working_directory_gets_a_read_root() {
     .unwrap();
     let (code, tokens, err) = vox(&dir, &["caps".into(), "job.vox".into()], &[]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(tokens.lines().collect::<Vec<_>>(), ["fs:ro=assets", "process:allow"]);
+    assert_eq!(
+        tokens.lines().collect::<Vec<_>>(),
+        ["fs:ro=assets", "process:allow"]
+    );
     let mut args: Vec<String> = vec!["run".into()];
     for t in tokens.lines() {
         args.push("--caps".into());

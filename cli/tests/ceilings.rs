@@ -728,15 +728,22 @@ fn a_capture_stops_at_the_memory_ceiling_once_and_within_the_cap() {
         let out = child.wait_with_output_and_rusage();
         let (status, stdout, stderr, maxrss_kib) = out;
         let stderr = String::from_utf8_lossy(&stderr).into_owned();
-        assert_eq!(status.code(), Some(79), "{caps:?}: {stderr} (signal {:?})", status.signal());
+        assert_eq!(
+            status.code(),
+            Some(79),
+            "{caps:?}: {stderr} (signal {:?})",
+            status.signal()
+        );
         assert!(stdout.is_empty(), "{caps:?}");
         assert_eq!(
-            stderr,
-            "vox: memory limit exceeded: --max-memory 83886080\n",
+            stderr, "vox: memory limit exceeded: --max-memory 83886080\n",
             "{caps:?}: pid {pid}"
         );
         let cap_kib = 80 * 1024 + 24 * 1024;
-        assert!(maxrss_kib <= cap_kib, "{caps:?}: peak RSS {maxrss_kib} KiB > {cap_kib} KiB");
+        assert!(
+            maxrss_kib <= cap_kib,
+            "{caps:?}: peak RSS {maxrss_kib} KiB > {cap_kib} KiB"
+        );
     }
 }
 

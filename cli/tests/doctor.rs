@@ -94,7 +94,10 @@ fn doctor_reports_what_this_host_enforces() {
         "jail seccomp",
     ] {
         let l = line(&out, check);
-        assert!(l.starts_with(&format!("ok   {check}: proven by a probe child: ")), "{l}");
+        assert!(
+            l.starts_with(&format!("ok   {check}: proven by a probe child: ")),
+            "{l}"
+        );
     }
     assert!(!out.contains("fail "), "{out}");
 }
@@ -105,7 +108,10 @@ fn doctor_says_the_protections_are_unproven_without_landlock() {
     let (code, out, _) = doctor(Some("landlock"));
     assert_eq!(code, 1, "{out}");
     let l = line(&out, "jail protections");
-    assert!(l.starts_with("fail jail protections: no probe child could be confined"), "{l}");
+    assert!(
+        l.starts_with("fail jail protections: no probe child could be confined"),
+        "{l}"
+    );
     assert!(l.contains("Landlock is not available"), "{l}");
 }
 

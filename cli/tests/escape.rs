@@ -332,7 +332,10 @@ impl HostIpc {
             }
             let mut ds: libc::msqid_ds = std::mem::zeroed();
             if libc::msgctl(self.msg_id, libc::IPC_STAT, &mut ds) == 0 && ds.msg_qnum != 0 {
-                out.push(format!("the host's message queue got {} message(s)", ds.msg_qnum));
+                out.push(format!(
+                    "the host's message queue got {} message(s)",
+                    ds.msg_qnum
+                ));
             }
             let mut attr: libc::mq_attr = std::mem::zeroed();
             if libc::mq_getattr(self.mq, &mut attr) == 0 && attr.mq_curmsgs != 0 {
@@ -405,7 +408,10 @@ impl Inherited {
         let mut p = [0; 2];
         // SAFETY: pipe2 fills two descriptors, which we then own.
         let (pipe_r, pipe_w) = unsafe {
-            assert_eq!(libc::pipe2(p.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK), 0);
+            assert_eq!(
+                libc::pipe2(p.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK),
+                0
+            );
             (
                 std::fs::File::from_raw_fd(p[0]),
                 std::fs::File::from_raw_fd(p[1]),
@@ -800,7 +806,9 @@ fn output_within_ceiling(_: &Path, out: &Output) -> Result<(), String> {
     if o + e <= (1 << 20) + 4096 {
         Ok(())
     } else {
-        Err(format!("{o} bytes on stdout and {e} on stderr under --max-output 1MiB"))
+        Err(format!(
+            "{o} bytes on stdout and {e} on stderr under --max-output 1MiB"
+        ))
     }
 }
 
@@ -2012,7 +2020,10 @@ fn children_cannot_inject_into_the_terminal() {
     let script = escape_dir().join("110_tiocsti_pty.vox");
     let vox = world.vox(&dir, &flags, &script, &[]);
     let mut cmd = Command::new("python3");
-    cmd.arg("-c").arg(PTY_DRIVER).arg(vox.get_program()).args(vox.get_args());
+    cmd.arg("-c")
+        .arg(PTY_DRIVER)
+        .arg(vox.get_program())
+        .args(vox.get_args());
     cmd.env_clear();
     for (k, v) in vox.get_envs() {
         if let Some(v) = v {
@@ -2022,7 +2033,10 @@ fn children_cannot_inject_into_the_terminal() {
     cmd.current_dir(&dir);
     let (out, _) = run_guarded(&mut cmd, Duration::from_secs(60));
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let report = format!("{text}\n---- stderr:\n{}", String::from_utf8_lossy(&out.stderr));
+    let report = format!(
+        "{text}\n---- stderr:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(text.contains("queued for the shell: b''"), "{report}");
     assert!(!text.contains("ESCAPED"), "{report}");
     assert!(text.contains("vox exit 0"), "{report}");
@@ -2322,6 +2336,12 @@ fn env_ro_does_not_read_secrets() {
     let (code, out, err) = run_script(&world, &dir, text, &flags, &secret);
     assert_eq!((code, out.as_str()), (0, "Some(s3cr3t)\ns3cr3t\n"), "{err}");
     // Without --caps (the developer default) everything is granted.
-    let (code, out, err) = run_script(&world, &dir, "print(env.get(\"VOX_SECRET_DEPLOY\"))\n", &[], &secret);
+    let (code, out, err) = run_script(
+        &world,
+        &dir,
+        "print(env.get(\"VOX_SECRET_DEPLOY\"))\n",
+        &[],
+        &secret,
+    );
     assert_eq!((code, out.as_str()), (0, "Some(s3cr3t)\n"), "{err}");
 }

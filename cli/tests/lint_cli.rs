@@ -416,18 +416,40 @@ fn select_and_ignore_apply_to_every_code() {
     };
     let (_, out, err) = vox_in(&d, &["lint", "--format", "json", "a.vox"]);
     let all = codes(&out);
-    assert!(!all.iter().any(|c| c == "syntax.semicolon"), "{all:?} {err}");
-    assert!(all.iter().any(|c| c == "C004") && all.iter().any(|c| c == "D003"), "{all:?}");
+    assert!(
+        !all.iter().any(|c| c == "syntax.semicolon"),
+        "{all:?} {err}"
+    );
+    assert!(
+        all.iter().any(|c| c == "C004") && all.iter().any(|c| c == "D003"),
+        "{all:?}"
+    );
     let (_, out, _) = vox_in(&d, &["lint", "--format", "json", "--select", "D", "a.vox"]);
     assert_eq!(codes(&out), ["D005", "D003"]);
-    let (_, out, _) = vox_in(&d, &["lint", "--format", "json", "--select", "syntax", "a.vox"]);
+    let (_, out, _) = vox_in(
+        &d,
+        &["lint", "--format", "json", "--select", "syntax", "a.vox"],
+    );
     assert_eq!(codes(&out), ["syntax.semicolon"]);
     let (_, out, _) = vox_in(
         &d,
-        &["lint", "--format", "json", "--select", "syntax", "--ignore", "syntax.semicolon", "a.vox"],
+        &[
+            "lint",
+            "--format",
+            "json",
+            "--select",
+            "syntax",
+            "--ignore",
+            "syntax.semicolon",
+            "a.vox",
+        ],
     );
     assert!(codes(&out).is_empty());
-    write(&d, "Vox.toml", "[lint]\nselect = [\"syntax\", \"D\"]\nignore = [\"syntax.semicolon\"]\n");
+    write(
+        &d,
+        "Vox.toml",
+        "[lint]\nselect = [\"syntax\", \"D\"]\nignore = [\"syntax.semicolon\"]\n",
+    );
     let (_, out, _) = vox_in(&d, &["lint", "--format", "json", "a.vox"]);
     assert_eq!(codes(&out), ["D005", "D003"]);
     std::fs::remove_file(d.join("Vox.toml")).unwrap();
@@ -439,7 +461,10 @@ fn select_and_ignore_apply_to_every_code() {
     write(&d, "b.vox", "fn main() {\n    let x = (1\n}\n");
     let (code, out, _) = vox_in(&d, &["lint", "--format", "json", "--select", "D", "b.vox"]);
     assert_eq!(code, 1);
-    assert!(codes(&out).iter().any(|c| c.starts_with("syntax.")), "{out}");
+    assert!(
+        codes(&out).iter().any(|c| c.starts_with("syntax.")),
+        "{out}"
+    );
 }
 
 /// Issue 36 item 9: a misplaced `vox:allow-file` (after code) suppresses nothing: L002 (unused),

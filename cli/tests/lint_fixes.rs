@@ -233,13 +233,23 @@ fn the_d002_fix_of_an_underscore_key_binds_a_fresh_name() {
     let src = "fn main() {\n    let key = \"unit\"\n    let totals = {west: 12, east: 7}\n    for _, v in totals {\n        print(v + \" \" + key)\n    }\n}\n";
     std::fs::write(dir.join("s.vox"), src).unwrap();
     let (code, out, err) = vox_in(&dir, &["lint", "--fix", "s.vox"]);
-    assert!(err.contains("applied 1 fix") || out.contains("applied 1 fix"), "{out}{err}");
+    assert!(
+        err.contains("applied 1 fix") || out.contains("applied 1 fix"),
+        "{out}{err}"
+    );
     let fixed = std::fs::read_to_string(dir.join("s.vox")).unwrap();
-    assert!(fixed.contains("for key_2 in sorted(totals.keys()) {"), "{fixed}");
+    assert!(
+        fixed.contains("for key_2 in sorted(totals.keys()) {"),
+        "{fixed}"
+    );
     assert!(fixed.contains("let v = totals[key_2].unwrap()"), "{fixed}");
     assert_eq!(code, 0, "{out}{err}");
     let (code, out, err) = vox_in(&dir, &["check", "s.vox"]);
     assert_eq!(code, 0, "{out}{err}\n{fixed}");
     let (code, out, err) = vox_in(&dir, &["run", "s.vox"]);
-    assert_eq!((code, out.as_str()), (0, "7 unit\n12 unit\n"), "{err}\n{fixed}");
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "7 unit\n12 unit\n"),
+        "{err}\n{fixed}"
+    );
 }

@@ -484,7 +484,11 @@ fn clients_without_action_literals_get_commands() {
     assert_eq!(method, "workspace/applyEdit");
     let changes = &params["edit"]["changes"];
     assert!(
-        changes.as_object().unwrap().keys().any(|k| k.ends_with("/Vox.toml")),
+        changes
+            .as_object()
+            .unwrap()
+            .keys()
+            .any(|k| k.ends_with("/Vox.toml")),
         "{params}"
     );
     let text = "fn main() {\n    let t = time.now_ms()\n    print(t)\n}\n";
@@ -494,13 +498,27 @@ fn clients_without_action_literals_get_commands() {
     let all = actions(&mut lsp, &clock, 1, None);
     let suppress = find(&all, "Suppress D003 with a reason");
     assert_eq!(suppress["command"], "vox.applyEdit", "{suppress}");
-    assert_eq!(suppress["arguments"][0]["then"]["command"], "vox.revealSuppression");
+    assert_eq!(
+        suppress["arguments"][0]["then"]["command"],
+        "vox.revealSuppression"
+    );
     lsp.request(
         "workspace/executeCommand",
         json!({"command": suppress["command"], "arguments": suppress["arguments"]}),
     )
     .unwrap();
-    let methods: Vec<&str> = lsp.server_requests.iter().map(|(m, _)| m.as_str()).collect();
-    assert_eq!(methods.iter().filter(|m| **m == "workspace/applyEdit").count(), 2, "{methods:?}");
+    let methods: Vec<&str> = lsp
+        .server_requests
+        .iter()
+        .map(|(m, _)| m.as_str())
+        .collect();
+    assert_eq!(
+        methods
+            .iter()
+            .filter(|m| **m == "workspace/applyEdit")
+            .count(),
+        2,
+        "{methods:?}"
+    );
     assert_eq!(lsp.shutdown(), Some(0));
 }

@@ -448,8 +448,14 @@ fn dollar_requests_are_answered() {
     let mut lsp = Lsp::start(&ws.0, "vscode");
     let e = lsp.request("$/vox.noSuchThing", json!({})).unwrap_err();
     assert_eq!(e["code"], -32601, "{e}");
-    assert!(e["message"].as_str().unwrap().contains("$/vox.noSuchThing"), "{e}");
-    assert_eq!(lsp.request("$/setTrace", json!({"value": "off"})), Ok(Value::Null));
+    assert!(
+        e["message"].as_str().unwrap().contains("$/vox.noSuchThing"),
+        "{e}"
+    );
+    assert_eq!(
+        lsp.request("$/setTrace", json!({"value": "off"})),
+        Ok(Value::Null)
+    );
     let a = ws.write("a.vox", CLOCK);
     lsp.open(&a, CLOCK);
     assert!(!lsp.diagnostics(&a).is_empty());

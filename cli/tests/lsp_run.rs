@@ -638,7 +638,10 @@ fn runs_get_no_descriptor_the_editor_left_open() {
     lsp.open(&a, text);
     let id = run(&mut lsp, "vox.run", json!({"uri": uri(&a)}));
     let (out, err, code) = collect(&mut lsp, id);
-    assert!(held, "the server did not inherit the descriptor: the test proves nothing");
+    assert!(
+        held,
+        "the server did not inherit the descriptor: the test proves nothing"
+    );
     assert_eq!(
         (out.as_str(), code),
         ("run holds 250: false\nchild closed\n", 0),
@@ -669,7 +672,10 @@ fn a_config_of_the_wrong_type_is_refused() {
             .unwrap_err();
         assert_eq!(e["code"], -32602, "{command} {config}: {e}");
         assert!(
-            e["message"].as_str().unwrap().contains("\"config\" must be the name"),
+            e["message"]
+                .as_str()
+                .unwrap()
+                .contains("\"config\" must be the name"),
             "{e}"
         );
     }

@@ -42,7 +42,10 @@ fn shapes() -> Vec<(&'static str, String)> {
         ("elif", elif),
         (
             "methods",
-            main(format!("    let s = \"a\"{}\n    print(s)\n", ".trim()".repeat(30_000))),
+            main(format!(
+                "    let s = \"a\"{}\n    print(s)\n",
+                ".trim()".repeat(30_000)
+            )),
         ),
         (
             "and",

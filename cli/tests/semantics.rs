@@ -23,11 +23,17 @@ fn a_question_mark_that_ends_the_entry_is_a_failure() {
         &[],
     );
     assert_eq!((code, out.as_str()), (1, "start\n"), "{err}");
-    assert!(err.starts_with("vox: error: `?` ended the script with Err("), "{err}");
+    assert!(
+        err.starts_with("vox: error: `?` ended the script with Err("),
+        "{err}"
+    );
     assert!(err.contains("s.vox:3:13"), "{err}");
     let (code, out, err) = run("print(\"a\")\nlet x = [].first()?\nprint(x)\n", &[]);
     assert_eq!((code, out.as_str()), (1, "a\n"), "{err}");
-    assert!(err.starts_with("vox: error: `?` ended the script with None\n"), "{err}");
+    assert!(
+        err.starts_with("vox: error: `?` ended the script with None\n"),
+        "{err}"
+    );
     assert!(err.contains("s.vox:2:9"), "{err}");
     // Inside a function, `?` returns from the function.
     let (code, out, err) = run(
@@ -39,13 +45,20 @@ fn a_question_mark_that_ends_the_entry_is_a_failure() {
     let (code, _, err) = run("let x = [].first()?\n", &["--error-format", "json"]);
     assert_eq!(code, 1);
     let v: serde_json::Value = serde_json::from_str(err.lines().next().unwrap()).unwrap();
-    assert_eq!((v["line"].as_u64(), v["column"].as_u64()), (Some(1), Some(9)), "{err}");
+    assert_eq!(
+        (v["line"].as_u64(), v["column"].as_u64()),
+        (Some(1), Some(9)),
+        "{err}"
+    );
 }
 
 /// Decision 59: the entry's `None` (and `null`) result is not printed; `Some` is.
 #[test]
 fn the_entry_prints_its_result_unless_null_or_none() {
-    assert_eq!(run("fn main() {\n    None\n}\n", &[]), (0, String::new(), String::new()));
+    assert_eq!(
+        run("fn main() {\n    None\n}\n", &[]),
+        (0, String::new(), String::new())
+    );
     assert_eq!(
         run("fn main() {\n    Some(3)\n}\n", &[]),
         (0, "Some(3)\n".to_string(), String::new())
@@ -78,11 +91,12 @@ fn min_modulo_minus_one_names_the_operator() {
 #[test]
 fn json_nesting_is_bounded_by_max_depth() {
     let nest = |n: usize| {
-        format!(
-            "let r = json.parse(\"[\".repeat({n}) + \"]\".repeat({n}))\nprint(r.is_ok())\n"
-        )
+        format!("let r = json.parse(\"[\".repeat({n}) + \"]\".repeat({n}))\nprint(r.is_ok())\n")
     };
-    assert_eq!(run(&nest(1023), &[]), (0, "true\n".to_string(), String::new()));
+    assert_eq!(
+        run(&nest(1023), &[]),
+        (0, "true\n".to_string(), String::new())
+    );
     assert_eq!(
         run(&nest(1024), &[]),
         (
@@ -117,7 +131,10 @@ fn the_analysis_follows_calls_through_a_field() {
     assert!(!out.contains("check.unknown-method"), "{out}");
     let (_, out, _) = vox_in(&dir, &["lint", "--format", "json", "s.vox"]);
     assert!(out.contains("\"D003\""), "{out}");
-    assert!(out.contains("main → stamp") || out.contains("\"stamp\""), "{out}");
+    assert!(
+        out.contains("main → stamp") || out.contains("\"stamp\""),
+        "{out}"
+    );
     let (code, out, err) = vox_in(&dir, &["caps", "s.vox"]);
     assert_eq!((code, out.trim()), (0, "time:real"), "{err}");
 }

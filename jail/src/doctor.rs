@@ -104,7 +104,6 @@ pub fn proof_lines(proof: Result<Vec<crate::proof::Proven>, String>) -> Vec<Doct
     }
 }
 
-
 /// The run-lifetime check (decisions 48, 55): which mechanism ends a run's processes with it.
 /// It claims what `cli/tests/lifetime.rs` and `cli/tests/lsp_run.rs` check on a host where the
 /// prctl below works: every ending, `vox` killed with `SIGKILL` included.

@@ -60,7 +60,8 @@ pub fn prove() -> Result<Vec<Proven>, String> {
     let policy = ChildPolicy::new(Vec::new(), Vec::new(), false, tmp.path(), EnvPolicy::new())
         .with_process_group(ProcessGroup::Own);
     let mut cmd = Command::new("/bin/true");
-    let (_, mut hook) = confine_hook(&mut cmd, &policy, Mode::Confined).map_err(|e| e.to_string())?;
+    let (_, mut hook) =
+        confine_hook(&mut cmd, &policy, Mode::Confined).map_err(|e| e.to_string())?;
     let probe_file = CString::new(tmp.path().join("probe").as_os_str().as_bytes())
         .map_err(|_| "the temp dir's path holds a NUL byte".to_string())?;
     let probe_suid = CString::new(tmp.path().join("probe-suid").as_os_str().as_bytes())
@@ -73,11 +74,17 @@ pub fn prove() -> Result<Vec<Proven>, String> {
     // descriptor, without close-on-exec, plays one the invoker of vox left open).
     let (rd, wr, leaked) = unsafe {
         if libc::pipe2(p.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
-            return Err(format!("cannot make a pipe: {}", io::Error::last_os_error()));
+            return Err(format!(
+                "cannot make a pipe: {}",
+                io::Error::last_os_error()
+            ));
         }
         let leaked = libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY);
         if leaked < 0 {
-            return Err(format!("cannot open /dev/null: {}", io::Error::last_os_error()));
+            return Err(format!(
+                "cannot open /dev/null: {}",
+                io::Error::last_os_error()
+            ));
         }
         (
             OwnedFd::from_raw_fd(p[0]),
@@ -104,7 +111,11 @@ pub fn prove() -> Result<Vec<Proven>, String> {
             }
             // descriptors
             let fl = libc::fcntl(lfd, libc::F_GETFD);
-            out[1] = if fl >= 0 && fl & libc::FD_CLOEXEC != 0 { 0 } else { 251 };
+            out[1] = if fl >= 0 && fl & libc::FD_CLOEXEC != 0 {
+                0
+            } else {
+                251
+            };
             // terminal
             let c = b'x';
             out[2] = if libc::ioctl(lfd, libc::TIOCSTI, &c) == 0 {

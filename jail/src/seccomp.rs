@@ -231,7 +231,9 @@ fn compile(rules: Rules, errno: i32) -> Result<BpfProgram, String> {
         ARCH,
     )
     .map_err(|e| e.to_string())?;
-    filter.try_into().map_err(|e: seccompiler::BackendError| e.to_string())
+    filter
+        .try_into()
+        .map_err(|e: seccompiler::BackendError| e.to_string())
 }
 
 fn build(net_allowed: bool) -> Result<Filters, String> {

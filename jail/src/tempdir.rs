@@ -119,7 +119,11 @@ fn guardian(dir: &Path) -> Option<std::process::Child> {
     use std::os::unix::process::CommandExt as _;
     use std::process::{Command, Stdio};
     // SAFETY: a plain getter.
-    let root = if unsafe { libc::geteuid() } == 0 { "1" } else { "0" };
+    let root = if unsafe { libc::geteuid() } == 0 {
+        "1"
+    } else {
+        "0"
+    };
     Command::new("/bin/sh")
         .args(["-c", GUARDIAN, "vox-tempdir-guardian"])
         .arg(dir)

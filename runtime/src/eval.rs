@@ -735,13 +735,10 @@ impl<'p> Interp<'p> {
                     Value::Res(Ok(x)) | Value::Opt(Some(x)) => Ok((**x).clone()),
                     // A `?` that ends the entry is a failure, as Rust's `main` returning `Err` is
                     // (decision 58): exit 1 with the error at the `?`, nothing on stdout.
-                    Value::Res(Err(_)) | Value::Opt(None) if self.depth == 0 => {
-                        Err(Exc::error(format!(
-                            "`?` ended the script with {}",
-                            display::display(&v)
-                        ))
-                        .into())
-                    }
+                    Value::Res(Err(_)) | Value::Opt(None) if self.depth == 0 => Err(Exc::error(
+                        format!("`?` ended the script with {}", display::display(&v)),
+                    )
+                    .into()),
                     Value::Res(Err(_)) | Value::Opt(None) => Err(Flow::Return(v)),
                     other => Err(Exc::error(format!(
                         "the `?` operator needs an Option or Result, found {}",

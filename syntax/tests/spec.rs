@@ -372,6 +372,8 @@ fn line_index_columns() {
 fn one_element_tuples_are_a_syntax_error() {
     assert_eq!(codes("let t = (1,)\n"), ["syntax.one-element-tuple"]);
     let tree = parse(b"let t = (1,)\n");
-    assert!(tree.diagnostics()[0].message.contains("two or more elements"));
+    assert!(tree.diagnostics()[0]
+        .message
+        .contains("two or more elements"));
     clean("let t = (1, 2,)\nlet u = (1, 2)\nlet v = (1)\n");
 }

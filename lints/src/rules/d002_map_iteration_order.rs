@@ -138,6 +138,12 @@ fn fresh_name(text: &str) -> Option<String> {
         .split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .collect();
     (1..100)
-        .map(|i| if i == 1 { "key".to_string() } else { format!("key_{i}") })
+        .map(|i| {
+            if i == 1 {
+                "key".to_string()
+            } else {
+                format!("key_{i}")
+            }
+        })
         .find(|n| !words.contains(n.as_str()))
 }

@@ -44,7 +44,10 @@ impl Parser<'_> {
         let at = at.min(self.b.len());
         let before = &self.b[..at];
         let line = before.iter().filter(|&&c| c == b'\n').count() + 1;
-        let start = before.iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
+        let start = before
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |i| i + 1);
         let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
         JsonError::Syntax(format!("{what} at line {line} column {column}"))
     }
@@ -184,7 +187,9 @@ impl Parser<'_> {
                                 }
                                 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
                             } else if (0xDC00..0xE000).contains(&hi) {
-                                return Err(self.error_at("lone trailing surrogate in hex escape", at));
+                                return Err(
+                                    self.error_at("lone trailing surrogate in hex escape", at)
+                                );
                             } else {
                                 hi
                             };
@@ -197,9 +202,8 @@ impl Parser<'_> {
                     }
                 }
                 Some(_) => {
-                    return Err(self.error(
-                        "control character (\\u0000-\\u001F) found while parsing a string",
-                    ))
+                    return Err(self
+                        .error("control character (\\u0000-\\u001F) found while parsing a string"))
                 }
             }
         }
@@ -344,12 +348,26 @@ mod tests {
 
     #[test]
     fn values_and_numbers() {
-        assert_eq!(ok(" [1, -0, 2.5, 1e2, -7, true, null, \"a\\u00e9\\n\"] "), display(&parse("[1, 0, 2.5, 100.0, -7, true, null, \"a\u{e9}\\n\"]", 9).unwrap()));
+        assert_eq!(
+            ok(" [1, -0, 2.5, 1e2, -7, true, null, \"a\\u00e9\\n\"] "),
+            display(&parse("[1, 0, 2.5, 100.0, -7, true, null, \"a\u{e9}\\n\"]", 9).unwrap())
+        );
         assert!(matches!(parse("-0", 1).unwrap(), Value::Int(0)));
-        assert!(matches!(parse("-0.0", 1).unwrap(), Value::Float(f) if f == 0.0 && f.is_sign_negative()));
-        assert!(matches!(parse("9223372036854775807", 1).unwrap(), Value::Int(i64::MAX)));
-        assert!(matches!(parse("9223372036854775808", 1).unwrap(), Value::Float(_)));
-        assert_eq!(ok("{\"b\": 1, \"a\": {\"c\": []}, \"b\": 2}"), "{b: 2, a: {c: []}}");
+        assert!(
+            matches!(parse("-0.0", 1).unwrap(), Value::Float(f) if f == 0.0 && f.is_sign_negative())
+        );
+        assert!(matches!(
+            parse("9223372036854775807", 1).unwrap(),
+            Value::Int(i64::MAX)
+        ));
+        assert!(matches!(
+            parse("9223372036854775808", 1).unwrap(),
+            Value::Float(_)
+        ));
+        assert_eq!(
+            ok("{\"b\": 1, \"a\": {\"c\": []}, \"b\": 2}"),
+            "{b: 2, a: {c: []}}"
+        );
         assert_eq!(ok("\"\\ud83d\\ude00\""), "\u{1F600}");
     }
 
@@ -363,8 +381,14 @@ mod tests {
         assert_eq!(err("1 2"), "trailing characters at line 1 column 3");
         assert_eq!(err("[\n  01]"), "invalid number at line 2 column 4");
         assert_eq!(err("1e999"), "number out of range at line 1 column 1");
-        assert_eq!(err("\"\\ud800\""), "lone leading surrogate in hex escape at line 1 column 4");
-        assert_eq!(err("\"a\tb\""), "control character (\\u0000-\\u001F) found while parsing a string at line 1 column 3");
+        assert_eq!(
+            err("\"\\ud800\""),
+            "lone leading surrogate in hex escape at line 1 column 4"
+        );
+        assert_eq!(
+            err("\"a\tb\""),
+            "control character (\\u0000-\\u001F) found while parsing a string at line 1 column 3"
+        );
         assert_eq!(err("[[1]"), "EOF while parsing a list at line 1 column 5");
         assert_eq!(err("nul"), "expected value at line 1 column 1");
     }
