@@ -207,10 +207,8 @@ pub fn infer(body: &Body<'_>) -> Kinds {
                     _ if l.str_items => Kind::Str,
                     // `for b in [1, 2, 3]`: an element of an int list literal is an int (issue
                     // 36: D004 saw `b * factor` as unknown kinds).
-                    _ if l
-                        .literal_items
-                        .as_ref()
-                        .is_some_and(|xs| xs.iter().all(|&x| kinds.expr(x) == Kind::Int)) =>
+                    _ if matches!(&m.exprs[l.iter as usize], Expr::List(xs)
+                        if !xs.is_empty() && xs.iter().all(|&x| kinds.expr(x) == Kind::Int)) =>
                     {
                         Kind::Int
                     }
@@ -326,8 +324,6 @@ struct ForLoop {
     is_range: bool,
     /// Iterates `chars`, `split` or `keys`: strings.
     str_items: bool,
-    /// Iterates a list literal: its elements (all ints makes the value an int).
-    literal_items: Option<Vec<u32>>,
 }
 
 fn for_loops(body: &Body<'_>) -> Vec<ForLoop> {
@@ -345,10 +341,6 @@ fn for_loops(body: &Body<'_>) -> Vec<ForLoop> {
                 is_range: body.is_builtin_call(*iter, "", "range"),
                 str_items: matches!(&m.exprs[*iter as usize],
                     Expr::MethodCall { name, .. } if matches!(&**name, "chars" | "split" | "keys")),
-                literal_items: match &m.exprs[*iter as usize] {
-                    Expr::List(items) if !items.is_empty() => Some(items.clone()),
-                    _ => None,
-                },
             });
         }
     }

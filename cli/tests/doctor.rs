@@ -113,6 +113,7 @@ fn doctor_says_the_protections_are_unproven_without_landlock() {
         "{l}"
     );
     assert!(l.contains("Landlock is not available"), "{l}");
+    assert!(!l.contains("  "), "a run of spaces in the message: {l}");
 }
 
 #[test]

@@ -97,7 +97,8 @@ pub fn proof_lines(proof: Result<Vec<crate::proof::Proven>, String>) -> Vec<Doct
             DoctorStatus::Fail,
             "jail protections",
             format!(
-                "no probe child could be confined, so descriptors, the terminal, unix sockets,                  IPC, setuid bits and the seccomp filter are unproven: {why}"
+                "no probe child could be confined, so descriptors, the terminal, unix sockets, \
+                 IPC, setuid bits and the seccomp filter are unproven: {why}"
             ),
             "see the lines above for what this host lacks",
         )],

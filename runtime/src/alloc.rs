@@ -181,14 +181,9 @@ pub fn ceiling() -> Exc {
 
 /// Refuses to build a value of about `bytes` bytes when that would cross the limit.
 pub fn reserve(bytes: usize) -> Res<()> {
-    let limit = LIMIT.load(Relaxed);
-    if limit != 0 && used().saturating_add(bytes) > limit {
-        OVER.store(true, Relaxed);
-        return Err(Exc::Ceiling {
-            kind: CeilingKind::Memory,
-            limit: limit as u64,
-            loc: None,
-        });
+    if fits(bytes) {
+        Ok(())
+    } else {
+        Err(ceiling())
     }
-    Ok(())
 }

@@ -210,13 +210,7 @@ impl<'p> Interp<'p> {
         }
         self.ctx.flush_if_stale();
         if crate::alloc::over_limit() {
-            let limit = crate::alloc::limit();
-            return Err(Exc::Ceiling {
-                kind: CeilingKind::Memory,
-                limit,
-                loc: None,
-            }
-            .into());
+            return Err(crate::alloc::ceiling().into());
         }
         if let Some(deadline) = self.ctx.deadline {
             if std::time::Instant::now() >= deadline {
@@ -812,16 +806,8 @@ impl<'p> Interp<'p> {
             let f = self.namespace_member(ns, name)?;
             return self.call_value(&f, args, named);
         }
-        // A function held under key `name` of a map or record is called when the map has no
-        // method of that name (decision 61: methods win; `(o.f)(args)` works too). The key is
-        // looked up first: it is rarely there, and the method list is longer.
-        if let Value::Map(m) = &r {
-            if let Some(f @ Value::Func(_)) = m.get(name) {
-                if !methods::is_method_of("map", name) {
-                    let f = f.clone();
-                    return self.call_value(&f, args, named);
-                }
-            }
+        if let Some(f) = field_function(&r, name) {
+            return self.call_value(&f, args, named);
         }
         if let Some(e) = method_as_function(&r, name) {
             return Err(e.into());
@@ -1051,16 +1037,11 @@ impl<'p> Interp<'p> {
                         }
                     } else {
                         let recv_value = current.clone();
-                        if let Value::Map(m) = &recv_value {
-                            // A function held in a field is a call, never written back
-                            // (decision 61).
-                            if matches!(m.get(name), Some(Value::Func(_)))
-                                && !methods::is_method_of("map", name)
-                            {
-                                return self
-                                    .method_call(recv_value, name, args, Vec::new())
-                                    .map_err(|e| self.locate(e, self.loc(*expr)));
-                            }
+                        // A function held in a field is a call, never written back (decision 61).
+                        if let Some(f) = field_function(&recv_value, name) {
+                            return self
+                                .call_value(&f, args, Vec::new())
+                                .map_err(|e| self.locate(e, self.loc(*expr)));
                         }
                         let r = match &recv_value {
                             Value::Namespace(_) => {
@@ -1418,6 +1399,17 @@ fn write_path(target: &mut Value, steps: &[Step], v: Value) -> Res<()> {
 
 /// ``str.trim is not a function; use the method form `x.trim()` `` (voxscript.md §4.13): a
 /// method named through a global conversion builtin (`str`, `int`, `float`, …), read or called.
+/// The function `o.name(args)` calls on a map or record `o` whose key `name` holds one and which
+/// has no method of that name (decision 61: methods win; `(o.f)(args)` works too). The key is
+/// looked up first: it is rarely there, and the method list is longer.
+fn field_function(o: &Value, name: &str) -> Option<Value> {
+    let Value::Map(m) = o else { return None };
+    match m.get(name) {
+        Some(f @ Value::Func(_)) if !methods::is_method_of("map", name) => Some(f.clone()),
+        _ => None,
+    }
+}
+
 fn method_as_function(v: &Value, name: &str) -> Option<Exc> {
     let Value::Func(f) = v else { return None };
     match &**f {

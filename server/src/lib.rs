@@ -722,6 +722,9 @@ fn client_caps(p: &InitializeParams) -> ClientCaps {
     let td = c.text_document.as_ref();
     let ws = c.workspace.as_ref();
     let wse = ws.and_then(|w| w.workspace_edit.as_ref());
+    let code_action_literals = td
+        .and_then(|t| t.code_action.as_ref())
+        .is_some_and(|ca| ca.code_action_literal_support.is_some());
     ClientCaps {
         pull: td.is_some_and(|t| t.diagnostic.is_some()),
         diagnostic_refresh: ws
@@ -776,16 +779,12 @@ fn client_caps(p: &InitializeParams) -> ClientCaps {
             .and_then(|d| d.hierarchical_document_symbol_support)
             .unwrap_or(false),
         snippet_edits: false,
-        code_action_literals: td
-            .and_then(|t| t.code_action.as_ref())
-            .is_some_and(|ca| ca.code_action_literal_support.is_some()),
-        code_action_resolve: td.and_then(|t| t.code_action.as_ref()).is_some_and(|ca| {
-            ca.code_action_literal_support.is_some()
-                && ca
-                    .resolve_support
-                    .as_ref()
-                    .is_some_and(|r| r.properties.iter().any(|p| p == "edit"))
-        }),
+        code_action_literals,
+        code_action_resolve: code_action_literals
+            && td
+                .and_then(|t| t.code_action.as_ref())
+                .and_then(|ca| ca.resolve_support.as_ref())
+                .is_some_and(|r| r.properties.iter().any(|p| p == "edit")),
         snippet_completion: td
             .and_then(|t| t.completion.as_ref())
             .and_then(|c| c.completion_item.as_ref())
