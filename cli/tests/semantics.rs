@@ -119,6 +119,44 @@ fn json_nesting_is_bounded_by_max_depth() {
     );
 }
 
+/// Decision 62 for YAML and TOML, whose libraries stopped at 128 and 80 levels: the same bound as
+/// JSON. A TOML document's own table is a level, so its arrays may nest one less.
+#[test]
+fn yaml_and_toml_nesting_is_bounded_by_max_depth() {
+    let nest = |format: &str, prefix: &str, n: usize| {
+        format!(
+            "let r = {format}.parse(\"{prefix}\" + \"[\".repeat({n}) + \"]\".repeat({n}))\nprint(r.is_ok())\n"
+        )
+    };
+    let stopped = (
+        78,
+        String::new(),
+        "vox: execution budget exceeded: --max-depth 1024\n".to_string(),
+    );
+    let yes = (0, "true\n".to_string(), String::new());
+    assert_eq!(run(&nest("yaml", "", 1023), &[]), yes);
+    assert_eq!(run(&nest("yaml", "", 1024), &[]), stopped);
+    assert_eq!(run(&nest("toml", "a = ", 1022), &[]), yes);
+    assert_eq!(run(&nest("toml", "a = ", 1023), &[]), stopped);
+    // Inline tables and dotted keys are levels too.
+    let tables = "let r = toml.parse(\"a = \" + '{b = '.repeat(1022) + \"1\" + '}'.repeat(1022))\nprint(r.is_ok())\n";
+    assert_eq!(run(tables, &[]), yes);
+    let dotted = "let r = toml.parse(\"k\" + \".k\".repeat(1023) + \" = 1\")\nprint(r.is_ok())\n";
+    assert_eq!(run(dotted, &[]).0, 78);
+    // Without a limit: YAML builds on the heap; TOML's parser recurses, so it stops at 10,000.
+    let (code, out, err) = run(&nest("yaml", "", 200_000), &["--max-depth", "0"]);
+    assert_eq!((code, out.as_str()), (0, "true\n"), "{err}");
+    let (code, out, err) = run(
+        &nest("toml", "a = ", 200_000).replace("print(r.is_ok())", "print(r)"),
+        &["--max-depth", "0"],
+    );
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "Err(nested deeper than 10000 levels)\n"),
+        "{err}"
+    );
+}
+
 /// Decision 61 in the analysis: a function called through a field (`o.s()`) is in the chains and
 /// the inferred capabilities, and `vox check` does not call it an unknown method.
 #[test]

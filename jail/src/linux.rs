@@ -435,10 +435,8 @@ unsafe fn join_mounts(t: &Template, cwd: &mut [u8]) -> io::Result<()> {
 impl ChildSetup {
     /// Runs in the forked child: syscalls only, no allocation, no panics.
     unsafe fn apply(&mut self) -> io::Result<()> {
-        if self.new_session || self.leave_terminal {
-            if libc::setsid() < 0 {
-                return Err(io::Error::last_os_error());
-            }
+        if (self.new_session || self.leave_terminal) && libc::setsid() < 0 {
+            return Err(io::Error::last_os_error());
         }
         if self.new_session {
             // What a background child starts stays beneath it, so that the end of the run can

@@ -112,9 +112,9 @@ fn suid_mode(arg: u8, creating: Option<u8>) -> Result<Vec<SeccompRule>, String> 
 fn add(map: &mut Rules, nr: libc::c_long, rules: Vec<SeccompRule>) {
     #[cfg(target_arch = "x86_64")]
     if x32_enabled() {
-        map.insert(i64::from(nr) | X32, rules.clone());
+        map.insert(nr | X32, rules.clone());
     }
-    map.insert(i64::from(nr), rules);
+    map.insert(nr, rules);
 }
 
 #[cfg(target_arch = "x86_64")]

@@ -43,11 +43,15 @@ pub fn parse_json_text(host: &mut dyn Host, text: &str) -> Res<Result<Value, Str
     match super::json_text::parse(text, limit.saturating_sub(1)) {
         Ok(v) => Ok(Ok(v)),
         Err(super::json_text::JsonError::Syntax(why)) => Ok(Err(why)),
-        Err(super::json_text::JsonError::TooDeep) => Err(Exc::Ceiling {
-            kind: crate::exc::CeilingKind::Depth,
-            limit,
-            loc: None,
-        }),
+        Err(super::json_text::JsonError::TooDeep) => Err(depth_ceiling(limit)),
+    }
+}
+
+fn depth_ceiling(limit: u64) -> Exc {
+    Exc::Ceiling {
+        kind: crate::exc::CeilingKind::Depth,
+        limit,
+        loc: None,
     }
 }
 
@@ -69,22 +73,24 @@ pub(super) fn json_render(_: &mut dyn Host, args: &mut Args) -> Res<Value> {
     })
 }
 
-fn top_level_key(text: &str, key: &str) -> Result<serde_json::Value, String> {
-    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    match v {
-        serde_json::Value::Object(mut o) => o
-            .remove(key)
+/// The value at `key` of a JSON object's text, with the nesting bounds of `json.parse`.
+fn top_level_key(host: &mut dyn Host, text: &str, key: &str) -> Res<Result<Value, String>> {
+    Ok(match parse_json_text(host, text)? {
+        Ok(Value::Map(m)) => m
+            .get(key)
+            .cloned()
             .ok_or_else(|| format!("key `{key}` not found")),
-        _ => Err("expected a JSON object".to_string()),
-    }
+        Ok(_) => Err("expected a JSON object".to_string()),
+        Err(why) => Err(why),
+    })
 }
 
 pub(super) fn json_read_str(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     args.arity(2, 2)?;
     let (text, key) = (args.str(0)?, args.str(1)?);
     reserve_parse(host, text)?;
-    Ok(match top_level_key(text, key) {
-        Ok(serde_json::Value::String(s)) => Value::ok(rc_str(s)),
+    Ok(match top_level_key(host, text, key)? {
+        Ok(Value::Str(s)) => Value::ok(Value::Str(s)),
         Ok(_) => err_str(format!("key `{key}` is not a string")),
         Err(why) => err_str(why),
     })
@@ -94,8 +100,9 @@ pub(super) fn json_read_f64(host: &mut dyn Host, args: &mut Args) -> Res<Value> 
     args.arity(2, 2)?;
     let (text, key) = (args.str(0)?, args.str(1)?);
     reserve_parse(host, text)?;
-    Ok(match top_level_key(text, key) {
-        Ok(serde_json::Value::Number(n)) => Value::ok(Value::Float(n.as_f64().unwrap_or(f64::NAN))),
+    Ok(match top_level_key(host, text, key)? {
+        Ok(Value::Float(f)) => Value::ok(Value::Float(f)),
+        Ok(Value::Int(i)) => Value::ok(Value::Float(i as f64)),
         Ok(_) => err_str(format!("key `{key}` is not a number")),
         Err(why) => err_str(why),
     })
@@ -250,11 +257,15 @@ fn from_toml_table(t: toml::Table) -> Value {
     map_of(m)
 }
 
-/// Parses a TOML document into a map in source order.
-pub fn parse_toml_text(text: &str) -> Result<Value, String> {
-    text.parse::<toml::Table>()
-        .map(from_toml_table)
-        .map_err(|e| e.to_string().trim_end().to_string())
+/// Parses a TOML document into a map in source order: `Ok(Err(why))` for text that is not TOML;
+/// nesting deeper than `--max-depth` stops the run with that ceiling (exit 78), as for JSON.
+pub fn parse_toml_text(host: &mut dyn Host, text: &str) -> Res<Result<Value, String>> {
+    let limit = nesting_limit(host);
+    match super::toml_text::parse(text, limit.saturating_sub(1), from_toml_table) {
+        Ok(v) => Ok(Ok(v)),
+        Err(super::toml_text::TomlError::Syntax(why)) => Ok(Err(why)),
+        Err(super::toml_text::TomlError::TooDeep) => Err(depth_ceiling(limit)),
+    }
 }
 
 fn to_toml(v: &Value) -> Result<toml::Value, String> {
@@ -297,7 +308,7 @@ pub(super) fn toml_parse(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     args.arity(1, 1)?;
     let text = args.str(0)?;
     reserve_parse(host, text)?;
-    Ok(match parse_toml_text(text) {
+    Ok(match parse_toml_text(host, text)? {
         Ok(v) => Value::ok(v),
         Err(why) => err_str(why),
     })
@@ -313,39 +324,15 @@ pub(super) fn toml_render(_: &mut dyn Host, args: &mut Args) -> Res<Value> {
 
 // ---- yaml ----
 
-fn from_yaml(v: serde_yaml::Value) -> Value {
-    match v {
-        serde_yaml::Value::Null => Value::Null,
-        serde_yaml::Value::Bool(b) => Value::Bool(b),
-        serde_yaml::Value::Number(n) => match n.as_i64() {
-            Some(i) => Value::Int(i),
-            None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        serde_yaml::Value::String(s) => rc_str(s),
-        serde_yaml::Value::Sequence(items) => {
-            Value::list(items.into_iter().map(from_yaml).collect())
-        }
-        serde_yaml::Value::Mapping(m) => {
-            let mut out = VMap::with_capacity(m.len());
-            for (k, v) in m {
-                // Map keys are strs; a scalar key becomes its display form.
-                let key = match from_yaml(k) {
-                    Value::Str(s) => s,
-                    other => Rc::from(display(&other)),
-                };
-                out.insert(key, from_yaml(v));
-            }
-            map_of(out)
-        }
-        serde_yaml::Value::Tagged(t) => from_yaml(t.value),
+/// Parses a YAML document (maps in source order): `Ok(Err(why))` for text that is not YAML;
+/// nesting deeper than `--max-depth` stops the run with that ceiling (exit 78), as for JSON.
+pub fn parse_yaml_text(host: &mut dyn Host, text: &str) -> Res<Result<Value, String>> {
+    let limit = nesting_limit(host);
+    match super::yaml_text::parse(text, limit.saturating_sub(1)) {
+        Ok(v) => Ok(Ok(v)),
+        Err(super::yaml_text::YamlError::Syntax(why)) => Ok(Err(why)),
+        Err(super::yaml_text::YamlError::TooDeep) => Err(depth_ceiling(limit)),
     }
-}
-
-/// Parses a YAML document (maps in source order).
-pub fn parse_yaml_text(text: &str) -> Result<Value, String> {
-    serde_yaml::from_str::<serde_yaml::Value>(text)
-        .map(from_yaml)
-        .map_err(|e| e.to_string())
 }
 
 fn to_yaml(v: &Value) -> Result<serde_yaml::Value, String> {
@@ -381,7 +368,7 @@ pub(super) fn yaml_parse(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     args.arity(1, 1)?;
     let text = args.str(0)?;
     reserve_parse(host, text)?;
-    Ok(match parse_yaml_text(text) {
+    Ok(match parse_yaml_text(host, text)? {
         Ok(v) => Value::ok(v),
         Err(why) => err_str(why),
     })
@@ -486,7 +473,7 @@ mod tests {
             "Ok({b: 1, a: x, t: {z: [1.5, true]}})"
         );
         assert!(call(&mut h, "toml.parse", vec![s("= =")]).starts_with("Err("));
-        let parsed = crate::builtins::data::parse_toml_text(doc).unwrap();
+        let parsed = super::parse_toml_text(&mut h, doc).unwrap().unwrap();
         assert_eq!(
             call(&mut h, "toml.render", vec![parsed]),
             "Ok(b = 1\na = \"x\"\n\n[t]\nz = [1.5, true]\n)"
@@ -499,7 +486,9 @@ mod tests {
             call(&mut h, "yaml.parse", vec![s("b: 1\na: [x, 2.5, null]\n")]),
             "Ok({b: 1, a: [x, 2.5, null]})"
         );
-        let parsed = crate::builtins::data::parse_yaml_text("b: 1\na: [x, true]\n").unwrap();
+        let parsed = super::parse_yaml_text(&mut h, "b: 1\na: [x, true]\n")
+            .unwrap()
+            .unwrap();
         assert_eq!(
             call(&mut h, "yaml.render", vec![parsed]),
             "Ok(b: 1\na:\n- x\n- true\n)"
@@ -518,8 +507,13 @@ mod nesting_tests {
         let n = 200_000;
         // JSON: unclosed, so an error at its end; never deeper than the parser's heap stack.
         assert!(super::super::json_text::parse(&"[".repeat(n), u64::MAX).is_err());
-        assert!(parse_yaml_text(&"[".repeat(n)).is_err());
-        assert!(parse_toml_text(&format!("a = {}", "[".repeat(n))).is_err());
-        assert!(parse_toml_text(&format!("a = {}", "{b=".repeat(n))).is_err());
+        let mut h = crate::test_host::MockHost::new();
+        let mut unbounded =
+            |text: String, f: fn(&mut dyn Host, &str) -> Res<Result<Value, String>>| {
+                assert!(matches!(f(&mut h, &text), Ok(Err(_))));
+            };
+        unbounded("[".repeat(n), parse_yaml_text);
+        unbounded(format!("a = {}", "[".repeat(n)), parse_toml_text);
+        unbounded(format!("a = {}", "{b=".repeat(n)), parse_toml_text);
     }
 }

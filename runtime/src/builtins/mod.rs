@@ -17,6 +17,8 @@ mod math;
 pub mod path;
 pub mod random;
 pub mod text;
+mod toml_text;
+mod yaml_text;
 
 macro_rules! row {
     ($ns:literal, $name:literal, $f:path) => {

@@ -59,8 +59,8 @@ pub(super) fn open(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     host.reserve(text.len().saturating_mul(4))?;
     let parsed = match format {
         Format::Json => data::parse_json_text(host, &text)?,
-        Format::Toml => data::parse_toml_text(&text),
-        Format::Yaml => data::parse_yaml_text(&text),
+        Format::Toml => data::parse_toml_text(host, &text)?,
+        Format::Yaml => data::parse_yaml_text(host, &text)?,
         Format::Csv => data::parse_csv_records(&text),
     };
     Ok(match parsed {
