@@ -86,6 +86,9 @@ impl Kind {
 pub struct Kinds {
     pub slots: Vec<Kind>,
     pub exprs: Vec<Kind>,
+    /// For each global slot bound once to a list literal of int literals (`let xs = [1, -2]`,
+    /// never assigned or pushed to again), that literal: its elements are ints.
+    pub int_lists: Vec<Option<u32>>,
 }
 
 impl Kinds {
@@ -133,9 +136,14 @@ pub fn infer(body: &Body<'_>) -> Kinds {
             }
         }
     }
+    let int_lists = crate::facts::single_inits(body)
+        .into_iter()
+        .map(|init| init.filter(|&e| int_list_literal(m, e)))
+        .collect();
     let mut kinds = Kinds {
         slots: vec![Kind::Unknown; n_slots],
         exprs: vec![Kind::Unknown; m.exprs.len()],
+        int_lists,
     };
     let changing = slot_dependent(body);
     let loops = for_loops(body);
@@ -296,7 +304,10 @@ fn slot_dependent(body: &Body<'_>) -> Vec<u32> {
                 matches!(m.exprs[*callee as usize], Expr::Builtin(_))
                     && args.first().is_some_and(|a| reads(*a))
             }
-            Expr::MethodCall { recv, .. } => reads(*recv),
+            // `unwrap_or(d)` looks at its default's kind too.
+            Expr::MethodCall { recv, args, .. } => {
+                reads(*recv) || args.first().is_some_and(|a| reads(*a))
+            }
             Expr::If {
                 then,
                 els: Some(els),
@@ -429,6 +440,9 @@ fn expr_kind(body: &Body<'_>, k: &Kinds, e: u32) -> Kind {
             },
             _ => Unknown,
         },
+        Expr::MethodCall {
+            recv, name, args, ..
+        } if unwraps_int(body, k, *recv, name, args) => Int,
         Expr::MethodCall { recv, name, .. } => match method_kind(k.expr(*recv), name) {
             Unknown if k.expr(*recv) == Unset => Unset,
             kind => kind,
@@ -443,6 +457,55 @@ fn expr_kind(body: &Body<'_>, k: &Kinds, e: u32) -> Kind {
         },
         _ => Unknown,
     }
+}
+
+/// A list literal of int literals (negated ones included), not empty.
+pub(crate) fn int_list_literal(m: &vox_hir::Module, e: u32) -> bool {
+    let int = |x: u32| match &m.exprs[x as usize] {
+        Expr::Lit(Literal::Int(_)) => true,
+        Expr::Unary(UnOp::Neg, y) => matches!(m.exprs[*y as usize], Expr::Lit(Literal::Int(_))),
+        _ => false,
+    };
+    matches!(&m.exprs[e as usize], Expr::List(xs) if !xs.is_empty() && xs.iter().all(|&x| int(x)))
+}
+
+/// The int list literal `e` is or names (`[1, 2]`, or a local bound once to one).
+pub(crate) fn int_list_of(body: &Body<'_>, k: &Kinds, e: u32) -> Option<u32> {
+    match &body.m.exprs[e as usize] {
+        Expr::List(_) if int_list_literal(body.m, e) => Some(e),
+        Expr::Local(s) => k
+            .int_lists
+            .get(body.gslot(e, *s) as usize)
+            .copied()
+            .flatten(),
+        _ => None,
+    }
+}
+
+/// The Option `recv` holds an int: a `checked_*` operation on an int, or an element of an int
+/// list literal (`xs[0]`, `xs.get(i)`, `xs.first()`, `xs.last()`).
+pub(crate) fn int_option(body: &Body<'_>, k: &Kinds, recv: u32) -> bool {
+    match &body.m.exprs[recv as usize] {
+        Expr::MethodCall { recv: r, name, .. } if name.starts_with("checked_") => {
+            k.expr(*r) == Kind::Int
+        }
+        Expr::MethodCall { recv: r, name, .. } if matches!(&**name, "get" | "first" | "last") => {
+            int_list_of(body, k, *r).is_some()
+        }
+        Expr::Index(r, _) => int_list_of(body, k, *r).is_some(),
+        _ => false,
+    }
+}
+
+/// `o.unwrap()`, `o.expect(…)` or `o.unwrap_or(int)` of an Option that holds an int (so
+/// `a.checked_mul(b).expect(…) * c` is an int product to D004, issue 36).
+fn unwraps_int(body: &Body<'_>, k: &Kinds, recv: u32, name: &str, args: &[u32]) -> bool {
+    let unwraps = match name {
+        "unwrap" | "expect" => true,
+        "unwrap_or" => args.first().is_some_and(|&d| k.expr(d) == Kind::Int),
+        _ => false,
+    };
+    unwraps && int_option(body, k, recv)
 }
 
 /// Result kinds of builtins, by name (`arg` is the first argument's kind).

@@ -253,3 +253,41 @@ fn the_d002_fix_of_an_underscore_key_binds_a_fresh_name() {
         "{err}\n{fixed}"
     );
 }
+
+/// Issue 36 item 4: the unsafe D004 fix of `x * y * z` and `-d * 10` reaches every operation of
+/// the chain. The result of `a.checked_mul(b).expect(…)` is a known int, so the outer operation
+/// stays flagged after the inner one is fixed, and `--fix` rounds fix it too; afterwards the
+/// lint is clean, and an overflowing input stops the run at the outer operation with the fix's
+/// message (not the interpreter's).
+#[test]
+fn the_d004_fix_reaches_the_whole_chain() {
+    let dir = scratch();
+    let src = "let x = int(env.get(\"X\").unwrap_or(\"3\"))\nlet y = int(env.get(\"Y\").unwrap_or(\"4\"))\nlet z = int(env.get(\"Z\").unwrap_or(\"5\"))\nprint(x * y * z)\nlet d = int(env.get(\"D\").unwrap_or(\"2\"))\nprint(-d * 10)\n";
+    std::fs::write(dir.join("s.vox"), src).unwrap();
+    let (code, out, err) = vox_in(&dir, &["lint", "--fix", "--unsafe-fixes", "s.vox"]);
+    assert!(err.contains("applied 4 fixes"), "{out}{err}");
+    assert_eq!(code, 0, "{out}{err}");
+    let fixed = std::fs::read_to_string(dir.join("s.vox")).unwrap();
+    assert_eq!(fixed.matches("checked_mul").count(), 3, "{fixed}");
+    assert_eq!(fixed.matches("checked_neg").count(), 1, "{fixed}");
+    let (code, out, err) = vox_in(&dir, &["lint", "s.vox"]);
+    assert_eq!(code, 0, "{out}{err}\n{fixed}");
+    assert!(!out.contains("D004"), "{out}\n{fixed}");
+    let run = |z: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_vox"))
+            .args(["run", "--caps", "env:ro", "s.vox"])
+            .current_dir(&dir)
+            .env("Z", z)
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    assert_eq!(run("5"), (0, "60\n-20\n".to_string(), String::new()));
+    let (code, _, err) = run("922337203685477580");
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("overflows i64"), "{err}");
+}

@@ -127,6 +127,9 @@ struct Ctx<'a, 'b> {
     out: Vec<Overflow>,
     /// Direct calls of user functions seen while reporting: range → (target, int arguments).
     calls: Calls,
+    /// The int an Option expression just evaluated holds (`a.checked_mul(b)`, `xs[0]` of an int
+    /// list literal), for the `unwrap`/`expect` right around it.
+    held: Option<(u32, Iv)>,
 }
 
 /// Calls by range: the target and the int arguments' intervals.
@@ -155,6 +158,7 @@ fn pass(body: &Body<'_>, kinds: &Kinds, int_params: &[usize], bound: Option<i64>
         found: BTreeSet::new(),
         out: Vec::new(),
         calls: BTreeMap::new(),
+        held: None,
     };
     for (fi, f) in m.functions.iter().enumerate() {
         // Each frame starts with every int slot unknown (closure parameters and captures
@@ -270,8 +274,13 @@ fn literal_bounds(cx: &Ctx<'_, '_>, iter: u32) -> Option<Iv> {
     };
     let mut hull: Option<(i64, i64)> = None;
     for &x in items {
-        let Expr::Lit(Literal::Int(n)) = m.exprs[x as usize] else {
-            return None;
+        let n = match &m.exprs[x as usize] {
+            Expr::Lit(Literal::Int(n)) => *n,
+            Expr::Unary(UnOp::Neg, y) => match m.exprs[*y as usize] {
+                Expr::Lit(Literal::Int(n)) => n.checked_neg()?,
+                _ => return None,
+            },
+            _ => return None,
         };
         hull = Some(hull.map_or((n, n), |(lo, hi)| (lo.min(n), hi.max(n))));
     }
@@ -487,11 +496,51 @@ fn eval_node(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
             named,
         } => {
             let rv = eval(cx, *recv, env);
+            let held = cx.held.take().filter(|(x, _)| x == recv).map(|(_, v)| v);
             let vals = eval_args(cx, args, env);
             for (_, x) in named {
                 eval(cx, *x, env);
             }
             match &**name {
+                // The Option holds the result when it is in i64 (else `expect` stops the run).
+                n if n.starts_with("checked_") && is_int(cx, *recv) => {
+                    let x = rv.unwrap_or(Iv::TOP);
+                    let y = || {
+                        args.first()
+                            .filter(|a| is_int(cx, **a))
+                            .map(|_| vals[0].unwrap_or(Iv::TOP))
+                    };
+                    let r = match n {
+                        "checked_add" => y().and_then(|y| arith(BinOp::Add, x, y)),
+                        "checked_sub" => y().and_then(|y| arith(BinOp::Sub, x, y)),
+                        "checked_mul" => y().and_then(|y| arith(BinOp::Mul, x, y)),
+                        "checked_neg" => Some(Iv::new(-x.hi, -x.lo).tainted(x.input)),
+                        "checked_abs" => Some(
+                            Iv::new(
+                                if x.lo <= 0 && x.hi >= 0 {
+                                    0
+                                } else {
+                                    x.lo.abs().min(x.hi.abs())
+                                },
+                                x.lo.abs().max(x.hi.abs()),
+                            )
+                            .tainted(x.input),
+                        ),
+                        _ => None,
+                    };
+                    if let Some(r) = r {
+                        cx.held = Some((e, Iv::new(r.lo.max(MIN), r.hi.min(MAX)).tainted(r.input)));
+                    }
+                    None
+                }
+                "get" | "first" | "last" => {
+                    if let Some(lit) = crate::kinds::int_list_of(cx.body, cx.kinds, *recv) {
+                        cx.held = literal_bounds(cx, lit).map(|v| (e, v));
+                    }
+                    None
+                }
+                "unwrap" | "expect" => held,
+                "unwrap_or" => held.map(|h| h.join(vals[0].unwrap_or(Iv::TOP))),
                 "len" | "chars_count" | "count" => Some(Iv::new(0, LEN_MAX)),
                 "ord" => Some(Iv::new(0, 0x10FFFF)),
                 "abs" if is_int(cx, *recv) => {
@@ -602,6 +651,14 @@ fn eval_node(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
             None
         }
         Expr::Closure { .. } => None,
+        Expr::Index(list, i) => {
+            eval(cx, *list, env);
+            eval(cx, *i, env);
+            if let Some(lit) = crate::kinds::int_list_of(cx.body, cx.kinds, *list) {
+                cx.held = literal_bounds(cx, lit).map(|v| (e, v));
+            }
+            None
+        }
         // `x |> f` calls `f(x)`; `x |> g(1)` calls what `g(1)` returns (g itself is called
         // with 1, recorded as any call).
         Expr::Pipe(lhs, rhs) => {
@@ -690,6 +747,7 @@ fn range_bounds(cx: &mut Ctx<'_, '_>, iter: u32, env: &mut Env) -> Option<Iv> {
         found: BTreeSet::new(),
         out: Vec::new(),
         calls: BTreeMap::new(),
+        held: None,
     };
     let vals: Vec<Iv> = args
         .iter()
@@ -747,7 +805,7 @@ fn collect_updates(cx: &Ctx<'_, '_>, body: u32) -> Updates {
                 match &m.stmts[s as usize] {
                     Stmt::Let { pat, .. } => {
                         let mut ss = Vec::new();
-                        super::paths::pat_slots(m, *pat, &mut ss);
+                        super::walk::pat_slots(m, *pat, &mut ss);
                         for x in ss {
                             lets.insert(cx.body.gslot_stmt(s, x));
                         }
@@ -1103,7 +1161,7 @@ fn stmt(cx: &mut Ctx<'_, '_>, s: u32, env: &mut Env) -> Option<Iv> {
                 }
             } else {
                 let mut ss = Vec::new();
-                super::paths::pat_slots(m, *pat, &mut ss);
+                super::walk::pat_slots(m, *pat, &mut ss);
                 for x in ss {
                     let g = cx.body.gslot_stmt(s, x) as usize;
                     if cx.kinds.slots.get(g) == Some(&Kind::Int) {

@@ -21,6 +21,7 @@ pub use intervals::{tier_of, TIERS};
 pub use list::List;
 pub use order::{OrderKind, OrderLeak};
 pub use paths::{path_params, Access, PathArg, PathFact, PathShape};
+pub(crate) use walk::single_inits;
 pub use walk::{builtin_name, for_each_child, for_each_stmt_child, Body, Node};
 
 use crate::imports::{resolve_imports, ImportTarget};

@@ -7,8 +7,7 @@
 use vox_hir::{BinOp, Expr, Global, Module, PlaceRoot, Stmt, TemplatePart};
 use vox_syntax::TextRange;
 
-use super::paths::pat_slots;
-use super::walk::{builtin_name, for_each_child, for_each_stmt_child, Body, Node};
+use super::walk::{builtin_name, for_each_child, for_each_stmt_child, pat_slots, Body, Node};
 use super::{is_output, CallTarget, FactsBuilder, OrderArg};
 use crate::kinds::{Kind, Kinds};
 

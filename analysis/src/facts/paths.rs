@@ -2,10 +2,10 @@
 //! directory prefix, or unknown: capability inference and C004), and how it was written (a
 //! literal, `+ "/"` building, input used unnormalised: D005).
 
-use vox_hir::{Expr, Literal, Module, Pat, Stmt, TemplatePart};
+use vox_hir::{Expr, Literal, Stmt, TemplatePart};
 use vox_syntax::TextRange;
 
-use super::walk::{builtin_name, Body};
+use super::walk::{builtin_name, pat_slots, single_inits, Body};
 use super::Builtin;
 use super::FactsBuilder;
 use crate::kinds::Kinds;
@@ -103,74 +103,6 @@ fn is_input_source(ns: &str, name: &str) -> bool {
         "json" | "csv" | "toml" | "yaml" | "http" | "secrets" => true,
         _ => false,
     }
-}
-
-pub(super) fn pat_slots(m: &Module, p: u32, out: &mut Vec<u32>) {
-    // Most patterns are one name: no stack for those.
-    if let Pat::Bind(s) = &m.pats[p as usize] {
-        out.push(*s);
-        return;
-    }
-    let mut stack = vec![p];
-    while let Some(p) = stack.pop() {
-        match &m.pats[p as usize] {
-            Pat::Bind(s) => out.push(*s),
-            Pat::Tuple(ps) => stack.extend(ps.iter().copied()),
-            Pat::Builtin(_, Some(q)) => stack.push(*q),
-            Pat::Variant {
-                fields: Some(ps), ..
-            } => stack.extend(ps.iter().copied()),
-            _ => {}
-        }
-    }
-}
-
-/// Single-assignment locals: the initialiser of every global slot bound once by `let` and never
-/// assigned again (`None` otherwise).
-pub(super) fn single_inits(body: &Body<'_>) -> Vec<Option<u32>> {
-    let m = body.m;
-    let mut init: Vec<Option<u32>> = vec![None; body.n_slots as usize];
-    let mut count = vec![0u32; body.n_slots as usize];
-    for (si, st) in m.stmts.iter().enumerate() {
-        match st {
-            Stmt::Let { pat, init: e } => {
-                let mut slots = Vec::new();
-                pat_slots(m, *pat, &mut slots);
-                let single = matches!(m.pats[*pat as usize], Pat::Bind(_));
-                for s in slots {
-                    let g = body.gslot_stmt(si as u32, s) as usize;
-                    count[g] += 1;
-                    init[g] = single.then_some(*e);
-                }
-            }
-            Stmt::Assign { place, .. } => {
-                if let vox_hir::PlaceRoot::Local(s) = place.root {
-                    count[body.gslot_stmt(si as u32, s) as usize] += 2;
-                }
-            }
-            Stmt::Expr {
-                writeback: Some(s), ..
-            } => count[body.gslot_stmt(si as u32, *s) as usize] += 2,
-            _ => {}
-        }
-    }
-    for (i, e) in m.exprs.iter().enumerate() {
-        match e {
-            Expr::For { value, index, .. } => {
-                for s in value.iter().chain(index.iter()) {
-                    count[body.gslot(i as u32, *s) as usize] += 2;
-                }
-            }
-            Expr::PopWriteBack { slot, .. } => count[body.gslot(i as u32, *slot) as usize] += 2,
-            _ => {}
-        }
-    }
-    for (i, c) in count.iter().enumerate() {
-        if *c != 1 {
-            init[i] = None;
-        }
-    }
-    init
 }
 
 struct Eval<'a, 'b> {

@@ -1,7 +1,7 @@
 //! A lowered body with the bookkeeping every fact needs: which function frame (the function or
 //! one of its closures) owns each expression, statement and slot, and child enumeration.
 
-use vox_hir::{BuiltinCatalog, Expr, Global, ItemTree, Module, PlaceStep, Stmt, TemplatePart};
+use vox_hir::{BuiltinCatalog, Expr, Global, ItemTree, Module, Pat, PlaceStep, Stmt, TemplatePart};
 
 use crate::kinds::Kind;
 
@@ -238,4 +238,73 @@ pub fn for_each_stmt_child(m: &Module, s: u32, mut f: impl FnMut(Node)) {
         }
         Stmt::Loop { body } => f(Node::Expr(*body)),
     }
+}
+
+/// The slots a pattern binds.
+pub(crate) fn pat_slots(m: &Module, p: u32, out: &mut Vec<u32>) {
+    // Most patterns are one name: no stack for those.
+    if let Pat::Bind(s) = &m.pats[p as usize] {
+        out.push(*s);
+        return;
+    }
+    let mut stack = vec![p];
+    while let Some(p) = stack.pop() {
+        match &m.pats[p as usize] {
+            Pat::Bind(s) => out.push(*s),
+            Pat::Tuple(ps) => stack.extend(ps.iter().copied()),
+            Pat::Builtin(_, Some(q)) => stack.push(*q),
+            Pat::Variant {
+                fields: Some(ps), ..
+            } => stack.extend(ps.iter().copied()),
+            _ => {}
+        }
+    }
+}
+
+/// Single-assignment locals: the initialiser of every global slot bound once by `let` and never
+/// assigned again (`None` otherwise).
+pub(crate) fn single_inits(body: &Body<'_>) -> Vec<Option<u32>> {
+    let m = body.m;
+    let mut init: Vec<Option<u32>> = vec![None; body.n_slots as usize];
+    let mut count = vec![0u32; body.n_slots as usize];
+    for (si, st) in m.stmts.iter().enumerate() {
+        match st {
+            Stmt::Let { pat, init: e } => {
+                let mut slots = Vec::new();
+                pat_slots(m, *pat, &mut slots);
+                let single = matches!(m.pats[*pat as usize], Pat::Bind(_));
+                for s in slots {
+                    let g = body.gslot_stmt(si as u32, s) as usize;
+                    count[g] += 1;
+                    init[g] = single.then_some(*e);
+                }
+            }
+            Stmt::Assign { place, .. } => {
+                if let vox_hir::PlaceRoot::Local(s) = place.root {
+                    count[body.gslot_stmt(si as u32, s) as usize] += 2;
+                }
+            }
+            Stmt::Expr {
+                writeback: Some(s), ..
+            } => count[body.gslot_stmt(si as u32, *s) as usize] += 2,
+            _ => {}
+        }
+    }
+    for (i, e) in m.exprs.iter().enumerate() {
+        match e {
+            Expr::For { value, index, .. } => {
+                for s in value.iter().chain(index.iter()) {
+                    count[body.gslot(i as u32, *s) as usize] += 2;
+                }
+            }
+            Expr::PopWriteBack { slot, .. } => count[body.gslot(i as u32, *slot) as usize] += 2,
+            _ => {}
+        }
+    }
+    for (i, c) in count.iter().enumerate() {
+        if *c != 1 {
+            init[i] = None;
+        }
+    }
+    init
 }
