@@ -7,7 +7,9 @@
 use vox_hir::{BinOp, Expr, Global, Module, PlaceRoot, Stmt, TemplatePart};
 use vox_syntax::TextRange;
 
-use super::walk::{builtin_name, for_each_child, for_each_stmt_child, pat_slots, Body, Node};
+use super::walk::{
+    builtin_name, for_each_child, for_each_stmt_child, pat_slots, Body, ClosureIndex, Node,
+};
 use super::{is_output, CallTarget, FactsBuilder, OrderArg};
 use crate::kinds::{Kind, Kinds};
 
@@ -177,6 +179,8 @@ struct Flow<'a, 'b, S> {
     /// Locals bound once to a closure, with the closure's body: calling the local gives what
     /// the body gives.
     closures: Vec<(u32, u32)>,
+    /// Closures kept in variables, record fields and lists.
+    kept: ClosureIndex,
 }
 
 pub(super) fn order_facts(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuilder) {
@@ -318,6 +322,7 @@ fn flow<S: SourceSet>(
         binds: bindings(body),
         loops: Vec::new(),
         closures: closure_locals(body),
+        kept: ClosureIndex::new(body),
     };
     for _round in 0..8 {
         if !fl.propagate() {
@@ -436,8 +441,9 @@ impl<S: SourceSet> Flow<'_, '_, S> {
             if self.loops.is_empty() {
                 self.loops = (0..m.exprs.len()).map(|_| None).collect();
             }
-            let lb = self.loops[i]
-                .get_or_insert_with(|| Box::new(LoopBody::new(self.body, self.kinds, *body)));
+            let lb = self.loops[i].get_or_insert_with(|| {
+                Box::new(LoopBody::new(self.body, self.kinds, &self.kept, *body))
+            });
             for &g in &lb.collects {
                 grew |= self.slot[g as usize].add(&order);
             }
@@ -637,7 +643,7 @@ impl<S: SourceSet> Flow<'_, '_, S> {
                     let lb = match self.loops.get(i).and_then(Option::as_deref) {
                         Some(lb) => lb,
                         None => {
-                            walked = LoopBody::new(self.body, self.kinds, *body);
+                            walked = LoopBody::new(self.body, self.kinds, &self.kept, *body);
                             &walked
                         }
                     };
@@ -743,22 +749,29 @@ impl<S: SourceSet> Flow<'_, '_, S> {
         }
     }
 
+    /// Whether `e` is (or names, keeps in a field or a list) a closure that prints or writes.
     fn closure_outputs(&self, e: u32) -> bool {
-        let m = self.body.m;
-        let Expr::Closure { func, .. } = m.exprs[e as usize] else {
-            return false;
-        };
-        let f = &m.functions[func as usize];
-        let mut found = false;
-        visit(m, f.body, &mut |n| {
-            if let Node::Expr(x) = n {
-                if let Some((ns, name, _)) = self.body.builtin_call(x) {
-                    found |= is_output(ns, name);
+        self.kept
+            .closures(self.body, e)
+            .into_iter()
+            .any(|f| closure_output(self.body, f).is_some())
+    }
+}
+
+/// The first output call (`print`, `fs.write`, …) in closure `func`'s body, by name.
+fn closure_output(body: &Body<'_>, func: u32) -> Option<String> {
+    let m = body.m;
+    let mut found = None;
+    visit(m, m.functions[func as usize].body, &mut |n| {
+        if let (Node::Expr(x), None) = (n, &found) {
+            if let Some((ns, name, _)) = body.builtin_call(x) {
+                if is_output(ns, name) {
+                    found = Some(vox_hir::catalog::qualified(ns, name));
                 }
             }
-        });
-        found
-    }
+        }
+    });
+    found
 }
 
 /// Visits a body (not entering closures), expressions and statements.
@@ -790,7 +803,7 @@ struct LoopBody {
 }
 
 impl LoopBody {
-    fn new(body: &Body<'_>, kinds: &Kinds, e: u32) -> LoopBody {
+    fn new(body: &Body<'_>, kinds: &Kinds, kept: &ClosureIndex, e: u32) -> LoopBody {
         let m = body.m;
         // Slots bound inside the body (its own `let`s, loop variables, match bindings).
         let mut locals = Vec::new();
@@ -827,11 +840,30 @@ impl LoopBody {
                         }
                     }
                     Expr::Break if earlier(&hit, r) => hit = Some((r, "break".into())),
+                    // `o.show(k)` where field `show` holds a closure that prints (decision 61).
+                    Expr::MethodCall { recv, name, .. } if earlier(&hit, r) => {
+                        if let Some(out) = kept
+                            .field_closures(body, *recv, name)
+                            .into_iter()
+                            .find_map(|f| closure_output(body, f))
+                        {
+                            hit = Some((r, out));
+                        }
+                    }
                     Expr::Return(_) if earlier(&hit, r) => hit = Some((r, "return".into())),
                     Expr::Call { callee, .. } => {
                         if let Some((ns, name, _)) = body.builtin_call(x) {
                             if earlier(&hit, r) && is_output(ns, name) {
                                 hit = Some((r, vox_hir::catalog::qualified(ns, name)));
+                            }
+                        } else if earlier(&hit, r) {
+                            // A closure that prints, called through a variable, a field or a list.
+                            if let Some(out) = kept
+                                .closures(body, *callee)
+                                .into_iter()
+                                .find_map(|f| closure_output(body, f))
+                            {
+                                hit = Some((r, out));
                             }
                         }
                         if let Expr::Global(g) = m.exprs[*callee as usize] {

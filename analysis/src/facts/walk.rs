@@ -264,9 +264,19 @@ pub(crate) fn pat_slots(m: &Module, p: u32, out: &mut Vec<u32>) {
 /// Single-assignment locals: the initialiser of every global slot bound once by `let` and never
 /// assigned again (`None` otherwise).
 pub(crate) fn single_inits(body: &Body<'_>) -> Vec<Option<u32>> {
+    single_inits_but(body, |_, _| true)
+}
+
+/// [`single_inits`], where a write-back statement `v.m(…)` counts as an assignment of `v` only
+/// when `writes(init of v, the call)` says it may.
+fn single_inits_but(
+    body: &Body<'_>,
+    writes: impl Fn(Option<u32>, u32) -> bool,
+) -> Vec<Option<u32>> {
     let m = body.m;
     let mut init: Vec<Option<u32>> = vec![None; body.n_slots as usize];
     let mut count = vec![0u32; body.n_slots as usize];
+    let mut writebacks = Vec::new();
     for (si, st) in m.stmts.iter().enumerate() {
         match st {
             Stmt::Let { pat, init: e } => {
@@ -285,9 +295,15 @@ pub(crate) fn single_inits(body: &Body<'_>) -> Vec<Option<u32>> {
                 }
             }
             Stmt::Expr {
-                writeback: Some(s), ..
-            } => count[body.gslot_stmt(si as u32, *s) as usize] += 2,
+                writeback: Some(s),
+                expr,
+            } => writebacks.push((body.gslot_stmt(si as u32, *s) as usize, *expr)),
             _ => {}
+        }
+    }
+    for (g, expr) in writebacks {
+        if writes((count[g] == 1).then_some(init[g]).flatten(), expr) {
+            count[g] += 2;
         }
     }
     for (i, e) in m.exprs.iter().enumerate() {
@@ -307,4 +323,126 @@ pub(crate) fn single_inits(body: &Body<'_>) -> Vec<Option<u32>> {
         }
     }
     init
+}
+
+/// Where closures are kept, to find which closures an expression may be (issue 36: map order
+/// reaching output through a closure kept in a list, a record field or a variable).
+pub(crate) struct ClosureIndex {
+    inits: Vec<Option<u32>>,
+    /// The iterable of each `for` loop's value slot (`for f in checks`).
+    loop_iters: Vec<Option<u32>>,
+}
+
+impl ClosureIndex {
+    pub(crate) fn new(body: &Body<'_>) -> ClosureIndex {
+        let m = body.m;
+        let mut loop_iters = vec![None; body.n_slots as usize];
+        for (i, e) in m.exprs.iter().enumerate() {
+            if let Expr::For {
+                iter,
+                value: Some(v),
+                ..
+            } = e
+            {
+                if let Some(s) = loop_iters.get_mut(body.gslot(i as u32, *v) as usize) {
+                    *s = Some(*iter);
+                }
+            }
+        }
+        // `o.show(k)` on a record whose field `show` holds a function calls it (decision 61):
+        // its result is not a record, so nothing is written back to `o`.
+        let calls_field = |init: Option<u32>, call: u32| match (init, &m.exprs[call as usize]) {
+            (Some(init), Expr::MethodCall { name, .. }) => {
+                matches!(&m.exprs[init as usize], Expr::Map(entries)
+                    if entries.iter().any(|(k, v)| k == name
+                        && matches!(m.exprs[*v as usize], Expr::Closure { .. })))
+            }
+            _ => false,
+        };
+        ClosureIndex {
+            inits: single_inits_but(body, |init, call| !calls_field(init, call)),
+            loop_iters,
+        }
+    }
+
+    /// The functions of the closures `e` may be: a closure itself, or one reached through a
+    /// local bound once, a field of a map literal, an element of a list literal (`xs[0]`,
+    /// `get`, `first`, `last`, then `unwrap`/`expect`) or a `for` variable over such a list.
+    pub(crate) fn closures(&self, body: &Body<'_>, e: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        self.walk(body, e, &mut out, 0);
+        out
+    }
+
+    /// The closures `o.name(…)` calls when `o` is a map literal whose key `name` holds one.
+    pub(crate) fn field_closures(&self, body: &Body<'_>, recv: u32, name: &str) -> Vec<u32> {
+        let mut out = Vec::new();
+        self.field(body, recv, name, &mut out, 0);
+        out
+    }
+
+    const DEPTH: u32 = 8;
+
+    fn walk(&self, body: &Body<'_>, e: u32, out: &mut Vec<u32>, depth: u32) {
+        if depth > Self::DEPTH {
+            return;
+        }
+        let m = body.m;
+        match &m.exprs[e as usize] {
+            Expr::Closure { func, .. } => out.push(*func),
+            Expr::Local(s) => {
+                let g = body.gslot(e, *s) as usize;
+                if let Some(init) = self.inits.get(g).copied().flatten() {
+                    self.walk(body, init, out, depth + 1);
+                } else if let Some(iter) = self.loop_iters.get(g).copied().flatten() {
+                    self.elements(body, iter, out, depth + 1);
+                }
+            }
+            Expr::Field(x, name) => self.field(body, *x, name, out, depth + 1),
+            Expr::MethodCall { recv, name, .. } if matches!(&**name, "unwrap" | "expect") => {
+                match &m.exprs[*recv as usize] {
+                    Expr::Index(list, _) => self.elements(body, *list, out, depth + 1),
+                    Expr::MethodCall {
+                        recv: list, name, ..
+                    } if matches!(&**name, "get" | "first" | "last") => {
+                        self.elements(body, *list, out, depth + 1)
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The literal `e` is, through locals bound once.
+    fn literal(&self, body: &Body<'_>, mut e: u32) -> u32 {
+        for _ in 0..Self::DEPTH {
+            match &body.m.exprs[e as usize] {
+                Expr::Local(s) => match self.inits.get(body.gslot(e, *s) as usize) {
+                    Some(Some(init)) => e = *init,
+                    _ => break,
+                },
+                _ => break,
+            }
+        }
+        e
+    }
+
+    fn field(&self, body: &Body<'_>, x: u32, name: &str, out: &mut Vec<u32>, depth: u32) {
+        if let Expr::Map(entries) = &body.m.exprs[self.literal(body, x) as usize] {
+            for (k, v) in entries {
+                if &**k == name {
+                    self.walk(body, *v, out, depth);
+                }
+            }
+        }
+    }
+
+    fn elements(&self, body: &Body<'_>, list: u32, out: &mut Vec<u32>, depth: u32) {
+        if let Expr::List(items) = &body.m.exprs[self.literal(body, list) as usize] {
+            for x in items {
+                self.walk(body, *x, out, depth);
+            }
+        }
+    }
 }
