@@ -89,6 +89,45 @@ pub struct Kinds {
     /// For each global slot bound once to a list literal of int literals (`let xs = [1, -2]`,
     /// never assigned or pushed to again), that literal: its elements are ints.
     pub int_lists: Vec<Option<u32>>,
+    /// The initialiser of each global slot bound once and never changed.
+    pub inits: Vec<Option<u32>>,
+}
+
+impl Kinds {
+    /// The literal `e` is, following locals bound once (`job` in `let job = {…}`).
+    pub fn literal(&self, body: &Body<'_>, mut e: u32) -> u32 {
+        for _ in 0..8 {
+            match &body.m.exprs[e as usize] {
+                Expr::Local(s) => match self.inits.get(body.gslot(e, *s) as usize) {
+                    Some(Some(init)) => e = *init,
+                    _ => break,
+                },
+                _ => break,
+            }
+        }
+        e
+    }
+
+    /// The value written for field `name` of the record literal `x` is (`job.env` of
+    /// `let job = {env: {…}}`).
+    pub fn field_value(&self, body: &Body<'_>, x: u32, name: &str) -> Option<u32> {
+        match &body.m.exprs[self.literal(body, x) as usize] {
+            Expr::Map(entries) => entries
+                .iter()
+                .rev()
+                .find(|(k, _)| &**k == name)
+                .map(|(_, v)| *v),
+            _ => None,
+        }
+    }
+
+    /// The elements of the list literal `x` is.
+    pub fn list_items<'m>(&self, body: &Body<'m>, x: u32) -> Option<&'m [u32]> {
+        match &body.m.exprs[self.literal(body, x) as usize] {
+            Expr::List(items) => Some(items),
+            _ => None,
+        }
+    }
 }
 
 impl Kinds {
@@ -136,16 +175,18 @@ pub fn infer(body: &Body<'_>) -> Kinds {
             }
         }
     }
-    let int_lists = crate::facts::single_inits(body)
-        .into_iter()
+    let inits = crate::facts::single_inits(body);
+    let int_lists = inits
+        .iter()
         .map(|init| init.filter(|&e| int_list_literal(m, e)))
         .collect();
     let mut kinds = Kinds {
         slots: vec![Kind::Unknown; n_slots],
         exprs: vec![Kind::Unknown; m.exprs.len()],
         int_lists,
+        inits,
     };
-    let changing = slot_dependent(body);
+    let changing = slot_dependent(body, &kinds);
     let loops = for_loops(body);
     let mut converged = false;
     for round in 0..6 {
@@ -213,14 +254,17 @@ pub fn infer(body: &Body<'_>) -> Kinds {
                     Kind::Map => Kind::Str,
                     _ if l.is_range => Kind::Int,
                     _ if l.str_items => Kind::Str,
-                    // `for b in [1, 2, 3]`: an element of an int list literal is an int (issue
-                    // 36: D004 saw `b * factor` as unknown kinds).
-                    _ if matches!(&m.exprs[l.iter as usize], Expr::List(xs)
-                        if !xs.is_empty() && xs.iter().all(|&x| kinds.expr(x) == Kind::Int)) =>
-                    {
-                        Kind::Int
-                    }
-                    _ => Kind::Unknown,
+                    // `for b in [1, 2, 3]`, `for r in rows` of `let rows = [{…}, {…}]`: an
+                    // element of a list literal whose elements share a kind has it (issue 36:
+                    // D004 saw `b * factor` as unknown kinds, D002 `for k, v in r` too).
+                    _ => kinds
+                        .list_items(body, l.iter)
+                        .and_then(|xs| {
+                            let first = kinds.expr(*xs.first()?);
+                            xs.iter().all(|&x| kinds.expr(x) == first).then_some(first)
+                        })
+                        .filter(|k| !matches!(k, Kind::Unknown | Kind::Unset))
+                        .unwrap_or(Kind::Unknown),
                 };
                 assign(v, k);
             }
@@ -286,7 +330,7 @@ pub fn infer(body: &Body<'_>) -> Kinds {
 /// The expressions whose kinds may change between rounds, ascending: those that read a slot's
 /// kind, directly or through an operand `expr_kind` looks at. The others come out the same in
 /// every round.
-fn slot_dependent(body: &Body<'_>) -> Vec<u32> {
+fn slot_dependent(body: &Body<'_>, k: &Kinds) -> Vec<u32> {
     let m = body.m;
     let mut dependent = vec![false; m.exprs.len()];
     // Room for the usual share (a third or so): it would otherwise grow a few times per body.
@@ -304,10 +348,10 @@ fn slot_dependent(body: &Body<'_>) -> Vec<u32> {
                 matches!(m.exprs[*callee as usize], Expr::Builtin(_))
                     && args.first().is_some_and(|a| reads(*a))
             }
-            // `unwrap_or(d)` looks at its default's kind too.
-            Expr::MethodCall { recv, args, .. } => {
-                reads(*recv) || args.first().is_some_and(|a| reads(*a))
-            }
+            // `unwrap_or(d)` and `get_or(k, d)` look at their default's kind too.
+            Expr::MethodCall { recv, args, .. } => reads(*recv) || args.iter().any(|a| reads(*a)),
+            // A record literal's field has the kind of the value written for it.
+            Expr::Field(x, name) => k.field_value(body, *x, name).is_some_and(reads),
             Expr::If {
                 then,
                 els: Some(els),
@@ -443,6 +487,16 @@ fn expr_kind(body: &Body<'_>, k: &Kinds, e: u32) -> Kind {
         Expr::MethodCall {
             recv, name, args, ..
         } if unwraps_int(body, k, *recv, name, args) => Int,
+        // `teams.get_or("ops", {})`: the default says what the caller expects.
+        Expr::MethodCall { name, args, .. }
+            if &**name == "get_or" && args.len() == 2 && matches!(k.expr(args[1]), Map | List) =>
+        {
+            k.expr(args[1])
+        }
+        Expr::Field(x, name) => match k.field_value(body, *x, name) {
+            Some(v) => k.expr(v),
+            None => Unknown,
+        },
         Expr::MethodCall { recv, name, .. } => match method_kind(k.expr(*recv), name) {
             Unknown if k.expr(*recv) == Unset => Unset,
             kind => kind,

@@ -130,6 +130,9 @@ struct Ctx<'a, 'b> {
     /// The int an Option expression just evaluated holds (`a.checked_mul(b)`, `xs[0]` of an int
     /// list literal), for the `unwrap`/`expect` right around it.
     held: Option<(u32, Iv)>,
+    /// The intervals of record literals' int fields (by value expression), joined over every
+    /// evaluation: `sz.w` of `let sz = {w: 3, h: 4}` is 3.
+    fields: std::collections::HashMap<u32, Iv>,
 }
 
 /// Calls by range: the target and the int arguments' intervals.
@@ -159,6 +162,7 @@ fn pass(body: &Body<'_>, kinds: &Kinds, int_params: &[usize], bound: Option<i64>
         out: Vec::new(),
         calls: BTreeMap::new(),
         held: None,
+        fields: std::collections::HashMap::new(),
     };
     for (fi, f) in m.functions.iter().enumerate() {
         // Each frame starts with every int slot unknown (closure parameters and captures
@@ -269,9 +273,7 @@ pub(super) fn overflows(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuilder
 /// The hull of an int list literal's elements (`for b in [1, 2, 3]` binds `b` in [1, 3]).
 fn literal_bounds(cx: &Ctx<'_, '_>, iter: u32) -> Option<Iv> {
     let m = cx.body.m;
-    let Expr::List(items) = &m.exprs[iter as usize] else {
-        return None;
-    };
+    let items = cx.kinds.list_items(cx.body, iter)?;
     let mut hull: Option<(i64, i64)> = None;
     for &x in items {
         let n = match &m.exprs[x as usize] {
@@ -291,6 +293,15 @@ fn literal_bounds(cx: &Ctx<'_, '_>, iter: u32) -> Option<Iv> {
 /// so the stack grows on the heap as needed (issue 36).
 fn eval(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
     stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || eval_node(cx, e, env))
+}
+
+/// The length of a list: exact for a list literal (or a local bound once to one, never pushed
+/// to), else any length.
+fn list_len(cx: &Ctx<'_, '_>, x: u32) -> Iv {
+    match cx.kinds.list_items(cx.body, x) {
+        Some(items) => Iv::exact(items.len() as i128),
+        None => Iv::new(0, LEN_MAX),
+    }
 }
 
 fn is_int(cx: &Ctx<'_, '_>, e: u32) -> bool {
@@ -446,6 +457,7 @@ fn eval_node(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
             }
             eval(cx, *callee, env);
             match cx.body.builtin_call(e) {
+                Some(("", "len", [x])) => Some(list_len(cx, *x)),
                 Some(("", "len", _)) => Some(Iv::new(0, LEN_MAX)),
                 // A bool as int, an int as itself; anything else is parsed (from input, as far as
                 // the analysis knows).
@@ -541,7 +553,8 @@ fn eval_node(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
                 }
                 "unwrap" | "expect" => held,
                 "unwrap_or" => held.map(|h| h.join(vals[0].unwrap_or(Iv::TOP))),
-                "len" | "chars_count" | "count" => Some(Iv::new(0, LEN_MAX)),
+                "len" => Some(list_len(cx, *recv)),
+                "chars_count" | "count" => Some(Iv::new(0, LEN_MAX)),
                 "ord" => Some(Iv::new(0, 0x10FFFF)),
                 "abs" if is_int(cx, *recv) => {
                     let xv = rv.unwrap_or(Iv::TOP);
@@ -647,10 +660,30 @@ fn eval_node(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
                     binds.push((cx.body.gslot(e, *i), Iv::new(0, LEN_MAX)));
                 }
             }
-            run_loop(cx, *body, env, &binds, LoopKind::For, None);
+            // A list literal that is never changed: the loop runs once per element.
+            let trips = cx
+                .kinds
+                .list_items(cx.body, *iter)
+                .map(|xs| xs.len() as i128);
+            run_loop(cx, *body, env, &binds, LoopKind::For { trips }, None);
             None
         }
         Expr::Closure { .. } => None,
+        Expr::Map(entries) => {
+            for (_, v) in entries {
+                if let Some(iv) = eval(cx, *v, env) {
+                    let joined = cx.fields.get(v).map_or(iv, |o| o.join(iv));
+                    cx.fields.insert(*v, joined);
+                }
+            }
+            None
+        }
+        Expr::Field(x, name) => {
+            eval(cx, *x, env);
+            cx.kinds
+                .field_value(cx.body, *x, name)
+                .and_then(|v| cx.fields.get(&v).copied())
+        }
         Expr::Index(list, i) => {
             eval(cx, *list, env);
             eval(cx, *i, env);
@@ -748,6 +781,7 @@ fn range_bounds(cx: &mut Ctx<'_, '_>, iter: u32, env: &mut Env) -> Option<Iv> {
         out: Vec::new(),
         calls: BTreeMap::new(),
         held: None,
+        fields: std::collections::HashMap::new(),
     };
     let vals: Vec<Iv> = args
         .iter()
@@ -762,7 +796,10 @@ fn range_bounds(cx: &mut Ctx<'_, '_>, iter: u32, env: &mut Env) -> Option<Iv> {
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum LoopKind {
-    For,
+    /// `trips`: how many times at most, when known (a list literal's length).
+    For {
+        trips: Option<i128>,
+    },
     While,
 }
 
@@ -992,6 +1029,12 @@ fn run_loop(
                         None
                     }
                 })
+            }
+            LoopKind::For { trips: Some(n) } if !unbounded => {
+                let t = terms
+                    .iter()
+                    .fold(Iv::exact(0), |a, b| Iv::new(a.lo + b.lo, a.hi + b.hi));
+                Some(Iv::new(v0.lo + n * t.lo.min(0), v0.hi + n * t.hi.max(0)))
             }
             _ => None,
         };

@@ -67,6 +67,9 @@ pub struct FnFacts {
     pub writes_output: bool,
     /// Per parameter of the function: whether the body uses its order.
     pub param_order_sensitive: List<bool>,
+    /// Per parameter: whether the body iterates it (`for k, v in p`) where the order shows, so
+    /// a map passed to it shows its order (`OrderArg::map_value`).
+    pub param_iterated: List<bool>,
     /// `check.*` findings.
     pub checks: List<CheckFact>,
 }
@@ -100,6 +103,7 @@ pub(crate) struct FactsBuilder {
     pub writes_output: bool,
     /// Per parameter of the function: whether the body uses its order.
     pub param_order_sensitive: Vec<bool>,
+    pub param_iterated: Vec<bool>,
     /// `check.*` findings.
     pub checks: Vec<CheckFact>,
 }
@@ -184,6 +188,9 @@ pub struct OrderArg {
     pub source: TextRange,
     pub call: CallTarget,
     pub arg: u32,
+    /// A map itself passed (`show({b: 1, a: 2})`): its order shows where the callee iterates
+    /// the parameter (`param_iterated`), not wherever it uses the parameter's order.
+    pub map_value: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -380,6 +387,7 @@ impl FactsBuilder {
             returned_calls: self.returned_calls.into(),
             writes_output: self.writes_output,
             param_order_sensitive: self.param_order_sensitive.into(),
+            param_iterated: self.param_iterated.into(),
             checks: self.checks.into(),
         }
     }

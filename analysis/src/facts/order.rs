@@ -277,6 +277,7 @@ pub(super) fn order_facts(body: &Body<'_>, kinds: &Kinds, facts: &mut FactsBuild
         });
     }
     facts.param_order_sensitive = vec![false; root.params.len()];
+    facts.param_iterated = vec![false; root.params.len()];
     if srcs.is_empty() {
         return;
     }
@@ -574,6 +575,24 @@ impl<S: SourceSet> Flow<'_, '_, S> {
             let id = i as u32;
             match e {
                 Expr::Call { callee, args, .. } => {
+                    // A map passed to a user function shows its order where the callee
+                    // iterates that parameter (an untyped `for k, v in m`, issue 36).
+                    if let Some(target) = self.body.user_callee(*callee) {
+                        for (ai, x) in args.iter().enumerate() {
+                            // A literal of one entry has one order.
+                            let single = matches!(&m.exprs[*x as usize],
+                                Expr::Map(entries) if entries.len() < 2);
+                            if self.kinds.expr(*x) == Kind::Map && !single {
+                                facts.order_args.push(OrderArg {
+                                    kind: OrderKind::Map,
+                                    source: r(*x),
+                                    call: target.clone(),
+                                    arg: ai as u32,
+                                    map_value: true,
+                                });
+                            }
+                        }
+                    }
                     // Only arguments that carry an order matter.
                     if args.iter().all(|x| self.t(*x).is_empty()) {
                         continue;
@@ -607,6 +626,7 @@ impl<S: SourceSet> Flow<'_, '_, S> {
                                         source: src.range,
                                         call: target.clone(),
                                         arg: ai as u32,
+                                        map_value: false,
                                     }),
                                 }
                             }
@@ -649,6 +669,16 @@ impl<S: SourceSet> Flow<'_, '_, S> {
                     };
                     if let Some((sink, what)) = &lb.sink {
                         self.leak(facts, &order, *sink, what);
+                        // `for k, v in p` on the parameter itself, of unclear kind: a map
+                        // passed shows its order (a loop over a known map, or over `p.keys()`,
+                        // is reported here already).
+                        let on_param = matches!(m.exprs[*iter as usize], Expr::Local(_))
+                            && self.kinds.expr(*iter) != Kind::Map;
+                        for s in ids(&order).filter(|_| on_param) {
+                            if let Some(p) = self.srcs[s as usize].param {
+                                facts.param_iterated[p as usize] = true;
+                            }
+                        }
                     }
                     for call in &lb.calls {
                         for s in ids(&order) {
@@ -663,6 +693,7 @@ impl<S: SourceSet> Flow<'_, '_, S> {
                                     source: src.range,
                                     call: call.clone(),
                                     arg: u32::MAX,
+                                    map_value: false,
                                 }),
                             }
                         }

@@ -71,6 +71,12 @@ pub fn leaks<'a>(cx: &FileCx<'a>, kind: OrderKind) -> Vec<(TextRange, Shown<'a>,
             };
             let shows = if a.arg == u32::MAX {
                 summary(cx.db, g).writes_output()
+            } else if a.map_value {
+                fn_facts(cx.db, g)
+                    .param_iterated
+                    .get(a.arg as usize)
+                    .copied()
+                    .unwrap_or(false)
             } else {
                 fn_facts(cx.db, g)
                     .param_order_sensitive
