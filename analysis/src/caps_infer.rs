@@ -244,18 +244,28 @@ pub fn render_tokens(caps: &InferredCaps, cwd: &Path) -> Tokens {
                 } else {
                     FsMode::Ro
                 };
-                if need.effect.path == Some(PathKey::Input) {
-                    incomplete.push(Incomplete {
+                match &need.effect.path {
+                    Some(PathKey::Input) => incomplete.push(Incomplete {
                         entry: need.entry,
                         range: need.range,
                         reason: format!(
                             "the path of `{by}` comes from input and may lie outside `{}`: grant its directory explicitly (`fs:ro=DIR`)",
                             show_dir(cwd, cwd)
                         ),
-                    });
+                    }),
+                    // The default is granted (a run without the input works); the input may
+                    // name any other place.
+                    Some(PathKey::InputOr(p)) | Some(PathKey::InputUnder(p)) => incomplete.push(Incomplete {
+                        entry: need.entry,
+                        range: need.range,
+                        reason: format!(
+                            "the path of `{by}` comes from input; its default `{p}` is granted, any other place it names is not: grant that directory explicitly (`fs:ro=DIR`)"
+                        ),
+                    }),
+                    _ => {}
                 }
                 let (dir, widened) = match &need.effect.path {
-                    Some(PathKey::Const(p)) => {
+                    Some(PathKey::Const(p)) | Some(PathKey::InputOr(p)) => {
                         let abs = real_target(&resolve_dots(&cwd.join(&**p)), cwd);
                         if need.effect.kind == EffectKind::FsList {
                             (abs, false)
@@ -263,7 +273,9 @@ pub fn render_tokens(caps: &InferredCaps, cwd: &Path) -> Tokens {
                             (abs.parent().map_or(abs.clone(), Path::to_path_buf), false)
                         }
                     }
-                    Some(PathKey::Prefix(p)) => (resolve_dots(&cwd.join(&**p)), true),
+                    Some(PathKey::Prefix(p)) | Some(PathKey::InputUnder(p)) => {
+                        (resolve_dots(&cwd.join(&**p)), true)
+                    }
                     _ => (cwd.to_path_buf(), true),
                 };
                 let existing = nearest_existing(&dir);

@@ -53,6 +53,10 @@ pub enum PathKey {
     Dynamic,
     /// Dynamic, from input: it may lie outside any widened grant.
     Input,
+    /// From input, or this constant where the input is absent.
+    InputOr(Arc<str>),
+    /// From input, or under this constant directory where the input is absent.
+    InputUnder(Arc<str>),
 }
 
 impl From<&PathFact> for PathKey {
@@ -62,6 +66,8 @@ impl From<&PathFact> for PathKey {
             PathFact::Prefix(s) => PathKey::Prefix(Arc::from(s.as_str())),
             PathFact::Dynamic => PathKey::Dynamic,
             PathFact::Input => PathKey::Input,
+            PathFact::InputOr(s) => PathKey::InputOr(Arc::from(s.as_str())),
+            PathFact::InputUnder(s) => PathKey::InputUnder(Arc::from(s.as_str())),
         }
     }
 }

@@ -74,6 +74,9 @@ const OPS: &[&str] = &[
     "print(fs.read(\"conf/app.json\").unwrap())",
     "print(fs.read(\"bundle/hostname\").unwrap())",
     "fs.write(\"conf/app.json\", \"w\").unwrap()",
+    // A constant default outside the working directory (the variable is not set): granted.
+    "print(fs.read(path.join(env.get(\"CONF_DIR\").unwrap_or(\"@OUTSIDE@\"), \"o.txt\")).unwrap())",
+    "for n in [\"o.txt\"] {\n    print(fs.read(env.get(\"CONF_DIR\").unwrap_or(\"@OUTSIDE@\") + \"/\" + n).unwrap())\n}",
 ];
 
 fn vox(dir: &Path, args: &[String], env: &[(&str, String)]) -> (i32, String, String) {
@@ -103,9 +106,9 @@ fn inferred_caps_are_enough_unless_vox_caps_says_incomplete() {
         if ops.iter().filter(|o| o.contains("fs.mkdir")).count() > 1 {
             ops.retain(|o| !o.contains("fs.mkdir"));
         }
-        let script = ops.join("\n") + "\n";
         let dir = scratch();
         let outside = dir.with_extension("outside");
+        let script = (ops.join("\n") + "\n").replace("@OUTSIDE@", &outside.to_string_lossy());
         tree(&dir, &outside);
         std::fs::write(dir.join("job.vox"), &script).unwrap();
         let env = [(
@@ -210,4 +213,47 @@ fn a_childs_constant_working_directory_gets_a_read_root() {
     let env = [("PATH", "/usr/bin:/bin".to_string())];
     let (code, out, err) = vox(&dir, &args, &env);
     assert_eq!((code, out.as_str()), (0, "hello\n"), "{err}");
+}
+
+/// Issue 36 item 2: a path whose possible values include a constant default outside the working
+/// directory (`env.get("X").unwrap_or("/etc")` joined with a name) is not widened to `.`: the
+/// default's directory is granted (and `vox caps` still says incomplete, for the other values),
+/// so the run without the variable works with exactly the inferred set. Before, the grant was
+/// `.` and the run exited 77.
+#[test]
+fn a_constant_default_outside_the_working_directory_is_granted() {
+    let dir = scratch();
+    let outside = dir.with_extension("defaults");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("app.conf"), "port=8080\n").unwrap();
+    let o = outside.to_string_lossy();
+    for (script, grant) in [
+        (
+            format!("let dir = env.get(\"CONF_DIR\").unwrap_or(\"{o}\")\nprint(fs.read(path.join(dir, \"app.conf\")).unwrap().trim())\n"),
+            format!("fs:ro={o}"),
+        ),
+        (
+            format!("for name in [\"app.conf\"] {{\n    print(fs.read(env.get(\"CONF_DIR\").unwrap_or(\"{o}\") + \"/\" + name).unwrap().trim())\n}}\n"),
+            format!("fs:ro={o}"),
+        ),
+    ] {
+        std::fs::write(dir.join("job.vox"), &script).unwrap();
+        let (code, tokens, notes) = vox(&dir, &["caps".into(), "job.vox".into()], &[]);
+        assert_eq!(code, 0, "{notes}");
+        assert_eq!(
+            tokens.lines().collect::<Vec<_>>(),
+            ["env:ro", grant.as_str()],
+            "{script}\n{notes}"
+        );
+        assert!(notes.contains("incomplete:"), "{notes}");
+        let mut args: Vec<String> = vec!["run".into()];
+        for t in tokens.lines() {
+            args.push("--caps".into());
+            args.push(t.into());
+        }
+        args.push("job.vox".into());
+        let (code, out, err) = vox(&dir, &args, &[]);
+        assert_eq!((code, out.as_str()), (0, "port=8080\n"), "{script}\n{err}");
+    }
+    let _ = std::fs::remove_dir_all(&outside);
 }

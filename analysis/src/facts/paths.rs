@@ -28,6 +28,12 @@ pub enum PathFact {
     /// Not known statically, and comes from input (`env`, arguments, file contents, JSON): it
     /// may be absolute and lie anywhere, so a widened grant may not cover it.
     Input,
+    /// From input, or this constant path where the input is absent (its default:
+    /// `path.join(env.get("CONF").unwrap_or("/etc"), "hostname")` is `/etc/hostname`).
+    InputOr(String),
+    /// From input, or somewhere under this constant directory where the input is absent
+    /// (`path.join(env.get("DATA").unwrap_or("data"), name)`).
+    InputUnder(String),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -270,6 +276,62 @@ impl Eval<'_, '_> {
         }
     }
 
+    /// A path from input: with the constant it takes where the input is absent, if it has one.
+    fn input_fact(&self, e: u32) -> PathFact {
+        match self.default_str(e, 0) {
+            Some((d, true)) => PathFact::InputOr(vox_caps::lexical::normalize_access(&d)),
+            Some((d, false)) => match d.rfind('/') {
+                Some(0) => PathFact::InputUnder("/".to_string()),
+                Some(i) => PathFact::InputUnder(vox_caps::lexical::normalize_access(&d[..i])),
+                None => PathFact::Input,
+            },
+            None => PathFact::Input,
+        }
+    }
+
+    /// What a path built from input is where the input is absent: the default of an
+    /// `unwrap_or`, joined with constants (`true`: the whole path), or followed by more that is
+    /// not constant (`false`: the text the path starts with).
+    fn default_str(&self, e: u32, depth: u32) -> Option<(String, bool)> {
+        if depth > 64 {
+            return None;
+        }
+        let e = self.resolve(e);
+        let m = self.body.m;
+        let either = |a: u32, b: u32, f: &dyn Fn(&str, &str) -> String| {
+            if let Some(ca) = self.const_str(a, depth + 1) {
+                let (db, exact) = self.default_str(b, depth + 1)?;
+                return Some((f(&ca, &db), exact));
+            }
+            let (da, exact) = self.default_str(a, depth + 1)?;
+            match self.const_str(b, depth + 1) {
+                Some(cb) if exact => Some((f(&da, &cb), true)),
+                // What follows is not constant: the path starts with the default.
+                _ => Some((f(&da, ""), false)),
+            }
+        };
+        match &m.exprs[e as usize] {
+            Expr::MethodCall { name, args, .. } if &**name == "unwrap_or" && args.len() == 1 => {
+                Some((self.const_str(args[0], depth + 1)?, true))
+            }
+            Expr::Binary(vox_hir::BinOp::Add, a, b) => either(*a, *b, &|a, b| format!("{a}{b}")),
+            _ => match self.body.builtin_call(e) {
+                Some(("path", "join", [a, b])) => either(*a, *b, &|a, b| {
+                    if b.is_empty() {
+                        format!("{}/", a.trim_end_matches('/'))
+                    } else {
+                        vox_caps::lexical::join_str(a, b)
+                    }
+                }),
+                Some(("path", "normalize", [a])) => {
+                    let (d, exact) = self.default_str(*a, depth + 1)?;
+                    exact.then(|| (vox_caps::lexical::normalize_str(&d), true))
+                }
+                _ => None,
+            },
+        }
+    }
+
     fn slash_concat(&self, e: u32, depth: u32) -> bool {
         if depth > 64 {
             return false;
@@ -453,7 +515,7 @@ pub(super) fn path_args(body: &Body<'_>, _kinds: &Kinds, facts: &mut FactsBuilde
                 let (ns, name) = builtin_name(body.catalog, b);
                 if let Some(&(0, access)) = path_params(ns, name).first() {
                     let fact = match ev.fact(*lhs, false) {
-                        PathFact::Dynamic if taint[*lhs as usize] => PathFact::Input,
+                        PathFact::Dynamic if taint[*lhs as usize] => ev.input_fact(*lhs),
                         f => f,
                     };
                     facts.paths.push(PathArg {
@@ -514,6 +576,7 @@ pub(super) fn path_args(body: &Body<'_>, _kinds: &Kinds, facts: &mut FactsBuilde
             let (fact, shape, range) = match arg {
                 Some(a) => {
                     let fact = match ev.fact(a, glob) {
+                        PathFact::Dynamic if taint[a as usize] && !glob => ev.input_fact(a),
                         PathFact::Dynamic if taint[a as usize] => PathFact::Input,
                         f => f,
                     };

@@ -20,8 +20,14 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
             };
             let widened = match &p.fact {
                 PathFact::Const(_) => continue,
-                PathFact::Prefix(dir) => dir.clone(),
+                PathFact::Prefix(dir) | PathFact::InputUnder(dir) => dir.clone(),
                 PathFact::Dynamic | PathFact::Input => ".".to_string(),
+                // Granted where the default lies (`/etc` for `/etc/hostname`).
+                PathFact::InputOr(d) => match d.rfind('/') {
+                    Some(0) => "/".to_string(),
+                    Some(i) => d[..i].to_string(),
+                    None => ".".to_string(),
+                },
             };
             let mut f = cx.finding(
                 "C004",

@@ -50,7 +50,10 @@ pub fn satisfies(set: &CapSet, cwd: &Path, need: &CapNeed) -> bool {
         EffectKind::FsRead | EffectKind::FsWrite | EffectKind::FsList => {
             let write = e.kind == EffectKind::FsWrite;
             let target = match &e.path {
-                Some(PathKey::Const(p)) | Some(PathKey::Prefix(p)) => resolve(cwd, p),
+                Some(PathKey::Const(p))
+                | Some(PathKey::Prefix(p))
+                | Some(PathKey::InputOr(p))
+                | Some(PathKey::InputUnder(p)) => resolve(cwd, p),
                 _ => resolve(cwd, "."),
             };
             set.fs_admits(&target, write)
