@@ -257,3 +257,31 @@ fn a_constant_default_outside_the_working_directory_is_granted() {
     }
     let _ = std::fs::remove_dir_all(&outside);
 }
+
+/// Issue 36 item 8: `"data/x.txt" |> fs.read` (the pipe calls the builtin with its left side)
+/// gets the same narrow grant as `fs.read("data/x.txt")`; a function with no other path call
+/// skipped the pipe and widened the grant to `.`.
+#[test]
+fn a_piped_constant_path_gets_the_narrow_grant() {
+    let dir = scratch();
+    std::fs::create_dir_all(dir.join("data")).unwrap();
+    std::fs::write(dir.join("data/x.txt"), "piped\n").unwrap();
+    std::fs::write(
+        dir.join("job.vox"),
+        "let t = \"data/x.txt\" |> fs.read\nprint(t.unwrap().trim())\n",
+    )
+    .unwrap();
+    let (code, tokens, notes) = vox(&dir, &["caps".into(), "job.vox".into()], &[]);
+    assert_eq!(code, 0, "{notes}");
+    assert_eq!(
+        tokens.lines().collect::<Vec<_>>(),
+        ["fs:ro=data"],
+        "{notes}"
+    );
+    assert!(!notes.contains("widened"), "{notes}");
+    let args: Vec<String> = ["run", "--caps", "fs:ro=data", "job.vox"]
+        .map(String::from)
+        .to_vec();
+    let (code, out, err) = vox(&dir, &args, &[]);
+    assert_eq!((code, out.as_str()), (0, "piped\n"), "{err}");
+}

@@ -488,3 +488,40 @@ fn a_misplaced_allow_file_is_l002() {
     assert_eq!(codes, ["L002", "D003"], "{out}");
     assert!(out.contains("after code suppresses nothing"), "{out}");
 }
+
+/// Issue 36 item 8: a C001 caused by reading an import is reported on the run configuration's
+/// entry too, as every other C001 is (decision 39), and both carry the fix that adds the token.
+#[test]
+fn a_c001_from_an_import_is_also_on_the_configuration_entry() {
+    let d = scratch();
+    std::fs::create_dir_all(d.join("lib")).unwrap();
+    write(&d, "lib/util.vox", "pub fn greet(n) { \"hi \" + n }\n");
+    write(
+        &d,
+        "main.vox",
+        "import \"lib/util.vox\" as util\nfn main() {\n    print(util.greet(\"x\"))\n}\n",
+    );
+    write(
+        &d,
+        "Vox.toml",
+        "[run.main]\nscript = \"main.vox\"\ncaps = [\"none\"]\n",
+    );
+    let (code, out, err) = vox_in(
+        &d,
+        &["lint", "--format", "compact", "--select", "C001", "."],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(
+        out,
+        "Vox.toml:1:1: C001 run configuration `main` lacks `fs:ro=lib`, which main.vox needs: that run would exit 77\n\
+         main.vox:1:1: C001 run configuration `main` lacks `fs:ro=lib`, which reading the import needs: that run would exit 77\n"
+    );
+    let (_, _, err) = vox_in(
+        &d,
+        &["lint", "--fix", "--unsafe-fixes", "--select", "C001", "."],
+    );
+    let toml = std::fs::read_to_string(d.join("Vox.toml")).unwrap();
+    assert!(toml.contains("fs:ro=lib"), "{toml}\n{err}");
+    let (code, out, err) = vox_in(&d, &["run", "--config", "main", "main.vox"]);
+    assert_eq!((code, out.as_str()), (0, "hi x\n"), "{err}");
+}

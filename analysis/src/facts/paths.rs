@@ -466,9 +466,22 @@ fn takes_path(ns: &str, name: &str) -> bool {
 pub(super) fn path_args(body: &Body<'_>, _kinds: &Kinds, facts: &mut FactsBuilder) {
     let m = body.m;
     // Most functions pass no paths: they need none of the analyses below.
+    // (`"data/x.txt" |> fs.read` counts: the pipe calls the builtin with its left side.)
     let any_path = (0..m.exprs.len() as u32).any(|e| {
-        body.builtin_call(e)
-            .is_some_and(|(ns, name, _)| takes_path(ns, name))
+        let piped = match m.exprs[e as usize] {
+            Expr::Pipe(_, rhs) => match m.exprs[rhs as usize] {
+                Expr::Builtin(b) => {
+                    let (ns, name) = builtin_name(body.catalog, b);
+                    takes_path(ns, name)
+                }
+                _ => false,
+            },
+            _ => false,
+        };
+        piped
+            || body
+                .builtin_call(e)
+                .is_some_and(|(ns, name, _)| takes_path(ns, name))
     });
     if !any_path {
         return;

@@ -91,6 +91,20 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
             .path
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        // Reading an imported file needs its directory: a missing one is a missing token too.
+        let import = imports_ok(&set, caps).and_then(|i| {
+            let (path, import) = &caps.imports[i];
+            let imp = cx.syntax.imports.get(*import as usize)?;
+            let dir = path
+                .parent()
+                .map_or_else(String::new, |d| vox_analysis::show_dir(d, &run.cwd));
+            Some((format!("fs:ro={dir}"), imp.range))
+        });
+        if let Some((token, _)) = &import {
+            if !tokens.contains(token) {
+                tokens.push(token.clone());
+            }
+        }
         for token in tokens {
             let (file, at) = (run.origin.file.clone(), cx.ws.entry_range(run));
             out.push(lacks(cx, run, file, at, &token, &script));
@@ -111,23 +125,15 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                 }
             }
         }
-        if let Some(i) = imports_ok(&set, caps) {
-            let (path, import) = &caps.imports[i];
-            let imports = &cx.syntax.imports;
-            if let Some(imp) = imports.get(*import as usize) {
-                let dir = path
-                    .parent()
-                    .map_or_else(String::new, |d| vox_analysis::show_dir(d, &run.cwd));
-                out.push(cx.finding(
-                    "C001",
-                    Severity::Error,
-                    imp.range,
-                    format!(
-                        "run configuration `{}` lacks `fs:ro={dir}`, which reading the import needs: that run would exit 77",
-                        run.name
-                    ),
-                ));
-            }
+        if let Some((token, at)) = import {
+            out.push(lacks(
+                cx,
+                run,
+                cx.path.clone(),
+                at,
+                &token,
+                "reading the import",
+            ));
         }
     }
 }
