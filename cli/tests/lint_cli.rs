@@ -525,3 +525,47 @@ fn a_c001_from_an_import_is_also_on_the_configuration_entry() {
     let (code, out, err) = vox_in(&d, &["run", "--config", "main", "main.vox"]);
     assert_eq!((code, out.as_str()), (0, "hi x\n"), "{err}");
 }
+
+/// Issue 36 item 10: D003 and D006 on a script that no run configuration runs offer a fix that
+/// creates one (Vox.toml made when missing) with the inferred caps and the clock or the stream
+/// pinned; `--fix --unsafe-fixes` applies both (the second in its next round), and the run of
+/// that configuration is the same on every run.
+#[test]
+fn d003_and_d006_create_a_run_configuration_where_there_is_none() {
+    let d = scratch();
+    write(
+        &d,
+        "dice.vox",
+        "let x = random.int(1, 1000000)\nprint(x)\nprint(time.now_ms())\nprint(env.get(\"HOME\").is_some())\n",
+    );
+    let (_, out, _) = vox_in(&d, &["lint", "dice.vox"]);
+    assert!(
+        out.contains(
+            "unsafe fix: Create run configuration `dice` in Vox.toml with `random:seed=0`"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "unsafe fix: Create run configuration `dice` in Vox.toml with `time:frozen=0`"
+        ),
+        "{out}"
+    );
+    let (code, out, err) = vox_in(&d, &["lint", "--fix", "--unsafe-fixes", "dice.vox"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        std::fs::read_to_string(d.join("Vox.toml")).unwrap(),
+        "[run.dice]\nscript = \"dice.vox\"\ncaps = [\"env:ro\", \"random:seed=0\", \"time:frozen=0\"]\n"
+    );
+    let first = vox_in(&d, &["run", "--config", "dice", "dice.vox"]);
+    assert_eq!(first.0, 0, "{}", first.2);
+    assert_eq!(first, vox_in(&d, &["run", "--config", "dice", "dice.vox"]));
+    // A library (no entry) gets no run configuration.
+    let lib = scratch();
+    write(&lib, "lib.vox", "pub fn roll() { random.int(1, 7) }\n");
+    let (_, out, _) = vox_in(&lib, &["lint", "lib.vox"]);
+    assert!(
+        out.contains("D006") && !out.contains("Create run configuration"),
+        "{out}"
+    );
+}

@@ -522,3 +522,35 @@ fn clients_without_action_literals_get_commands() {
     );
     assert_eq!(lsp.shutdown(), Some(0));
 }
+
+/// Issue 36 item 10: in the editor, D006 on a script no configuration runs offers the quick fix
+/// that creates a run configuration for it (Vox.toml created: a `CreateFile` then its text), with
+/// the inferred caps and the stream pinned, the same entry `vox lint --fix --unsafe-fixes` writes.
+#[test]
+fn d006_without_a_configuration_creates_one() {
+    let ws = TempDir::new("new-run");
+    let text = "let x = random.int(1, 7)\nprint(x)\nprint(env.get(\"HOME\").is_some())\n";
+    let a = ws.write("dice.vox", text);
+    let mut lsp = Lsp::start(&ws.0, "neovim");
+    lsp.open(&a, text);
+    let all = actions(&mut lsp, &a, 0, Some(vec!["quickfix"]));
+    let lazy = find(
+        &all,
+        "Create run configuration `dice` in Vox.toml with `random:seed=0`",
+    );
+    assert_eq!(lazy["kind"], "quickfix", "{lazy}");
+    let create = lsp
+        .request("codeAction/resolve", lazy.clone())
+        .expect("resolve");
+    let ops = create["edit"]["documentChanges"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{create}"));
+    assert_eq!(ops[0]["kind"], "create", "{create}");
+    assert_eq!(ops[0]["uri"], uri(&ws.path("Vox.toml")));
+    apply_workspace_edit(&create["edit"], false);
+    assert_eq!(
+        read(&ws.path("Vox.toml")),
+        "[run.dice]\nscript = \"dice.vox\"\ncaps = [\"env:ro\", \"random:seed=0\"]\n"
+    );
+    assert_eq!(lsp.shutdown(), Some(0));
+}

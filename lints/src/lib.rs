@@ -17,6 +17,7 @@ pub use finding::{Applicability, ChainStep, Edit, Finding, Fix, Severity};
 pub use memo::FileMemo;
 pub use options::{known_codes, known_pattern, LintOptions};
 pub use registry::{rule, RuleInfo, RULES};
+pub use rules::caps_check::NEW_RUN_TITLE;
 
 use std::sync::Arc;
 

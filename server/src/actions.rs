@@ -378,6 +378,9 @@ fn pin_fix<'a>(
     script: &Path,
     fix: &vox_lints::Fix,
 ) -> Option<Lazy<'a>> {
+    if let Some(rest) = fix.title.strip_prefix(vox_lints::NEW_RUN_TITLE) {
+        return new_run_fix(snap, caps, script, rest, &fix.title);
+    }
     let (token, name) = pin_title(&fix.title)?;
     let namespace = token.split(':').next()?.to_string();
     let run = config_of(snap, script, name)?;
@@ -394,6 +397,39 @@ fn pin_fix<'a>(
     let mut a = action(fix.title.clone(), CodeActionKind::QUICKFIX, move || {
         let change = config_change(snap, kind, &file, &script, &name, &list)?;
         Ok(workspace_edit(snap, caps, vec![change], None))
+    });
+    a.action.is_preferred = Some(false);
+    Some(a)
+}
+
+/// The D003/D006 fix for a script no configuration runs: a Vox.toml entry for it with the
+/// inferred caps, the clock or the stream pinned (title: "Create run configuration `NAME` in
+/// Vox.toml with `TOKEN`"), made as "Run with inferred capabilities: add to Vox.toml" makes its
+/// entry (the file created when missing).
+fn new_run_fix<'a>(
+    snap: &'a Snapshot,
+    caps: &'a ClientCaps,
+    script: &Path,
+    rest: &str,
+    title: &str,
+) -> Option<Lazy<'a>> {
+    let token = rest.rsplit('`').nth(1)?.to_string();
+    let namespace = token.split(':').next()?.to_string();
+    let tokens = inferred_tokens(snap, script, &snap.root)?;
+    let mut list: Vec<String> = tokens
+        .tokens
+        .iter()
+        .map(|t| t.token.clone())
+        .filter(|t| t.split(':').next() != Some(namespace.as_str()))
+        .collect();
+    list.push(token);
+    let entry = entry_for(snap, ConfigKind::VoxToml, script);
+    let file = config_path(&snap.root, ConfigKind::VoxToml);
+    let grant = format!("grants {} to `{entry}`", list.join(", "));
+    let script = script.to_path_buf();
+    let mut a = action(title.to_string(), CodeActionKind::QUICKFIX, move || {
+        let change = config_change(snap, ConfigKind::VoxToml, &file, &script, &entry, &list)?;
+        Ok(workspace_edit(snap, caps, vec![change], Some(grant)))
     });
     a.action.is_preferred = Some(false);
     Some(a)

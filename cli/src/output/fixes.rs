@@ -52,6 +52,15 @@ pub fn apply(
             Some(src) => src.text(&loaded.db).peek().to_vec(),
             None => match std::fs::read(&path) {
                 Ok(t) => t,
+                // A fix that creates the file (a new run configuration in Vox.toml).
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::NotFound
+                        && edits
+                            .iter()
+                            .all(|e| e.range.is_empty() && e.range.start == 0) =>
+                {
+                    Vec::new()
+                }
                 Err(_) => continue,
             },
         };

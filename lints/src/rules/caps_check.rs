@@ -155,6 +155,18 @@ pub fn config_fix(
         }
     }
     .ok()?;
+    minimal_fix(run.origin.file.clone(), &old, &new, title, applicability)
+}
+
+/// A fix that turns `old` into `new` in `file`, as one edit of the changed region (`None` when
+/// nothing changes).
+fn minimal_fix(
+    file: PathBuf,
+    old: &str,
+    new: &str,
+    title: String,
+    applicability: crate::Applicability,
+) -> Option<crate::Fix> {
     if new == old {
         return None;
     }
@@ -177,11 +189,63 @@ pub fn config_fix(
         title,
         applicability,
         edits: vec![crate::Edit {
-            file: run.origin.file.clone(),
+            file,
             range: TextRange::new(pre as u32, (a.len() - suf) as u32),
             new_text: new[pre..b.len() - suf].to_string(),
         }],
     })
+}
+
+/// The title of the fix that creates a run configuration (the language server recognises it and
+/// builds the same entry from the editor's text).
+pub const NEW_RUN_TITLE: &str = "Create run configuration";
+
+/// For a script with no run configuration: a Vox.toml entry for it (in the workspace's Vox.toml,
+/// created if missing) with the inferred caps, the `namespace` tokens replaced by `token`
+/// (`time:frozen=0`, `random:seed=0`). Unsafe: it grants authority.
+fn new_run_fix(cx: &FileCx<'_>, namespace: &str, token: &str) -> Option<crate::Fix> {
+    let root = &cx.ws.root;
+    let rel = cx.path.strip_prefix(root).ok()?;
+    let rel: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let rel = rel.join("/");
+    let file = root.join("Vox.toml");
+    let old = match std::fs::read_to_string(&file) {
+        Ok(t) => Some(t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(_) => return None,
+    };
+    let stem = cx.path.file_stem()?.to_string_lossy().into_owned();
+    let taken = |n: &str| cx.ws.runs.iter().any(|r| r.name == n);
+    let entry = std::iter::once(stem.clone())
+        .chain((2..).map(|i| format!("{stem}-{i}")))
+        .find(|n| !taken(n))?;
+    let inferred = vox_analysis::render_tokens(&vox_analysis::inferred_caps(cx.db, cx.file), root);
+    let mut caps: Vec<String> = inferred
+        .tokens
+        .into_iter()
+        .map(|t| t.token)
+        .filter(|t| t.split(':').next() != Some(namespace))
+        .collect();
+    caps.push(token.to_string());
+    let new =
+        vox_caps::config::set_caps_vox_toml(old.as_deref().unwrap_or(""), &entry, &rel, &caps)
+            .ok()?;
+    let title = format!("{NEW_RUN_TITLE} `{entry}` in Vox.toml with `{token}`");
+    match old {
+        Some(old) => minimal_fix(file, &old, &new, title, crate::Applicability::Unsafe),
+        None => Some(crate::Fix {
+            title,
+            applicability: crate::Applicability::Unsafe,
+            edits: vec![crate::Edit {
+                file,
+                range: TextRange::new(0, 0),
+                new_text: new,
+            }],
+        }),
+    }
 }
 
 /// The caps of `run` with the tokens of `namespace` replaced by `token` (`time:frozen=0` for
@@ -205,6 +269,10 @@ pub fn pin_fixes(cx: &FileCx<'_>, f: &mut crate::Finding, namespace: &str, token
     let pins = &token[..token.find('=').map_or(token.len(), |i| i + 1)];
     let fixes = cx.config_fixes(token, || {
         let mut fixes = Vec::new();
+        // A script (not a library: it has an entry) that no configuration runs yet.
+        if cx.runs().is_empty() && !vox_analysis::entry_points(cx.db, cx.file).is_empty() {
+            fixes.extend(new_run_fix(cx, namespace, token));
+        }
         for run in cx.runs() {
             let pinned = run
                 .caps

@@ -10,7 +10,7 @@ mod c002_caps_over_granted;
 mod c003_legacy_caps_directive;
 mod c004_dynamic_path;
 mod c005_unconfinable_effect;
-mod caps_check;
+pub(crate) mod caps_check;
 mod d001_transcendental;
 mod d002_map_iteration_order;
 mod d003_wall_clock;
