@@ -6,9 +6,12 @@ use std::process::Command;
 
 use serde_json::Value;
 
-/// Runs the built `vox` with `args` in `dir`: (exit code, stdout, stderr).
+/// Runs the built `vox` with `args` in `dir`: (exit code, stdout, stderr). `VOX_TEST_BIN` names
+/// another build to run instead (to see a new test fail on an older one).
 pub fn vox_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_vox"))
+    let bin = std::env::var_os("VOX_TEST_BIN")
+        .unwrap_or_else(|| std::ffi::OsString::from(env!("CARGO_BIN_EXE_vox")));
+    let out = Command::new(bin)
         .args(args)
         .current_dir(dir)
         .output()
