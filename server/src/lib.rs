@@ -761,14 +761,13 @@ fn client_caps(p: &InitializeParams) -> ClientCaps {
             .and_then(|w| w.diagnostics.as_ref())
             .and_then(|d| d.refresh_support)
             .unwrap_or(false),
-        // Resource operations are only expressible in `documentChanges`.
-        document_changes: wse.and_then(|e| e.document_changes).unwrap_or(false)
-            || wse
+        // Only a client that says `documentChanges` is sent them (LSP 3.17); resource
+        // operations are only expressible there.
+        document_changes: wse.and_then(|e| e.document_changes).unwrap_or(false),
+        create_files: wse.and_then(|e| e.document_changes).unwrap_or(false)
+            && wse
                 .and_then(|e| e.resource_operations.as_ref())
                 .is_some_and(|ops| ops.contains(&ResourceOperationKind::Create)),
-        create_files: wse
-            .and_then(|e| e.resource_operations.as_ref())
-            .is_some_and(|ops| ops.contains(&ResourceOperationKind::Create)),
         change_annotations: wse
             .and_then(|e| e.change_annotation_support.as_ref())
             .is_some(),
@@ -1380,10 +1379,11 @@ impl LanguageServer for Backend {
     }
 
     async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
+        let document_changes = self.caps().document_changes;
         self.on_snapshot(
             "rename",
             path_of(&params.text_document_position.text_document.uri),
-            move |snap| ide::rename(snap, params),
+            move |snap| ide::rename(snap, params, document_changes),
         )
         .await
     }

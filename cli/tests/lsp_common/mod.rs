@@ -619,3 +619,20 @@ impl Lsp {
         r["edit"].clone()
     }
 }
+
+/// The edits of `uri` in a WorkspaceEdit sent as `documentChanges` (to a client that supports
+/// them; `changes` is then absent), with the version it names (null for a file not open).
+pub fn document_edits(edit: &Value, uri: &str) -> (Value, Vec<Value>) {
+    assert!(edit.get("changes").is_none(), "both forms: {edit}");
+    let ops = edit["documentChanges"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no documentChanges: {edit}"));
+    let op = ops
+        .iter()
+        .find(|o| o["textDocument"]["uri"] == uri)
+        .unwrap_or_else(|| panic!("no edit of {uri}: {edit}"));
+    (
+        op["textDocument"]["version"].clone(),
+        op["edits"].as_array().unwrap().clone(),
+    )
+}
