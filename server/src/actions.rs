@@ -996,6 +996,10 @@ pub fn code_actions(
     let mut out: Vec<CodeActionOrCommand> = Vec::new();
     for (index, (lazy, fix)) in list.into_iter().enumerate() {
         let mut a = lazy.action;
+        // `isPreferred` only for a client that says it reads it.
+        if !caps.is_preferred {
+            a.is_preferred = None;
+        }
         let Some(edit) = lazy.edit else {
             out.push(CodeActionOrCommand::CodeAction(a));
             continue;

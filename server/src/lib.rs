@@ -61,8 +61,13 @@ pub struct ClientCaps {
     /// without their edit, which `codeAction/resolve` computes.
     pub code_action_resolve: bool,
     /// `codeActionLiteralSupport`: without it, code actions are sent as `Command`s
-    /// ([`runs::as_command`]).
+    /// ([`runs::as_command`]), and `codeActionProvider` is `true`, not options (LSP 3.17).
     pub code_action_literals: bool,
+    /// `textDocument.codeAction.isPreferredSupport`: code actions may say `isPreferred`.
+    pub is_preferred: bool,
+    /// `textDocument.rename.prepareSupport`: `renameProvider` may be options
+    /// (`prepareProvider`); without it, `true` (LSP 3.17).
+    pub prepare_rename: bool,
     /// `textDocument.completion.completionItem.snippetSupport`: completion may insert call
     /// snippets (`name(${1:a})`).
     pub snippet_completion: bool,
@@ -809,6 +814,14 @@ fn client_caps(p: &InitializeParams) -> ClientCaps {
             .unwrap_or(false),
         snippet_edits: false,
         code_action_literals,
+        is_preferred: td
+            .and_then(|t| t.code_action.as_ref())
+            .and_then(|ca| ca.is_preferred_support)
+            .unwrap_or(false),
+        prepare_rename: td
+            .and_then(|t| t.rename.as_ref())
+            .and_then(|r| r.prepare_support)
+            .unwrap_or(false),
         code_action_resolve: code_action_literals
             && td
                 .and_then(|t| t.code_action.as_ref())
@@ -943,8 +956,11 @@ impl LanguageServer for Backend {
                 }),
                 text_document_sync: Some(TextDocumentSyncCapability::Options(sync)),
                 diagnostic_provider,
-                code_action_provider: Some(CodeActionProviderCapability::Options(
-                    CodeActionOptions {
+                // Options only for a client with code-action literals (LSP 3.17).
+                code_action_provider: Some(if !caps.code_action_literals {
+                    CodeActionProviderCapability::Simple(true)
+                } else {
+                    CodeActionProviderCapability::Options(CodeActionOptions {
                         code_action_kinds: Some(vec![
                             CodeActionKind::QUICKFIX,
                             CodeActionKind::new(actions::FIX_ALL),
@@ -954,8 +970,8 @@ impl LanguageServer for Backend {
                         ]),
                         work_done_progress_options: WorkDoneProgressOptions::default(),
                         resolve_provider: Some(true),
-                    },
-                )),
+                    })
+                }),
                 code_lens_provider: Some(CodeLensOptions {
                     resolve_provider: Some(false),
                 }),
@@ -966,10 +982,15 @@ impl LanguageServer for Backend {
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
                 definition_provider: Some(OneOf::Left(true)),
                 references_provider: Some(OneOf::Left(true)),
-                rename_provider: Some(OneOf::Right(RenameOptions {
-                    prepare_provider: Some(true),
-                    work_done_progress_options: WorkDoneProgressOptions::default(),
-                })),
+                // Options (`prepareProvider`) only for a client with `prepareSupport` (LSP 3.17).
+                rename_provider: Some(if caps.prepare_rename {
+                    OneOf::Right(RenameOptions {
+                        prepare_provider: Some(true),
+                        work_done_progress_options: WorkDoneProgressOptions::default(),
+                    })
+                } else {
+                    OneOf::Left(true)
+                }),
                 document_symbol_provider: Some(OneOf::Left(true)),
                 workspace_symbol_provider: Some(OneOf::Left(true)),
                 folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
