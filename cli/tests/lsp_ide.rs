@@ -87,8 +87,10 @@ fn hover_definition_references_rename() {
             json!({"textDocument": {"uri": uri(&main)}, "position": pos(2, 11), "newName": "who"}),
         )
         .unwrap();
-    let edits = e["changes"][uri(&main)].as_array().unwrap();
-    let renamed = apply_edits(MAIN, edits, false);
+    // VS Code supports `documentChanges`: versioned edits, of the open document's version.
+    let (version, edits) = lsp_common::document_edits(&e, &uri(&main));
+    assert_eq!(version, 1);
+    let renamed = apply_edits(MAIN, &edits, false);
     assert!(
         renamed.contains("fn report(who: str, count: int)") && renamed.contains("lib.stamp(who)"),
         "{renamed}"

@@ -134,11 +134,10 @@ fn types_navigate_through_annotations_patterns_and_imports() {
             json!({"textDocument": {"uri": uri(&uses)}, "position": pos(2, 14), "newName": "Form"}),
         )
         .unwrap();
-    let here = apply_edits(
-        SHAPES,
-        e["changes"][uri(&shapes)].as_array().unwrap(),
-        false,
-    );
+    // VS Code supports `documentChanges`: versioned edits, of the open documents' versions.
+    let (version, edits) = lsp_common::document_edits(&e, &uri(&shapes));
+    assert_eq!(version, 1);
+    let here = apply_edits(SHAPES, &edits, false);
     assert!(
         here.contains("pub type Form = |")
             && here.contains("fn area(s: Form) to float")
@@ -146,7 +145,9 @@ fn types_navigate_through_annotations_patterns_and_imports() {
             && !here.contains("Shape"),
         "{here}"
     );
-    let there = apply_edits(USES, e["changes"][uri(&uses)].as_array().unwrap(), false);
+    let (version, edits) = lsp_common::document_edits(&e, &uri(&uses));
+    assert_eq!(version, 1);
+    let there = apply_edits(USES, &edits, false);
     assert!(there.contains("fn twice(s: Form) to float"), "{there}");
     // A type renamed to a lower-case name is refused, with the reason.
     let err = lsp

@@ -45,12 +45,27 @@ pub enum Change {
 }
 
 /// Builds the protocol edit the client can apply.
+///
+/// A file that does not exist is only created for a client that can create files
+/// (`resourceOperations` with `create`, in `documentChanges`): to any other, an edit of it is
+/// invalid (LSP 3.17), and this says so instead. Actions that would need one are left out for
+/// such a client ([`can_edit`]); this is the guard behind them.
 pub fn workspace_edit(
     snap: &Snapshot,
     caps: &ClientCaps,
     changes: Vec<Change>,
     grant: Option<String>,
-) -> WorkspaceEdit {
+) -> std::result::Result<WorkspaceEdit, String> {
+    if !caps.create_files {
+        if let Some(Change::Create { path, .. }) =
+            changes.iter().find(|c| matches!(c, Change::Create { .. }))
+        {
+            return Err(format!(
+                "{} does not exist, and the client cannot create files (its workspace.workspaceEdit has no documentChanges with resourceOperations [\"create\"])",
+                path.display()
+            ));
+        }
+    }
     let enc = snap.encoding;
     let annotate = grant.is_some() && caps.change_annotations && caps.document_changes;
     let text_edits = |path: &Path, edits: &[(TextRange, String)]| -> Vec<TextEdit> {
@@ -101,18 +116,17 @@ pub fn workspace_edit(
                 }
                 Change::Create { path, text } => {
                     let Some(uri) = uri_of(&path) else { continue };
-                    if caps.create_files {
-                        ops.push(DocumentChangeOperation::Op(ResourceOp::Create(
-                            CreateFile {
-                                uri: uri.clone(),
-                                options: Some(CreateFileOptions {
-                                    overwrite: Some(false),
-                                    ignore_if_exists: Some(true),
-                                }),
-                                annotation_id: annotate.then(|| GRANT.to_string()),
-                            },
-                        )));
-                    }
+                    // The client can create files (checked above).
+                    ops.push(DocumentChangeOperation::Op(ResourceOp::Create(
+                        CreateFile {
+                            uri: uri.clone(),
+                            options: Some(CreateFileOptions {
+                                overwrite: Some(false),
+                                ignore_if_exists: Some(true),
+                            }),
+                            annotation_id: annotate.then(|| GRANT.to_string()),
+                        },
+                    )));
                     let insert = TextEdit::new(Range::default(), text);
                     ops.push(DocumentChangeOperation::Edit(TextDocumentEdit {
                         text_document: OptionalVersionedTextDocumentIdentifier {
@@ -124,11 +138,11 @@ pub fn workspace_edit(
                 }
             }
         }
-        WorkspaceEdit {
+        Ok(WorkspaceEdit {
             changes: None,
             document_changes: Some(DocumentChanges::Operations(ops)),
             change_annotations: annotations,
-        }
+        })
     } else {
         let mut map: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
         for c in changes {
@@ -149,12 +163,18 @@ pub fn workspace_edit(
                 }
             }
         }
-        WorkspaceEdit {
+        Ok(WorkspaceEdit {
             changes: Some(map),
             document_changes: None,
             change_annotations: None,
-        }
+        })
     }
+}
+
+/// Whether an edit of `file` can be sent to the client: the file exists (on disk or as an open
+/// document), or the client can create it.
+fn can_edit(snap: &Snapshot, caps: &ClientCaps, file: &Path) -> bool {
+    caps.create_files || snap.docs.contains_key(file) || file.is_file()
 }
 
 /// The smallest single edit turning `old` into `new`.
@@ -350,7 +370,7 @@ fn caps_fix<'a>(
     let script = script.to_path_buf();
     let mut a = action(title, CodeActionKind::QUICKFIX, move || {
         let change = config_change(snap, kind, &file, &script, &name, &list)?;
-        Ok(workspace_edit(snap, caps, vec![change], grant))
+        workspace_edit(snap, caps, vec![change], grant)
     });
     // Removing an unused token is safe; granting one is not (docs/rules/C001.md, C002.md).
     a.action.is_preferred = Some(f.code == "C002");
@@ -396,7 +416,7 @@ fn pin_fix<'a>(
     let script = script.to_path_buf();
     let mut a = action(fix.title.clone(), CodeActionKind::QUICKFIX, move || {
         let change = config_change(snap, kind, &file, &script, &name, &list)?;
-        Ok(workspace_edit(snap, caps, vec![change], None))
+        workspace_edit(snap, caps, vec![change], None)
     });
     a.action.is_preferred = Some(false);
     Some(a)
@@ -476,7 +496,7 @@ fn suppress_action<'a>(
         format!("Suppress {} with a reason", f.code),
         CodeActionKind::QUICKFIX,
         move || {
-            Ok(workspace_edit(
+            workspace_edit(
                 snap,
                 caps,
                 vec![Change::Edit {
@@ -484,7 +504,7 @@ fn suppress_action<'a>(
                     edits: vec![(at, format!("{comment}{nl}"))],
                 }],
                 None,
-            ))
+            )
         },
     );
     a.action.diagnostics = Some(vec![diag.clone()]);
@@ -565,6 +585,10 @@ fn run_config_actions<'a>(
         let file = existing
             .as_ref()
             .map_or_else(|| config_path(&snap.root, kind), |r| r.origin.file.clone());
+        // A missing file only for a client that can create it.
+        if !can_edit(snap, caps, &file) {
+            continue;
+        }
         let entry = entry_for(snap, kind, script);
         let grant = format!(
             "grants {} to `{entry}`",
@@ -580,7 +604,7 @@ fn run_config_actions<'a>(
             CodeActionKind::REFACTOR,
             move || {
                 let change = config_change(snap, kind, &file, &script, &entry, &list)?;
-                Ok(workspace_edit(snap, caps, vec![change], Some(grant)))
+                workspace_edit(snap, caps, vec![change], Some(grant))
             },
         ));
     }
@@ -602,6 +626,9 @@ fn replace_directive<'a>(
     let list: Vec<String> = tokens.tokens.iter().map(|t| t.token.clone()).collect();
     let entry = entry_for(snap, ConfigKind::VoxToml, script);
     let file = config_path(&snap.root, ConfigKind::VoxToml);
+    if !can_edit(snap, caps, &file) {
+        return None;
+    }
     let end = text[d.range.end..]
         .find('\n')
         .map_or(text.len(), |i| d.range.end + i + 1);
@@ -616,12 +643,12 @@ fn replace_directive<'a>(
                 path: script,
                 edits: vec![(TextRange::new(start as u32, end as u32), String::new())],
             };
-            Ok(workspace_edit(
+            workspace_edit(
                 snap,
                 caps,
                 vec![change, del],
                 Some(format!("grants {}", list.join(", "))),
-            ))
+            )
         },
     ))
 }
@@ -680,13 +707,15 @@ fn run_fixes<'a>(
         };
         let grant = format!("grants {token} to `{entry}`");
         let script = script.to_path_buf();
-        let mut a = action(title, CodeActionKind::QUICKFIX, move || {
-            let change = config_change(snap, kind, &file, &script, &entry, &list)?;
-            Ok(workspace_edit(snap, caps, vec![change], Some(grant)))
-        });
-        a.action.diagnostics = Some(vec![diag.clone()]);
-        a.action.is_preferred = Some(true);
-        out.push(a);
+        if can_edit(snap, caps, &file) {
+            let mut a = action(title, CodeActionKind::QUICKFIX, move || {
+                let change = config_change(snap, kind, &file, &script, &entry, &list)?;
+                workspace_edit(snap, caps, vec![change], Some(grant))
+            });
+            a.action.diagnostics = Some(vec![diag.clone()]);
+            a.action.is_preferred = Some(true);
+            out.push(a);
+        }
     }
     if let Some((flag, limit)) = &rd.ceiling {
         let Some(value) = raised(flag, limit) else {
@@ -710,6 +739,9 @@ fn run_fixes<'a>(
             }
         };
         let Some(base) = base else { return out };
+        if !can_edit(snap, caps, &file) {
+            return out;
+        }
         let Some(new) = set_ceiling_toml(&base, &entry, flag, value) else {
             return out;
         };
@@ -719,7 +751,7 @@ fn run_fixes<'a>(
         let mut a = action(title, CodeActionKind::QUICKFIX, move || {
             let old = snap.text(&file);
             let change = text_change(&file, old.is_some(), &old.unwrap_or_default(), new);
-            Ok(workspace_edit(snap, caps, vec![change], None))
+            workspace_edit(snap, caps, vec![change], None)
         });
         a.action.diagnostics = Some(vec![diag]);
         out.push(a);
@@ -845,7 +877,7 @@ fn action_list<'a>(
                         })
                         .collect();
                     let mut a = action(fix.title.clone(), CodeActionKind::QUICKFIX, move || {
-                        Ok(workspace_edit(snap, caps, changes, None))
+                        workspace_edit(snap, caps, changes, None)
                     });
                     a.action.is_preferred =
                         Some(i == 0 && fix.applicability == Applicability::Safe);
@@ -911,7 +943,7 @@ fn action_list<'a>(
                 action(
                     "Fix all safe vox findings".into(),
                     CodeActionKind::new(FIX_ALL),
-                    move || Ok(workspace_edit(snap, caps, changes, None)),
+                    move || workspace_edit(snap, caps, changes, None),
                 ),
                 None,
             ));
@@ -1000,6 +1032,10 @@ pub fn code_actions(
     let mut out: Vec<CodeActionOrCommand> = Vec::new();
     for (index, (lazy, fix)) in list.into_iter().enumerate() {
         let mut a = lazy.action;
+        // `isPreferred` only for a client that says it reads it.
+        if !caps.is_preferred {
+            a.is_preferred = None;
+        }
         let Some(edit) = lazy.edit else {
             out.push(CodeActionOrCommand::CodeAction(a));
             continue;

@@ -906,7 +906,14 @@ fn is_identifier(s: &str) -> bool {
             .all(|t| matches!(t.kind, K::Ident | K::TypeIdent))
 }
 
-pub fn rename(snap: &Snapshot, p: RenameParams) -> Result<Option<WorkspaceEdit>> {
+/// The edit renaming a definition and its references: versioned `documentChanges` (the open
+/// document's version, null for a file that is not open) for a client that supports them
+/// (`document_changes`), else `changes`.
+pub fn rename(
+    snap: &Snapshot,
+    p: RenameParams,
+    document_changes: bool,
+) -> Result<Option<WorkspaceEdit>> {
     let pp = p.text_document_position;
     let Some(path) = path_of(&pp.text_document.uri) else {
         return Ok(None);
@@ -950,15 +957,34 @@ pub fn rename(snap: &Snapshot, p: RenameParams) -> Result<Option<WorkspaceEdit>>
             )));
         }
     }
-    let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
+    let mut per_file: std::collections::BTreeMap<PathBuf, (Uri, Vec<TextEdit>)> =
+        std::collections::BTreeMap::new();
     for (f, r) in find_references(snap, &target) {
         if let Some(loc) = location(snap, &f, r) {
-            changes
-                .entry(loc.uri)
-                .or_default()
+            per_file
+                .entry(f)
+                .or_insert_with(|| (loc.uri, Vec::new()))
+                .1
                 .push(TextEdit::new(loc.range, p.new_name.clone()));
         }
     }
+    if document_changes {
+        let edits = per_file
+            .into_iter()
+            .map(|(path, (uri, edits))| TextDocumentEdit {
+                text_document: OptionalVersionedTextDocumentIdentifier {
+                    uri,
+                    version: snap.docs.get(&path).map(|d| d.version),
+                },
+                edits: edits.into_iter().map(OneOf::Left).collect(),
+            })
+            .collect();
+        return Ok(Some(WorkspaceEdit {
+            document_changes: Some(DocumentChanges::Edits(edits)),
+            ..WorkspaceEdit::default()
+        }));
+    }
+    let changes: HashMap<Uri, Vec<TextEdit>> = per_file.into_values().collect();
     Ok(Some(WorkspaceEdit {
         changes: Some(changes),
         ..WorkspaceEdit::default()

@@ -61,8 +61,13 @@ pub struct ClientCaps {
     /// without their edit, which `codeAction/resolve` computes.
     pub code_action_resolve: bool,
     /// `codeActionLiteralSupport`: without it, code actions are sent as `Command`s
-    /// ([`runs::as_command`]).
+    /// ([`runs::as_command`]), and `codeActionProvider` is `true`, not options (LSP 3.17).
     pub code_action_literals: bool,
+    /// `textDocument.codeAction.isPreferredSupport`: code actions may say `isPreferred`.
+    pub is_preferred: bool,
+    /// `textDocument.rename.prepareSupport`: `renameProvider` may be options
+    /// (`prepareProvider`); without it, `true` (LSP 3.17).
+    pub prepare_rename: bool,
     /// `textDocument.completion.completionItem.snippetSupport`: completion may insert call
     /// snippets (`name(${1:a})`).
     pub snippet_completion: bool,
@@ -75,10 +80,9 @@ pub struct ClientCaps {
 
 /// State shared by the handlers.
 pub struct Shared {
-    session: Mutex<Option<Session>>,
+    /// The workspace of each folder the client named ([`session::Workspaces`]).
+    session: Mutex<Option<session::Workspaces>>,
     caps: OnceLock<ClientCaps>,
-    /// Bumped by every change; a diagnostics pass publishes only while it is current.
-    generation: AtomicU64,
     /// Diagnostics of the last run of each script (decision 41), with what their fixes need.
     run_diags: Mutex<HashMap<PathBuf, Vec<runs::RunDiagnostic>>>,
     /// What was last published per file (push mode), as JSON, to publish only changes.
@@ -151,7 +155,6 @@ impl Backend {
             shared: Arc::new(Shared {
                 session: Mutex::new(None),
                 caps: OnceLock::new(),
-                generation: AtomicU64::new(0),
                 run_diags: Mutex::new(HashMap::new()),
                 published: Mutex::new(HashMap::new()),
                 rendered: Mutex::new(HashMap::new()),
@@ -174,7 +177,7 @@ impl Backend {
     /// waits for older handles to unwind). A panic is contained.
     async fn mutate<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&mut Session) -> T + Send + 'static,
+        f: impl FnOnce(&mut session::Workspaces) -> T + Send + 'static,
     ) -> Option<T> {
         let _order = self.shared.order.write().await;
         let shared = self.shared.clone();
@@ -199,17 +202,21 @@ impl Backend {
         }
     }
 
-    /// The workspace root (for classifying paths outside a request).
-    fn root_hint(&self) -> PathBuf {
+    /// Whether `path` is a configuration file of the workspace it belongs to.
+    fn is_config(&self, path: &Path) -> bool {
         lock(&self.shared.session)
             .as_ref()
-            .map_or_else(PathBuf::new, |s| s.root.clone())
+            .is_some_and(|w| session::config_kind(&w.for_path(path).root, path).is_some())
     }
 
-    fn snapshot(&self) -> Result<Snapshot> {
+    /// A snapshot of the workspace `path` belongs to (the first without a path).
+    fn snapshot_at(&self, path: Option<&Path>) -> Result<Snapshot> {
         let guard = lock(&self.shared.session);
         match guard.as_ref() {
-            Some(s) => Ok(s.snapshot()),
+            Some(w) => Ok(match path {
+                Some(p) => w.for_path(p).snapshot(),
+                None => w.first().snapshot(),
+            }),
             None => Err(Error {
                 code: ErrorCode::ServerError(-32002),
                 message: "the server is not initialized".into(),
@@ -220,12 +227,14 @@ impl Backend {
 
     /// Runs a request on a snapshot, on a blocking thread: a salsa cancellation answers
     /// `ContentModified`, a panic an internal error (for this request only).
+    /// The snapshot is of the workspace the file `at` belongs to.
     pub(crate) async fn on_snapshot<T: Send + 'static>(
         &self,
         what: &'static str,
+        at: Option<PathBuf>,
         f: impl FnOnce(&Snapshot) -> Result<T> + Send + 'static,
     ) -> Result<T> {
-        self.on_snapshot_with(what, None, f).await
+        self.on_snapshot_with(what, at, None, f).await
     }
 
     /// Parses an open document for a request that reads its whole tree, before the request
@@ -237,7 +246,8 @@ impl Backend {
         let (text, trees) = {
             let _order = self.shared.order.read().await;
             let guard = lock(&self.shared.session);
-            let Some(s) = guard.as_ref() else { return };
+            let Some(w) = guard.as_ref() else { return };
+            let s = w.for_path(&path);
             let Some(d) = s.docs.get(&path) else { return };
             // Small files parse in no time inside the request.
             if d.rope.len_bytes() < (256 << 10) {
@@ -273,6 +283,7 @@ impl Backend {
     async fn on_snapshot_with<T: Send + 'static>(
         &self,
         what: &'static str,
+        at: Option<PathBuf>,
         cancel: Option<work::CancelFlag>,
         f: impl FnOnce(&Snapshot) -> Result<T> + Send + 'static,
     ) -> Result<T> {
@@ -281,7 +292,7 @@ impl Backend {
         }
         let mut snap = {
             let _order = self.shared.order.read().await;
-            self.snapshot()?
+            self.snapshot_at(at.as_deref())?
         };
         if let Some(c) = cancel {
             snap.cancel = c;
@@ -334,8 +345,32 @@ impl Backend {
 
     /// As [`Self::schedule_diagnostics`]; with `VOX_LSP_TIMING` set, prints on stderr how long
     /// it took from `since` (a `didChange` arriving) to publishing the changed file.
+    /// A file's change is analysed in its own workspace only (each folder's workspace has its
+    /// own database); a change of no one file, in every workspace.
     fn schedule_diagnostics_from(&self, first: Option<PathBuf>, since: Option<std::time::Instant>) {
-        let generation = self.shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        let snaps: Vec<Snapshot> = {
+            let guard = lock(&self.shared.session);
+            let Some(w) = guard.as_ref() else { return };
+            match &first {
+                Some(p) => vec![w.for_path(p).snapshot()],
+                None => w.list.iter().map(Session::snapshot).collect(),
+            }
+        };
+        for snap in snaps {
+            self.diagnostics_pass(snap, first.clone(), since);
+        }
+    }
+
+    /// One workspace's diagnostics pass: its configuration files, then (push mode) its open
+    /// scripts, `first` first.
+    fn diagnostics_pass(
+        &self,
+        snap: Snapshot,
+        first: Option<PathBuf>,
+        since: Option<std::time::Instant>,
+    ) {
+        let generation = snap.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        let current = snap.generation.clone();
         // Opening a file: its functions' facts are computed on every core first.
         let warm = since.is_some()
             && first
@@ -346,11 +381,11 @@ impl Backend {
             caps.code_lens_refresh || caps.inlay_hint_refresh || caps.semantic_tokens_refresh;
         let shared = self.shared.clone();
         let client = self.client.clone();
-        let Ok(snap) = self.snapshot() else { return };
         tokio::spawn(async move {
             let pull = caps.pull;
             let s2 = snap;
             let shared2 = shared.clone();
+            let current2 = current.clone();
             let timed_path = first.clone();
             // The results come back through `done` so that the analysis thread can free what the
             // renders let go of while they are published: on the thread that allocated it, which
@@ -411,7 +446,7 @@ impl Backend {
                         }
                     }
                     for p in scripts {
-                        if shared2.generation.load(Ordering::SeqCst) != generation {
+                        if current2.load(Ordering::SeqCst) != generation {
                             break;
                         }
                         let r = std::panic::catch_unwind(AssertUnwindSafe(|| {
@@ -435,7 +470,7 @@ impl Backend {
                 return;
             };
             for (path, version, diags) in computed {
-                if shared.generation.load(Ordering::SeqCst) != generation {
+                if current.load(Ordering::SeqCst) != generation {
                     return;
                 }
                 let timed = since.filter(|_| timed_path.as_deref() == Some(path.as_path()));
@@ -463,7 +498,7 @@ impl Backend {
                 });
             }
             if let Some(s2) = kept {
-                if shared.generation.load(Ordering::SeqCst) != generation {
+                if current.load(Ordering::SeqCst) != generation {
                     return;
                 }
                 let changed = timed_path.clone();
@@ -522,8 +557,8 @@ fn caps_changed(snap: &Snapshot, shared: &Shared, changed: Option<&Path>) -> boo
         let tokens = runs::inferred_tokens(snap, p, &snap.root);
         now.push((p.clone(), format!("{tokens:?}")));
     }
+    // Closed scripts are forgotten by `did_close` (this snapshot sees one workspace only).
     let mut seen = lock(&shared.caps_seen);
-    seen.retain(|p, _| snap.docs.contains_key(p));
     let mut any = false;
     for (p, text) in now {
         let old = seen.insert(p.clone(), text.clone());
@@ -731,14 +766,13 @@ fn client_caps(p: &InitializeParams) -> ClientCaps {
             .and_then(|w| w.diagnostics.as_ref())
             .and_then(|d| d.refresh_support)
             .unwrap_or(false),
-        // Resource operations are only expressible in `documentChanges`.
-        document_changes: wse.and_then(|e| e.document_changes).unwrap_or(false)
-            || wse
+        // Only a client that says `documentChanges` is sent them (LSP 3.17); resource
+        // operations are only expressible there.
+        document_changes: wse.and_then(|e| e.document_changes).unwrap_or(false),
+        create_files: wse.and_then(|e| e.document_changes).unwrap_or(false)
+            && wse
                 .and_then(|e| e.resource_operations.as_ref())
                 .is_some_and(|ops| ops.contains(&ResourceOperationKind::Create)),
-        create_files: wse
-            .and_then(|e| e.resource_operations.as_ref())
-            .is_some_and(|ops| ops.contains(&ResourceOperationKind::Create)),
         change_annotations: wse
             .and_then(|e| e.change_annotation_support.as_ref())
             .is_some(),
@@ -780,6 +814,14 @@ fn client_caps(p: &InitializeParams) -> ClientCaps {
             .unwrap_or(false),
         snippet_edits: false,
         code_action_literals,
+        is_preferred: td
+            .and_then(|t| t.code_action.as_ref())
+            .and_then(|ca| ca.is_preferred_support)
+            .unwrap_or(false),
+        prepare_rename: td
+            .and_then(|t| t.rename.as_ref())
+            .and_then(|r| r.prepare_support)
+            .unwrap_or(false),
         code_action_resolve: code_action_literals
             && td
                 .and_then(|t| t.code_action.as_ref())
@@ -803,23 +845,51 @@ fn client_caps(p: &InitializeParams) -> ClientCaps {
     }
 }
 
-/// The folder the client names, if any (else the current directory, which is not walked: a
-/// client that names no folder may have been started anywhere, even in `/`).
-fn workspace_folder(p: &InitializeParams) -> (PathBuf, bool) {
-    let from_folders = p
-        .workspace_folders
-        .as_ref()
-        .and_then(|f| f.first())
-        .and_then(|f| path_of(&f.uri));
-    #[allow(deprecated)]
-    let from_root = p.root_uri.as_ref().and_then(path_of);
-    match from_folders.or(from_root) {
-        Some(f) => (f, true),
-        None => (
-            std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
-            false,
-        ),
+/// The folders the client names, in its order and each once (`workspaceFolders`, else the
+/// deprecated `rootUri`); empty if it names none.
+fn workspace_folders(p: &InitializeParams) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for f in p.workspace_folders.iter().flatten() {
+        if let Some(path) = path_of(&f.uri) {
+            if !out.contains(&path) {
+                out.push(path);
+            }
+        }
     }
+    #[allow(deprecated)]
+    if out.is_empty() {
+        out.extend(p.root_uri.as_ref().and_then(path_of));
+    }
+    out
+}
+
+/// Loads the workspace of each folder the client names; with none, one workspace at the
+/// current directory, which is not walked (a client that names no folder may have been started
+/// anywhere, even in `/`).
+fn load_workspaces(
+    folders: Vec<PathBuf>,
+    settings: Settings,
+    encoding: Encoding,
+) -> session::Workspaces {
+    if folders.is_empty() {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+        return session::Workspaces::new(Session::load_with(
+            cwd.clone(),
+            cwd,
+            settings,
+            encoding,
+            false,
+        ));
+    }
+    let mut list = folders.into_iter().map(|folder| {
+        let root = session::find_root(&folder);
+        Session::load_with(folder, root, settings.clone(), encoding, true)
+    });
+    let mut w = session::Workspaces::new(list.next().expect("a folder"));
+    for s in list {
+        w.add(s);
+    }
+    w
 }
 
 /// Open scripts analysed again after any change; past this, only the related ones.
@@ -853,11 +923,10 @@ impl LanguageServer for Backend {
         if let Some(opts) = &params.initialization_options {
             settings.update(opts);
         }
-        let (folder, named) = workspace_folder(&params);
-        let root = session::find_root(&folder);
+        let folders = workspace_folders(&params);
         let loaded = tokio::task::spawn_blocking(move || {
             std::panic::catch_unwind(AssertUnwindSafe(|| {
-                Session::load_with(root, settings, encoding, named)
+                load_workspaces(folders, settings, encoding)
             }))
         })
         .await;
@@ -887,8 +956,11 @@ impl LanguageServer for Backend {
                 }),
                 text_document_sync: Some(TextDocumentSyncCapability::Options(sync)),
                 diagnostic_provider,
-                code_action_provider: Some(CodeActionProviderCapability::Options(
-                    CodeActionOptions {
+                // Options only for a client with code-action literals (LSP 3.17).
+                code_action_provider: Some(if !caps.code_action_literals {
+                    CodeActionProviderCapability::Simple(true)
+                } else {
+                    CodeActionProviderCapability::Options(CodeActionOptions {
                         code_action_kinds: Some(vec![
                             CodeActionKind::QUICKFIX,
                             CodeActionKind::new(actions::FIX_ALL),
@@ -898,8 +970,8 @@ impl LanguageServer for Backend {
                         ]),
                         work_done_progress_options: WorkDoneProgressOptions::default(),
                         resolve_provider: Some(true),
-                    },
-                )),
+                    })
+                }),
                 code_lens_provider: Some(CodeLensOptions {
                     resolve_provider: Some(false),
                 }),
@@ -910,10 +982,15 @@ impl LanguageServer for Backend {
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
                 definition_provider: Some(OneOf::Left(true)),
                 references_provider: Some(OneOf::Left(true)),
-                rename_provider: Some(OneOf::Right(RenameOptions {
-                    prepare_provider: Some(true),
-                    work_done_progress_options: WorkDoneProgressOptions::default(),
-                })),
+                // Options (`prepareProvider`) only for a client with `prepareSupport` (LSP 3.17).
+                rename_provider: Some(if caps.prepare_rename {
+                    OneOf::Right(RenameOptions {
+                        prepare_provider: Some(true),
+                        work_done_progress_options: WorkDoneProgressOptions::default(),
+                    })
+                } else {
+                    OneOf::Left(true)
+                }),
                 document_symbol_provider: Some(OneOf::Left(true)),
                 workspace_symbol_provider: Some(OneOf::Left(true)),
                 folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
@@ -944,6 +1021,13 @@ impl LanguageServer for Backend {
                     work_done_progress_options: WorkDoneProgressOptions::default(),
                 }),
                 call_hierarchy_provider: Some(CallHierarchyServerCapability::Simple(true)),
+                workspace: Some(WorkspaceServerCapabilities {
+                    workspace_folders: Some(WorkspaceFoldersServerCapabilities {
+                        supported: Some(true),
+                        change_notifications: Some(OneOf::Left(true)),
+                    }),
+                    file_operations: None,
+                }),
                 ..ServerCapabilities::default()
             },
             server_info: Some(ServerInfo {
@@ -997,8 +1081,11 @@ impl LanguageServer for Backend {
         };
         let p2 = path.clone();
         let since = std::time::Instant::now();
-        self.mutate(move |s| s.open(p2, doc.uri, doc.text, doc.version))
-            .await;
+        self.mutate(move |w| {
+            w.for_path_mut(&p2)
+                .open(p2.clone(), doc.uri, doc.text, doc.version)
+        })
+        .await;
         self.schedule_diagnostics_from(Some(path), Some(since));
     }
 
@@ -1011,7 +1098,7 @@ impl LanguageServer for Backend {
         let version = params.text_document.version;
         let changes = params.content_changes;
         let changed = self
-            .mutate(move |s| s.change(&p2, changes, version))
+            .mutate(move |w| w.for_path_mut(&p2).change(&p2, changes, version))
             .await
             .unwrap_or(false);
         if timing() {
@@ -1021,7 +1108,7 @@ impl LanguageServer for Backend {
             );
         }
         if changed {
-            if session::config_kind(&self.root_hint(), &path).is_some() {
+            if self.is_config(&path) {
                 self.refresh_lenses();
             }
             lock(&self.shared.run_diags).remove(&path);
@@ -1040,8 +1127,9 @@ impl LanguageServer for Backend {
             return;
         };
         let p2 = path.clone();
-        self.mutate(move |s| s.close(&p2)).await;
+        self.mutate(move |w| w.for_path_mut(&p2).close(&p2)).await;
         lock(&self.shared.semantic).remove(&path);
+        lock(&self.shared.caps_seen).remove(&path);
         if session::is_script(&path) {
             // Closed: an empty set (decision 40), in push mode.
             lock(&self.shared.rendered).remove(&path);
@@ -1062,9 +1150,16 @@ impl LanguageServer for Backend {
         if events.is_empty() {
             return;
         }
-        self.mutate(move |s| {
+        self.mutate(move |w| {
             for (p, deleted) in &events {
-                s.disk_changed(p, *deleted);
+                // The workspace the file belongs to, and every other one that reads it (an
+                // imported file) or whose root holds it.
+                let own = w.index_for(p);
+                for (i, s) in w.list.iter_mut().enumerate() {
+                    if i == own || s.files.contains_key(p) || p.starts_with(&s.root) {
+                        s.disk_changed(p, *deleted);
+                    }
+                }
             }
         })
         .await;
@@ -1074,12 +1169,84 @@ impl LanguageServer for Backend {
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
         let v = params.settings;
-        self.mutate(move |s| {
-            let mut settings = s.settings.clone();
-            settings.update(&v);
-            s.set_settings(settings);
+        self.mutate(move |w| {
+            for s in &mut w.list {
+                let mut settings = s.settings.clone();
+                settings.update(&v);
+                s.set_settings(settings);
+            }
         })
         .await;
+        self.schedule_diagnostics(None);
+    }
+
+    /// Folders added get a workspace of their own (loaded outside the lock), the open documents
+    /// inside them moving to it; folders removed stop being analysed, and what their workspace
+    /// published is cleared.
+    async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
+        let folders = |fs: &[WorkspaceFolder]| -> Vec<PathBuf> {
+            fs.iter().filter_map(|f| path_of(&f.uri)).collect()
+        };
+        let added = folders(&params.event.added);
+        let removed = folders(&params.event.removed);
+        let Some((settings, encoding)) = lock(&self.shared.session)
+            .as_ref()
+            .map(|w| (w.first().settings.clone(), w.first().encoding))
+        else {
+            return;
+        };
+        let loaded = tokio::task::spawn_blocking(move || {
+            std::panic::catch_unwind(AssertUnwindSafe(|| {
+                added
+                    .into_iter()
+                    .map(|folder| {
+                        let root = session::find_root(&folder);
+                        Session::load_with(folder, root, settings.clone(), encoding, true)
+                    })
+                    .collect::<Vec<_>>()
+            }))
+        })
+        .await;
+        let sessions = match loaded {
+            Ok(Ok(v)) => v,
+            _ => {
+                self.log_error("cannot load the added workspace folders".into())
+                    .await;
+                Vec::new()
+            }
+        };
+        // Added first: removing the only folder in the same change leaves no empty workspace.
+        let cleared = self
+            .mutate(move |w| {
+                for s in sessions {
+                    if !w.has_folder(&s.folder) {
+                        w.add(s);
+                    }
+                }
+                let mut cleared = Vec::new();
+                for f in &removed {
+                    cleared.extend(w.remove(f).unwrap_or_default());
+                }
+                cleared
+            })
+            .await
+            .unwrap_or_default();
+        let pull = self.caps().pull;
+        for path in cleared {
+            lock(&self.shared.rendered).remove(&path);
+            lock(&self.shared.semantic).remove(&path);
+            lock(&self.shared.caps_seen).remove(&path);
+            lock(&self.shared.run_diags).remove(&path);
+            let had = lock(&self.shared.published)
+                .insert(path.clone(), Arc::new(Vec::new()))
+                .is_some_and(|d| !d.is_empty());
+            // Configuration files are pushed in either mode; scripts in push mode.
+            let script = session::is_script(&path);
+            if (script && !pull) || (!script && had) {
+                send_diagnostics(&self.client, &self.shared, &path, None, &[]).await;
+            }
+        }
+        self.refresh_lenses();
         self.schedule_diagnostics(None);
     }
 
@@ -1095,7 +1262,7 @@ impl LanguageServer for Backend {
             let shared = self.shared.clone();
             let p = path.clone();
             let r = self
-                .on_snapshot("diagnostics", move |snap| {
+                .on_snapshot("diagnostics", Some(path.clone()), move |snap| {
                     let items = if session::config_kind(&snap.root, &p).is_some() {
                         diagnostics::config_diagnostics(snap, &p)
                     } else if snap.docs.contains_key(&p) && session::is_script(&p) {
@@ -1142,24 +1309,38 @@ impl LanguageServer for Backend {
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         let caps = self.caps();
         let shared = self.shared.clone();
-        self.on_snapshot("code action", move |snap| {
-            actions::code_actions(snap, &shared, &caps, params)
-        })
+        self.on_snapshot(
+            "code action",
+            path_of(&params.text_document.uri),
+            move |snap| actions::code_actions(snap, &shared, &caps, params),
+        )
         .await
     }
 
     async fn code_action_resolve(&self, params: CodeAction) -> Result<CodeAction> {
         let caps = self.caps();
         let shared = self.shared.clone();
-        self.on_snapshot("code action resolve", move |snap| {
-            actions::resolve(snap, &shared, &caps, params)
-        })
+        self.on_snapshot(
+            "code action resolve",
+            params
+                .data
+                .as_ref()
+                .and_then(|d| d.get("uri"))
+                .and_then(|u| u.as_str())
+                .and_then(|u| u.parse::<Uri>().ok())
+                .and_then(|u| path_of(&u)),
+            move |snap| actions::resolve(snap, &shared, &caps, params),
+        )
         .await
     }
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
-        self.on_snapshot("code lens", move |snap| handlers::code_lens(snap, params))
-            .await
+        self.on_snapshot(
+            "code lens",
+            path_of(&params.text_document.uri),
+            move |snap| handlers::code_lens(snap, params),
+        )
+        .await
     }
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
@@ -1169,7 +1350,11 @@ impl LanguageServer for Backend {
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let plain = self.caps().plaintext_hover;
         let hover = self
-            .on_snapshot("hover", move |snap| ide::hover(snap, params))
+            .on_snapshot(
+                "hover",
+                path_of(&params.text_document_position_params.text_document.uri),
+                move |snap| ide::hover(snap, params),
+            )
             .await?;
         Ok(hover.map(|mut h| {
             if plain {
@@ -1185,28 +1370,43 @@ impl LanguageServer for Backend {
         &self,
         params: GotoDefinitionParams,
     ) -> Result<Option<GotoDefinitionResponse>> {
-        self.on_snapshot("definition", move |snap| ide::definition(snap, params))
-            .await
+        self.on_snapshot(
+            "definition",
+            path_of(&params.text_document_position_params.text_document.uri),
+            move |snap| ide::definition(snap, params),
+        )
+        .await
     }
 
     async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
-        self.on_snapshot("references", move |snap| ide::references(snap, params))
-            .await
+        self.on_snapshot(
+            "references",
+            path_of(&params.text_document_position.text_document.uri),
+            move |snap| ide::references(snap, params),
+        )
+        .await
     }
 
     async fn prepare_rename(
         &self,
         params: TextDocumentPositionParams,
     ) -> Result<Option<PrepareRenameResponse>> {
-        self.on_snapshot("prepare rename", move |snap| {
-            ide::prepare_rename(snap, params)
-        })
+        self.on_snapshot(
+            "prepare rename",
+            path_of(&params.text_document.uri),
+            move |snap| ide::prepare_rename(snap, params),
+        )
         .await
     }
 
     async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
-        self.on_snapshot("rename", move |snap| ide::rename(snap, params))
-            .await
+        let document_changes = self.caps().document_changes;
+        self.on_snapshot(
+            "rename",
+            path_of(&params.text_document_position.text_document.uri),
+            move |snap| ide::rename(snap, params, document_changes),
+        )
+        .await
     }
 
     async fn document_symbol(
@@ -1215,9 +1415,11 @@ impl LanguageServer for Backend {
     ) -> Result<Option<DocumentSymbolResponse>> {
         let caps = self.caps();
         self.pretree(&params.text_document.uri).await;
-        self.on_snapshot("document symbols", move |snap| {
-            ide::document_symbols(snap, params, caps.hierarchical_symbols)
-        })
+        self.on_snapshot(
+            "document symbols",
+            path_of(&params.text_document.uri),
+            move |snap| ide::document_symbols(snap, params, caps.hierarchical_symbols),
+        )
         .await
     }
 
@@ -1225,7 +1427,7 @@ impl LanguageServer for Backend {
         &self,
         params: WorkspaceSymbolParams,
     ) -> Result<Option<WorkspaceSymbolResponse>> {
-        self.on_snapshot("workspace symbols", move |snap| {
+        self.on_snapshot("workspace symbols", None, move |snap| {
             ide::workspace_symbols(snap, params)
         })
         .await
@@ -1233,17 +1435,21 @@ impl LanguageServer for Backend {
 
     async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
         self.pretree(&params.text_document.uri).await;
-        self.on_snapshot("folding", move |snap| ide::folding(snap, params))
-            .await
+        self.on_snapshot("folding", path_of(&params.text_document.uri), move |snap| {
+            ide::folding(snap, params)
+        })
+        .await
     }
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
         let caps = self.caps();
         let snippets = caps.snippet_completion;
         let mut r = self
-            .on_snapshot("completion", move |snap| {
-                ide::completion(snap, params, snippets)
-            })
+            .on_snapshot(
+                "completion",
+                path_of(&params.text_document_position.text_document.uri),
+                move |snap| ide::completion(snap, params, snippets),
+            )
             .await?;
         if caps.plaintext_docs {
             let items = match &mut r {
@@ -1261,9 +1467,11 @@ impl LanguageServer for Backend {
     }
 
     async fn signature_help(&self, params: SignatureHelpParams) -> Result<Option<SignatureHelp>> {
-        self.on_snapshot("signature help", move |snap| {
-            ide::signature_help(snap, params)
-        })
+        self.on_snapshot(
+            "signature help",
+            path_of(&params.text_document_position_params.text_document.uri),
+            move |snap| ide::signature_help(snap, params),
+        )
         .await
     }
 
@@ -1272,9 +1480,11 @@ impl LanguageServer for Backend {
         params: SemanticTokensParams,
     ) -> Result<Option<SemanticTokensResult>> {
         let shared = self.shared.clone();
-        self.on_snapshot("semantic tokens", move |snap| {
-            ide::semantic_full(snap, &shared, params)
-        })
+        self.on_snapshot(
+            "semantic tokens",
+            path_of(&params.text_document.uri),
+            move |snap| ide::semantic_full(snap, &shared, params),
+        )
         .await
     }
 
@@ -1283,9 +1493,11 @@ impl LanguageServer for Backend {
         params: SemanticTokensDeltaParams,
     ) -> Result<Option<SemanticTokensFullDeltaResult>> {
         let shared = self.shared.clone();
-        self.on_snapshot("semantic tokens delta", move |snap| {
-            ide::semantic_delta(snap, &shared, params)
-        })
+        self.on_snapshot(
+            "semantic tokens delta",
+            path_of(&params.text_document.uri),
+            move |snap| ide::semantic_delta(snap, &shared, params),
+        )
         .await
     }
 
@@ -1293,25 +1505,33 @@ impl LanguageServer for Backend {
         &self,
         params: SemanticTokensRangeParams,
     ) -> Result<Option<SemanticTokensRangeResult>> {
-        self.on_snapshot("semantic tokens range", move |snap| {
-            ide::semantic_range(snap, params)
-        })
+        self.on_snapshot(
+            "semantic tokens range",
+            path_of(&params.text_document.uri),
+            move |snap| ide::semantic_range(snap, params),
+        )
         .await
     }
 
     async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
         self.pretree(&params.text_document.uri).await;
-        self.on_snapshot("inlay hints", move |snap| ide::inlay_hints(snap, params))
-            .await
+        self.on_snapshot(
+            "inlay hints",
+            path_of(&params.text_document.uri),
+            move |snap| ide::inlay_hints(snap, params),
+        )
+        .await
     }
 
     async fn document_highlight(
         &self,
         params: DocumentHighlightParams,
     ) -> Result<Option<Vec<DocumentHighlight>>> {
-        self.on_snapshot("document highlight", move |snap| {
-            ide::document_highlight(snap, params)
-        })
+        self.on_snapshot(
+            "document highlight",
+            path_of(&params.text_document_position_params.text_document.uri),
+            move |snap| ide::document_highlight(snap, params),
+        )
         .await
     }
 
@@ -1319,16 +1539,20 @@ impl LanguageServer for Backend {
         &self,
         params: SelectionRangeParams,
     ) -> Result<Option<Vec<SelectionRange>>> {
-        self.on_snapshot("selection range", move |snap| {
-            ide::selection_ranges(snap, params)
-        })
+        self.on_snapshot(
+            "selection range",
+            path_of(&params.text_document.uri),
+            move |snap| ide::selection_ranges(snap, params),
+        )
         .await
     }
 
     async fn document_link(&self, params: DocumentLinkParams) -> Result<Option<Vec<DocumentLink>>> {
-        self.on_snapshot("document links", move |snap| {
-            ide::document_links(snap, params)
-        })
+        self.on_snapshot(
+            "document links",
+            path_of(&params.text_document.uri),
+            move |snap| ide::document_links(snap, params),
+        )
         .await
     }
 
@@ -1336,9 +1560,11 @@ impl LanguageServer for Backend {
         &self,
         params: CallHierarchyPrepareParams,
     ) -> Result<Option<Vec<CallHierarchyItem>>> {
-        self.on_snapshot("call hierarchy", move |snap| {
-            ide::prepare_call_hierarchy(snap, params)
-        })
+        self.on_snapshot(
+            "call hierarchy",
+            path_of(&params.text_document_position_params.text_document.uri),
+            move |snap| ide::prepare_call_hierarchy(snap, params),
+        )
         .await
     }
 
@@ -1346,7 +1572,7 @@ impl LanguageServer for Backend {
         &self,
         params: CallHierarchyIncomingCallsParams,
     ) -> Result<Option<Vec<CallHierarchyIncomingCall>>> {
-        self.on_snapshot("incoming calls", move |snap| {
+        self.on_snapshot("incoming calls", path_of(&params.item.uri), move |snap| {
             ide::incoming_calls(snap, params)
         })
         .await
@@ -1356,7 +1582,7 @@ impl LanguageServer for Backend {
         &self,
         params: CallHierarchyOutgoingCallsParams,
     ) -> Result<Option<Vec<CallHierarchyOutgoingCall>>> {
-        self.on_snapshot("outgoing calls", move |snap| {
+        self.on_snapshot("outgoing calls", path_of(&params.item.uri), move |snap| {
             ide::outgoing_calls(snap, params)
         })
         .await
@@ -1380,14 +1606,15 @@ impl Backend {
         let Some(flag) = lock(&self.shared.direct_requests).get(&key).cloned() else {
             return;
         };
-        if let Some(u) = params
+        let uri = params
             .get("textDocument")
             .and_then(|d| d.get("uri"))
             .and_then(|u| u.as_str())
-            .and_then(|u| u.parse::<Uri>().ok())
-        {
-            self.pretree(&u).await;
+            .and_then(|u| u.parse::<Uri>().ok());
+        if let Some(u) = &uri {
+            self.pretree(u).await;
         }
+        let at = uri.as_ref().and_then(path_of);
         let shared = self.shared.clone();
         let result: Result<String> = match method.as_str() {
             "textDocument/semanticTokens/full" => {
@@ -1395,7 +1622,7 @@ impl Backend {
                     .map_err(|e| invalid_params(e.to_string()))
                 {
                     Ok(params) => self
-                        .on_snapshot_with("semantic tokens", Some(flag), move |snap| {
+                        .on_snapshot_with("semantic tokens", at.clone(), Some(flag), move |snap| {
                             ide::semantic_full(snap, &shared, params)
                         })
                         .await
@@ -1410,9 +1637,12 @@ impl Backend {
                     .map_err(|e| invalid_params(e.to_string()))
                 {
                     Ok(params) => self
-                        .on_snapshot_with("semantic tokens delta", Some(flag), move |snap| {
-                            ide::semantic_delta(snap, &shared, params)
-                        })
+                        .on_snapshot_with(
+                            "semantic tokens delta",
+                            at.clone(),
+                            Some(flag),
+                            move |snap| ide::semantic_delta(snap, &shared, params),
+                        )
                         .await
                         .and_then(|r| {
                             serde_json::to_string(&r).map_err(|e| internal(e.to_string()))
@@ -1425,9 +1655,12 @@ impl Backend {
                     .map_err(|e| invalid_params(e.to_string()))
                 {
                     Ok(params) => self
-                        .on_snapshot_with("semantic tokens range", Some(flag), move |snap| {
-                            ide::semantic_range(snap, params)
-                        })
+                        .on_snapshot_with(
+                            "semantic tokens range",
+                            at.clone(),
+                            Some(flag),
+                            move |snap| ide::semantic_range(snap, params),
+                        )
                         .await
                         .and_then(|r| {
                             serde_json::to_string(&r).map_err(|e| internal(e.to_string()))

@@ -303,7 +303,7 @@ pub async fn execute(backend: &Backend, params: ExecuteCommandParams) -> Result<
     let finding_line = obj.get("line").and_then(Value::as_u64);
     let p2 = path.clone();
     let plan = backend
-        .on_snapshot("prove", move |snap| {
+        .on_snapshot("prove", Some(path.clone()), move |snap| {
             runs::plan(snap, &p2, config.as_deref(), None)
         })
         .await?;

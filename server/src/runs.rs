@@ -327,7 +327,7 @@ pub async fn execute(backend: &Backend, params: ExecuteCommandParams) -> Result<
             };
             let p2 = path.clone();
             let plan = backend
-                .on_snapshot("run", move |snap| {
+                .on_snapshot("run", Some(path.clone()), move |snap| {
                     plan(snap, &p2, config.as_deref(), test.as_deref())
                 })
                 .await?;
@@ -348,7 +348,7 @@ pub async fn execute(backend: &Backend, params: ExecuteCommandParams) -> Result<
             let obj = arg_obj(&params)?;
             let path = arg_path(obj)?;
             let caps = backend
-                .on_snapshot("showCaps", move |snap| {
+                .on_snapshot("showCaps", Some(path.clone()), move |snap| {
                     let cwd = snap
                         .info
                         .runs_for(&path)
@@ -410,7 +410,7 @@ pub async fn execute(backend: &Backend, params: ExecuteCommandParams) -> Result<
         // For the isolation test only: a handler that panics must fail alone.
         "vox.debug.panic" if std::env::var_os("VOX_LSP_DEBUG").is_some() => {
             backend
-                .on_snapshot("vox.debug.panic", |_| -> Result<Option<Value>> {
+                .on_snapshot("vox.debug.panic", None, |_| -> Result<Option<Value>> {
                     panic!("a deliberate panic (VOX_LSP_DEBUG)")
                 })
                 .await
@@ -867,7 +867,7 @@ impl Refresher {
 
     fn rope(&self, path: &Path) -> ropey::Rope {
         let guard = lock(&self.shared.session);
-        match guard.as_ref() {
+        match guard.as_ref().map(|w| w.for_path(path)) {
             Some(s) => match s.docs.get(path) {
                 Some(d) => d.rope.clone(),
                 None => match s.files.get(path) {
@@ -883,7 +883,7 @@ impl Refresher {
     fn encoding(&self) -> convert::Encoding {
         lock(&self.shared.session)
             .as_ref()
-            .map_or(convert::Encoding::Utf16, |s| s.encoding)
+            .map_or(convert::Encoding::Utf16, |w| w.first().encoding)
     }
 }
 

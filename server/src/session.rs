@@ -111,6 +111,9 @@ pub struct Session {
     pub db: AnalysisDb,
     pub ws: Workspace,
     pub root: PathBuf,
+    /// The folder the client named (the directory the server started in when it named none):
+    /// the documents under it belong to this session ([`Workspaces::index_for`]).
+    pub folder: PathBuf,
     /// Whether the client named the workspace folder. Without one, the root follows the
     /// `Vox.toml` found above the script opened last, as `vox run` and `vox lint` find it
     /// (decision 54).
@@ -130,6 +133,9 @@ pub struct Session {
     pub trees: Trees,
     /// The lint memos of open scripts ([`Memos`]).
     pub memos: Memos,
+    /// Bumped by every diagnostics pass of this workspace; a pass publishes only while it is
+    /// current (a change in another folder's workspace does not stop it).
+    pub generation: Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// Per open script and kind of lint (with fixes or without), what its last lint found in each
@@ -218,11 +224,13 @@ fn exclude_override(root: &Path, patterns: &[String]) -> Option<ignore::override
 impl Session {
     /// Loads every script of the workspace at `root` (and the files they import) from disk.
     pub fn load(root: PathBuf, settings: Settings, encoding: Encoding) -> Session {
-        Self::load_with(root, settings, encoding, true)
+        Self::load_with(root.clone(), root, settings, encoding, true)
     }
 
-    /// [`Self::load`]; without `walk`, no script is read until one is opened.
+    /// [`Self::load`] for the client's `folder` (whose workspace is at `root`); without `walk`
+    /// (no folder named), no script is read until one is opened.
     pub fn load_with(
+        folder: PathBuf,
         root: PathBuf,
         settings: Settings,
         encoding: Encoding,
@@ -270,6 +278,7 @@ impl Session {
             db,
             ws,
             root,
+            folder,
             named: walk_root,
             files,
             docs: HashMap::new(),
@@ -282,6 +291,7 @@ impl Session {
             revision: 0,
             trees: Trees::default(),
             memos: Memos::default(),
+            generation: Default::default(),
         };
         s.opts = s.lint_options();
         s
@@ -575,7 +585,141 @@ impl Session {
             cancel: Default::default(),
             trees: self.trees.clone(),
             memos: self.memos.clone(),
+            generation: self.generation.clone(),
         }
+    }
+}
+
+/// The workspaces of the client's folders, held as rust-analyzer holds them: each folder is a
+/// workspace of its own (its root, configuration and analysis database), so that a script is
+/// analysed, fixed and run with its own folder's `Vox.toml`, as `vox lint` run there does.
+/// With one folder (the common case) every lookup is the first workspace, with no search.
+pub struct Workspaces {
+    /// Never empty; the first also serves documents in no folder.
+    pub list: Vec<Session>,
+}
+
+impl Workspaces {
+    pub fn new(first: Session) -> Workspaces {
+        Workspaces { list: vec![first] }
+    }
+
+    /// The workspace `path` belongs to: the innermost folder the client named that contains
+    /// it; else the innermost workspace root that does (a `Vox.toml` above its folder); else the
+    /// first.
+    pub fn index_for(&self, path: &Path) -> usize {
+        if self.list.len() == 1 {
+            return 0;
+        }
+        let innermost = |key: fn(&Session) -> &Path| {
+            self.list
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.named && path.starts_with(key(s)))
+                .max_by_key(|(_, s)| key(s).components().count())
+                .map(|(i, _)| i)
+        };
+        innermost(|s| s.folder.as_path())
+            .or_else(|| innermost(|s| s.root.as_path()))
+            .unwrap_or(0)
+    }
+
+    pub fn for_path(&self, path: &Path) -> &Session {
+        &self.list[self.index_for(path)]
+    }
+
+    pub fn for_path_mut(&mut self, path: &Path) -> &mut Session {
+        let i = self.index_for(path);
+        &mut self.list[i]
+    }
+
+    pub fn first(&self) -> &Session {
+        &self.list[0]
+    }
+
+    /// Whether the client's folder `folder` has its workspace already.
+    pub fn has_folder(&self, folder: &Path) -> bool {
+        self.list.iter().any(|s| s.named && s.folder == folder)
+    }
+
+    /// Adds the workspace of a folder; the open documents that now belong to it move to it.
+    pub fn add(&mut self, session: Session) {
+        self.list.push(session);
+        let new = self.list.len() - 1;
+        let mut moving: Vec<(PathBuf, Doc)> = Vec::new();
+        for i in 0..new {
+            let paths: Vec<PathBuf> = self.list[i]
+                .docs
+                .keys()
+                .filter(|p| self.index_for(p) == new)
+                .cloned()
+                .collect();
+            for p in paths {
+                if let Some(d) = self.list[i].docs.get(&p).cloned() {
+                    self.list[i].close(&p);
+                    moving.push((p, d));
+                }
+            }
+        }
+        for (p, d) in moving {
+            self.reopen(p, d);
+        }
+    }
+
+    /// Opens a document moved from another workspace in the one it belongs to now.
+    fn reopen(&mut self, path: PathBuf, d: Doc) {
+        let text = d.rope.to_string();
+        self.for_path_mut(&path).open(path, d.uri, text, d.version);
+    }
+
+    /// Removes the workspace of the client's folder `folder`: it is no longer analysed. Its
+    /// open documents move to the workspace of another folder containing them, if any; the
+    /// others are forgotten. Returns the files whose diagnostics came from it and no longer
+    /// will (its open documents that did not move, its configuration files), or `None` if no
+    /// workspace has that folder. The last folder removed leaves a workspace of no folder, as
+    /// when the client names none.
+    pub fn remove(&mut self, folder: &Path) -> Option<Vec<PathBuf>> {
+        let i = self
+            .list
+            .iter()
+            .position(|s| s.named && s.folder == folder)?;
+        let gone = self.list.remove(i);
+        if self.list.is_empty() {
+            let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+            self.list.push(Session::load_with(
+                cwd.clone(),
+                cwd,
+                gone.settings.clone(),
+                gone.encoding,
+                false,
+            ));
+        }
+        let mut cleared: Vec<PathBuf> =
+            [ConfigKind::VoxToml, ConfigKind::Tasks, ConfigKind::Launch]
+                .iter()
+                .map(|k| config_path(&gone.root, *k))
+                .collect();
+        for (p, d) in gone.docs {
+            let moves = self
+                .list
+                .iter()
+                .any(|s| s.named && p.starts_with(&s.folder));
+            if moves {
+                self.reopen(p, d);
+            } else {
+                cleared.push(p);
+            }
+        }
+        // Another folder's workspace may have the same root (a folder inside another).
+        cleared.retain(|p| {
+            !self
+                .list
+                .iter()
+                .any(|s| s.named && config_kind(&s.root, p).is_some())
+        });
+        cleared.sort();
+        cleared.dedup();
+        Some(cleared)
     }
 }
 
@@ -605,6 +749,8 @@ pub struct Snapshot {
     pub cancel: crate::work::CancelFlag,
     pub trees: Trees,
     pub memos: Memos,
+    /// The workspace's diagnostics generation ([`Session::generation`]).
+    pub generation: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Snapshot {

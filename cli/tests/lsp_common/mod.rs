@@ -74,6 +74,8 @@ pub struct Lsp {
     pub client: String,
     pub pull: bool,
     pub utf8: bool,
+    /// The result of `initialize`.
+    pub init_result: Value,
     versions: std::collections::HashMap<String, i64>,
     closed: bool,
 }
@@ -90,23 +92,49 @@ impl Lsp {
 
     /// [`Lsp::start_with`] with extra environment variables for the server.
     pub fn start_env(root: &Path, client: &str, init_options: Value, env: &[(&str, &str)]) -> Lsp {
-        let mut lsp = Self::spawn_env(root, env);
+        Self::start_in(root, client, &[root], init_options, env)
+    }
+
+    /// Starts `vox lsp` in `cwd` and initializes it naming the workspace `folders` (the first
+    /// is also `rootUri`).
+    pub fn start_folders(cwd: &Path, client: &str, folders: &[&Path]) -> Lsp {
+        Self::start_in(cwd, client, folders, Value::Null, &[])
+    }
+
+    fn start_in(
+        cwd: &Path,
+        client: &str,
+        folders: &[&Path],
+        init_options: Value,
+        env: &[(&str, &str)],
+    ) -> Lsp {
+        let mut lsp = Self::spawn_env(cwd, env);
         lsp.client = client.to_string();
         let mut params = client_fixture(client);
         let obj = params.as_object_mut().unwrap();
         obj.remove("comment");
         obj.insert("processId".into(), json!(std::process::id()));
-        obj.insert("rootUri".into(), json!(uri(root)));
-        obj.insert(
-            "workspaceFolders".into(),
-            json!([{"uri": uri(root), "name": "ws"}]),
-        );
+        obj.insert("rootUri".into(), json!(uri(folders[0])));
+        let named: Vec<Value> = folders
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let name = if i == 0 {
+                    "ws".to_string()
+                } else {
+                    format!("ws{i}")
+                };
+                json!({"uri": uri(f), "name": name})
+            })
+            .collect();
+        obj.insert("workspaceFolders".into(), Value::Array(named));
         if !init_options.is_null() {
             obj.insert("initializationOptions".into(), init_options);
         }
         lsp.pull = params["capabilities"]["textDocument"]["diagnostic"].is_object();
         let result = lsp.request("initialize", params).expect("initialize");
         lsp.utf8 = result["capabilities"]["positionEncoding"] == "utf-8";
+        lsp.init_result = result;
         lsp.notify("initialized", json!({}));
         lsp
     }
@@ -166,6 +194,7 @@ impl Lsp {
             client: String::new(),
             pull: false,
             utf8: false,
+            init_result: Value::Null,
             versions: Default::default(),
             closed: false,
         }
@@ -589,4 +618,21 @@ impl Lsp {
         assert!(!r["edit"].is_null(), "resolved without an edit: {r}");
         r["edit"].clone()
     }
+}
+
+/// The edits of `uri` in a WorkspaceEdit sent as `documentChanges` (to a client that supports
+/// them; `changes` is then absent), with the version it names (null for a file not open).
+pub fn document_edits(edit: &Value, uri: &str) -> (Value, Vec<Value>) {
+    assert!(edit.get("changes").is_none(), "both forms: {edit}");
+    let ops = edit["documentChanges"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no documentChanges: {edit}"));
+    let op = ops
+        .iter()
+        .find(|o| o["textDocument"]["uri"] == uri)
+        .unwrap_or_else(|| panic!("no edit of {uri}: {edit}"));
+    (
+        op["textDocument"]["version"].clone(),
+        op["edits"].as_array().unwrap().clone(),
+    )
 }
