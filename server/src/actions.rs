@@ -445,11 +445,14 @@ fn new_run_fix<'a>(
     list.push(token);
     let entry = entry_for(snap, ConfigKind::VoxToml, script);
     let file = config_path(&snap.root, ConfigKind::VoxToml);
+    if !can_edit(snap, caps, &file) {
+        return None;
+    }
     let grant = format!("grants {} to `{entry}`", list.join(", "));
     let script = script.to_path_buf();
     let mut a = action(title.to_string(), CodeActionKind::QUICKFIX, move || {
         let change = config_change(snap, ConfigKind::VoxToml, &file, &script, &entry, &list)?;
-        Ok(workspace_edit(snap, caps, vec![change], Some(grant)))
+        workspace_edit(snap, caps, vec![change], Some(grant))
     });
     a.action.is_preferred = Some(false);
     Some(a)
@@ -867,6 +870,11 @@ fn action_list<'a>(
                 } else {
                     None
                 };
+                // A new run configuration is the server's own edit or none (a client that
+                // cannot create Vox.toml gets none).
+                if pinned.is_none() && fix.title.starts_with(vox_lints::NEW_RUN_TITLE) {
+                    continue;
+                }
                 let mut a = pinned.unwrap_or_else(|| {
                     let changes: Vec<Change> = fix
                         .edits
