@@ -74,6 +74,8 @@ const OPS: &[&str] = &[
     "print(fs.read(\"conf/app.json\").unwrap())",
     "print(fs.read(\"bundle/hostname\").unwrap())",
     "fs.write(\"conf/app.json\", \"w\").unwrap()",
+    // A child's constant working directory: the jailed child reads there.
+    "print(process.run_capture_ex(\"cat\", [\"x.txt\"], \"data/real\", {}).unwrap().stdout.trim())",
     // A constant default outside the working directory (the variable is not set): granted.
     "print(fs.read(path.join(env.get(\"CONF_DIR\").unwrap_or(\"@OUTSIDE@\"), \"o.txt\")).unwrap())",
     "for n in [\"o.txt\"] {\n    print(fs.read(env.get(\"CONF_DIR\").unwrap_or(\"@OUTSIDE@\") + \"/\" + n).unwrap())\n}",
@@ -111,10 +113,13 @@ fn inferred_caps_are_enough_unless_vox_caps_says_incomplete() {
         let script = (ops.join("\n") + "\n").replace("@OUTSIDE@", &outside.to_string_lossy());
         tree(&dir, &outside);
         std::fs::write(dir.join("job.vox"), &script).unwrap();
-        let env = [(
-            "OUTSIDE_FILE",
-            outside.join("o.txt").to_string_lossy().into_owned(),
-        )];
+        let env = [
+            (
+                "OUTSIDE_FILE",
+                outside.join("o.txt").to_string_lossy().into_owned(),
+            ),
+            ("PATH", "/usr/bin:/bin".to_string()),
+        ];
         let (code, tokens, notes) = vox(
             &dir,
             &[
