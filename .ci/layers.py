@@ -25,7 +25,8 @@ def modules(src):
     out = {}
     for dirpath, _, files in os.walk(src):
         for f in files:
-            if not f.endswith(".rs"):
+            # A module of tests only (`#[cfg(test)] mod tests;`) is not a layer.
+            if not f.endswith(".rs") or f == "tests.rs" or f.endswith("_tests.rs"):
                 continue
             rel = os.path.relpath(os.path.join(dirpath, f), src)
             parts = rel[:-3].split(os.sep)
