@@ -5,10 +5,12 @@
 
 use vox_syntax::TextRange;
 
-use crate::facts::{fn_facts, ArgTiers, CallTarget, List};
+use crate::body::CallTarget;
+use crate::facts::{fn_facts, ArgTiers, List};
 use crate::imports::resolve_imports;
 use crate::items::{file_items, FnDef};
-use crate::{Db, SourceFile};
+use crate::db::Db;
+use crate::inputs::SourceFile;
 
 /// The calls of a file's functions, in [`crate::FileItems::all`] order (the synthetic main
 /// last), kept flat: a list per function would cost more than most functions' calls.

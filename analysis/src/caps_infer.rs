@@ -11,7 +11,8 @@ use vox_syntax::TextRange;
 use crate::imports::{resolve_imports, ImportTarget};
 use crate::items::{file_items, FnDef};
 use crate::summaries::{summary, Effect, EffectKind, PathKey};
-use crate::{Db, SourceFile};
+use crate::db::Db;
+use crate::inputs::SourceFile;
 
 /// One thing the script needs, with where its entry function reaches it.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use vox_hir::BuiltinCatalog;
 
 use crate::parsed::KeptParse;
-use crate::{SourceFile, Workspace};
+use crate::inputs::{SourceFile, Workspace};
 
 /// What every query of the analysis can ask of the database.
 #[salsa::db]

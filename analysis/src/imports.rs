@@ -4,7 +4,8 @@
 use std::path::{Component, Path, PathBuf};
 
 use crate::items::{file_items, file_syntax, FnDef};
-use crate::{Db, SourceFile};
+use crate::db::Db;
+use crate::inputs::SourceFile;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ImportTarget {

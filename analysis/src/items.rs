@@ -11,7 +11,9 @@ use vox_hir::ItemTree;
 use vox_syntax::{Spliced, SyntaxKind, SyntaxNode, SyntaxTree, TextRange};
 
 use crate::parsed::{FileSyntax, ImportSite, KeptParse};
-use crate::{Db, SourceFile, Text};
+use crate::db::Db;
+use crate::inputs::SourceFile;
+use crate::text::Text;
 
 /// The file's syntax tree, for editor features that walk it. The analysis itself never needs it
 /// after [`file_parse`]; kept in a small cache only.

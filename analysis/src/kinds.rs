@@ -5,82 +5,8 @@
 
 use vox_hir::{BinOp, Ctor, Expr, Global, Literal, Pat, Stmt, UnOp};
 
-use crate::facts::{builtin_name, Body};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Kind {
-    /// Not assigned yet (inside the fixpoint only; never in a result).
-    Unset,
-    Unknown,
-    Int,
-    Float,
-    Dec,
-    Str,
-    Bool,
-    Null,
-    List,
-    Map,
-    Tuple,
-    Option,
-    Result,
-    Func,
-    Namespace,
-}
-
-impl Kind {
-    pub(crate) fn join(self, other: Kind) -> Kind {
-        match (self, other) {
-            (Kind::Unset, k) | (k, Kind::Unset) => k,
-            (a, b) if a == b => a,
-            _ => Kind::Unknown,
-        }
-    }
-
-    /// The kind an annotation names (`int`, `map[str, int]`, `list[str]`).
-    pub fn from_annotation(ty: &str) -> Kind {
-        let head = ty.split('[').next().unwrap_or("").trim();
-        match head {
-            "int" => Kind::Int,
-            "float" => Kind::Float,
-            "dec" => Kind::Dec,
-            "str" => Kind::Str,
-            "bool" => Kind::Bool,
-            "list" => Kind::List,
-            "map" => Kind::Map,
-            "Option" => Kind::Option,
-            "Result" => Kind::Result,
-            _ => Kind::Unknown,
-        }
-    }
-}
-
-impl Default for Kind {
-    fn default() -> Kind {
-        Kind::Unknown
-    }
-}
-
-impl Kind {
-    /// How the language reference names the kind (`int`, `list`, `Option`), `None` when unknown.
-    pub fn name(self) -> Option<&'static str> {
-        Some(match self {
-            Kind::Unset | Kind::Unknown => return None,
-            Kind::Int => "int",
-            Kind::Float => "float",
-            Kind::Dec => "dec",
-            Kind::Str => "str",
-            Kind::Bool => "bool",
-            Kind::Null => "null",
-            Kind::List => "list",
-            Kind::Map => "map",
-            Kind::Tuple => "tuple",
-            Kind::Option => "Option",
-            Kind::Result => "Result",
-            Kind::Func => "fn",
-            Kind::Namespace => "namespace",
-        })
-    }
-}
+use crate::body::{builtin_name, Body};
+use crate::kind::Kind;
 
 /// Kinds of every slot and expression of a lowered body.
 pub struct Kinds {
@@ -175,7 +101,7 @@ pub fn infer(body: &Body<'_>) -> Kinds {
             }
         }
     }
-    let inits = crate::facts::single_inits(body);
+    let inits = crate::body::single_inits(body);
     let int_lists = inits
         .iter()
         .map(|init| init.filter(|&e| int_list_literal(m, e)))

@@ -8,12 +8,15 @@
 //! imports, to a fixpoint) → [`inferred_caps`]. Facts keep ranges relative to their function, so
 //! typing in one function leaves every other function's facts and summary equal (decision 47).
 
+mod body;
 mod call_graph;
 mod caps_infer;
 mod db;
 pub mod facts;
 mod imports;
+mod inputs;
 mod items;
+mod kind;
 mod kinds;
 mod observed;
 mod param_ranges;
@@ -34,33 +37,12 @@ pub use imports::{
     ResolvedImports,
 };
 pub use items::{file_items, file_parse, file_syntax, fn_base, fn_starts, parse, FileItems, FnDef};
-pub use kinds::Kind;
+pub use kind::Kind;
 pub use observed::{observed_returns, ObservedReturns};
 pub use param_ranges::{param_tiers, ParamTiers};
 pub use parsed::{FileSyntax, ImportSite, KeptParse};
 pub use summaries::{
     callee, local_effects, summary, Effect, EffectKind, PathKey, Summary, Witness,
 };
+pub use inputs::{SourceFile, Workspace};
 pub use text::Text;
-
-use std::path::PathBuf;
-use std::sync::Arc;
-
-/// One `.vox` file the workspace or the editor knows.
-#[salsa::input(debug)]
-pub struct SourceFile {
-    #[returns(ref)]
-    pub path: PathBuf,
-    #[returns(ref)]
-    pub text: Text,
-}
-
-/// The files of the workspace by canonical path, and its root (the directory holding `Vox.toml`,
-/// else where the command started). Configuration is read through `vox_caps::config`.
-#[salsa::input(debug)]
-pub struct Workspace {
-    #[returns(ref)]
-    pub root: PathBuf,
-    #[returns(ref)]
-    pub files: Arc<std::collections::BTreeMap<PathBuf, SourceFile>>,
-}

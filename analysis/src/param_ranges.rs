@@ -19,9 +19,10 @@ use std::collections::HashMap;
 use crate::call_graph::file_calls;
 use crate::facts::TIERS;
 use crate::items::{file_items, FnDef};
-use crate::kinds::Kind;
+use crate::kind::Kind;
 use crate::resolver::{imported_files, numbered_functions, numbers};
-use crate::{Db, SourceFile, Workspace};
+use crate::db::Db;
+use crate::inputs::{SourceFile, Workspace};
 
 /// Per function (file, index among its functions) with an int parameter: the tier its
 /// parameters are checked under. Absent: tier 0.

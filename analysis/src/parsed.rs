@@ -50,6 +50,6 @@ pub struct KeptParse {
     pub tree: SyntaxTree,
     pub items: Arc<ItemTree>,
     /// Each function's text, in `items.fns` order.
-    pub fn_texts: Vec<crate::Text>,
+    pub fn_texts: Vec<crate::text::Text>,
     pub syntax: Arc<FileSyntax>,
 }

@@ -6,7 +6,8 @@ use rustc_hash::FxHashMap;
 
 use crate::imports::{resolve_imports, ImportTarget};
 use crate::items::{file_items, FnDef};
-use crate::{Db, SourceFile};
+use crate::db::Db;
+use crate::inputs::SourceFile;
 
 /// The workspace files some workspace file imports: their `pub` functions have callers only in
 /// the workspace (the others may be called from outside).

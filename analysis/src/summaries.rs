@@ -10,10 +10,12 @@ use vox_hir::Cap;
 use vox_syntax::TextRange;
 
 pub use crate::facts::Builtin;
-use crate::facts::{fn_facts, Access, CallTarget, PathFact};
+use crate::body::CallTarget;
+use crate::facts::{fn_facts, Access, PathFact};
 use crate::imports::resolve_imports;
 use crate::items::{file_items, FnDef};
-use crate::{Db, SourceFile};
+use crate::db::Db;
+use crate::inputs::SourceFile;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum EffectKind {

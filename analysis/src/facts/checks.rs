@@ -3,9 +3,10 @@
 
 use vox_hir::{Expr, Global, Stmt};
 
-use super::walk::Body;
-use super::{CheckFact, FactsBuilder};
-use crate::kinds::{Kind, Kinds};
+use super::model::{CheckFact, FactsBuilder};
+use crate::body::Body;
+use crate::kind::Kind;
+use crate::kinds::Kinds;
 
 fn kind_name(k: Kind) -> &'static str {
     match k {

@@ -20,9 +20,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use vox_hir::{BinOp, Expr, Literal, Module, Pat, PlaceRoot, Stmt, UnOp};
 use vox_syntax::TextRange;
 
-use super::walk::Body;
-use super::{CallTarget, FactsBuilder, IntCall, Overflow};
-use crate::kinds::{Kind, Kinds};
+use super::model::{FactsBuilder, IntCall, Overflow};
+use crate::body::{Body, CallTarget};
+use crate::kind::Kind;
+use crate::kinds::Kinds;
 
 const MIN: i128 = i64::MIN as i128;
 const MAX: i128 = i64::MAX as i128;
@@ -706,11 +707,11 @@ fn eval_node(cx: &mut Ctx<'_, '_>, e: u32, env: &mut Env) -> Option<Iv> {
         }
         other => {
             // Everything else: evaluate children for their own findings.
-            super::walk::for_each_child(m, e, |k| match k {
-                super::walk::Node::Expr(x) => {
+            crate::body::for_each_child(m, e, |k| match k {
+                crate::body::Node::Expr(x) => {
                     eval(cx, x, env);
                 }
-                super::walk::Node::Stmt(s) => {
+                crate::body::Node::Stmt(s) => {
                     stmt(cx, s, env);
                 }
             });
@@ -820,10 +821,10 @@ fn collect_updates(cx: &Ctx<'_, '_>, body: u32) -> Updates {
     let mut lets = BTreeSet::new();
     let mut acc: Vec<(u32, Deltas)> = Vec::new();
     let mut other = BTreeSet::new();
-    let mut stack: Vec<super::walk::Node> = vec![super::walk::Node::Expr(body)];
+    let mut stack: Vec<crate::body::Node> = vec![crate::body::Node::Expr(body)];
     while let Some(node) = stack.pop() {
         match node {
-            super::walk::Node::Expr(x) => {
+            crate::body::Node::Expr(x) => {
                 match &m.exprs[x as usize] {
                     Expr::Closure { .. } => continue,
                     Expr::For { value, index, .. } => {
@@ -836,13 +837,13 @@ fn collect_updates(cx: &Ctx<'_, '_>, body: u32) -> Updates {
                     }
                     _ => {}
                 }
-                super::walk::for_each_child(m, x, |n| stack.push(n));
+                crate::body::for_each_child(m, x, |n| stack.push(n));
             }
-            super::walk::Node::Stmt(s) => {
+            crate::body::Node::Stmt(s) => {
                 match &m.stmts[s as usize] {
                     Stmt::Let { pat, .. } => {
                         let mut ss = Vec::new();
-                        super::walk::pat_slots(m, *pat, &mut ss);
+                        crate::body::pat_slots(m, *pat, &mut ss);
                         for x in ss {
                             lets.insert(cx.body.gslot_stmt(s, x));
                         }
@@ -869,7 +870,7 @@ fn collect_updates(cx: &Ctx<'_, '_>, body: u32) -> Updates {
                     }
                     _ => {}
                 }
-                super::walk::for_each_stmt_child(m, s, |n| stack.push(n));
+                crate::body::for_each_stmt_child(m, s, |n| stack.push(n));
             }
         }
     }
@@ -920,18 +921,18 @@ fn accumulation(cx: &Ctx<'_, '_>, g: u32, op: Option<BinOp>, value: u32) -> Opti
 /// Whether expression `x` mentions any of `slots`.
 fn mentions(cx: &Ctx<'_, '_>, x: u32, slots: &BTreeSet<u32>) -> bool {
     let m = cx.body.m;
-    let mut stack = vec![super::walk::Node::Expr(x)];
+    let mut stack = vec![crate::body::Node::Expr(x)];
     while let Some(n) = stack.pop() {
         match n {
-            super::walk::Node::Expr(e) => {
+            crate::body::Node::Expr(e) => {
                 if let Expr::Local(l) = m.exprs[e as usize] {
                     if slots.contains(&cx.body.gslot(e, l)) {
                         return true;
                     }
                 }
-                super::walk::for_each_child(m, e, |c| stack.push(c));
+                crate::body::for_each_child(m, e, |c| stack.push(c));
             }
-            super::walk::Node::Stmt(s) => super::walk::for_each_stmt_child(m, s, |c| stack.push(c)),
+            crate::body::Node::Stmt(s) => crate::body::for_each_stmt_child(m, s, |c| stack.push(c)),
         }
     }
     false
@@ -1204,7 +1205,7 @@ fn stmt(cx: &mut Ctx<'_, '_>, s: u32, env: &mut Env) -> Option<Iv> {
                 }
             } else {
                 let mut ss = Vec::new();
-                super::walk::pat_slots(m, *pat, &mut ss);
+                crate::body::pat_slots(m, *pat, &mut ss);
                 for x in ss {
                     let g = cx.body.gslot_stmt(s, x) as usize;
                     if cx.kinds.slots.get(g) == Some(&Kind::Int) {

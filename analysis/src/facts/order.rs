@@ -7,30 +7,13 @@
 use vox_hir::{BinOp, Expr, Global, Module, PlaceRoot, Stmt, TemplatePart};
 use vox_syntax::TextRange;
 
-use super::walk::{
+use crate::body::{
     builtin_name, for_each_child, for_each_stmt_child, pat_slots, Body, ClosureIndex, Node,
 };
-use super::{is_output, CallTarget, FactsBuilder, OrderArg};
-use crate::kinds::{Kind, Kinds};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum OrderKind {
-    /// Iteration over a map (D002).
-    Map,
-    /// A directory listing (D007).
-    Listing,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OrderLeak {
-    pub kind: OrderKind,
-    /// The iteration or listing.
-    pub source: TextRange,
-    /// Where its order becomes observable.
-    pub sink: TextRange,
-    /// What the sink is (`print`, `return`, `break`, …), for the message.
-    pub what: String,
-}
+use super::model::{is_output, FactsBuilder, OrderArg, OrderKind, OrderLeak};
+use crate::body::CallTarget;
+use crate::kind::Kind;
+use crate::kinds::Kinds;
 
 struct Src {
     kind: OrderKind,

@@ -3,74 +3,11 @@
 //! literal, `+ "/"` building, input used unnormalised: D005).
 
 use vox_hir::{Expr, Literal, Stmt, TemplatePart};
-use vox_syntax::TextRange;
 
-use super::walk::{builtin_name, pat_slots, single_inits, Body};
-use super::Builtin;
-use super::FactsBuilder;
+use super::builtin::Builtin;
+use super::model::{Access, FactsBuilder, PathArg, PathFact, PathShape};
+use crate::body::{builtin_name, pat_slots, single_inits, Body};
 use crate::kinds::Kinds;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Access {
-    Read,
-    Write,
-    /// Listing, globbing or walking a directory.
-    List,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PathFact {
-    /// The whole path, lexically normalised.
-    Const(String),
-    /// The longest constant directory prefix of a partly constant path (`"data/" + name`).
-    Prefix(String),
-    Dynamic,
-    /// Not known statically, and comes from input (`env`, arguments, file contents, JSON): it
-    /// may be absolute and lie anywhere, so a widened grant may not cover it.
-    Input,
-    /// From input, or this constant path where the input is absent (its default:
-    /// `path.join(env.get("CONF").unwrap_or("/etc"), "hostname")` is `/etc/hostname`).
-    InputOr(String),
-    /// From input, or somewhere under this constant directory where the input is absent
-    /// (`path.join(env.get("DATA").unwrap_or("data"), name)`).
-    InputUnder(String),
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PathShape {
-    /// A string literal, directly or through a local bound once to it (the literal's range).
-    Literal(String, TextRange),
-    /// Built with `+` and a literal starting or ending with `/`.
-    SlashConcat,
-    /// Comes from input (`env`, `args`, process output, listings, file contents, JSON) without
-    /// `path.normalize`.
-    Input,
-    Other,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PathArg {
-    pub builtin: Builtin,
-    pub access: Access,
-    /// The argument (the call, when the argument is the default `"."`).
-    pub range: TextRange,
-    /// The whole call.
-    pub call: TextRange,
-    pub fact: PathFact,
-    pub shape: PathShape,
-    /// Whether the call is `fs.glob` (the fact is then the pattern's base directory).
-    pub glob: bool,
-}
-
-impl PathArg {
-    pub fn ns(&self) -> &'static str {
-        self.builtin.ns()
-    }
-
-    pub fn name(&self) -> &'static str {
-        self.builtin.name()
-    }
-}
 
 /// Which arguments of a builtin are paths, with their access.
 pub fn path_params(ns: &str, name: &str) -> &'static [(usize, Access)] {

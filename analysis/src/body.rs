@@ -3,7 +3,9 @@
 
 use vox_hir::{BuiltinCatalog, Expr, Global, ItemTree, Module, Pat, PlaceStep, Stmt, TemplatePart};
 
-use crate::kinds::Kind;
+use std::sync::Arc;
+
+use crate::kind::Kind;
 
 pub struct Body<'a> {
     pub m: &'a Module,
@@ -107,15 +109,15 @@ impl<'a> Body<'a> {
 
     /// The user function a callee expression names: a function of the file, an imported one,
     /// or `alias.name` of an aliased import.
-    pub fn user_callee(&self, callee: u32) -> Option<super::CallTarget> {
+    pub fn user_callee(&self, callee: u32) -> Option<CallTarget> {
         let m = self.m;
-        let imported = |import: u32, name: &str| super::CallTarget::Imported {
+        let imported = |import: u32, name: &str| CallTarget::Imported {
             import,
             name: std::sync::Arc::from(name),
         };
         match &m.exprs[callee as usize] {
             Expr::Global(g) => match m.globals.get(*g as usize)? {
-                Global::Fn(k) => Some(super::CallTarget::Local(*k)),
+                Global::Fn(k) => Some(CallTarget::Local(*k)),
                 Global::Imported { import, name } => Some(imported(*import, name)),
                 _ => None,
             },
@@ -445,4 +447,13 @@ impl ClosureIndex {
             }
         }
     }
+}
+
+/// What a call in a body calls: one of the file's own functions or an imported one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallTarget {
+    /// The file's own function, by item index.
+    Local(u32),
+    /// A public function of the file's `import`-th import.
+    Imported { import: u32, name: Arc<str> },
 }
