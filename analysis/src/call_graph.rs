@@ -6,11 +6,11 @@
 use vox_syntax::TextRange;
 
 use crate::body::CallTarget;
+use crate::db::Db;
 use crate::facts::{fn_facts, ArgTiers, List};
 use crate::imports::resolve_imports;
-use crate::items::{file_items, FnDef};
-use crate::db::Db;
 use crate::inputs::SourceFile;
+use crate::items::{file_items, FnDef};
 
 /// The calls of a file's functions, in [`crate::FileItems::all`] order (the synthetic main
 /// last), kept flat: a list per function would cost more than most functions' calls.

@@ -8,11 +8,11 @@ use std::path::{Component, Path, PathBuf};
 
 use vox_syntax::TextRange;
 
+use crate::db::Db;
 use crate::imports::{resolve_imports, ImportTarget};
+use crate::inputs::SourceFile;
 use crate::items::{file_items, FnDef};
 use crate::summaries::{summary, Effect, EffectKind, PathKey};
-use crate::db::Db;
-use crate::inputs::SourceFile;
 
 /// One thing the script needs, with where its entry function reaches it.
 #[derive(Clone, Debug, PartialEq, Eq)]

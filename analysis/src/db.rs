@@ -5,8 +5,8 @@ use std::sync::{Arc, Mutex};
 
 use vox_hir::BuiltinCatalog;
 
-use crate::parsed::KeptParse;
 use crate::inputs::{SourceFile, Workspace};
+use crate::parsed::KeptParse;
 
 /// What every query of the analysis can ask of the database.
 #[salsa::db]

@@ -3,9 +3,9 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::items::{file_items, file_syntax, FnDef};
 use crate::db::Db;
 use crate::inputs::SourceFile;
+use crate::items::{file_items, file_syntax, FnDef};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ImportTarget {

@@ -10,9 +10,9 @@ use std::sync::{Arc, Mutex};
 use vox_hir::ItemTree;
 use vox_syntax::{Spliced, SyntaxKind, SyntaxNode, SyntaxTree, TextRange};
 
-use crate::parsed::{FileSyntax, ImportSite, KeptParse};
 use crate::db::Db;
 use crate::inputs::SourceFile;
+use crate::parsed::{FileSyntax, ImportSite, KeptParse};
 use crate::text::Text;
 
 /// The file's syntax tree, for editor features that walk it. The analysis itself never needs it

@@ -36,6 +36,7 @@ pub use imports::{
     import_errors, import_path, resolve_imports, ImportError, ImportErrorAt, ImportTarget,
     ResolvedImports,
 };
+pub use inputs::{SourceFile, Workspace};
 pub use items::{file_items, file_parse, file_syntax, fn_base, fn_starts, parse, FileItems, FnDef};
 pub use kind::Kind;
 pub use observed::{observed_returns, ObservedReturns};
@@ -44,5 +45,4 @@ pub use parsed::{FileSyntax, ImportSite, KeptParse};
 pub use summaries::{
     callee, local_effects, summary, Effect, EffectKind, PathKey, Summary, Witness,
 };
-pub use inputs::{SourceFile, Workspace};
 pub use text::Text;

@@ -11,11 +11,11 @@
 use std::collections::HashSet;
 
 use crate::call_graph::file_calls;
+use crate::db::Db;
+use crate::inputs::{SourceFile, Workspace};
 use crate::items::file_items;
 use crate::items::FnDef;
 use crate::resolver::{imported_files, numbered_functions, numbers};
-use crate::db::Db;
-use crate::inputs::{SourceFile, Workspace};
 
 /// The functions (file, index among its functions; `u32::MAX` for a synthetic main) whose
 /// returned order some use shows.

@@ -17,12 +17,12 @@
 use std::collections::HashMap;
 
 use crate::call_graph::file_calls;
+use crate::db::Db;
 use crate::facts::TIERS;
+use crate::inputs::{SourceFile, Workspace};
 use crate::items::{file_items, FnDef};
 use crate::kind::Kind;
 use crate::resolver::{imported_files, numbered_functions, numbers};
-use crate::db::Db;
-use crate::inputs::{SourceFile, Workspace};
 
 /// Per function (file, index among its functions) with an int parameter: the tier its
 /// parameters are checked under. Absent: tier 0.

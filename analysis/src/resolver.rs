@@ -4,10 +4,10 @@ use std::collections::HashSet;
 
 use rustc_hash::FxHashMap;
 
-use crate::imports::{resolve_imports, ImportTarget};
-use crate::items::{file_items, FnDef};
 use crate::db::Db;
+use crate::imports::{resolve_imports, ImportTarget};
 use crate::inputs::SourceFile;
+use crate::items::{file_items, FnDef};
 
 /// The workspace files some workspace file imports: their `pub` functions have callers only in
 /// the workspace (the others may be called from outside).

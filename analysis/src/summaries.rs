@@ -9,13 +9,13 @@ use std::sync::Arc;
 use vox_hir::Cap;
 use vox_syntax::TextRange;
 
-pub use crate::facts::Builtin;
 use crate::body::CallTarget;
+use crate::db::Db;
+pub use crate::facts::Builtin;
 use crate::facts::{fn_facts, Access, PathFact};
 use crate::imports::resolve_imports;
-use crate::items::{file_items, FnDef};
-use crate::db::Db;
 use crate::inputs::SourceFile;
+use crate::items::{file_items, FnDef};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum EffectKind {

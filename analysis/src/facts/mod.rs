@@ -16,23 +16,23 @@ use std::sync::Arc;
 use vox_hir::{Cap, Expr, Global, ImportedNames, Module, Nondet};
 use vox_syntax::TextRange;
 
+pub use crate::body::{builtin_name, for_each_child, for_each_stmt_child, Body, CallTarget, Node};
 pub use builtin::Builtin;
 pub use intervals::{tier_of, TIERS};
 pub use list::List;
 pub use model::{
-    is_output, Access, ArgTiers, CallFact, CheckFact, EffectSite, FnFacts, HostMath, IntCall, OrderArg,
-    OrderKind, OrderLeak, Overflow, PathArg, PathFact, PathShape, HOST_MATH,
+    is_output, Access, ArgTiers, CallFact, CheckFact, EffectSite, FnFacts, HostMath, IntCall,
+    OrderArg, OrderKind, OrderLeak, Overflow, PathArg, PathFact, PathShape, HOST_MATH,
 };
 pub use paths::path_params;
-pub use crate::body::{builtin_name, for_each_child, for_each_stmt_child, Body, CallTarget, Node};
 
 use model::FactsBuilder;
 
+use crate::db::Db;
 use crate::imports::{resolve_imports, ImportTarget};
 use crate::items::{file_items, FnDef};
 use crate::kind::Kind;
 use crate::kinds;
-use crate::db::Db;
 
 /// The public names of each import target, as lowering needs them.
 pub fn imported_names(db: &dyn Db, file: crate::inputs::SourceFile) -> Vec<ImportedNames> {
@@ -203,7 +203,6 @@ pub fn fn_kinds<'db>(db: &'db dyn Db, f: FnDef<'db>) -> FnKinds {
     })
 }
 
-
 /// Only the `check.*` findings of one function (what `vox check` needs), without the rules'
 /// facts.
 #[salsa::tracked(returns(ref))]
@@ -215,7 +214,6 @@ pub fn fn_checks<'db>(db: &'db dyn Db, f: FnDef<'db>) -> Vec<CheckFact> {
         facts.checks
     })
 }
-
 
 /// One pass over every expression: calls, effects, host math, `modified_ms`.
 fn scan(body: &Body<'_>, kinds: &kinds::Kinds, facts: &mut FactsBuilder) {

@@ -255,7 +255,6 @@ pub struct CheckFact {
     pub error: bool,
 }
 
-
 impl FactsBuilder {
     pub(super) fn finish(self) -> FnFacts {
         FnFacts {

@@ -4,16 +4,19 @@
 //! Sorting keys or a listing removes the order; counting, summing, min/max, membership and
 //! building a map never observe it.
 
-use vox_hir::{BinOp, Expr, Global, Module, PlaceRoot, Stmt, TemplatePart};
+use vox_hir::{BinOp, Expr, PlaceRoot, Stmt, TemplatePart};
 use vox_syntax::TextRange;
 
-use crate::body::{
-    builtin_name, for_each_child, for_each_stmt_child, pat_slots, Body, ClosureIndex, Node,
-};
-use super::model::{is_output, FactsBuilder, OrderArg, OrderKind, OrderLeak};
-use crate::body::CallTarget;
+use crate::body::{builtin_name, pat_slots, Body, CallTarget, ClosureIndex};
+use crate::facts::model::{is_output, FactsBuilder, OrderArg, OrderKind, OrderLeak};
 use crate::kind::Kind;
 use crate::kinds::Kinds;
+
+mod loop_body;
+mod sets;
+
+use loop_body::{closure_output, LoopBody};
+use sets::{ids, SourceSet};
 
 struct Src {
     kind: OrderKind,
@@ -26,100 +29,6 @@ struct Src {
     call: Option<CallTarget>,
 }
 
-/// A set of source ids. Nearly every function has at most 64 sources (its parameters, map
-/// iterations and listings): its sets are single words, and a propagation round allocates
-/// nothing. More sources take a vector of words.
-trait SourceSet: Clone {
-    fn empty(n_sources: usize) -> Self;
-    fn insert(&mut self, id: u32);
-    /// Adds `other`'s ids; whether that added any.
-    fn add(&mut self, other: &Self) -> bool;
-    /// Adds the ids of `other` that `mask` has.
-    fn add_masked(&mut self, other: &Self, mask: &Self);
-    fn words(&self) -> &[u64];
-    fn is_empty(&self) -> bool {
-        self.words().iter().all(|w| *w == 0)
-    }
-}
-
-impl SourceSet for u64 {
-    fn empty(_: usize) -> u64 {
-        0
-    }
-    fn insert(&mut self, id: u32) {
-        *self |= 1 << id;
-    }
-    fn add(&mut self, other: &u64) -> bool {
-        let grew = other & !*self != 0;
-        *self |= other;
-        grew
-    }
-    fn add_masked(&mut self, other: &u64, mask: &u64) {
-        *self |= other & mask;
-    }
-    fn words(&self) -> &[u64] {
-        std::slice::from_ref(self)
-    }
-}
-
-/// Grown on demand: most expressions of a large function carry no order, and an empty vector
-/// allocates nothing (one allocation per expression and slot was most of the cost of a function
-/// with many calls).
-impl SourceSet for Vec<u64> {
-    fn empty(_: usize) -> Vec<u64> {
-        Vec::new()
-    }
-    fn insert(&mut self, id: u32) {
-        let w = id as usize / 64;
-        if self.len() <= w {
-            self.resize(w + 1, 0);
-        }
-        self[w] |= 1 << (id % 64);
-    }
-    fn add(&mut self, other: &Vec<u64>) -> bool {
-        let used = other.iter().rposition(|w| *w != 0).map_or(0, |i| i + 1);
-        if self.len() < used {
-            self.resize(used, 0);
-        }
-        let mut grew = false;
-        for (d, s) in self.iter_mut().zip(&other[..used]) {
-            grew |= s & !*d != 0;
-            *d |= s;
-        }
-        grew
-    }
-    fn add_masked(&mut self, other: &Vec<u64>, mask: &Vec<u64>) {
-        let used = other
-            .iter()
-            .zip(mask)
-            .rposition(|(s, k)| s & k != 0)
-            .map_or(0, |i| i + 1);
-        if self.len() < used {
-            self.resize(used, 0);
-        }
-        for ((d, s), k) in self.iter_mut().zip(&other[..used]).zip(mask) {
-            *d |= s & k;
-        }
-    }
-    fn words(&self) -> &[u64] {
-        self
-    }
-}
-
-/// The ids in a set, ascending (the order leaks are reported in).
-fn ids<S: SourceSet>(set: &S) -> impl Iterator<Item = u32> + '_ {
-    set.words().iter().enumerate().flat_map(|(wi, &word)| {
-        let mut rest = word;
-        std::iter::from_fn(move || {
-            (rest != 0).then(|| {
-                let bit = rest.trailing_zeros();
-                rest &= rest - 1;
-                wi as u32 * 64 + bit
-            })
-        })
-    })
-}
-
 const CLEANERS: &[&str] = &[
     "sorted",
     "sorted_by_key",
@@ -127,6 +36,7 @@ const CLEANERS: &[&str] = &[
     "sorted_by",
     "sort_by",
 ];
+
 const INSENSITIVE: &[&str] = &[
     "len",
     "is_empty",
@@ -769,240 +679,6 @@ impl<S: SourceSet> Flow<'_, '_, S> {
             .closures(self.body, e)
             .into_iter()
             .any(|f| closure_output(self.body, f).is_some())
-    }
-}
-
-/// The first output call (`print`, `fs.write`, …) in closure `func`'s body, by name.
-fn closure_output(body: &Body<'_>, func: u32) -> Option<String> {
-    let m = body.m;
-    let mut found = None;
-    visit(m, m.functions[func as usize].body, &mut |n| {
-        if let (Node::Expr(x), None) = (n, &found) {
-            if let Some((ns, name, _)) = body.builtin_call(x) {
-                if is_output(ns, name) {
-                    found = Some(vox_hir::catalog::qualified(ns, name));
-                }
-            }
-        }
-    });
-    found
-}
-
-/// Visits a body (not entering closures), expressions and statements.
-fn visit(m: &Module, e: u32, f: &mut dyn FnMut(Node)) {
-    let mut stack = vec![Node::Expr(e)];
-    while let Some(n) = stack.pop() {
-        f(n);
-        match n {
-            Node::Expr(x) => {
-                if matches!(m.exprs[x as usize], Expr::Closure { .. }) {
-                    continue;
-                }
-                for_each_child(m, x, |c| stack.push(c));
-            }
-            Node::Stmt(s) => for_each_stmt_child(m, s, |c| stack.push(c)),
-        }
-    }
-}
-
-/// What a `for` loop's body does, from one walk over it (not entering closures).
-struct LoopBody {
-    /// Outer variables it collects into (pushes, appends): they carry the loop's order.
-    collects: Vec<u32>,
-    /// Where it makes the iteration order visible, if it does: its first `break`, `return` or
-    /// output call, else its first assignment of an outer variable.
-    sink: Option<(TextRange, String)>,
-    /// User functions it calls (their output would show the order).
-    calls: Vec<CallTarget>,
-}
-
-impl LoopBody {
-    fn new(body: &Body<'_>, kinds: &Kinds, kept: &ClosureIndex, e: u32) -> LoopBody {
-        let m = body.m;
-        // Slots bound inside the body (its own `let`s, loop variables, match bindings).
-        let mut locals = Vec::new();
-        let mut updates = Vec::new();
-        let mut hit: Option<(TextRange, String)> = None;
-        let mut calls = Vec::new();
-        let mut slots = Vec::new();
-        // The walk is not in source order: the first place is the one that starts first.
-        let earlier = |hit: &Option<(TextRange, String)>, r: TextRange| {
-            hit.as_ref().is_none_or(|(h, _)| r.start < h.start)
-        };
-        visit(m, e, &mut |n| match n {
-            Node::Stmt(s) => {
-                if let Stmt::Let { pat, .. } = &m.stmts[s as usize] {
-                    slots.clear();
-                    pat_slots(m, *pat, &mut slots);
-                    locals.extend(slots.iter().map(|x| body.gslot_stmt(s, *x)));
-                }
-                if let Some((g, how)) = outer_update(body, kinds, s) {
-                    updates.push((g, how, m.stmt_ranges[s as usize]));
-                }
-            }
-            Node::Expr(x) => {
-                let r = m.expr_ranges[x as usize];
-                match &m.exprs[x as usize] {
-                    Expr::For { value, index, .. } => {
-                        locals.extend(value.iter().chain(index.iter()).map(|v| body.gslot(x, *v)));
-                    }
-                    Expr::Match { arms, .. } => {
-                        for (p, _) in arms {
-                            slots.clear();
-                            pat_slots(m, *p, &mut slots);
-                            locals.extend(slots.iter().map(|v| body.gslot(x, *v)));
-                        }
-                    }
-                    Expr::Break if earlier(&hit, r) => hit = Some((r, "break".into())),
-                    // `o.show(k)` where field `show` holds a closure that prints (decision 61).
-                    Expr::MethodCall { recv, name, .. } if earlier(&hit, r) => {
-                        if let Some(out) = kept
-                            .field_closures(body, *recv, name)
-                            .into_iter()
-                            .find_map(|f| closure_output(body, f))
-                        {
-                            hit = Some((r, out));
-                        }
-                    }
-                    Expr::Return(_) if earlier(&hit, r) => hit = Some((r, "return".into())),
-                    Expr::Call { callee, .. } => {
-                        if let Some((ns, name, _)) = body.builtin_call(x) {
-                            if earlier(&hit, r) && is_output(ns, name) {
-                                hit = Some((r, vox_hir::catalog::qualified(ns, name)));
-                            }
-                        } else if earlier(&hit, r) {
-                            // A closure that prints, called through a variable, a field or a list.
-                            if let Some(out) = kept
-                                .closures(body, *callee)
-                                .into_iter()
-                                .find_map(|f| closure_output(body, f))
-                            {
-                                hit = Some((r, out));
-                            }
-                        }
-                        if let Expr::Global(g) = m.exprs[*callee as usize] {
-                            match m.globals.get(g as usize) {
-                                Some(Global::Fn(k)) => calls.push(CallTarget::Local(*k)),
-                                Some(Global::Imported { import, name }) => {
-                                    calls.push(CallTarget::Imported {
-                                        import: *import,
-                                        name: std::sync::Arc::from(&**name),
-                                    })
-                                }
-                                _ => {}
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        });
-        locals.sort_unstable();
-        updates.retain(|(g, _, _)| locals.binary_search(g).is_err());
-        let sink = hit.or_else(|| {
-            updates
-                .iter()
-                .filter(|(_, how, _)| *how == Update::Other)
-                .map(|(_, _, r)| *r)
-                .min_by_key(|r| r.start)
-                .map(|r| (r, "an assignment outside the loop".into()))
-        });
-        LoopBody {
-            collects: updates
-                .into_iter()
-                .filter(|(_, how, _)| *how == Update::Collect)
-                .map(|(g, _, _)| g)
-                .collect(),
-            sink,
-            calls,
-        }
-    }
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Update {
-    /// Counting, summing, min/max, a constant, building a map: the order does not show.
-    Insensitive,
-    /// Pushing to a list or appending to a str: the variable now carries the order.
-    Collect,
-    /// Anything else (`last = k`): the order shows.
-    Other,
-}
-
-/// How statement `s` updates a variable, if it does (`None` also for a method call whose result
-/// is not written back).
-fn outer_update(body: &Body<'_>, kinds: &Kinds, s: u32) -> Option<(u32, Update)> {
-    let m = body.m;
-    let is_self =
-        |x: u32, g: u32| matches!(m.exprs[x as usize], Expr::Local(l) if body.gslot(x, l) == g);
-    match &m.stmts[s as usize] {
-        Stmt::Assign { place, op, value } => {
-            let PlaceRoot::Local(l) = place.root else {
-                return None;
-            };
-            let g = body.gslot_stmt(s, l);
-            let k = kinds.slot(g);
-            let how = if !place.steps.is_empty() {
-                // `m2[k] = v`, `m2.count = …`: building a map.
-                if k == Kind::List {
-                    Update::Collect
-                } else {
-                    Update::Insensitive
-                }
-            } else {
-                match (op, &m.exprs[*value as usize]) {
-                    (Some(BinOp::Add), _) if matches!(k, Kind::Str | Kind::List) => Update::Collect,
-                    (Some(BinOp::Add | BinOp::Sub), _) => Update::Insensitive,
-                    (Some(_), _) => Update::Other,
-                    (None, Expr::Binary(BinOp::Add, a, b)) if is_self(*a, g) || is_self(*b, g) => {
-                        if matches!(k, Kind::Str | Kind::List) {
-                            Update::Collect
-                        } else {
-                            Update::Insensitive
-                        }
-                    }
-                    (None, Expr::Binary(BinOp::Sub, a, _)) if is_self(*a, g) => Update::Insensitive,
-                    (None, Expr::Lit(_)) => Update::Insensitive,
-                    (None, Expr::MethodCall { recv, name, .. }) if is_self(*recv, g) => {
-                        match &**name {
-                            "insert" | "set" | "update" | "remove" | "delete" => {
-                                Update::Insensitive
-                            }
-                            "push" | "extend" => Update::Collect,
-                            "max" | "min" => Update::Insensitive,
-                            _ => Update::Other,
-                        }
-                    }
-                    (None, Expr::Call { args, .. })
-                        if body.builtin_call(*value).is_some_and(|(ns, n, _)| {
-                            ns.is_empty() && (n == "max" || n == "min")
-                        }) && args.iter().any(|a| is_self(*a, g)) =>
-                    {
-                        Update::Insensitive
-                    }
-                    _ => Update::Other,
-                }
-            };
-            Some((g, how))
-        }
-        Stmt::Expr {
-            expr,
-            writeback: Some(l),
-        } => {
-            let g = body.gslot_stmt(s, *l);
-            let Expr::MethodCall { name, .. } = &m.exprs[*expr as usize] else {
-                return None;
-            };
-            let how = match &**name {
-                "insert" | "set" | "update" | "remove" | "delete" => Update::Insensitive,
-                "push" | "extend" => Update::Collect,
-                // A method whose result is not written back changes nothing.
-                _ if kinds.expr(*expr) != kinds.slot(g) => return None,
-                _ => Update::Other,
-            };
-            Some((g, how))
-        }
-        _ => None,
     }
 }
 
