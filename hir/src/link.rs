@@ -9,8 +9,10 @@ use std::rc::Rc;
 use vox_syntax::{SyntaxTree, TextRange};
 
 use crate::ir::*;
+use crate::items::item_tree;
+use crate::lower::BuiltinCatalog;
+use crate::lower::ImportedNames;
 use crate::lower::{file_level, global_table, lower_function_in, lower_top_level};
-use crate::{item_tree, BuiltinCatalog, ImportedNames};
 
 /// Lowers a file function by function and links the bodies into one module; runs like
 /// [`crate::lower`]'s. `imported[i]` lists the public names of `file_imports(tree)[i]`.

@@ -229,12 +229,12 @@ pub fn global_table(items: &ItemTree, imported: &[ImportedNames]) -> GlobalTable
         fn member(&self, _: &str, _: &str) -> Option<u32> {
             None
         }
-        fn info(&self, _: u32) -> crate::BuiltinInfo {
-            crate::BuiltinInfo {
+        fn info(&self, _: u32) -> crate::catalog::BuiltinInfo {
+            crate::catalog::BuiltinInfo {
                 ns: "",
                 name: "",
-                cap: crate::Cap::None,
-                nondet: crate::Nondet::None,
+                cap: crate::catalog::Cap::None,
+                nondet: crate::catalog::Nondet::None,
             }
         }
     }

@@ -2,7 +2,8 @@
 //! part the grammar says must exist.
 
 use crate::kind::SyntaxKind::{self, *};
-use crate::{SyntaxNode, SyntaxToken};
+use crate::tree::SyntaxNode;
+use crate::tree::SyntaxToken;
 
 pub trait AstNode<'t>: Sized + Copy {
     fn can_cast(kind: SyntaxKind) -> bool;

@@ -1,6 +1,6 @@
 //! Diagnostics: a code, a severity, a message, a range, and optional machine-applicable fixes.
 
-use crate::TextRange;
+use crate::text_range::TextRange;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {

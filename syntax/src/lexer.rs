@@ -1,9 +1,10 @@
 //! The lexer: bytes to tokens. Every byte of the input lands in exactly one token, so the tokens
 //! concatenate back to the input. Lexical diagnostics (voxscript.md §2) are reported here.
 
+use crate::diagnostic::Diagnostic;
 use crate::kind::{keyword, SyntaxKind};
 use crate::strings::{self, utf8_len};
-use crate::{Diagnostic, TextRange};
+use crate::text_range::TextRange;
 
 /// A token: its kind and the byte offset where it starts. It ends where the next token starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! Byte offsets to line/column in the three units tools need: UTF-8 bytes, UTF-16 code units (LSP's
 //! default) and Unicode scalar values (what the CLI and SARIF show, decisions.md 36).
 
-use crate::TextRange;
+use crate::text_range::TextRange;
 
 /// How many `\n` bytes `text` holds: counted in blocks of 255 into a byte, which the compiler
 /// turns into wide compares (several times faster than counting into a `usize`).

@@ -2,7 +2,8 @@
 //! string diagnostics; lowering uses it to compute literal values. One scanner serves both so the
 //! two can never disagree.
 
-use crate::{Diagnostic, TextRange};
+use crate::diagnostic::Diagnostic;
+use crate::text_range::TextRange;
 
 /// One piece of a string literal's value.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -4,9 +4,10 @@
 //! is a child of exactly one node, in order, which is what makes printing the tree give back the
 //! original bytes.
 
+use crate::diagnostic::Diagnostic;
 use crate::kind::SyntaxKind;
 use crate::lexer::Token;
-use crate::{Diagnostic, TextRange};
+use crate::text_range::TextRange;
 
 /// A child of a node: a token index or a node index (high bit set).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -5,8 +5,10 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::ast::{self, AstNode};
+use crate::diagnostic::Diagnostic;
 use crate::kind::SyntaxKind::{self, *};
-use crate::{Diagnostic, SyntaxNode, TextRange};
+use crate::text_range::TextRange;
+use crate::tree::SyntaxNode;
 
 /// `has_not_a_script`: whether parsing reported any `syntax.not-a-script` (only then can the tree
 /// hold `NotAScript` nodes, which silence the rest of their item).
@@ -228,7 +230,7 @@ fn main_rules(
 
 /// Assignment targets and view calls within one top-level item; at most one not-a-script per item.
 fn check_item(
-    tree: &crate::SyntaxTree,
+    tree: &crate::tree::SyntaxTree,
     ids: std::ops::RangeInclusive<u32>,
     has_not_a_script: bool,
     variants: &[String],

@@ -1,8 +1,8 @@
 //! Expressions: a Pratt loop over the precedence levels of voxscript.md §3.4.
 
 use super::{is_word, Parser};
+use crate::diagnostic::Diagnostic;
 use crate::kind::SyntaxKind::{self, *};
-use crate::Diagnostic;
 
 /// Binding power of a binary operator: levels 1 (`|>`) to 7 (`* / %`), all left-associative.
 fn infix_power(k: SyntaxKind) -> Option<u8> {

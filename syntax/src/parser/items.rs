@@ -2,9 +2,10 @@
 //! top-level statements that form the synthetic main (voxscript.md §3.3).
 
 use super::{is_word, Parser};
+use crate::diagnostic::Diagnostic;
 use crate::kind::{SyntaxKind::*, KNOWN_DECORATORS, SERVICE_DECORATORS, SOFT_KEYWORDS};
+use crate::text_range::TextRange;
 use crate::tree::Checkpoint;
-use crate::{Diagnostic, TextRange};
 
 impl Parser<'_> {
     pub(crate) fn source_file(&mut self) {
@@ -367,7 +368,7 @@ impl Parser<'_> {
     }
 
     /// `{ a: int, b: str }`: fields separated by commas or newlines.
-    fn record_body(&mut self, kind: crate::SyntaxKind) {
+    fn record_body(&mut self, kind: crate::kind::SyntaxKind) {
         self.start(kind);
         self.bump();
         self.with_nl(false, |p| {

@@ -6,10 +6,11 @@ mod items;
 mod statements;
 mod types;
 
+use crate::diagnostic::Diagnostic;
 use crate::kind::SyntaxKind::{self, *};
 use crate::lexer::Token;
+use crate::text_range::TextRange;
 use crate::tree::{Checkpoint, TreeBuilder};
-use crate::{Diagnostic, TextRange};
 
 /// Nesting deeper than this is `syntax.too-deep` (voxscript.md §3.6).
 pub const MAX_DEPTH: u32 = 4096;

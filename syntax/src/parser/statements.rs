@@ -1,8 +1,8 @@
 //! Blocks and statements (voxscript.md §3.1–§3.2).
 
 use super::{starts_expr, Parser};
+use crate::diagnostic::Diagnostic;
 use crate::kind::SyntaxKind::*;
-use crate::Diagnostic;
 
 impl Parser<'_> {
     /// `{ stmt* }` with newline-sensitive statements inside.

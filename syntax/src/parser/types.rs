@@ -1,8 +1,8 @@
 //! Type expressions, parameters and patterns.
 
 use super::Parser;
+use crate::diagnostic::Diagnostic;
 use crate::kind::SyntaxKind::*;
-use crate::Diagnostic;
 
 impl Parser<'_> {
     /// `int`, `list[T]`, `fn(int) to int`, `(int, str)`. Parsed, never checked at run time.
@@ -52,7 +52,7 @@ impl Parser<'_> {
         ok
     }
 
-    fn type_list(&mut self, closer: crate::SyntaxKind) {
+    fn type_list(&mut self, closer: crate::kind::SyntaxKind) {
         self.with_nl(false, |p| {
             while !p.at(closer) && !p.at(Eof) {
                 if !p.type_expr() {
@@ -103,7 +103,7 @@ impl Parser<'_> {
                 p.start(Param);
                 match p.current() {
                     Ident => p.bump(),
-                    crate::SyntaxKind::NonScriptKw => {
+                    crate::kind::SyntaxKind::NonScriptKw => {
                         p.reserved_name();
                         p.bump();
                     }
