@@ -2,8 +2,8 @@
 //! part the grammar says must exist.
 
 use crate::kind::SyntaxKind::{self, *};
-use crate::tree::SyntaxNode;
-use crate::tree::SyntaxToken;
+use crate::syntax_node::SyntaxNode;
+use crate::syntax_node::SyntaxToken;
 
 pub trait AstNode<'t>: Sized + Copy {
     fn can_cast(kind: SyntaxKind) -> bool;

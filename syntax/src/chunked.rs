@@ -53,7 +53,8 @@ use std::sync::OnceLock;
 use crate::kind::SyntaxKind;
 use crate::lexer;
 use crate::parser::Parser;
-use crate::tree::{SyntaxTree, TreeBuilder};
+use crate::tree::SyntaxTree;
+use crate::tree_builder::TreeBuilder;
 
 /// Bytes per chunk below which another thread is not worth starting.
 const MIN_CHUNK: usize = 256 * 1024;

@@ -11,16 +11,20 @@ pub mod lexer;
 mod line_index;
 mod parser;
 pub mod strings;
+mod syntax_node;
 mod text_range;
 mod tree;
+mod tree_builder;
+mod tree_edit;
 mod validate;
 
 pub use diagnostic::{Diagnostic, Fix, Severity, TextEdit};
 pub use kind::SyntaxKind;
 pub use line_index::{count_newlines, line_starts, ColumnUnit, LineCol, LineCounter, LineIndex};
 pub use parser::MAX_DEPTH;
+pub use syntax_node::{SyntaxElement, SyntaxNode, SyntaxToken};
 pub use text_range::TextRange;
-pub use tree::{SyntaxElement, SyntaxNode, SyntaxToken, SyntaxTree};
+pub use tree::SyntaxTree;
 
 /// Parses a file's bytes into a lossless tree with its diagnostics (sorted by position).
 ///

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use crate::ast::{self, AstNode};
 use crate::diagnostic::Diagnostic;
 use crate::kind::SyntaxKind::{self, *};
+use crate::syntax_node::SyntaxNode;
 use crate::text_range::TextRange;
-use crate::tree::SyntaxNode;
 
 /// `has_not_a_script`: whether parsing reported any `syntax.not-a-script` (only then can the tree
 /// hold `NotAScript` nodes, which silence the rest of their item).

@@ -5,7 +5,7 @@ use super::{is_word, Parser};
 use crate::diagnostic::Diagnostic;
 use crate::kind::{SyntaxKind::*, KNOWN_DECORATORS, SERVICE_DECORATORS, SOFT_KEYWORDS};
 use crate::text_range::TextRange;
-use crate::tree::Checkpoint;
+use crate::tree_builder::Checkpoint;
 
 impl Parser<'_> {
     pub(crate) fn source_file(&mut self) {

@@ -10,7 +10,7 @@ use crate::diagnostic::Diagnostic;
 use crate::kind::SyntaxKind::{self, *};
 use crate::lexer::Token;
 use crate::text_range::TextRange;
-use crate::tree::{Checkpoint, TreeBuilder};
+use crate::tree_builder::{Checkpoint, TreeBuilder};
 
 /// Nesting deeper than this is `syntax.too-deep` (voxscript.md §3.6).
 pub const MAX_DEPTH: u32 = 4096;

@@ -1,0 +1,345 @@
+//! Building a tree from others: splicing a reparsed item in, and joining the chunks of a
+//! parallel parse.
+
+use crate::kind::SyntaxKind;
+use crate::lexer::Token;
+use crate::text_range::TextRange;
+use crate::tree::{is_significant, Elem, NodeData, Span, SyntaxTree, NODE_BIT, NO_PARENT};
+use crate::tree_builder::node_capacity;
+
+impl SyntaxTree {
+    /// Replaces the top-level item `item` (a node id) by `replacement` (a tree rooted at the new
+    /// item, as [`SyntaxTree::subtree`] gives) and the text by `text`; no diagnostics. In place:
+    /// what precedes the item stays where it is, and ids, indexes and offsets after it move by
+    /// what the replacement adds (nothing at all when it has the old item's shape and length,
+    /// as when a digit is retyped).
+    pub(crate) fn splice_item(&mut self, item: u32, replacement: &SyntaxTree, text: Box<[u8]>) {
+        let Span {
+            first,
+            last,
+            t0,
+            t1,
+            c0,
+            c1,
+            range,
+        } = self.span(self.node(item));
+        let r_tokens = replacement.tokens.len() - 1;
+        let r_nodes = replacement.nodes.len();
+        let delta = replacement.text.len() as i64 - range.len() as i64;
+        let dt = r_tokens as i64 - (t1 - t0) as i64;
+        let dn = r_nodes as i64 - (last + 1 - first) as i64;
+        let dc = replacement.children.len() as i64 - (c1 - c0) as i64;
+        let shift = |x: u32, d: i64| (x as i64 + d) as u32;
+        // Old ids after the item's subtree move by `dn`; ids before it stay.
+        let map_node = |id: u32| {
+            if id != NO_PARENT && id as usize > last {
+                shift(id, dn)
+            } else {
+                id
+            }
+        };
+        let new_item = (first + r_nodes - 1) as u32;
+        let item_parent = map_node(self.nodes[last].parent);
+        let base = range.start;
+
+        self.tokens.splice(
+            t0..t1,
+            replacement.tokens[..r_tokens].iter().map(|t| Token {
+                kind: t.kind,
+                start: t.start + base,
+            }),
+        );
+        if delta != 0 {
+            for t in &mut self.tokens[t0 + r_tokens..] {
+                t.start = shift(t.start, delta);
+            }
+        }
+
+        self.token_parent.splice(
+            t0..t1,
+            replacement.token_parent[..r_tokens]
+                .iter()
+                .map(|&p| p + first as u32),
+        );
+        if dn != 0 {
+            let (before, rest) = self.token_parent.split_at_mut(t0);
+            for p in before.iter_mut().chain(&mut rest[r_tokens..]) {
+                *p = map_node(*p);
+            }
+        }
+
+        self.nodes.splice(
+            first..=last,
+            replacement.nodes.iter().map(|d| NodeData {
+                kind: d.kind,
+                parent: if d.parent == NO_PARENT {
+                    item_parent
+                } else {
+                    d.parent + first as u32
+                },
+                first_child: d.first_child + c0 as u32,
+                n_children: d.n_children,
+                range: TextRange::new(d.range.start + base, d.range.end + base),
+                starts_significant: d.starts_significant,
+            }),
+        );
+        if dn != 0 {
+            for d in &mut self.nodes[..first] {
+                d.parent = map_node(d.parent);
+            }
+        }
+        if dn != 0 || dc != 0 || delta != 0 {
+            // After the item in post-order: later items, and the ancestors that contain it.
+            for d in &mut self.nodes[first + r_nodes..] {
+                d.parent = map_node(d.parent);
+                d.first_child = shift(d.first_child, dc);
+                d.range = if d.range.start >= range.end {
+                    TextRange::new(shift(d.range.start, delta), shift(d.range.end, delta))
+                } else if d.range.end > range.start {
+                    TextRange::new(d.range.start, shift(d.range.end, delta))
+                } else {
+                    d.range
+                };
+            }
+        }
+
+        let r_children = replacement.children.len();
+        self.children.splice(
+            c0..c1,
+            replacement.children.iter().map(|&e| match e.as_node() {
+                Some(id) => Elem::node(id as usize + first),
+                None => Elem::token(e.0 as usize + t0),
+            }),
+        );
+        if dn != 0 || dt != 0 {
+            for e in &mut self.children[c0 + r_children..] {
+                *e = match e.as_node() {
+                    Some(id) if id as usize == last => Elem(new_item | NODE_BIT),
+                    Some(id) => Elem(map_node(id) | NODE_BIT),
+                    None if e.0 as usize >= t1 => Elem(shift(e.0, dt)),
+                    None => *e,
+                };
+            }
+        }
+
+        // The new item may start differently: its ancestors take their flag from it.
+        let mut p = item_parent;
+        while p != NO_PARENT {
+            let first = self.nodes[p as usize].first_child as usize;
+            let starts = self.nodes[p as usize].n_children > 0
+                && match self.children[first].as_node() {
+                    Some(c) => self.nodes[c as usize].starts_significant,
+                    None => is_significant(self.tokens[self.children[first].0 as usize].kind),
+                };
+            self.nodes[p as usize].starts_significant = starts;
+            p = self.nodes[p as usize].parent;
+        }
+
+        self.text = text;
+        self.diagnostics = Vec::new();
+    }
+
+    /// Joins the trees of consecutive chunks of `text` (each parsed alone, without its text,
+    /// offsets from its chunk's start at `starts`) into the tree of the whole text: post-order
+    /// nodes, so each chunk's nodes but its root follow the previous chunk's, and one root over
+    /// every chunk's top-level elements comes last; every chunk's `Eof` but the last goes.
+    /// No diagnostics. The first chunk's vectors become the tree's: made with room for the
+    /// whole file (`TreeBuilder::with_room`), they end with the capacities the whole file's
+    /// parse gives them ([`SyntaxTree::heap_size`] is the same). Each other chunk's vector is
+    /// freed as soon as it is copied; two threads copy (the vectors split between them).
+    pub(crate) fn concat(text: Box<[u8]>, parts: Vec<SyntaxTree>, starts: &[u32]) -> SyntaxTree {
+        debug_assert_eq!(parts.len(), starts.len());
+        let roots: Vec<NodeData> = parts
+            .iter()
+            .map(|p| p.nodes[p.nodes.len() - 1].clone())
+            .collect();
+        // Where each chunk's tokens, non-root nodes and non-root children entries go.
+        let k = parts.len();
+        let (mut tok_base, mut node_base, mut child_base) = (
+            Vec::with_capacity(k),
+            Vec::with_capacity(k),
+            Vec::with_capacity(k),
+        );
+        let (mut t, mut n, mut c) = (0usize, 0usize, 0usize);
+        for (p, r) in parts.iter().zip(&roots) {
+            tok_base.push(t as u32);
+            node_base.push(n as u32);
+            child_base.push(c as u32);
+            t += p.tokens.len() - 1;
+            n += p.nodes.len() - 1;
+            c += r.first_child as usize;
+        }
+        let n_tokens = t + 1;
+        let root = n as u32;
+        let root_children: usize = roots.iter().map(|r| r.n_children as usize).sum();
+        let n_children = c + root_children;
+        // The capacities `lexer::lex` and `TreeBuilder::new` start with for the whole text,
+        // doubled as pushing past them doubles them.
+        let grown = |init: usize, len: usize| {
+            let mut cap = init.max(1);
+            while cap < len {
+                cap *= 2;
+            }
+            cap
+        };
+        let nodes_init = node_capacity(n_tokens);
+        let caps = Caps {
+            tokens: grown(crate::lexer::token_capacity(text.len()), n_tokens),
+            token_parent: n_tokens,
+            nodes: grown(nodes_init, root as usize + 1),
+            children: grown(n_tokens + nodes_init, n_children),
+        };
+        let last = k - 1;
+        let (end, eof) = (roots[last].range.end + starts[last], text.len() as u32);
+        let root_data = NodeData {
+            kind: roots[0].kind,
+            parent: NO_PARENT,
+            first_child: c as u32,
+            n_children: root_children as u32,
+            range: TextRange::new(roots[0].range.start + starts[0], end),
+            starts_significant: roots[0].starts_significant,
+        };
+        let root0 = (parts[0].nodes.len() - 1) as u32;
+        let mut chunk_roots: Vec<u32> = Vec::with_capacity(k);
+        let (mut tokens, mut token_parent, mut nodes, mut children) = (
+            Vec::with_capacity(k),
+            Vec::with_capacity(k),
+            Vec::with_capacity(k),
+            Vec::with_capacity(k),
+        );
+        for p in parts {
+            chunk_roots.push((p.nodes.len() - 1) as u32);
+            tokens.push(p.tokens);
+            token_parent.push(p.token_parent);
+            nodes.push(p.nodes);
+            children.push(p.children);
+        }
+
+        // Tokens: the first chunk's as they are, then the others' shifted; one `Eof`.
+        let join_tokens = |parts: Vec<Vec<Token>>| {
+            let end = Token {
+                kind: SyntaxKind::Eof,
+                start: eof,
+            };
+            join_chunks(parts, caps.tokens, end, |i, tk| Token {
+                kind: tk.kind,
+                start: tk.start + starts[i],
+            })
+        };
+        // A chunk's root becomes the one root; other nodes move by the nodes before them.
+        let join_parents = |parts: Vec<Vec<u32>>| {
+            join_chunks(parts, caps.token_parent, root, |i, &q| {
+                if q == chunk_roots[i] {
+                    root
+                } else {
+                    q + node_base[i]
+                }
+            })
+        };
+        let join_nodes = |parts: Vec<Vec<NodeData>>| {
+            join_chunks(parts, caps.nodes, root_data.clone(), |i, d| NodeData {
+                kind: d.kind,
+                parent: if d.parent == chunk_roots[i] {
+                    root
+                } else {
+                    d.parent + node_base[i]
+                },
+                first_child: d.first_child + child_base[i],
+                n_children: d.n_children,
+                range: TextRange::new(d.range.start + starts[i], d.range.end + starts[i]),
+                starts_significant: d.starts_significant,
+            })
+        };
+        // Children: every chunk's non-root entries, then the roots' entries, renumbered.
+        let join_children = |parts: Vec<Vec<Elem>>| {
+            let mut parts = parts.into_iter();
+            let mut all = parts.next().expect("one chunk at least");
+            let mut top = all.split_off(roots[0].first_child as usize);
+            top.reserve(root_children - top.len());
+            fit(&mut all, caps.children);
+            let shift = |e: Elem, nb: u32, tb: u32| match e.as_node() {
+                Some(id) => Elem::node((id + nb) as usize),
+                None => Elem::token((e.0 + tb) as usize),
+            };
+            for (i, part) in parts.enumerate() {
+                let (nb, tb) = (node_base[i + 1], tok_base[i + 1]);
+                let split = roots[i + 1].first_child as usize;
+                all.extend(part[..split].iter().map(|&e| shift(e, nb, tb)));
+                top.extend(part[split..].iter().map(|&e| shift(e, nb, tb)));
+            }
+            all.extend_from_slice(&top);
+            all
+        };
+        // Two about equal shares: the nodes, and the rest.
+        let for_other = std::sync::Mutex::new(Some(nodes));
+        let other_job = || {
+            let taken = for_other.lock().map(|mut g| g.take());
+            join_nodes(taken.ok().flatten().expect("taken once"))
+        };
+        let (tokens, children, mut token_parent, mut nodes) = std::thread::scope(|s| {
+            let other = std::thread::Builder::new().spawn_scoped(s, other_job);
+            let tokens = join_tokens(tokens);
+            let children = join_children(children);
+            let token_parent = join_parents(token_parent);
+            let nodes = match other {
+                Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                // No thread: the job, dropped unrun, left the vectors for this one.
+                Err(_) => other_job(),
+            };
+            (tokens, children, token_parent, nodes)
+        });
+        // The first chunk's top-level elements had its root for parent.
+        let tokens0 = tok_base.get(1).map_or(usize::MAX, |&t| t as usize);
+        for &e in &children[root_data.first_child as usize..] {
+            match e.as_node() {
+                Some(id) if id < root0 => nodes[id as usize].parent = root,
+                Some(_) => {}
+                None if (e.0 as usize) < tokens0 => token_parent[e.0 as usize] = root,
+                None => {}
+            }
+        }
+        debug_assert_eq!(children.len(), n_children);
+        SyntaxTree {
+            text,
+            tokens,
+            token_parent,
+            nodes,
+            children,
+            diagnostics: Vec::new(),
+        }
+    }
+}
+
+/// One vector from the chunks' vectors, each without its last element (a chunk's `Eof` or
+/// root): the first chunk's as it is (given the capacity `cap`), the others' through `map`
+/// (with the chunk's index), then `last`.
+fn join_chunks<T>(parts: Vec<Vec<T>>, cap: usize, last: T, map: impl Fn(usize, &T) -> T) -> Vec<T> {
+    let mut parts = parts.into_iter();
+    let mut all = parts.next().expect("one chunk at least");
+    all.pop();
+    fit(&mut all, cap);
+    for (i, part) in parts.enumerate() {
+        all.extend(part[..part.len() - 1].iter().map(|e| map(i + 1, e)));
+    }
+    all.push(last);
+    all
+}
+
+/// The capacities of a whole file's tree.
+#[derive(Clone, Copy)]
+struct Caps {
+    pub(crate) tokens: usize,
+    pub(crate) token_parent: usize,
+    pub(crate) nodes: usize,
+    pub(crate) children: usize,
+}
+
+/// Gives `v` the capacity `cap` (at least its length): free when it shrinks by less than half
+/// (the allocator keeps the block), a copy when it must grow.
+fn fit<T>(v: &mut Vec<T>, cap: usize) {
+    if v.capacity() < cap {
+        v.reserve_exact(cap - v.len());
+    } else {
+        v.shrink_to(cap);
+    }
+}
