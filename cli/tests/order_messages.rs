@@ -49,6 +49,9 @@ fn where_an_order_shows_is_named_at_its_line() {
                 line_of(n.trim_end_matches(')')),
                 " = ".to_string(),
             )
+        } else if let Some(rest) = shown.strip_prefix("the closure called on line ") {
+            let (n, _) = rest.split_once(", which calls `").expect(message);
+            ("closure", line_of(n), "(".to_string())
         } else if let Some(name) = shown.strip_suffix(", which uses its order") {
             let name = name.trim_matches('`');
             ("callee", text.clone(), format!("fn {name}("))
@@ -74,7 +77,7 @@ fn where_an_order_shows_is_named_at_its_line() {
     }
     assert_eq!(
         kinds.into_iter().collect::<Vec<_>>(),
-        ["assignment", "break", "call", "callee", "return"],
+        ["assignment", "break", "call", "callee", "closure", "return"],
         "every kind of place occurs in the corpus"
     );
 }

@@ -33,7 +33,11 @@ impl std::fmt::Display for Shown<'_> {
                     "an assignment to a variable outside the loop (line {line})"
                 )
             }
-            Shown::Sink(what, line) => write!(f, "`{what}` on line {line}"),
+            Shown::Sink(what, line) => match what.strip_prefix("closure:") {
+                // A closure kept in a variable, a field or a list, called in the loop.
+                Some(out) => write!(f, "the closure called on line {line}, which calls `{out}`"),
+                None => write!(f, "`{what}` on line {line}"),
+            },
             Shown::Callee(name) => write!(f, "`{name}`, which uses its order"),
         }
     }

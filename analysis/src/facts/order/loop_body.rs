@@ -100,7 +100,7 @@ impl LoopBody {
                             .into_iter()
                             .find_map(|f| closure_output(body, f))
                         {
-                            hit = Some((r, out));
+                            hit = Some((r, format!("closure:{out}")));
                         }
                     }
                     Expr::Return(_) if earlier(&hit, r) => hit = Some((r, "return".into())),
@@ -116,7 +116,7 @@ impl LoopBody {
                                 .into_iter()
                                 .find_map(|f| closure_output(body, f))
                             {
-                                hit = Some((r, out));
+                                hit = Some((r, format!("closure:{out}")));
                             }
                         }
                         if let Expr::Global(g) = m.exprs[*callee as usize] {
