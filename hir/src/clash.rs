@@ -8,8 +8,8 @@ use std::rc::Rc;
 use vox_syntax::ast::{self, AstNode};
 use vox_syntax::{SyntaxTree, TextRange};
 
+use crate::global_table::ImportedNames;
 use crate::ir::FileImport;
-use crate::lower::ImportedNames;
 
 /// Where the other name of a clash comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]

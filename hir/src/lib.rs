@@ -3,19 +3,24 @@
 
 pub mod catalog;
 mod clash;
+mod global_table;
 pub mod ir;
 pub mod items;
 mod link;
 mod lower;
+mod lower_body;
+mod lowerer;
 
 pub use catalog::{BuiltinInfo, Cap, Nondet};
 pub use clash::{
     clashes_with, import_clashes, local_names, ClashWith, Codec, ImportClash, LocalName,
 };
+pub use global_table::{GlobalTable, ImportedNames};
 pub use ir::*;
 pub use items::{fn_item, item_tree, ItemTree};
 pub use link::lower_by_function;
 pub use lower::{
-    file_imports, global_table, literal, lower, lower_function, lower_function_in, lower_top_level,
-    BuiltinCatalog, GlobalTable, ImportedNames,
+    file_imports, global_table, lower, lower_function, lower_function_in, lower_top_level,
+    BuiltinCatalog,
 };
+pub use lowerer::literal;

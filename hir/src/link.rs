@@ -8,10 +8,10 @@ use std::rc::Rc;
 
 use vox_syntax::{SyntaxTree, TextRange};
 
+use crate::global_table::ImportedNames;
 use crate::ir::*;
 use crate::items::item_tree;
 use crate::lower::BuiltinCatalog;
-use crate::lower::ImportedNames;
 use crate::lower::{file_level, global_table, lower_function_in, lower_top_level};
 
 /// Lowers a file function by function and links the bodies into one module; runs like
