@@ -427,10 +427,11 @@ fn expr_kind(body: &Body<'_>, k: &Kinds, e: u32) -> Kind {
             Unknown if k.expr(*recv) == Unset => Unset,
             kind => kind,
         },
-        Expr::If { then, els, .. } => match els {
-            Some(els) => k.expr(*then).join(k.expr(*els)),
-            None => Unknown,
-        },
+        Expr::If {
+            then,
+            els: Some(els),
+            ..
+        } => k.expr(*then).join(k.expr(*els)),
         Expr::Block(stmts) => match stmts.last().map(|s| &m.stmts[*s as usize]) {
             Some(Stmt::Expr { expr, .. }) => k.expr(*expr),
             _ => Unknown,

@@ -10,8 +10,15 @@ use rustc_hash::FxHashMap as HashMap;
 /// hashed by the names (as the two strings were), so output order is unchanged; equal exactly
 /// when it is the same pair, since [`Builtin::new`] makes one pair per names (summaries compare
 /// effects in every lookup, and most compares are of equal builtins).
-#[derive(Clone, Copy, Debug, Hash)]
+#[derive(Clone, Copy, Debug)]
 pub struct Builtin(&'static (&'static str, &'static str));
+
+impl std::hash::Hash for Builtin {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // By the names: equal builtins are the same pair, so they hash alike.
+        self.0.hash(state);
+    }
+}
 
 impl PartialEq for Builtin {
     fn eq(&self, other: &Builtin) -> bool {

@@ -370,10 +370,12 @@ fn input_taint(body: &Body<'_>) -> Vec<bool> {
         }
         for (i, e) in m.exprs.iter().enumerate() {
             match e {
-                Expr::For { iter, value, .. } if expr[*iter as usize] => {
-                    if let Some(v) = value {
-                        mark(body.gslot(i as u32, *v), &mut slot);
-                    }
+                Expr::For {
+                    iter,
+                    value: Some(v),
+                    ..
+                } if expr[*iter as usize] => {
+                    mark(body.gslot(i as u32, *v), &mut slot);
                 }
                 Expr::Match { scrutinee, arms } if expr[*scrutinee as usize] => {
                     for (p, _) in arms {

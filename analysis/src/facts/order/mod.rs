@@ -535,10 +535,10 @@ impl<S: SourceSet> Flow<'_, '_, S> {
                     }
                     match &**name {
                         "fold" => self.leak(facts, t, r(id), "fold"),
-                        "for_each" | "map" | "filter" | "any" | "all" => {
-                            if args.iter().any(|a| self.closure_outputs(*a)) {
-                                self.leak(facts, t, r(id), name);
-                            }
+                        "for_each" | "map" | "filter" | "any" | "all"
+                            if args.iter().any(|a| self.closure_outputs(*a)) =>
+                        {
+                            self.leak(facts, t, r(id), name);
                         }
                         _ => {}
                     }
