@@ -4,19 +4,18 @@
 use std::rc::Rc;
 
 use vox_hir::{
-    Ctor, Expr, ExprId, Literal, Main, Module, Pat, PatId, Place, PlaceRoot, PlaceStep, Stmt,
+    Cap, Ctor, Expr, ExprId, Literal, Main, Module, Pat, PatId, Place, PlaceRoot, PlaceStep, Stmt,
     StmtId, TemplatePart, UnOp,
 };
 
-use crate::builtin::{Args, BuiltinDef, Cap, Host};
 use crate::catalog::{Catalog, CTOR_ROWS};
 use crate::context::RunContext;
 use crate::exc::{CeilingKind, Exc, Loc, Res};
 use crate::kind::message_name;
 use crate::ops::{self, BinOp};
 use crate::program::Program;
-use crate::value::{CodeFn, Func, Namespace, NamespaceKind, Value};
-use crate::{display, equality, methods};
+use crate::value::{Args, BuiltinDef, CodeFn, Func, Host, Namespace, NamespaceKind, Value};
+use crate::{display, equality, field, methods, native};
 
 /// Non-local control flow: errors and the three jumps.
 pub enum Flow {
@@ -576,7 +575,7 @@ impl<'p> Interp<'p> {
             Expr::Namespace(ns) => Ok(namespace_value(ns)),
             Expr::NsMember { ns, name } => match crate::builtins::namespace_constant(ns, name) {
                 Some(v) => Ok(v),
-                None => Err(methods::not_found(name).into()),
+                None => Err(native::not_found(name).into()),
             },
             Expr::Std => Ok(Value::Namespace(Rc::new(Namespace {
                 name: Rc::from("std"),
@@ -826,19 +825,19 @@ impl<'p> Interp<'p> {
                 Some(def) => Ok(Value::Func(Rc::new(Func::Builtin(def)))),
                 None => match crate::builtins::namespace_constant(&ns.name, name) {
                     Some(v) => Ok(v),
-                    None => Err(methods::not_found(name).into()),
+                    None => Err(native::not_found(name).into()),
                 },
             },
             NamespaceKind::Std => {
                 if crate::builtins::NAMESPACES.contains(&name) {
                     Ok(namespace_value(name))
                 } else {
-                    Err(methods::not_found(name).into())
+                    Err(native::not_found(name).into())
                 }
             }
             NamespaceKind::Module(members) => match members.get(name) {
                 Some(v) => Ok(v.clone()),
-                None => Err(methods::not_found(name).into()),
+                None => Err(native::not_found(name).into()),
             },
         }
     }
@@ -848,7 +847,7 @@ impl<'p> Interp<'p> {
             Value::Namespace(ns) => self.namespace_member(ns, name),
             _ => match method_as_function(v, name) {
                 Some(e) => Err(e.into()),
-                None => Ok(ops::field(v, name)?),
+                None => Ok(field::field(v, name)?),
             },
         }
     }
@@ -1340,7 +1339,7 @@ fn read_path(root: &Value, steps: &[Step]) -> Res<Value> {
     let mut cur = root.clone();
     for s in steps {
         cur = match s {
-            Step::Field(n) => ops::field(&cur, n)?,
+            Step::Field(n) => field::field(&cur, n)?,
             Step::Index(i) => ops::index(&cur, i)?,
         };
     }

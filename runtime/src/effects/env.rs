@@ -2,9 +2,8 @@
 //! has checked the row's capability before any of these run.
 
 use super::{ctx, str_value};
-use crate::builtin::{Args, Host};
 use crate::exc::{Exc, Res};
-use crate::value::Value;
+use crate::value::{Args, Host, Value};
 
 /// The prefix of the variables `secrets.resolve` reads.
 const SECRET_PREFIX: &str = "VOX_SECRET_";

@@ -12,10 +12,11 @@
 
 use std::rc::Rc;
 
-use crate::builtin::{Args, BuiltinDef, Cap, Host, Nondet};
+use vox_hir::{Cap, Nondet};
+
 use crate::context::RunContext;
 use crate::exc::{Exc, Res};
-use crate::value::Value;
+use crate::value::{Args, BuiltinDef, Host, Value};
 
 mod env;
 mod fs;

@@ -45,11 +45,10 @@ use vox_jail::lifetime::{Line, Status};
 use vox_jail::{ChildPolicy, EnvPolicy, Mode, ProcessGroup, TempDir};
 
 use super::{err_str, str_list, str_value};
-use crate::builtin::{Args, Host};
 use crate::builtins::data;
 use crate::context::RunContext;
 use crate::exc::{CeilingKind, Exc, Res};
-use crate::value::{VMap, Value};
+use crate::value::{Args, Host, VMap, Value};
 
 /// The run's context, with script output flushed: every `process.*` call flushes stdout first,
 /// so the program's lines and a child's inherited output appear in program order (§4.11).
