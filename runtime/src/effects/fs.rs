@@ -13,7 +13,8 @@ use std::rc::Rc;
 
 use vox_caps::Access;
 
-use super::{ctx, err_str, glob, ok_str, os_err, str_value};
+use super::base::{ctx, err_str, ok_str, os_err, str_value};
+use super::glob;
 use crate::context::RunContext;
 use crate::exc::Res;
 use crate::value::{Args, Host, VMap, Value};

@@ -5,7 +5,7 @@
 use std::io::Read as _;
 use std::time::{Duration, Instant};
 
-use super::{ctx, err_str, ok_str};
+use super::base::{ctx, err_str, ok_str};
 use crate::context::RunContext;
 use crate::exc::{CeilingKind, Exc, Res};
 use crate::value::{Args, Host, Value};
