@@ -2,8 +2,9 @@
 
 use std::fmt;
 
+use crate::confine::probe;
+use crate::host::{HostSupport, SIMULATE_ENV};
 use crate::lifetime::LifetimeSupport;
-use crate::{probe, HostSupport, SIMULATE_ENV};
 
 /// The verdict of one check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

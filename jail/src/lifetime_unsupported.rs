@@ -75,7 +75,7 @@ impl Line {
 pub fn guard(
     _cmd: &mut std::process::Command,
     _exec: Exec,
-    _then: Option<crate::Hook>,
+    _then: Option<crate::types::Hook>,
 ) -> std::io::Result<Line> {
     Err(std::io::Error::new(std::io::ErrorKind::Unsupported, REASON))
 }
@@ -105,7 +105,7 @@ pub fn spawn_direct(
     _cwd: &std::path::Path,
     _streams: [Stream; 3],
     _group: bool,
-    _then: Option<crate::Hook>,
+    _then: Option<crate::types::Hook>,
 ) -> std::io::Result<Direct> {
     Err(std::io::Error::new(std::io::ErrorKind::Unsupported, REASON))
 }

@@ -19,14 +19,13 @@ use landlock::{
     Scope, ABI,
 };
 
+use crate::env::child_env;
+use crate::host::{simulated, HostSupport, SIMULATE_ENV};
 use crate::limits::Limits;
 use crate::mounts::{self, Template, SELF_CONFINED};
-use crate::policy::{FsAccess, Grant, ProcessGroup};
+use crate::policy::{ChildPolicy, FsAccess, Grant, ProcessGroup, SelfPolicy};
 use crate::seccomp::{self, Filters};
-use crate::{
-    child_env, Applied, ChildPolicy, HostSupport, JailError, Mode, RuleKind, SelfPolicy,
-    SIMULATE_ENV,
-};
+use crate::types::{Applied, Hook, JailError, Mode, RuleKind};
 
 /// The newest Landlock ABI whose access rights this crate requests (tested on a 6.18 kernel).
 /// Newer kernels are used at this level; older ones at theirs.
@@ -136,7 +135,7 @@ fn userns_probe() -> Result<(), String> {
 }
 
 pub(crate) fn probe() -> HostSupport {
-    let simulated = crate::simulated();
+    let simulated = simulated();
     let sim = simulated.as_deref();
     let hook = |what: &str| format!("simulated by {SIMULATE_ENV}={what}");
     let abi = match sim {
@@ -512,7 +511,7 @@ impl ChildSetup {
         }
         // Only the standard streams pass on (the keeper's start does it too; this covers a
         // plain `Command`).
-        crate::lifetime::cloexec_from(3)?;
+        crate::keeper::cloexec_from(3)?;
         Ok(())
     }
 }
@@ -534,7 +533,7 @@ pub(crate) fn confine_hook(
     cmd: &mut Command,
     policy: &ChildPolicy,
     mode: Mode,
-) -> Result<(Applied, crate::Hook), JailError> {
+) -> Result<(Applied, Hook), JailError> {
     prepare(cmd, policy, mode, true)
 }
 
@@ -548,7 +547,7 @@ fn prepare(
     policy: &ChildPolicy,
     mode: Mode,
     kept: bool,
-) -> Result<(Applied, crate::Hook), JailError> {
+) -> Result<(Applied, Hook), JailError> {
     let cannot = |reason: String| JailError::CannotConfine { reason };
     let mut kinds = vec![RuleKind::EnvScrub];
     match policy.process_group {
@@ -650,7 +649,7 @@ fn prepare(
     }
     // SAFETY (of calling it): the hook only makes async-signal-safe syscalls on data prepared
     // above; it is meant for a forked child, between fork and exec.
-    let hook: crate::Hook = Box::new(move || unsafe { setup.apply() });
+    let hook: Hook = Box::new(move || unsafe { setup.apply() });
     Ok((
         Applied {
             mode,

@@ -12,7 +12,11 @@ use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::MetadataExt as _;
 use std::process::Command;
 
-use crate::{confine_hook, ChildPolicy, EnvPolicy, Mode, ProcessGroup, TempDir};
+use crate::confine::confine_hook;
+use crate::env::EnvPolicy;
+use crate::policy::{ChildPolicy, ProcessGroup};
+use crate::tempdir::TempDir;
+use crate::types::Mode;
 
 /// One protection and what the probe found.
 #[derive(Clone, Debug, PartialEq, Eq)]

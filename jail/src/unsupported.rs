@@ -3,7 +3,10 @@
 
 use std::process::Command;
 
-use crate::{child_env, Applied, ChildPolicy, HostSupport, JailError, Mode, RuleKind, SelfPolicy};
+use crate::env::child_env;
+use crate::host::{simulated, HostSupport};
+use crate::policy::{ChildPolicy, ProcessGroup, SelfPolicy};
+use crate::types::{Applied, Hook, JailError, Mode, RuleKind};
 
 const REASON: &str = "the child jail needs Linux Landlock; this platform is not supported";
 
@@ -18,7 +21,7 @@ pub(crate) fn probe() -> HostSupport {
         user_namespaces: false,
         user_namespaces_detail: "not checked: not Linux".to_string(),
         seccomp: false,
-        simulated: crate::simulated(),
+        simulated: simulated(),
     }
 }
 
@@ -43,14 +46,14 @@ pub(crate) fn confine_command(
             fsize: policy.rlimit_fsize.filter(|&v| v > 0),
             core_zero: false,
         };
-        let new_session = policy.process_group == crate::ProcessGroup::Session;
+        let new_session = policy.process_group == ProcessGroup::Session;
         match policy.process_group {
-            crate::ProcessGroup::Own => {
+            ProcessGroup::Own => {
                 cmd.process_group(0);
                 kinds.push(RuleKind::ProcessGroup);
             }
-            crate::ProcessGroup::Session => kinds.push(RuleKind::NewSession),
-            crate::ProcessGroup::Inherit => {}
+            ProcessGroup::Session => kinds.push(RuleKind::NewSession),
+            ProcessGroup::Inherit => {}
         }
         if let Some(v) = limits.data {
             kinds.push(RuleKind::RlimitData(v));
@@ -85,15 +88,16 @@ pub(crate) fn confine_hook(
     cmd: &mut Command,
     policy: &ChildPolicy,
     mode: Mode,
-) -> Result<(Applied, crate::Hook), JailError> {
+) -> Result<(Applied, Hook), JailError> {
     // No keeper here (crate::lifetime::guard fails): the setup stays a hook of `cmd`.
-    confine_command(cmd, policy, mode).map(|a| (a, Box::new(|| Ok(())) as crate::Hook))
+    confine_command(cmd, policy, mode).map(|a| (a, Box::new(|| Ok(())) as Hook))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{EnvPolicy, TempDir};
+    use crate::env::EnvPolicy;
+    use crate::tempdir::TempDir;
 
     #[test]
     fn confined_is_refused_unconfined_scrubs() {

@@ -4,9 +4,10 @@
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::OnceLock;
 
-use crate::builtin::{Args, BuiltinDef, Cap, Host, Nondet};
+use vox_hir::{Cap, Nondet};
+
 use crate::exc::Res;
-use crate::value::Value;
+use crate::value::{Args, BuiltinDef, Host, Value};
 
 pub struct Catalog {
     rows: Vec<&'static BuiltinDef>,

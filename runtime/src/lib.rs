@@ -1,7 +1,7 @@
 //! The VoxScript interpreter: values, builtins, the capability gate and ceilings.
 
 pub mod alloc;
-pub mod builtin;
+pub mod args;
 pub mod builtins;
 pub mod catalog;
 pub mod context;
@@ -10,9 +10,11 @@ pub mod effects;
 pub mod equality;
 pub mod eval;
 pub mod exc;
+pub mod field;
 pub mod json_as;
 pub mod kind;
 pub mod methods;
+pub mod native;
 pub mod ops;
 pub mod order;
 pub mod perturb;

@@ -6,13 +6,12 @@ use std::rc::Rc;
 
 use rust_decimal::{Decimal, RoundingStrategy};
 
-use crate::builtin::Host;
 use crate::display::display_into;
 use crate::equality::equals;
 use crate::exc::{Exc, Res};
 use crate::kind::{message_name, type_of};
 use crate::order::dec_from_int;
-use crate::value::{Namespace, NamespaceKind, Tagged, Value};
+use crate::value::{Host, Tagged, Value};
 
 /// The operators are the resolved form's own (one enum for the analysis and the runtime); the
 /// names appear in messages: ``unsupported binary op `Add` …``.
@@ -290,42 +289,8 @@ pub fn index(recv: &Value, idx: &Value) -> Res<Value> {
     }
 }
 
-fn field_missing(name: &str) -> Exc {
+pub(crate) fn field_missing(name: &str) -> Exc {
     Exc::error(format!("Field {name} not found on object"))
-}
-
-/// `recv.name` as a value read. Builtin namespace members (other than constants and the rows of this
-/// crate's table) are resolved by the evaluator; this returns `Method name not found` for them.
-pub fn field(recv: &Value, name: &str) -> Res<Value> {
-    match recv {
-        Value::Map(m) => m.get(name).cloned().ok_or_else(|| field_missing(name)),
-        Value::Tagged(t) => t
-            .fields
-            .iter()
-            .position(|f| &**f == name)
-            .and_then(|p| t.values.get(p).cloned())
-            .ok_or_else(|| field_missing(name)),
-        Value::Namespace(ns) => {
-            let not_found = || Exc::error(format!("Method {name} not found"));
-            match &ns.kind {
-                NamespaceKind::Module(members) => members.get(name).cloned().ok_or_else(not_found),
-                NamespaceKind::Builtin => {
-                    crate::builtins::namespace_member(&ns.name, name).ok_or_else(not_found)
-                }
-                NamespaceKind::Std => {
-                    if crate::builtins::NAMESPACES.contains(&name) {
-                        Ok(Value::Namespace(Rc::new(Namespace {
-                            name: Rc::from(name),
-                            kind: NamespaceKind::Builtin,
-                        })))
-                    } else {
-                        Err(not_found())
-                    }
-                }
-            }
-        }
-        _ => Err(field_missing(name)),
-    }
 }
 
 fn cannot_assign(target: &Value) -> Exc {
@@ -383,6 +348,7 @@ mod tests {
 
     use super::*;
     use crate::display::display;
+    use crate::field::field;
     use crate::value::VMap;
 
     fn err_of(r: Res<Value>) -> String {

@@ -6,11 +6,10 @@ use std::str::FromStr;
 
 use rust_decimal::Decimal;
 
-use crate::builtin::{Args, Host};
 use crate::builtins::table;
 use crate::methods::{call_method, kind_prefix, method_names, JSON_HELPERS};
 use crate::test_host::MockHost;
-use crate::value::{VMap, Value};
+use crate::value::{Args, Host, VMap, Value};
 
 fn samples(h: &mut MockHost) -> Vec<Value> {
     let mut m = VMap::new();

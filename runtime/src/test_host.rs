@@ -3,9 +3,8 @@
 
 use std::rc::Rc;
 
-use crate::builtin::{Args, Host};
 use crate::exc::{CeilingKind, Exc, Res};
-use crate::value::{CodeFn, Func, Tagged, Value};
+use crate::value::{Args, CodeFn, Func, Host, Tagged, Value};
 
 type Hook = Rc<dyn Fn(&mut MockHost, Vec<Value>) -> Res<Value>>;
 

@@ -12,6 +12,7 @@ use std::rc::Rc;
 
 use indexmap::IndexMap;
 use rust_decimal::Decimal;
+use vox_hir::{Cap, Nondet};
 
 use crate::exc::{CeilingKind, Exc, Res};
 
@@ -443,7 +444,7 @@ pub struct Tagged {
 #[derive(Debug)]
 pub enum Func {
     /// A builtin from the table in `builtins`.
-    Builtin(&'static crate::builtin::BuiltinDef),
+    Builtin(&'static BuiltinDef),
     /// An ADT variant constructor (`Circle`), with its declared field names.
     Ctor {
         variant: Rc<str>,
@@ -548,6 +549,72 @@ impl Value {
     pub fn depth(&self) -> u32 {
         depth(self)
     }
+}
+
+// ---- builtin functions ----------------------------------------------------------------------------
+//
+// The shape of the builtin table. Every builtin is a row that names its capability; the evaluator
+// calls `Host::gate` with that capability before running the function, which makes the table the
+// single choke point (a test enumerates the table). These types live with `Value` because a builtin
+// is a value (`Func::Builtin`) and a builtin takes and returns values; the argument checks are in
+// `args.rs`.
+
+pub type BuiltinFn = fn(&mut dyn Host, &mut Args) -> Res<Value>;
+
+#[derive(Debug)]
+pub struct BuiltinDef {
+    /// Namespace (`"fs"`), or `""` for a global function (`print`).
+    pub ns: &'static str,
+    pub name: &'static str,
+    pub cap: Cap,
+    pub nondet: Nondet,
+    pub f: BuiltinFn,
+}
+
+impl BuiltinDef {
+    /// `fs.read`, or `print` for a global.
+    pub fn qualified(&self) -> String {
+        if self.ns.is_empty() {
+            self.name.to_string()
+        } else {
+            format!("{}.{}", self.ns, self.name)
+        }
+    }
+}
+
+/// What builtins need from the evaluator.
+pub trait Host {
+    /// Calls any function value with positional arguments (closures passed to `map`, `sorted_by`, …).
+    fn call(&mut self, f: &Value, args: Vec<Value>) -> Res<Value>;
+    /// `call` with one argument; hosts may avoid building a `Vec` (closures in `map`, `filter`).
+    fn call1(&mut self, f: &Value, a: Value) -> Res<Value> {
+        self.call(f, vec![a])
+    }
+    /// `call` with two arguments (`fold`, `sorted_by`).
+    fn call2(&mut self, f: &Value, a: Value, b: Value) -> Res<Value> {
+        self.call(f, vec![a, b])
+    }
+    /// The next value of the run's SplitMix64 stream (voxscript.md §5.7). The capability was checked
+    /// already, through the builtin's `Cap::Random`.
+    fn next_random(&mut self) -> u64;
+    /// Writes script output (counted against `--max-output`).
+    fn write_stdout(&mut self, text: &str) -> Res<()>;
+    fn write_stderr(&mut self, text: &str) -> Res<()>;
+    /// Called before a builtin builds a value of about `bytes` bytes, so `--max-memory` trips before
+    /// the allocation instead of after it.
+    fn reserve(&mut self, bytes: usize) -> Res<()>;
+    /// The run's state, for builtins with effects (filesystem, processes, clock). `None` in
+    /// hosts that only run pure code (unit tests).
+    fn ctx(&mut self) -> Option<&mut crate::context::RunContext> {
+        None
+    }
+}
+
+/// Positional arguments of a builtin call, with the checks every builtin shares.
+pub struct Args {
+    /// The qualified name used in messages (`fs.read`, `len`, `str.split`).
+    pub name: String,
+    pub values: Vec<Value>,
 }
 
 #[cfg(test)]

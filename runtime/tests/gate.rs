@@ -1,7 +1,7 @@
 //! Every builtin row names the capability it needs; this test pins each one, so a new builtin
 //! cannot slip past the gate unnoticed (it fails here until its capability is written down).
 
-use vox_runtime::builtin::Cap;
+use vox_hir::Cap;
 use vox_runtime::catalog::Catalog;
 
 /// The expected capability of every gated builtin (voxscript.md §5, decisions.md 8–11). Anything

@@ -5,12 +5,11 @@ use std::rc::Rc;
 
 use rust_decimal::prelude::ToPrimitive;
 
-use crate::builtin::{Args, Host};
 use crate::display::{display, json_render as render_json, json_str_into};
 use crate::exc::{Exc, Res};
 use crate::kind::message_name;
-use crate::methods::rc_str;
-use crate::value::{VMap, Value};
+use crate::native::rc_str;
+use crate::value::{Args, Host, VMap, Value};
 
 /// Parsed values take several times their text; reserve that before parsing.
 fn reserve_parse(host: &mut dyn Host, text: &str) -> Res<()> {

@@ -6,15 +6,14 @@ use std::str::FromStr;
 use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::Decimal;
 
-use crate::builtin::{Args, Host};
 use crate::display::{display, display_float, display_into};
 use crate::exc::{Exc, Res};
 use crate::kind::type_of;
-use crate::methods::list::{extreme, sum as sum_values};
-use crate::methods::{alloc_values, rc_str};
+use crate::native::{alloc_values, rc_str};
+use crate::native::{extreme, sum as sum_values};
 use crate::ops::int_abs;
 use crate::order::{sort_by, total_cmp};
-use crate::value::Value;
+use crate::value::{Args, Host, Value};
 
 /// `print(a, b, …)`: display forms joined by spaces, then a newline.
 pub(super) fn print(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
@@ -377,18 +376,14 @@ mod tests {
         let d = crate::builtins::lookup("", "dec").unwrap();
         let v = (d.f)(
             &mut h,
-            &mut crate::builtin::Args::new("dec", vec![s("79228162514264337593543950335")]),
+            &mut crate::value::Args::new("dec", vec![s("79228162514264337593543950335")]),
         )
         .unwrap();
         assert_eq!(
             call(&mut h, "int", vec![v]),
             "error: decimal overflow: int(79228162514264337593543950335)"
         );
-        let v = (d.f)(
-            &mut h,
-            &mut crate::builtin::Args::new("dec", vec![s("-2.7")]),
-        )
-        .unwrap();
+        let v = (d.f)(&mut h, &mut crate::value::Args::new("dec", vec![s("-2.7")])).unwrap();
         assert_eq!(call(&mut h, "int", vec![v.clone()]), "-2");
         assert_eq!(call(&mut h, "float", vec![v.clone()]), "-2.7");
         assert_eq!(call(&mut h, "abs", vec![v]), "2.7");

@@ -1,9 +1,8 @@
 //! `math` (§5.8): every function goes through the pinned software libm so results are bit-identical on
 //! every platform. Ints convert to floats; results are always floats; domain errors give NaN or ±inf.
 
-use crate::builtin::{Args, Host};
 use crate::exc::Res;
-use crate::value::Value;
+use crate::value::{Args, Host, Value};
 
 macro_rules! unary {
     ($($name:ident => $f:path),* $(,)?) => {$(
@@ -61,9 +60,9 @@ pub(super) fn fma(_: &mut dyn Host, args: &mut Args) -> Res<Value> {
 
 #[cfg(test)]
 mod tests {
-    use crate::builtin::Args;
     use crate::builtins::{lookup, test_call as call};
     use crate::test_host::MockHost;
+    use crate::value::Args;
     use crate::value::Value;
     use Value::{Float as F, Int as I};
 

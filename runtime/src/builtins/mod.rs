@@ -7,8 +7,9 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::OnceLock;
 
-use crate::builtin::{BuiltinDef, Cap, Nondet};
-use crate::value::{Func, Value};
+use vox_hir::{Cap, Nondet};
+
+use crate::value::{BuiltinDef, Func, Value};
 
 pub mod data;
 pub mod globals;
@@ -182,10 +183,10 @@ pub(crate) use tests::call as test_call;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::builtin::{Args, Host};
     use crate::display::display;
     use crate::exc::Exc;
     use crate::test_host::MockHost;
+    use crate::value::{Args, Host};
 
     /// Calls a row and renders the result or error message.
     pub(crate) fn call(host: &mut MockHost, q: &str, args: Vec<Value>) -> String {

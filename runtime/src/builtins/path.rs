@@ -3,10 +3,9 @@
 
 use std::path::Path;
 
-use crate::builtin::{Args, Host};
 use crate::exc::Res;
-use crate::methods::rc_str;
-use crate::value::Value;
+use crate::native::rc_str;
+use crate::value::{Args, Host, Value};
 
 pub use vox_caps::lexical::{join_str, normalize_str};
 

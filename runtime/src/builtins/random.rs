@@ -3,10 +3,9 @@
 
 use std::fmt::Write;
 
-use crate::builtin::{Args, Host};
 use crate::exc::{Exc, Res};
-use crate::methods::{alloc_values, rc_str};
-use crate::value::Value;
+use crate::native::{alloc_values, rc_str};
+use crate::value::{Args, Host, Value};
 
 /// An int in `[lo, hi)` by rejection sampling: draw until `r >= 2^64 mod n`, then `lo + r mod n`.
 pub fn draw_int(host: &mut dyn Host, lo: i64, hi: i64) -> Res<i64> {
@@ -102,9 +101,9 @@ pub(super) fn hash_secure(_: &mut dyn Host, args: &mut Args) -> Res<Value> {
 
 #[cfg(test)]
 mod tests {
-    use crate::builtin::Host;
     use crate::builtins::test_call as call;
     use crate::test_host::MockHost;
+    use crate::value::Host;
     use crate::value::Value;
     use Value::Int as I;
 

@@ -5,11 +5,10 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use crate::builtin::{Args, Host};
 use crate::display::display_into;
 use crate::exc::{Exc, Res};
-use crate::methods::rc_str;
-use crate::value::{RegexValue, Value};
+use crate::native::rc_str;
+use crate::value::{Args, Host, RegexValue, Value};
 
 /// The last line of the regex crate's error (`unclosed group`), so messages stay on one line.
 fn why(e: &regex::Error) -> String {

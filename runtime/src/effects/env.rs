@@ -1,10 +1,9 @@
 //! `env.*`, `time.*` (§5.5), `secrets.resolve` and `agentos.*` (§5.9, decision 11). The evaluator
 //! has checked the row's capability before any of these run.
 
-use super::{ctx, str_value};
-use crate::builtin::{Args, Host};
+use super::base::{ctx, str_value};
 use crate::exc::{Exc, Res};
-use crate::value::Value;
+use crate::value::{Args, Host, Value};
 
 /// The prefix of the variables `secrets.resolve` reads.
 const SECRET_PREFIX: &str = "VOX_SECRET_";

@@ -13,11 +13,11 @@ use std::rc::Rc;
 
 use vox_caps::Access;
 
-use super::{ctx, err_str, glob, ok_str, os_err, str_value};
-use crate::builtin::{Args, Host};
+use super::base::{ctx, err_str, ok_str, os_err, str_value};
+use super::glob;
 use crate::context::RunContext;
 use crate::exc::Res;
-use crate::value::{VMap, Value};
+use crate::value::{Args, Host, VMap, Value};
 
 /// Text shown for a path the script will read back (lossy only for non-UTF-8 names).
 fn shown(p: &Path) -> String {

@@ -5,11 +5,10 @@
 use std::io::Read as _;
 use std::time::{Duration, Instant};
 
-use super::{ctx, err_str, ok_str};
-use crate::builtin::{Args, Host};
+use super::base::{ctx, err_str, ok_str};
 use crate::context::RunContext;
 use crate::exc::{CeilingKind, Exc, Res};
-use crate::value::Value;
+use crate::value::{Args, Host, Value};
 
 const TIMEOUT: Duration = Duration::from_secs(30);
 

@@ -6,12 +6,11 @@ use std::path::Path;
 
 use vox_caps::Access;
 
+use super::base::{ctx, err_str, ok_str, os_err, str_value};
 use super::fs::write_checked;
-use super::{ctx, err_str, ok_str, os_err, str_value};
-use crate::builtin::{Args, Host};
 use crate::builtins::data;
 use crate::exc::Res;
-use crate::value::Value;
+use crate::value::{Args, Host, Value};
 
 #[derive(Clone, Copy)]
 enum Format {

@@ -10,13 +10,13 @@
 //! connection) are `Err(<message>)` *values*; wrong argument kinds are runtime errors; denials,
 //! quotas and ceilings unwind as [`Exc`].
 
-use std::rc::Rc;
+use vox_hir::{Cap, Nondet};
 
-use crate::builtin::{Args, BuiltinDef, Cap, Host, Nondet};
-use crate::context::RunContext;
-use crate::exc::{Exc, Res};
-use crate::value::Value;
+use crate::value::BuiltinDef;
 
+mod base;
+mod children;
+mod command;
 mod env;
 mod fs;
 mod glob;
@@ -24,7 +24,8 @@ mod http;
 mod io;
 mod process;
 
-pub use process::{end_run, run_exit_commands};
+pub use children::end_run;
+pub use process::run_exit_commands;
 
 macro_rules! row {
     ($ns:literal, $name:literal, $f:path, $cap:ident, $nondet:ident) => {
@@ -156,42 +157,6 @@ static TABLE: &[BuiltinDef] = &[
 /// Every row with effects, for the evaluator's catalog.
 pub fn table() -> &'static [BuiltinDef] {
     TABLE
-}
-
-/// The run's context; builtins with effects cannot run in a pure host.
-fn ctx<'a>(host: &'a mut dyn Host, what: &str) -> Res<&'a mut RunContext> {
-    host.ctx()
-        .ok_or_else(|| Exc::error(format!("{what} needs a run context")))
-}
-
-fn str_value(s: impl Into<String>) -> Value {
-    Value::Str(Rc::from(s.into()))
-}
-
-fn ok_str(s: impl Into<String>) -> Value {
-    Value::ok(str_value(s))
-}
-
-/// `Err(<message>)`: an operation that failed, as a value the script can match on.
-fn err_str(message: impl Into<String>) -> Value {
-    Value::err(str_value(message))
-}
-
-/// The OS's wording of an I/O failure (platform-dependent, §5.3).
-fn os_err(e: &std::io::Error) -> Value {
-    err_str(e.to_string())
-}
-
-/// A `list[str]` argument (program arguments, exit command arguments).
-fn str_list(args: &Args, index: usize) -> Res<Vec<String>> {
-    let items = args.list(index)?;
-    items
-        .iter()
-        .map(|v| match v {
-            Value::Str(s) => Ok(s.to_string()),
-            _ => Err(args.type_error(index, "list[str]")),
-        })
-        .collect()
 }
 
 #[cfg(test)]

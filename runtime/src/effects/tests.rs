@@ -8,12 +8,13 @@ use std::time::{Duration, Instant};
 use vox_caps::{parse_token, CapSet, Need};
 use vox_jail::TempDir;
 
+use vox_hir::{Cap, Nondet};
+
 use super::table;
-use crate::builtin::{Args, Cap, Host, Nondet};
 use crate::context::{CapsSource, RunContext};
 use crate::display::display;
 use crate::exc::{CeilingKind, Exc, QuotaKind, Res};
-use crate::value::{VMap, Value};
+use crate::value::{Args, Host, VMap, Value};
 
 struct FxHost {
     ctx: RunContext,

@@ -4,15 +4,15 @@
 use std::cmp::Ordering;
 use std::rc::Rc;
 
-use super::{alloc_string, alloc_values, call_pred, not_found, rc_str, VALUE_SIZE};
-use crate::builtin::{Args, Host};
 use crate::display::{display_into, json_render};
 use crate::equality::equals;
 use crate::exc::{Exc, Res};
 use crate::kind::type_of;
-use crate::ops::{binary, BinOp};
+use crate::native::{
+    alloc_string, alloc_values, call_pred, extreme, not_found, rc_str, sum, VALUE_SIZE,
+};
 use crate::order::{sort_by, total_cmp};
-use crate::value::{List, Value};
+use crate::value::{Args, Host, List, Value};
 
 pub(super) fn call(host: &mut dyn Host, mut l: Rc<List>, name: &str, mut args: Args) -> Res<Value> {
     let zero = |args: &Args| args.arity(0, 0);
@@ -303,48 +303,6 @@ fn growth(l: &Rc<List>, extra: usize) -> usize {
 
 fn clamp(i: i64, n: usize) -> usize {
     usize::try_from(i.max(0)).unwrap_or(usize::MAX).min(n)
-}
-
-/// The first element that is extreme in the total order (`Greater` for max, `Less` for min).
-pub(crate) fn extreme(items: &[Value], want: Ordering) -> Option<Value> {
-    let mut best: Option<&Value> = None;
-    for x in items {
-        match best {
-            Some(b) if total_cmp(x, b) != want => {}
-            _ => best = Some(x),
-        }
-    }
-    best.cloned()
-}
-
-/// `sum`: a checked int sum; a float if any element is a float; decimals with int promotion; 0 for `[]`.
-pub(crate) fn sum(items: &[Value]) -> Res<Value> {
-    for x in items {
-        if !matches!(x, Value::Int(_) | Value::Float(_) | Value::Dec(_)) {
-            return Err(Exc::error(format!(
-                "type error: sum: expected number, found {}",
-                type_of(x)
-            )));
-        }
-    }
-    let has_float = items.iter().any(|x| matches!(x, Value::Float(_)));
-    let has_dec = items.iter().any(|x| matches!(x, Value::Dec(_)));
-    if has_float && !has_dec {
-        let mut total = 0.0f64;
-        for x in items {
-            total += match x {
-                Value::Int(i) => *i as f64,
-                Value::Float(f) => *f,
-                _ => 0.0,
-            };
-        }
-        return Ok(Value::Float(total));
-    }
-    let mut acc = Value::Int(0);
-    for x in items {
-        acc = binary(BinOp::Add, &acc, x)?;
-    }
-    Ok(acc)
 }
 
 #[cfg(test)]

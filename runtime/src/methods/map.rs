@@ -2,11 +2,10 @@
 
 use std::rc::Rc;
 
-use super::{alloc_values, not_found, rc_str};
-use crate::builtin::{Args, Host};
 use crate::display::json_render;
 use crate::exc::{Exc, Res};
-use crate::value::{Map, Value};
+use crate::native::{alloc_values, not_found, rc_str};
+use crate::value::{Args, Host, Map, Value};
 
 pub(super) fn call(host: &mut dyn Host, mut m: Rc<Map>, name: &str, mut args: Args) -> Res<Value> {
     let zero = |args: &Args| args.arity(0, 0);
@@ -109,7 +108,9 @@ fn growth(m: &Rc<Map>, extra: usize) -> usize {
     } else {
         m.len().saturating_add(extra)
     };
-    super::VALUE_SIZE.saturating_mul(2).saturating_mul(n)
+    crate::native::VALUE_SIZE
+        .saturating_mul(2)
+        .saturating_mul(n)
 }
 
 /// RFC 6901 JSON pointer lookup (`""` is the whole value; `~1` is `/`, `~0` is `~`).

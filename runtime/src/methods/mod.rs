@@ -1,27 +1,17 @@
 //! Methods on values (voxscript.md §5.10, §5.11). Every method returns a new value; the evaluator applies
 //! the write-back rules (W1/W2). Closures passed to methods are called through `Host::call`.
 
-use std::rc::Rc;
+use crate::exc::Res;
+use crate::native::not_found;
+use crate::value::{Args, Host, Value};
 
-use crate::builtin::{Args, Host};
-use crate::exc::{Exc, Res};
-use crate::value::Value;
-
-pub(crate) mod list;
+mod list;
 mod map;
 mod number;
 mod option_result;
 pub(crate) mod regex;
 #[path = "str.rs"]
 mod strs;
-
-/// Bytes one list element takes, for `Host::reserve` estimates.
-pub(crate) const VALUE_SIZE: usize = std::mem::size_of::<Value>();
-
-/// `Method m not found`.
-pub fn not_found(name: &str) -> Exc {
-    Exc::error(format!("Method {name} not found"))
-}
 
 /// The receiver-kind prefix used in argument messages (`str.split`, `list.map`, …).
 pub fn kind_prefix(v: &Value) -> &'static str {
@@ -103,37 +93,11 @@ fn json_helper(recv: &Value, name: &str, args: &Args) -> Res<Option<Value>> {
     Ok(Some(v))
 }
 
-/// A function argument called with one value, requiring a Bool result (`filter`, `any`, `all`).
-pub(crate) fn call_pred(host: &mut dyn Host, f: &Value, x: Value) -> Res<bool> {
-    crate::ops::truthy_bool(&host.call1(f, x)?)
-}
-
-/// A vector with room for `n` values, reserved with the host first and without aborting on failure.
-pub(crate) fn alloc_values(host: &mut dyn Host, n: usize) -> Res<Vec<Value>> {
-    host.reserve(n.saturating_mul(VALUE_SIZE))?;
-    let mut v = Vec::new();
-    v.try_reserve_exact(n)
-        .map_err(|_| Exc::error(format!("out of memory: {n} values")))?;
-    Ok(v)
-}
-
-/// A string with room for `n` bytes, reserved with the host first and without aborting on failure.
-pub(crate) fn alloc_string(host: &mut dyn Host, n: usize) -> Res<String> {
-    host.reserve(n)?;
-    let mut s = String::new();
-    s.try_reserve_exact(n)
-        .map_err(|_| Exc::error(format!("out of memory: {n} bytes")))?;
-    Ok(s)
-}
-
-pub(crate) fn rc_str(s: impl AsRef<str>) -> Value {
-    Value::Str(Rc::from(s.as_ref()))
-}
-
 #[cfg(test)]
 pub(crate) mod testutil {
     use super::*;
     use crate::display::display;
+    use crate::exc::Exc;
     use crate::test_host::MockHost;
 
     /// Calls a method and renders the result (or the error message) for compact assertions.
@@ -156,6 +120,8 @@ pub(crate) mod testutil {
 
 #[cfg(test)]
 mod tests {
+    use std::rc::Rc;
+
     use super::testutil::*;
     use super::*;
     use crate::test_host::MockHost;

@@ -5,13 +5,12 @@ use std::cmp::Ordering;
 
 use rust_decimal::{Decimal, RoundingStrategy};
 
-use super::{not_found, rc_str};
-use crate::builtin::Args;
 use crate::display::display_float;
 use crate::exc::{Exc, Res};
+use crate::native::{not_found, rc_str};
 use crate::ops::int_abs;
 use crate::order::total_cmp;
-use crate::value::Value;
+use crate::value::{Args, Value};
 
 fn number_arg(args: &Args, i: usize) -> Res<Value> {
     match args.get(i) {

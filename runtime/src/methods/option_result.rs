@@ -2,11 +2,10 @@
 
 use std::rc::Rc;
 
-use super::{call_pred, not_found};
-use crate::builtin::{Args, Host};
 use crate::display::display;
 use crate::exc::{Exc, Res};
-use crate::value::{Value, Wrapped};
+use crate::native::{call_pred, not_found};
+use crate::value::{Args, Host, Value, Wrapped};
 
 pub(super) fn call_option(
     host: &mut dyn Host,

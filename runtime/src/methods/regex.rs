@@ -2,10 +2,9 @@
 
 use std::rc::Rc;
 
-use super::{alloc_values, not_found, rc_str};
-use crate::builtin::{Args, Host};
 use crate::exc::Res;
-use crate::value::{MatchValue, RegexValue, Value};
+use crate::native::{alloc_values, not_found, rc_str};
+use crate::value::{Args, Host, MatchValue, RegexValue, Value};
 
 /// A match value from capture groups (group 0 is the whole match).
 pub(crate) fn match_value(caps: &regex::Captures<'_>) -> Value {
@@ -43,7 +42,11 @@ pub(super) fn call_regex(
             let hay = args.str(0)?;
             let mut out = alloc_values(host, 0)?;
             for c in r.regex.captures_iter(hay) {
-                host.reserve(hay.len().min(1 << 20).saturating_add(super::VALUE_SIZE))?;
+                host.reserve(
+                    hay.len()
+                        .min(1 << 20)
+                        .saturating_add(crate::native::VALUE_SIZE),
+                )?;
                 out.push(match_value(&c));
             }
             Value::list(out)

@@ -2,10 +2,9 @@
 
 use std::rc::Rc;
 
-use super::{alloc_string, alloc_values, not_found, rc_str, VALUE_SIZE};
-use crate::builtin::{Args, Host};
 use crate::exc::{Exc, Res};
-use crate::value::Value;
+use crate::native::{alloc_string, alloc_values, not_found, rc_str, VALUE_SIZE};
+use crate::value::{Args, Host, Value};
 
 pub(super) fn call(host: &mut dyn Host, s: Rc<str>, name: &str, args: Args) -> Res<Value> {
     let zero = |args: &Args| args.arity(0, 0);

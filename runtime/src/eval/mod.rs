@@ -1,0 +1,18 @@
+//! The evaluator: walks the resolved form (vox-hir). Locals live in one value stack, framed per
+//! call; every expression and statement evaluation counts one step (decisions.md 22).
+//!
+//! One evaluator, one type ([`Interp`]) whose methods are split by job: `interp.rs` (state,
+//! ceilings, entry points, the `Host` impl), `call.rs`, `expr.rs`, `pattern.rs`, `stmt.rs`; `place.rs`
+//! holds the free functions assignment uses. Evaluation is recursive by nature (a call runs a
+//! body, a body evaluates calls), so these files call each other's methods through `self`; they
+//! import only from `interp.rs`, `place.rs` and the floors below the evaluator, never from this
+//! file.
+
+mod call;
+mod expr;
+mod interp;
+mod pattern;
+mod place;
+mod stmt;
+
+pub use interp::{Flow, Interp};
