@@ -22,11 +22,13 @@ use vox_caps::config::{ConfigKind, RunConfig};
 use vox_lints::{Applicability, Finding};
 use vox_syntax::TextRange;
 
+use crate::base::{internal, lock};
 use crate::convert;
 use crate::diagnostics::{to_diagnostic, uri_of, Ropes};
 use crate::runs::{inferred_tokens, RunDiagnostic};
+use crate::session::path_of;
 use crate::session::{config_kind, config_path, is_script, Snapshot};
-use crate::{internal, lock, path_of, ClientCaps, Shared};
+use crate::{ClientCaps, Shared};
 
 pub const FIX_ALL: &str = "source.fixAll.vox";
 pub const RUN_CONFIG_TITLE: &str = "Run with inferred capabilities: add to";

@@ -9,8 +9,8 @@ use tower_lsp_server::ls_types::*;
 use vox_syntax::ast::{self, AstNode};
 
 use crate::convert;
-use crate::path_of;
 use crate::runs::inferred_tokens;
+use crate::session::path_of;
 use crate::session::{is_script, Snapshot};
 
 fn lens(range: Range, title: String, command: &str, arg: serde_json::Value) -> CodeLens {

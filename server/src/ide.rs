@@ -22,10 +22,12 @@ use vox_hir::{BuiltinCatalog, Cap, Nondet};
 use vox_syntax::ast::{self, AstNode};
 use vox_syntax::{SyntaxKind as K, SyntaxNode, SyntaxToken, SyntaxTree, TextRange};
 
+use crate::base::lock;
 use crate::convert::{self, Encoding};
 use crate::diagnostics::uri_of;
+use crate::session::path_of;
 use crate::session::{is_script, Snapshot};
-use crate::{lock, path_of, Shared};
+use crate::Shared;
 
 mod calls;
 mod complete;
@@ -919,7 +921,7 @@ pub fn rename(
         return Ok(None);
     };
     if !is_identifier(&p.new_name) {
-        return Err(crate::invalid_params(format!(
+        return Err(crate::base::invalid_params(format!(
             "`{}` is not a valid name",
             p.new_name
         )));
@@ -940,7 +942,7 @@ pub fn rename(
         let capitalised = p.new_name.chars().next().is_some_and(|c| c.is_uppercase());
         let wants_type = matches!(d.kind, DefKind::Type | DefKind::Variant);
         if wants_type != capitalised {
-            return Err(crate::invalid_params(format!(
+            return Err(crate::base::invalid_params(format!(
                 "cannot rename `{}` to `{}`: {} names must start with {} letter",
                 d.name,
                 p.new_name,

@@ -10,6 +10,7 @@
 //! a bug answers an error for that request only and a cancelled query answers `ContentModified`.
 
 mod actions;
+mod base;
 mod convert;
 mod diagnostics;
 mod handlers;
@@ -29,13 +30,14 @@ use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer, LspService};
 
-use session::{Session, Settings, Snapshot};
+use base::{internal, invalid_params, lock, panic_message};
+use session::{path_of, Session, Settings, Snapshot};
 
 /// What the client said it can do (set once in `initialize`).
 #[derive(Clone, Debug, Default)]
@@ -111,41 +113,6 @@ pub struct Shared {
 pub struct Backend {
     client: Client,
     shared: Arc<Shared>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "unknown panic".into()
-    }
-}
-
-pub(crate) fn internal(msg: impl Into<String>) -> Error {
-    Error {
-        code: ErrorCode::InternalError,
-        message: msg.into().into(),
-        data: None,
-    }
-}
-
-pub(crate) fn invalid_params(msg: impl Into<String>) -> Error {
-    Error::invalid_params(msg.into())
-}
-
-/// The path of a `file:` URI, lexically clean.
-pub(crate) fn path_of(uri: &Uri) -> Option<PathBuf> {
-    let p = uri.to_file_path()?;
-    if !p.is_absolute() {
-        return None;
-    }
-    Some(session::clean(&p))
 }
 
 impl Backend {

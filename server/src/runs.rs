@@ -21,8 +21,10 @@ use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::*;
 use vox_caps::config::{ConfigKind, RunConfig};
 
+use crate::base::{internal, invalid_params, lock};
+use crate::session::path_of;
 use crate::session::Snapshot;
-use crate::{convert, invalid_params, lock, path_of, Backend};
+use crate::{convert, Backend};
 
 #[derive(Default)]
 pub struct Runs {
@@ -473,7 +475,7 @@ fn caps_message(v: &Value) -> String {
 /// caller sets stdout and stderr. Spawn it from a runtime worker (see below).
 pub(crate) fn child_command(args: &[String], cwd: &Path) -> Result<tokio::process::Command> {
     let exe = std::env::current_exe()
-        .map_err(|e| crate::internal(format!("cannot find the vox executable: {e}")))?;
+        .map_err(|e| internal(format!("cannot find the vox executable: {e}")))?;
     let mut cmd = tokio::process::Command::new(exe);
     cmd.args(args)
         .current_dir(cwd)
@@ -516,7 +518,7 @@ fn start(backend: &Backend, script: PathBuf, plan: Plan) -> Result<u64> {
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd
         .spawn()
-        .map_err(|e| crate::internal(format!("cannot start vox run: {e}")))?;
+        .map_err(|e| internal(format!("cannot start vox run: {e}")))?;
     let shared = backend.shared.clone();
     let id = shared.runs.next.fetch_add(1, Ordering::SeqCst) + 1;
     let pgid = child.id().map_or(0, |p| p as i32);

@@ -387,7 +387,7 @@ fn route(shared: &crate::Shared, body: Vec<u8>, tx: &mpsc::UnboundedSender<Vec<u
         let Some(id) = v.get("params").and_then(|p| p.get("id")) else {
             return Route::Forward(body);
         };
-        let flag = crate::lock(&shared.direct_requests).remove(&id.to_string());
+        let flag = crate::base::lock(&shared.direct_requests).remove(&id.to_string());
         let Some(flag) = flag else {
             return Route::Forward(body);
         };
@@ -418,7 +418,7 @@ fn route(shared: &crate::Shared, body: Vec<u8>, tx: &mpsc::UnboundedSender<Vec<u
     if !DIRECT.contains(&method) {
         return Route::Forward(body);
     }
-    crate::lock(&shared.direct_requests).insert(id.to_string(), Default::default());
+    crate::base::lock(&shared.direct_requests).insert(id.to_string(), Default::default());
     let note = json!({"jsonrpc": "2.0", "method": DIRECT_METHOD,
         "params": {"id": id, "method": method, "params": v.get("params").cloned().unwrap_or(Value::Null)}});
     Route::Forward(note.to_string().into_bytes())
