@@ -3,7 +3,7 @@
 //! Documents are ropes; every conversion clamps, so no position from a client can panic.
 
 use ropey::Rope;
-use tower_lsp_server::ls_types::{MarkupContent, MarkupKind, Position, Range};
+use tower_lsp_server::ls_types::{CodeActionKind, MarkupContent, MarkupKind, Position, Range};
 use vox_syntax::TextRange;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -219,6 +219,15 @@ pub fn rope_of(bytes: &[u8]) -> Rope {
         Ok(s) => Rope::from_str(s),
         Err(_) => Rope::from_str(&String::from_utf8_lossy(bytes)),
     }
+}
+
+/// Whether `kind` is wanted by `only` (the request's `context.only`): kinds are hierarchical,
+/// so `refactor` admits `refactor.rewrite` and `source` admits `source.fixAll.vox`.
+pub(crate) fn admits(only: Option<&[CodeActionKind]>, kind: &str) -> bool {
+    only.is_none_or(|o| {
+        o.iter()
+            .any(|w| kind == w.as_str() || kind.starts_with(&format!("{}.", w.as_str())))
+    })
 }
 
 #[cfg(test)]

@@ -733,6 +733,16 @@ impl Workspaces {
     }
 }
 
+/// The inferred tokens of a script for a run from `cwd`.
+pub fn inferred_tokens(snap: &Snapshot, path: &Path, cwd: &Path) -> Option<vox_analysis::Tokens> {
+    let file = snap.file(path)?;
+    if vox_analysis::parse(&snap.db, file).has_errors() {
+        return None;
+    }
+    let inferred = vox_analysis::inferred_caps(&snap.db, file);
+    Some(vox_analysis::render_tokens(inferred, cwd))
+}
+
 pub fn rope_bytes(rope: &Rope) -> Vec<u8> {
     let mut out = Vec::with_capacity(rope.len_bytes());
     for chunk in rope.chunks() {

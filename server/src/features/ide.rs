@@ -27,7 +27,7 @@ use crate::convert::{self, Encoding};
 use crate::diagnostics::uri_of;
 use crate::session::path_of;
 use crate::session::{is_script, Snapshot};
-use crate::Shared;
+use crate::state::Shared;
 
 mod calls;
 mod complete;

@@ -20,13 +20,12 @@ use tower_lsp_server::ls_types::*;
 use vox_lints::Finding;
 use vox_syntax::TextRange;
 
-use crate::actions::admits;
+use super::runs::{self, Plan};
 use crate::base::{internal, invalid_params, lock};
-use crate::convert;
+use crate::convert::{self, admits};
 use crate::diagnostics::{to_diagnostic, Ropes};
-use crate::runs::{self, Plan};
 use crate::session::Snapshot;
-use crate::{Backend, Shared};
+use crate::state::{Backend, Shared};
 
 /// The code action kind: a source action of this server (like `source.fixAll.vox`), not a quick
 /// fix: it changes nothing, it runs the script.
