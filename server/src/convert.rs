@@ -230,6 +230,29 @@ pub(crate) fn admits(only: Option<&[CodeActionKind]>, kind: &str) -> bool {
     })
 }
 
+/// Markdown as plain text, for a client whose `contentFormat`/`documentationFormat` lacks
+/// markdown: code fences go (their lines stay), and so do inline code marks and emphasis.
+pub(crate) fn plain_markup(m: &MarkupContent) -> MarkupContent {
+    if m.kind == MarkupKind::PlainText {
+        return m.clone();
+    }
+    let mut out = String::with_capacity(m.value.len());
+    for line in m.value.lines() {
+        if line.trim_start().starts_with("```") {
+            continue;
+        }
+        out.push_str(&line.replace("**", "").replace('`', ""));
+        out.push('\n');
+    }
+    while out.ends_with('\n') {
+        out.pop();
+    }
+    MarkupContent {
+        kind: MarkupKind::PlainText,
+        value: out,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -284,28 +307,5 @@ mod tests {
                 );
             }
         }
-    }
-}
-
-/// Markdown as plain text, for a client whose `contentFormat`/`documentationFormat` lacks
-/// markdown: code fences go (their lines stay), and so do inline code marks and emphasis.
-pub(crate) fn plain_markup(m: &MarkupContent) -> MarkupContent {
-    if m.kind == MarkupKind::PlainText {
-        return m.clone();
-    }
-    let mut out = String::with_capacity(m.value.len());
-    for line in m.value.lines() {
-        if line.trim_start().starts_with("```") {
-            continue;
-        }
-        out.push_str(&line.replace("**", "").replace('`', ""));
-        out.push('\n');
-    }
-    while out.ends_with('\n') {
-        out.pop();
-    }
-    MarkupContent {
-        kind: MarkupKind::PlainText,
-        value: out,
     }
 }

@@ -929,7 +929,7 @@ fn action_list<'a>(
         params.text_document.uri.as_str(),
         &findings,
         range,
-        only.as_deref(),
+        only,
         &mut ropes,
     ) {
         // Command only: nothing to resolve.
