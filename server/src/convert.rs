@@ -3,7 +3,7 @@
 //! Documents are ropes; every conversion clamps, so no position from a client can panic.
 
 use ropey::Rope;
-use tower_lsp_server::ls_types::{MarkupContent, MarkupKind, Position, Range};
+use tower_lsp_server::ls_types::{CodeActionKind, MarkupContent, MarkupKind, Position, Range};
 use vox_syntax::TextRange;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -221,6 +221,38 @@ pub fn rope_of(bytes: &[u8]) -> Rope {
     }
 }
 
+/// Whether `kind` is wanted by `only` (the request's `context.only`): kinds are hierarchical,
+/// so `refactor` admits `refactor.rewrite` and `source` admits `source.fixAll.vox`.
+pub(crate) fn admits(only: Option<&[CodeActionKind]>, kind: &str) -> bool {
+    only.is_none_or(|o| {
+        o.iter()
+            .any(|w| kind == w.as_str() || kind.starts_with(&format!("{}.", w.as_str())))
+    })
+}
+
+/// Markdown as plain text, for a client whose `contentFormat`/`documentationFormat` lacks
+/// markdown: code fences go (their lines stay), and so do inline code marks and emphasis.
+pub(crate) fn plain_markup(m: &MarkupContent) -> MarkupContent {
+    if m.kind == MarkupKind::PlainText {
+        return m.clone();
+    }
+    let mut out = String::with_capacity(m.value.len());
+    for line in m.value.lines() {
+        if line.trim_start().starts_with("```") {
+            continue;
+        }
+        out.push_str(&line.replace("**", "").replace('`', ""));
+        out.push('\n');
+    }
+    while out.ends_with('\n') {
+        out.pop();
+    }
+    MarkupContent {
+        kind: MarkupKind::PlainText,
+        value: out,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,28 +307,5 @@ mod tests {
                 );
             }
         }
-    }
-}
-
-/// Markdown as plain text, for a client whose `contentFormat`/`documentationFormat` lacks
-/// markdown: code fences go (their lines stay), and so do inline code marks and emphasis.
-pub(crate) fn plain_markup(m: &MarkupContent) -> MarkupContent {
-    if m.kind == MarkupKind::PlainText {
-        return m.clone();
-    }
-    let mut out = String::with_capacity(m.value.len());
-    for line in m.value.lines() {
-        if line.trim_start().starts_with("```") {
-            continue;
-        }
-        out.push_str(&line.replace("**", "").replace('`', ""));
-        out.push('\n');
-    }
-    while out.ends_with('\n') {
-        out.pop();
-    }
-    MarkupContent {
-        kind: MarkupKind::PlainText,
-        value: out,
     }
 }

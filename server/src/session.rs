@@ -15,6 +15,7 @@ use vox_analysis::{AnalysisDb, ImportTarget, SourceFile, Text, Workspace};
 use vox_caps::config::{ConfigKind, WorkspaceConfig};
 use vox_lints::{Finding, LintOptions, Severity, WorkspaceInfo};
 
+use crate::base::lock;
 use crate::convert::{self, Encoding};
 
 /// One open document.
@@ -180,6 +181,15 @@ pub fn is_script(path: &Path) -> bool {
 /// Lexically clean absolute path.
 pub fn clean(p: &Path) -> PathBuf {
     vox_analysis::clean_path(p)
+}
+
+/// The path of a `file:` URI, lexically clean.
+pub(crate) fn path_of(uri: &Uri) -> Option<PathBuf> {
+    let p = uri.to_file_path()?;
+    if !p.is_absolute() {
+        return None;
+    }
+    Some(clean(&p))
 }
 
 /// The workspace root for a folder the client names: the nearest directory above it holding
@@ -535,8 +545,8 @@ impl Session {
         if self.docs.remove(path).is_none() {
             return;
         }
-        crate::lock(&self.memos).retain(|(p, _), _| p != path);
-        crate::lock(&self.trees).retain(|(p, _, _)| p != path);
+        lock(&self.memos).retain(|(p, _), _| p != path);
+        lock(&self.trees).retain(|(p, _, _)| p != path);
         if config_kind(&self.root, path).is_some() {
             self.reload_config();
         } else if is_script(path) {
@@ -723,6 +733,16 @@ impl Workspaces {
     }
 }
 
+/// The inferred tokens of a script for a run from `cwd`.
+pub fn inferred_tokens(snap: &Snapshot, path: &Path, cwd: &Path) -> Option<vox_analysis::Tokens> {
+    let file = snap.file(path)?;
+    if vox_analysis::parse(&snap.db, file).has_errors() {
+        return None;
+    }
+    let inferred = vox_analysis::inferred_caps(&snap.db, file);
+    Some(vox_analysis::render_tokens(inferred, cwd))
+}
+
 pub fn rope_bytes(rope: &Rope) -> Vec<u8> {
     let mut out = Vec::with_capacity(rope.len_bytes());
     for chunk in rope.chunks() {
@@ -775,7 +795,7 @@ impl Snapshot {
     /// database's.
     pub fn tree(&self, path: &Path, file: SourceFile) -> Arc<vox_syntax::SyntaxTree> {
         let text = file.text(&self.db).get();
-        let trees = crate::lock(&self.trees);
+        let trees = lock(&self.trees);
         if let Some((_, _, t)) = trees
             .iter()
             .find(|(p, t, _)| p == path && (Arc::ptr_eq(t, &text) || **t == *text))
@@ -859,10 +879,10 @@ impl Snapshot {
         stamp: u64,
     ) -> Vec<Arc<Finding>> {
         let key = (path.to_path_buf(), opts.skip_fixes);
-        let mut memo = crate::lock(&self.memos).remove(&key);
+        let mut memo = lock(&self.memos).remove(&key);
         let found = vox_lints::lint_file_memo(&self.db, file, &self.info, opts, &mut memo, stamp);
         if let Some(m) = memo {
-            crate::lock(&self.memos).insert(key, m);
+            lock(&self.memos).insert(key, m);
         }
         found
     }

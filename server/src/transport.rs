@@ -363,6 +363,15 @@ const DIRECT: &[&str] = &[
     "textDocument/semanticTokens/range",
 ];
 
+/// What the edge shares with the service: the writer, where published diagnostics and the
+/// answers to direct requests go straight, and the direct requests in flight with their cancel
+/// flags.
+#[derive(Default)]
+pub struct Direct {
+    pub out: std::sync::OnceLock<mpsc::UnboundedSender<Vec<u8>>>,
+    pub requests: std::sync::Mutex<std::collections::HashMap<String, crate::work::CancelFlag>>,
+}
+
 /// What the edge does with a checked message from the client.
 enum Route {
     Forward(Vec<u8>),
@@ -373,7 +382,7 @@ enum Route {
 /// Turns a direct request into the notification the service serves in order with the other
 /// messages, and answers `$/cancelRequest` for one: its flag stops the work, and the edge
 /// replies -32800 at once.
-fn route(shared: &crate::Shared, body: Vec<u8>, tx: &mpsc::UnboundedSender<Vec<u8>>) -> Route {
+fn route(direct: &Direct, body: Vec<u8>, tx: &mpsc::UnboundedSender<Vec<u8>>) -> Route {
     let finder = |needle: &[u8]| body.windows(needle.len()).any(|w| w == needle);
     let small = body.len() < 1 << 16;
     if !small || !(finder(b"semanticTokens") || finder(b"$/")) {
@@ -387,7 +396,7 @@ fn route(shared: &crate::Shared, body: Vec<u8>, tx: &mpsc::UnboundedSender<Vec<u
         let Some(id) = v.get("params").and_then(|p| p.get("id")) else {
             return Route::Forward(body);
         };
-        let flag = crate::lock(&shared.direct_requests).remove(&id.to_string());
+        let flag = crate::base::lock(&direct.requests).remove(&id.to_string());
         let Some(flag) = flag else {
             return Route::Forward(body);
         };
@@ -418,29 +427,30 @@ fn route(shared: &crate::Shared, body: Vec<u8>, tx: &mpsc::UnboundedSender<Vec<u
     if !DIRECT.contains(&method) {
         return Route::Forward(body);
     }
-    crate::lock(&shared.direct_requests).insert(id.to_string(), Default::default());
+    crate::base::lock(&direct.requests).insert(id.to_string(), Default::default());
     let note = json!({"jsonrpc": "2.0", "method": DIRECT_METHOD,
         "params": {"id": id, "method": method, "params": v.get("params").cloned().unwrap_or(Value::Null)}});
     Route::Forward(note.to_string().into_bytes())
 }
 
 /// Serves `service` over `input`/`output` with the checks above.
-pub async fn serve<I, O>(
+pub async fn serve<I, O, S>(
     input: I,
     output: O,
-    service: tower_lsp_server::LspService<crate::Backend>,
+    service: tower_lsp_server::LspService<S>,
     socket: tower_lsp_server::ClientSocket,
+    direct: std::sync::Arc<Direct>,
 ) where
     I: AsyncRead + Unpin + Send + 'static,
     O: std::io::Write + Send + 'static,
+    S: tower_lsp_server::LanguageServer,
 {
     let (to_service, service_in) = tokio::io::duplex(1 << 20);
     let (service_out, from_service) = tokio::io::duplex(1 << 20);
     let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Vec<u8>>();
-    // Published diagnostics are written here directly (`crate::send_diagnostics`), and so are the
+    // Published diagnostics are written here directly (`crate::publish::send_diagnostics`), and so are the
     // answers to the requests `route` takes over.
-    let shared = service.inner().shared.clone();
-    let _ = shared.direct.set(out_tx.clone());
+    let _ = direct.out.set(out_tx.clone());
 
     // The single writer: a thread of its own, writing each frame straight from the buffer it was
     // handed (one system call for a whole publish, the pipe being wide). Through tokio's stdout a
@@ -490,7 +500,7 @@ pub async fn serve<I, O>(
             match frames.next().await {
                 Frame::Body(b) => match check_message(&b) {
                     Ok(()) => {
-                        let b = match route(&shared, b, &tx) {
+                        let b = match route(&direct, b, &tx) {
                             Route::Forward(b) => b,
                             Route::Answered => continue,
                         };

@@ -145,7 +145,7 @@ pub fn record(what: &'static str, steps: u64, outcome: Outcome) {
     if !debug::enabled() {
         return;
     }
-    let mut records = crate::lock(&RECORDS);
+    let mut records = crate::base::lock(&RECORDS);
     let r = records.entry(what).or_default();
     match outcome {
         Outcome::Completed => {
@@ -175,7 +175,7 @@ pub mod debug {
     /// `{"held": n, "requests": {"semantic tokens": {"steps", "completed", "stopped",
     /// "contentModified"}, …}}`.
     pub fn report() -> serde_json::Value {
-        let records = crate::lock(&RECORDS);
+        let records = crate::base::lock(&RECORDS);
         let requests: serde_json::Map<String, serde_json::Value> = records
             .iter()
             .map(|(k, r)| {

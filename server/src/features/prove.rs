@@ -20,11 +20,12 @@ use tower_lsp_server::ls_types::*;
 use vox_lints::Finding;
 use vox_syntax::TextRange;
 
-use crate::actions::admits;
+use super::runs::{self, Plan};
+use crate::base::{internal, invalid_params, lock};
+use crate::convert::{self, admits};
 use crate::diagnostics::{to_diagnostic, Ropes};
-use crate::runs::{self, Plan};
 use crate::session::Snapshot;
-use crate::{convert, invalid_params, lock, Backend, Shared};
+use crate::state::{Backend, Shared};
 
 /// The code action kind: a source action of this server (like `source.fixAll.vox`), not a quick
 /// fix: it changes nothing, it runs the script.
@@ -139,7 +140,7 @@ impl Outcome {
 fn perturbed_args(plan: &Plan, seed: u64) -> Result<Vec<String>> {
     let mut args = plan.args.clone();
     if args.first().map(String::as_str) != Some("run") {
-        return Err(crate::internal(
+        return Err(internal(
             "vox.prove: the run plan is not a `vox run` command",
         ));
     }
@@ -188,18 +189,18 @@ impl Drop for Tracked {
 /// Runs `vox ARGS` to its end and captures stdout and stderr through one pipe.
 async fn run_once(backend: &Backend, plan: &Plan, seed: u64) -> Result<Outcome> {
     let args = perturbed_args(plan, seed)?;
-    let (reader, writer) = std::io::pipe()
-        .map_err(|e| crate::internal(format!("vox.prove: cannot create a pipe: {e}")))?;
+    let (reader, writer) =
+        std::io::pipe().map_err(|e| internal(format!("vox.prove: cannot create a pipe: {e}")))?;
     let writer2 = writer
         .try_clone()
-        .map_err(|e| crate::internal(format!("vox.prove: cannot create a pipe: {e}")))?;
+        .map_err(|e| internal(format!("vox.prove: cannot create a pipe: {e}")))?;
     let mut cmd = runs::child_command(&args, &plan.cwd)?;
     cmd.stdout(writer).stderr(writer2);
     let spawned = cmd.spawn();
     // The command holds the pipe's write ends: without dropping it, the reader never sees the end.
     drop(cmd);
     let mut child = spawned
-        .map_err(|e| crate::internal(format!("vox.prove: cannot start `{}`: {e}", shown(&args))))?;
+        .map_err(|e| internal(format!("vox.prove: cannot start `{}`: {e}", shown(&args))))?;
     let pgid = child.id().map_or(0, |p| p as i32);
     let mut tracked = Tracked {
         shared: backend.shared.clone(),
@@ -235,7 +236,7 @@ async fn run_once(backend: &Backend, plan: &Plan, seed: u64) -> Result<Outcome> 
             s.code().unwrap_or_else(|| 128 + s.signal().unwrap_or(0))
         }
         Err(e) => {
-            return Err(crate::internal(format!(
+            return Err(internal(format!(
                 "vox.prove: waiting for `{}` failed: {e}",
                 shown(&args)
             )))

@@ -9,8 +9,8 @@ use tower_lsp_server::ls_types::*;
 use vox_syntax::ast::{self, AstNode};
 
 use crate::convert;
-use crate::path_of;
-use crate::runs::inferred_tokens;
+use crate::session::inferred_tokens;
+use crate::session::path_of;
 use crate::session::{is_script, Snapshot};
 
 fn lens(range: Range, title: String, command: &str, arg: serde_json::Value) -> CodeLens {
@@ -105,6 +105,6 @@ pub fn code_lens(snap: &Snapshot, params: CodeLensParams) -> Result<Option<Vec<C
             json!({ "uri": uri_s, "test": name }),
         ));
     }
-    out.extend(crate::prove::lenses(snap, &path, &uri_s));
+    out.extend(super::prove::lenses(snap, &path, &uri_s));
     Ok(Some(out))
 }

@@ -9,11 +9,10 @@
 //! SIGTERM, decision 48); its parent-death signal is SIGKILL, so it dies with the server, and its
 //! keepers then end what it started (decision 55). Its `--error-format json` events become diagnostics at the line.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 use tokio::io::AsyncReadExt;
@@ -21,80 +20,13 @@ use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::*;
 use vox_caps::config::{ConfigKind, RunConfig};
 
+use crate::base::{internal, invalid_params, lock};
+use crate::convert;
+use crate::run_registry::RunDiagnostic;
+use crate::session::inferred_tokens;
+use crate::session::path_of;
 use crate::session::Snapshot;
-use crate::{convert, invalid_params, lock, path_of, Backend};
-
-#[derive(Default)]
-pub struct Runs {
-    next: AtomicU64,
-    /// Process group of each active run.
-    active: Mutex<HashMap<u64, i32>>,
-}
-
-impl Runs {
-    fn kill(pgid: i32, sig: i32) {
-        if pgid > 1 {
-            // SAFETY: kill(2) with a negative pid signals the process group we created for the
-            // run (the child's pid); it has no memory effects.
-            unsafe {
-                libc::kill(-pgid, sig);
-            }
-        }
-    }
-
-    /// Stops a run: SIGTERM to its process group, SIGKILL two seconds later if it is still there.
-    pub fn stop(&self, id: u64) -> bool {
-        let Some(pgid) = lock(&self.active).get(&id).copied() else {
-            return false;
-        };
-        Self::kill(pgid, libc::SIGTERM);
-        true
-    }
-
-    pub fn stop_all(&self) {
-        let groups: Vec<i32> = lock(&self.active).values().copied().collect();
-        for g in groups {
-            Self::kill(g, libc::SIGTERM);
-        }
-    }
-
-    /// Tracks a process group started outside [`start`] (`vox.prove`'s runs), so that `vox.stop`
-    /// and the server's exit reach it too; returns its id.
-    pub(crate) fn track(&self, pgid: i32) -> u64 {
-        let id = self.next.fetch_add(1, Ordering::SeqCst) + 1;
-        lock(&self.active).insert(id, pgid);
-        id
-    }
-
-    /// The tracked run `id` ended (or was given up): signals its group with `sig` when `Some`.
-    pub(crate) fn untrack(&self, id: u64, sig: Option<i32>) {
-        if let Some(pgid) = lock(&self.active).remove(&id) {
-            if let Some(sig) = sig {
-                Self::kill(pgid, sig);
-            }
-        }
-    }
-
-    /// Whether no run is active.
-    pub fn idle(&self) -> bool {
-        lock(&self.active).is_empty()
-    }
-}
-
-/// A diagnostic from a run, and what its quick fixes need.
-#[derive(Clone, Debug)]
-pub struct RunDiagnostic {
-    pub diagnostic: Diagnostic,
-    /// For a denial: the token that would allow the call.
-    pub token: Option<String>,
-    /// For a ceiling: the flag and its limit (`max-steps`, `10000000`).
-    pub ceiling: Option<(String, String)>,
-    /// The run configuration the run used (none: the inferred caps).
-    pub config: Option<RunConfig>,
-    /// The caps the run had.
-    pub caps: Vec<String>,
-    pub cwd: PathBuf,
-}
+use crate::state::{Backend, Shared};
 
 /// How a run is started.
 pub(crate) struct Plan {
@@ -133,16 +65,6 @@ pub(crate) fn arg_path(obj: &serde_json::Map<String, Value>) -> Result<PathBuf> 
         .parse()
         .map_err(|_| invalid_params(format!("invalid uri {uri:?}")))?;
     path_of(&uri).ok_or_else(|| invalid_params("the uri is not a file"))
-}
-
-/// The inferred tokens of a script for a run from `cwd`.
-pub fn inferred_tokens(snap: &Snapshot, path: &Path, cwd: &Path) -> Option<vox_analysis::Tokens> {
-    let file = snap.file(path)?;
-    if vox_analysis::parse(&snap.db, file).has_errors() {
-        return None;
-    }
-    let inferred = vox_analysis::inferred_caps(&snap.db, file);
-    Some(vox_analysis::render_tokens(inferred, cwd))
 }
 
 /// A run refused before it started: the line `vox run` prints, as the error of the command.
@@ -279,201 +201,11 @@ pub(crate) fn as_command(a: CodeAction) -> Option<Command> {
 /// The command that applies a code action's edit for a client without code-action literals.
 pub const APPLY_EDIT: &str = "vox.applyEdit";
 
-pub async fn execute(backend: &Backend, params: ExecuteCommandParams) -> Result<Option<Value>> {
-    match params.command.as_str() {
-        APPLY_EDIT => {
-            let obj = arg_obj(&params)?;
-            let edit: WorkspaceEdit = obj
-                .get("edit")
-                .cloned()
-                .and_then(|e| serde_json::from_value(e).ok())
-                .ok_or_else(|| invalid_params("missing or invalid \"edit\""))?;
-            let then: Option<Command> = obj
-                .get("then")
-                .filter(|t| !t.is_null())
-                .cloned()
-                .map(serde_json::from_value)
-                .transpose()
-                .map_err(|e| invalid_params(format!("invalid \"then\": {e}")))?;
-            let applied = backend
-                .client
-                .apply_edit(edit)
-                .await
-                .map(|r| r.applied)
-                .unwrap_or(false);
-            if let (true, Some(c)) = (applied, then) {
-                let next = ExecuteCommandParams {
-                    command: c.command,
-                    arguments: c.arguments.unwrap_or_default(),
-                    work_done_progress_params: Default::default(),
-                };
-                Box::pin(execute(backend, next)).await?;
-            }
-            Ok(Some(json!({ "applied": applied })))
-        }
-        "vox.run" | "vox.runTest" => {
-            let obj = arg_obj(&params)?;
-            let path = arg_path(obj)?;
-            let config = arg_config(obj)?;
-            let test = if params.command == "vox.runTest" {
-                Some(
-                    obj.get("test")
-                        .and_then(Value::as_str)
-                        .ok_or_else(|| invalid_params("missing \"test\""))?
-                        .to_string(),
-                )
-            } else {
-                None
-            };
-            let p2 = path.clone();
-            let plan = backend
-                .on_snapshot("run", Some(path.clone()), move |snap| {
-                    plan(snap, &p2, config.as_deref(), test.as_deref())
-                })
-                .await?;
-            let id = start(backend, path, plan)?;
-            Ok(Some(json!({ "runId": id })))
-        }
-        "vox.prove" => crate::prove::execute(backend, params).await,
-        "vox.stop" => {
-            let obj = arg_obj(&params)?;
-            let id = obj
-                .get("runId")
-                .and_then(Value::as_u64)
-                .ok_or_else(|| invalid_params("missing \"runId\""))?;
-            let stopped = backend.shared.runs.stop(id);
-            Ok(Some(json!({ "stopped": stopped })))
-        }
-        "vox.showCaps" => {
-            let obj = arg_obj(&params)?;
-            let path = arg_path(obj)?;
-            let caps = backend
-                .on_snapshot("showCaps", Some(path.clone()), move |snap| {
-                    let cwd = snap
-                        .info
-                        .runs_for(&path)
-                        .first()
-                        .map_or(snap.root.clone(), |r| r.cwd.clone());
-                    let Some(tokens) = inferred_tokens(snap, &path, &cwd) else {
-                        return Err(invalid_params(
-                            "the script has syntax errors (or is not in the workspace)",
-                        ));
-                    };
-                    Ok(Some(json!({
-                        "file": path.to_string_lossy(),
-                        "cwd": cwd.to_string_lossy(),
-                        // Token strings (what the clients show and copy), and per token the
-                        // builtins that need it.
-                        "tokens": tokens.tokens.iter().map(|t| t.token.clone()).collect::<Vec<_>>(),
-                        "needed_by": tokens.tokens.iter().map(|t| (t.token.clone(), json!(t.needed_by))).collect::<serde_json::Map<_, _>>(),
-                        "notes": tokens.notes,
-                    })))
-                })
-                .await?;
-            // Also as a message (decision 54): a client that does not know the command's
-            // result (the `caps:` code lens in any editor) still shows it.
-            if let Some(v) = caps.as_ref().filter(|_| !backend.caps().presents_caps) {
-                backend
-                    .client
-                    .show_message(MessageType::INFO, caps_message(v))
-                    .await;
-            }
-            Ok(caps)
-        }
-        "vox.revealSuppression" => {
-            let obj = arg_obj(&params)?;
-            let uri: Uri = obj
-                .get("uri")
-                .and_then(Value::as_str)
-                .and_then(|u| u.parse().ok())
-                .ok_or_else(|| invalid_params("missing \"uri\""))?;
-            let pos: Position = obj
-                .get("position")
-                .cloned()
-                .and_then(|p| serde_json::from_value(p).ok())
-                .ok_or_else(|| invalid_params("missing \"position\""))?;
-            if backend.caps().show_document {
-                let client = backend.client.clone();
-                tokio::spawn(async move {
-                    let _ = client
-                        .show_document(ShowDocumentParams {
-                            uri,
-                            external: None,
-                            take_focus: Some(true),
-                            selection: Some(Range::new(pos, pos)),
-                        })
-                        .await;
-                });
-            }
-            Ok(None)
-        }
-        // For the isolation test only: a handler that panics must fail alone.
-        "vox.debug.panic" if std::env::var_os("VOX_LSP_DEBUG").is_some() => {
-            backend
-                .on_snapshot("vox.debug.panic", None, |_| -> Result<Option<Value>> {
-                    panic!("a deliberate panic (VOX_LSP_DEBUG)")
-                })
-                .await
-        }
-        // For the scale tests only (issue 20): what requests did, and holding them at a check.
-        "vox.debug.work" if crate::work::debug::enabled() => Ok(Some(crate::work::debug::report())),
-        "vox.debug.hold" if crate::work::debug::enabled() => {
-            let on = params
-                .arguments
-                .first()
-                .and_then(|v| v.get("on"))
-                .and_then(Value::as_bool)
-                .unwrap_or(false);
-            crate::work::debug::HOLD.store(on, std::sync::atomic::Ordering::SeqCst);
-            Ok(None)
-        }
-        other => Err(Error::invalid_params(format!("unknown command {other:?}"))),
-    }
-}
-
-/// `vox.showCaps`'s result in one message: `greet.vox needs env:ro (env.get), time:real
-/// (time.now_ms) — run from /ws`, then its notes.
-fn caps_message(v: &Value) -> String {
-    let file = v["file"].as_str().unwrap_or("");
-    let name = Path::new(file)
-        .file_name()
-        .map_or_else(|| file.into(), |n| n.to_string_lossy());
-    let tokens: Vec<String> = v["tokens"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(|t| {
-            let by: Vec<&str> = v["needed_by"][t]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
-            if by.is_empty() {
-                t.to_string()
-            } else {
-                format!("{t} ({})", by.join(", "))
-            }
-        })
-        .collect();
-    let mut text = if tokens.is_empty() {
-        format!("{name} needs no capabilities (--caps none)")
-    } else {
-        format!("{name} needs {}", tokens.join(", "))
-    };
-    text.push_str(&format!(" — run from {}", v["cwd"].as_str().unwrap_or("")));
-    for n in v["notes"].as_array().into_iter().flatten() {
-        text.push_str(&format!("\nnote: {}", n.as_str().unwrap_or("")));
-    }
-    text
-}
-
 /// The child `vox ARGS` (this executable) in `cwd`, in its own process group, stdin closed; the
 /// caller sets stdout and stderr. Spawn it from a runtime worker (see below).
 pub(crate) fn child_command(args: &[String], cwd: &Path) -> Result<tokio::process::Command> {
     let exe = std::env::current_exe()
-        .map_err(|e| crate::internal(format!("cannot find the vox executable: {e}")))?;
+        .map_err(|e| internal(format!("cannot find the vox executable: {e}")))?;
     let mut cmd = tokio::process::Command::new(exe);
     cmd.args(args)
         .current_dir(cwd)
@@ -511,12 +243,12 @@ pub(crate) fn child_command(args: &[String], cwd: &Path) -> Result<tokio::proces
 }
 
 /// Spawns the run and the task that streams it; returns its id.
-fn start(backend: &Backend, script: PathBuf, plan: Plan) -> Result<u64> {
+pub(crate) fn start(backend: &Backend, script: PathBuf, plan: Plan) -> Result<u64> {
     let mut cmd = child_command(&plan.args, &plan.cwd)?;
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd
         .spawn()
-        .map_err(|e| crate::internal(format!("cannot start vox run: {e}")))?;
+        .map_err(|e| internal(format!("cannot start vox run: {e}")))?;
     let shared = backend.shared.clone();
     let id = shared.runs.next.fetch_add(1, Ordering::SeqCst) + 1;
     let pgid = child.id().map_or(0, |p| p as i32);
@@ -696,19 +428,6 @@ fn start(backend: &Backend, script: PathBuf, plan: Plan) -> Result<u64> {
     Ok(id)
 }
 
-impl RunDiagnostic {
-    /// The script the run was for (kept in the diagnostic's data).
-    fn config_script(&self) -> PathBuf {
-        self.diagnostic
-            .data
-            .as_ref()
-            .and_then(|d| d.get("script"))
-            .and_then(Value::as_str)
-            .map(PathBuf::from)
-            .unwrap_or_default()
-    }
-}
-
 /// Bytes that form complete UTF-8 characters, leaving an incomplete tail in `carry`.
 fn take_utf8(carry: &mut Vec<u8>) -> String {
     let valid = match std::str::from_utf8(carry) {
@@ -844,7 +563,7 @@ fn event_of(line: &str) -> Option<Value> {
 /// Where diagnostics are re-published after a run.
 pub struct Refresher {
     pub(crate) backend_client: tower_lsp_server::Client,
-    pub(crate) shared: Arc<crate::Shared>,
+    pub(crate) shared: Arc<Shared>,
 }
 
 impl Backend {

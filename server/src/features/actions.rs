@@ -22,11 +22,13 @@ use vox_caps::config::{ConfigKind, RunConfig};
 use vox_lints::{Applicability, Finding};
 use vox_syntax::TextRange;
 
-use crate::convert;
+use crate::base::{internal, lock};
+use crate::convert::{self, admits};
 use crate::diagnostics::{to_diagnostic, uri_of, Ropes};
-use crate::runs::{inferred_tokens, RunDiagnostic};
-use crate::session::{config_kind, config_path, is_script, Snapshot};
-use crate::{internal, lock, path_of, ClientCaps, Shared};
+use crate::run_registry::RunDiagnostic;
+use crate::session::path_of;
+use crate::session::{config_kind, config_path, inferred_tokens, is_script, Snapshot};
+use crate::state::{ClientCaps, Shared};
 
 pub const FIX_ALL: &str = "source.fixAll.vox";
 pub const RUN_CONFIG_TITLE: &str = "Run with inferred capabilities: add to";
@@ -762,15 +764,6 @@ fn run_fixes<'a>(
     out
 }
 
-/// Whether `kind` is wanted by `only` (the request's `context.only`): kinds are hierarchical,
-/// so `refactor` admits `refactor.rewrite` and `source` admits `source.fixAll.vox`.
-pub(crate) fn admits(only: Option<&[CodeActionKind]>, kind: &str) -> bool {
-    only.is_none_or(|o| {
-        o.iter()
-            .any(|w| kind == w.as_str() || kind.starts_with(&format!("{}.", w.as_str())))
-    })
-}
-
 /// Whether any kind beneath `family` may be wanted: `only: ["refactor.rewrite"]` needs the
 /// refactors computed, and filters them afterwards.
 fn may_want(only: Option<&[CodeActionKind]>, family: &str) -> bool {
@@ -930,13 +923,13 @@ fn action_list<'a>(
             }
         }
     }
-    for a in crate::prove::actions(
+    for a in super::prove::actions(
         snap,
         &path,
         params.text_document.uri.as_str(),
         &findings,
         range,
-        only.as_deref(),
+        only,
         &mut ropes,
     ) {
         // Command only: nothing to resolve.
@@ -1077,7 +1070,7 @@ pub fn code_actions(
             .into_iter()
             .filter_map(|a| match a {
                 CodeActionOrCommand::CodeAction(a) => {
-                    crate::runs::as_command(a).map(CodeActionOrCommand::Command)
+                    super::runs::as_command(a).map(CodeActionOrCommand::Command)
                 }
                 c => Some(c),
             })

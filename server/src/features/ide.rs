@@ -22,10 +22,12 @@ use vox_hir::{BuiltinCatalog, Cap, Nondet};
 use vox_syntax::ast::{self, AstNode};
 use vox_syntax::{SyntaxKind as K, SyntaxNode, SyntaxToken, SyntaxTree, TextRange};
 
+use crate::base::lock;
 use crate::convert::{self, Encoding};
 use crate::diagnostics::uri_of;
+use crate::session::path_of;
 use crate::session::{is_script, Snapshot};
-use crate::{lock, path_of, Shared};
+use crate::state::Shared;
 
 mod calls;
 mod complete;
@@ -919,7 +921,7 @@ pub fn rename(
         return Ok(None);
     };
     if !is_identifier(&p.new_name) {
-        return Err(crate::invalid_params(format!(
+        return Err(crate::base::invalid_params(format!(
             "`{}` is not a valid name",
             p.new_name
         )));
@@ -940,7 +942,7 @@ pub fn rename(
         let capitalised = p.new_name.chars().next().is_some_and(|c| c.is_uppercase());
         let wants_type = matches!(d.kind, DefKind::Type | DefKind::Variant);
         if wants_type != capitalised {
-            return Err(crate::invalid_params(format!(
+            return Err(crate::base::invalid_params(format!(
                 "cannot rename `{}` to `{}`: {} names must start with {} letter",
                 d.name,
                 p.new_name,
@@ -1364,29 +1366,6 @@ pub fn semantic_legend() -> SemanticTokensLegend {
     }
 }
 
-#[cfg(test)]
-fn ty(t: SemanticTokenType) -> u32 {
-    TOKEN_TYPES.iter().position(|x| *x == t).unwrap_or(0) as u32
-}
-
-#[cfg(test)]
-mod legend_tests {
-    use super::*;
-
-    #[test]
-    fn token_type_indices_follow_the_legend() {
-        for (i, t) in TOKEN_TYPES.iter().enumerate() {
-            assert_eq!(ty(t.clone()), i as u32);
-        }
-        assert_eq!(tt::NAMESPACE, ty(SemanticTokenType::NAMESPACE));
-        assert_eq!(tt::FUNCTION, ty(SemanticTokenType::FUNCTION));
-        assert_eq!(tt::VARIABLE, ty(SemanticTokenType::VARIABLE));
-        assert_eq!(tt::KEYWORD, ty(SemanticTokenType::KEYWORD));
-        assert_eq!(tt::DECORATOR, ty(SemanticTokenType::DECORATOR));
-        assert_eq!(tt::DECORATOR as usize, TOKEN_TYPES.len() - 1);
-    }
-}
-
 /// The classified tokens of a file, encoded relative to each other.
 pub fn semantic_tokens(snap: &Snapshot, view: &FileView) -> Vec<SemanticToken> {
     semantic_tokens_in(snap, view, 0..view.tree.token_count())
@@ -1715,4 +1694,27 @@ pub fn inlay_hints(snap: &Snapshot, p: InlayHintParams) -> Result<Option<Vec<Inl
     }
     out.sort_by_key(|h| (h.position.line, h.position.character));
     Ok(Some(out))
+}
+
+#[cfg(test)]
+fn ty(t: SemanticTokenType) -> u32 {
+    TOKEN_TYPES.iter().position(|x| *x == t).unwrap_or(0) as u32
+}
+
+#[cfg(test)]
+mod legend_tests {
+    use super::*;
+
+    #[test]
+    fn token_type_indices_follow_the_legend() {
+        for (i, t) in TOKEN_TYPES.iter().enumerate() {
+            assert_eq!(ty(t.clone()), i as u32);
+        }
+        assert_eq!(tt::NAMESPACE, ty(SemanticTokenType::NAMESPACE));
+        assert_eq!(tt::FUNCTION, ty(SemanticTokenType::FUNCTION));
+        assert_eq!(tt::VARIABLE, ty(SemanticTokenType::VARIABLE));
+        assert_eq!(tt::KEYWORD, ty(SemanticTokenType::KEYWORD));
+        assert_eq!(tt::DECORATOR, ty(SemanticTokenType::DECORATOR));
+        assert_eq!(tt::DECORATOR as usize, TOKEN_TYPES.len() - 1);
+    }
 }

@@ -1,0 +1,443 @@
+//! Diagnostics after a change: each workspace's pass over its configuration files and open
+//! scripts, published (push mode, only what changed) or asked for again (pull mode), and the
+//! views the client is asked to refresh when a script's inferred capabilities change.
+
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::Client;
+
+use crate::base::lock;
+use crate::diagnostics;
+use crate::render;
+use crate::session::{self, inferred_tokens, Session, Snapshot};
+use crate::state::{Backend, ClientCaps, Shared};
+use crate::transport;
+
+/// Open scripts analysed again after any change; past this, only the related ones.
+const MAX_OPEN_RELINT: usize = 32;
+
+impl Backend {
+    /// Recomputes diagnostics after a change: the changed file first, then every other open
+    /// script (their findings may depend on it). Push mode publishes; pull mode asks the client
+    /// to pull again. Configuration files are always pushed (clients only pull documents of
+    /// their own language).
+    pub(crate) fn schedule_diagnostics(&self, first: Option<PathBuf>) {
+        self.schedule_diagnostics_from(first, None);
+    }
+
+    /// As [`Self::schedule_diagnostics`]; with `VOX_LSP_TIMING` set, prints on stderr how long
+    /// it took from `since` (a `didChange` arriving) to publishing the changed file.
+    /// A file's change is analysed in its own workspace only (each folder's workspace has its
+    /// own database); a change of no one file, in every workspace.
+    pub(crate) fn schedule_diagnostics_from(
+        &self,
+        first: Option<PathBuf>,
+        since: Option<std::time::Instant>,
+    ) {
+        let snaps: Vec<Snapshot> = {
+            let guard = lock(&self.shared.session);
+            let Some(w) = guard.as_ref() else { return };
+            match &first {
+                Some(p) => vec![w.for_path(p).snapshot()],
+                None => w.list.iter().map(Session::snapshot).collect(),
+            }
+        };
+        for snap in snaps {
+            self.diagnostics_pass(snap, first.clone(), since);
+        }
+    }
+
+    /// One workspace's diagnostics pass: its configuration files, then (push mode) its open
+    /// scripts, `first` first.
+    fn diagnostics_pass(
+        &self,
+        snap: Snapshot,
+        first: Option<PathBuf>,
+        since: Option<std::time::Instant>,
+    ) {
+        let generation = snap.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        let current = snap.generation.clone();
+        // Opening a file: its functions' facts are computed on every core first.
+        let warm = since.is_some()
+            && first
+                .as_ref()
+                .is_some_and(|p| lock(&self.shared.rendered).get(p).is_none());
+        let caps = self.caps();
+        let refresh =
+            caps.code_lens_refresh || caps.inlay_hint_refresh || caps.semantic_tokens_refresh;
+        let shared = self.shared.clone();
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            let pull = caps.pull;
+            let s2 = snap;
+            let shared2 = shared.clone();
+            let current2 = current.clone();
+            let timed_path = first.clone();
+            // The results come back through `done` so that the analysis thread can free what the
+            // renders let go of while they are published: on the thread that allocated it, which
+            // keeps the allocator's free lists local (freed elsewhere, the next edit's allocations
+            // took its slow path: 13% of the rules' time).
+            let (done, results) = tokio::sync::oneshot::channel();
+            let _analysis = tokio::task::spawn_blocking(move || {
+                let started = since.map(|t| t.elapsed());
+                let mut out: Vec<(PathBuf, Option<i32>, Vec<Arc<str>>)> = Vec::new();
+                let mut spent = Vec::new();
+                // Configuration files.
+                for kind in [
+                    vox_caps::config::ConfigKind::VoxToml,
+                    vox_caps::config::ConfigKind::Tasks,
+                    vox_caps::config::ConfigKind::Launch,
+                ] {
+                    let p = session::config_path(&s2.root, kind);
+                    let d = diagnostics::config_diagnostics(&s2, &p)
+                        .iter()
+                        .filter_map(|d| serde_json::to_string(d).ok())
+                        .map(Arc::from)
+                        .collect();
+                    out.push((p.clone(), s2.docs.get(&p).map(|d| d.version), d));
+                }
+                if let (Some(started), Some(t), true) = (started, since, timing()) {
+                    eprintln!(
+                        "vox-lsp-timing: analysis started {:.3} ms, configuration files done {:.3} ms after the change",
+                        started.as_secs_f64() * 1e3,
+                        t.elapsed().as_secs_f64() * 1e3
+                    );
+                }
+                if !pull {
+                    let mut scripts: Vec<PathBuf> = s2
+                        .docs
+                        .keys()
+                        .filter(|p| session::is_script(p))
+                        .cloned()
+                        .collect();
+                    scripts.sort();
+                    if let Some(f) = &first {
+                        if let Some(i) = scripts.iter().position(|p| p == f) {
+                            let p = scripts.remove(i);
+                            scripts.insert(0, p);
+                        }
+                        // With many open scripts, only those related to the changed one by
+                        // imports are analysed again (a workspace-wide D005 collision in an
+                        // unrelated open file is refreshed on its own next change).
+                        if scripts.len() > MAX_OPEN_RELINT {
+                            let related = s2.related(f);
+                            scripts.retain(|p| p == f || related.contains(p));
+                        }
+                    }
+                    if warm {
+                        if let Some(file) = first.as_ref().and_then(|f| s2.file(f)) {
+                            let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                                warm_facts(&s2.db, file)
+                            }));
+                        }
+                    }
+                    for p in scripts {
+                        if current2.load(Ordering::SeqCst) != generation {
+                            break;
+                        }
+                        let r = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                            file_rendered(&s2, &shared2, &p)
+                        }));
+                        match r {
+                            Ok((d, gone)) => {
+                                out.push((p.clone(), s2.docs.get(&p).map(|d| d.version), d));
+                                spent.push(gone);
+                            }
+                            Err(_) => break,
+                        }
+                    }
+                }
+                // Kept for the capability check, which runs after publishing: diagnostics never
+                // wait for it.
+                let _ = done.send((out, refresh.then_some(s2)));
+                drop(spent);
+            });
+            let Ok((computed, kept)) = results.await else {
+                return;
+            };
+            for (path, version, diags) in computed {
+                if current.load(Ordering::SeqCst) != generation {
+                    return;
+                }
+                let timed = since.filter(|_| timed_path.as_deref() == Some(path.as_path()));
+                let n = diags.len();
+                let force = timed_path.as_deref() == Some(path.as_path());
+                let tp = std::time::Instant::now();
+                publish(&client, &shared, &path, version, diags, force).await;
+                // Both measured when the publish was handed to the writer, before printing.
+                let (publish_ms, total_ms) = (
+                    tp.elapsed().as_secs_f64() * 1e3,
+                    timed.map(|t| t.elapsed().as_secs_f64() * 1e3),
+                );
+                if let Some(total) = total_ms.filter(|_| timing()) {
+                    eprintln!("vox-lsp-timing: publish {publish_ms:.3} ms");
+                    eprintln!(
+                        "vox-lsp-timing: change-to-publish {total:.3} ms ({n} diagnostics, version {})",
+                        version.unwrap_or(0)
+                    );
+                }
+            }
+            if pull && caps.diagnostic_refresh {
+                let c = client.clone();
+                tokio::spawn(async move {
+                    let _ = c.workspace_diagnostic_refresh().await;
+                });
+            }
+            if let Some(s2) = kept {
+                if current.load(Ordering::SeqCst) != generation {
+                    return;
+                }
+                let changed = timed_path.clone();
+                let shared3 = shared.clone();
+                let caps_changed = tokio::task::spawn_blocking(move || {
+                    std::panic::catch_unwind(AssertUnwindSafe(|| {
+                        caps_changed(&s2, &shared3, changed.as_deref())
+                    }))
+                    .unwrap_or(false)
+                })
+                .await
+                .unwrap_or(false);
+                if caps_changed {
+                    refresh_views(&client, &caps);
+                }
+            }
+        });
+    }
+
+    /// Asks the client to request code lenses again (the inferred caps or the run
+    /// configurations changed).
+    pub(crate) fn refresh_lenses(&self) {
+        if self.caps().code_lens_refresh {
+            let c = self.client.clone();
+            tokio::spawn(async move {
+                let _ = c.code_lens_refresh().await;
+            });
+        }
+    }
+
+    /// Re-publishes (push) or asks for a pull, after run diagnostics of `path` changed.
+    pub(crate) fn refresh_file(&self, path: PathBuf) {
+        self.schedule_diagnostics(Some(path));
+    }
+}
+
+/// Whether the inferred capabilities of an open script other than `changed` differ from those
+/// last seen (a change in a file it imports); records what it sees. Only the open scripts
+/// related to `changed` by imports are looked at (all of them after a change of no one file).
+/// A script with nothing recorded counts as changed: the check that would have recorded it can
+/// be cut short by an edit (a cancelled snapshot), and then what the client shows is unknown.
+fn caps_changed(snap: &Snapshot, shared: &Shared, changed: Option<&Path>) -> bool {
+    let related = changed.map(|c| snap.related(c));
+    let mut scripts: Vec<&PathBuf> = snap
+        .docs
+        .keys()
+        .filter(|p| session::is_script(p))
+        .filter(|p| match (&related, changed) {
+            (Some(r), Some(c)) => p.as_path() == c || r.contains(*p),
+            _ => true,
+        })
+        .collect();
+    scripts.sort();
+    let mut now = Vec::new();
+    for p in scripts {
+        let tokens = inferred_tokens(snap, p, &snap.root);
+        now.push((p.clone(), format!("{tokens:?}")));
+    }
+    // Closed scripts are forgotten by `did_close` (this snapshot sees one workspace only).
+    let mut seen = lock(&shared.caps_seen);
+    let mut any = false;
+    for (p, text) in now {
+        let old = seen.insert(p.clone(), text.clone());
+        any |= Some(p.as_path()) != changed && old.is_none_or(|o| o != text);
+    }
+    any
+}
+
+/// Asks the client for new code lenses, inlay hints and semantic tokens, each only where it
+/// declared `refreshSupport`: a script's capabilities changed from another file.
+fn refresh_views(client: &Client, caps: &ClientCaps) {
+    if caps.code_lens_refresh {
+        let c = client.clone();
+        tokio::spawn(async move {
+            let _ = c.code_lens_refresh().await;
+        });
+    }
+    if caps.inlay_hint_refresh {
+        let c = client.clone();
+        tokio::spawn(async move {
+            let _ = c.inlay_hint_refresh().await;
+        });
+    }
+    if caps.semantic_tokens_refresh {
+        let c = client.clone();
+        tokio::spawn(async move {
+            let _ = c.semantic_tokens_refresh().await;
+        });
+    }
+}
+
+pub(crate) fn timing() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("VOX_LSP_TIMING").is_some())
+}
+
+/// Publishes when the set differs from what was last published (and always the first time, and
+/// for the file that changed). `diags` are diagnostics as JSON.
+async fn publish(
+    client: &Client,
+    shared: &Shared,
+    path: &Path,
+    version: Option<i32>,
+    diags: Vec<Arc<str>>,
+    force: bool,
+) {
+    let diags = Arc::new(diags);
+    {
+        let mut published = lock(&shared.published);
+        match published.get(path) {
+            // The changed file is always published: its version moved on.
+            Some(old) if !force && **old == *diags => return,
+            None if diags.is_empty() && !session::is_script(path) => return,
+            _ => {}
+        }
+        published.insert(path.to_path_buf(), diags.clone());
+    }
+    send_diagnostics(client, shared, path, version, &diags).await;
+}
+
+/// Sends `textDocument/publishDiagnostics` for `path` with diagnostics given as JSON: written
+/// straight to the output when the stdio edge is there, else through the client.
+pub(crate) async fn send_diagnostics(
+    client: &Client,
+    shared: &Shared,
+    path: &Path,
+    version: Option<i32>,
+    diags: &[Arc<str>],
+) {
+    let Some(uri) = diagnostics::uri_of(path) else {
+        return;
+    };
+    if let Some(tx) = shared.direct.out.get() {
+        let uri_json = serde_json::to_string(uri.as_str()).unwrap_or_default();
+        let len: usize = diags.iter().map(|d| d.len() + 1).sum();
+        let mut body = String::with_capacity(len + uri_json.len() + 128);
+        body.push_str(
+            "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/publishDiagnostics\",\"params\":{\"uri\":",
+        );
+        body.push_str(&uri_json);
+        body.push_str(",\"diagnostics\":[");
+        for (i, d) in diags.iter().enumerate() {
+            if i > 0 {
+                body.push(',');
+            }
+            body.push_str(d);
+        }
+        body.push(']');
+        if let Some(v) = version {
+            body.push_str(&format!(",\"version\":{v}"));
+        }
+        body.push_str("}}");
+        let _ = tx.send(transport::encode(body.as_bytes()));
+        return;
+    }
+    let items: Vec<Diagnostic> = diags
+        .iter()
+        .filter_map(|d| serde_json::from_str(d).ok())
+        .collect();
+    client.publish_diagnostics(uri, items, version).await;
+}
+
+/// Computes the facts and summaries of every function of `file` on two threads (each with its
+/// own database handle), so that opening a large file uses both cores; what the lint then reads
+/// is memoized.
+fn warm_facts(db: &vox_analysis::AnalysisDb, file: vox_analysis::SourceFile) {
+    if vox_analysis::file_items(db, file).all().nth(63).is_none() {
+        return;
+    }
+    let next = AtomicU64::new(0);
+    let work = |db: &vox_analysis::AnalysisDb| {
+        let defs: Vec<_> = vox_analysis::file_items(db, file).all().collect();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed) as usize;
+            let Some(def) = defs.get(i) else { break };
+            let _ = vox_analysis::fn_facts(db, *def);
+        }
+    };
+    std::thread::scope(|s| {
+        let other = db.clone();
+        let helper = std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn_scoped(s, || {
+                let other = other;
+                let _ = std::panic::catch_unwind(AssertUnwindSafe(|| work(&other)));
+            });
+        let _ = std::panic::catch_unwind(AssertUnwindSafe(|| work(db)));
+        if let Ok(h) = helper {
+            let _ = h.join();
+        }
+    });
+}
+
+/// Every diagnostic of one script as JSON (push mode): its findings through the script's
+/// [`render::RenderCache`], then those of its last run.
+/// What the render let go of comes back too, to be freed after the publish.
+pub(crate) fn file_rendered(
+    snap: &Snapshot,
+    shared: &Shared,
+    path: &Path,
+) -> (Vec<Arc<str>>, render::Spent) {
+    let t0 = std::time::Instant::now();
+    let findings = snap.shown_findings(path);
+    let t1 = std::time::Instant::now();
+    let mut cache = lock(&shared.rendered).remove(path).unwrap_or_default();
+    let mut out = cache.render(snap, path, findings);
+    if timing() {
+        eprintln!(
+            "vox-lsp-timing: findings {:.3} ms, conversion {:.3} ms ({} converted, {} reused)",
+            (t1 - t0).as_secs_f64() * 1e3,
+            t1.elapsed().as_secs_f64() * 1e3,
+            cache.made,
+            cache.reused
+        );
+    }
+    let spent = cache.take_spent();
+    if snap.docs.contains_key(path) {
+        lock(&shared.rendered).insert(path.to_path_buf(), cache);
+    }
+    if let Some(rd) = lock(&shared.run_diags).get(path) {
+        out.extend(
+            rd.iter()
+                .filter_map(|r| serde_json::to_string(&r.diagnostic).ok())
+                .map(Arc::from),
+        );
+    }
+    (out, spent)
+}
+
+/// Every diagnostic of one script: its findings as `vox lint` reports them, then those of its
+/// last run.
+pub(crate) fn file_diagnostics(snap: &Snapshot, shared: &Shared, path: &Path) -> Vec<Diagnostic> {
+    let t0 = std::time::Instant::now();
+    let findings = snap.shown_findings(path);
+    let t1 = std::time::Instant::now();
+    let mut ropes = diagnostics::Ropes::new(snap);
+    let mut out: Vec<Diagnostic> = findings
+        .iter()
+        .map(|f| diagnostics::to_diagnostic(f, &mut ropes))
+        .collect();
+    if timing() {
+        eprintln!(
+            "vox-lsp-timing: findings {:.3} ms, conversion {:.3} ms",
+            (t1 - t0).as_secs_f64() * 1e3,
+            t1.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    if let Some(rd) = lock(&shared.run_diags).get(path) {
+        out.extend(rd.iter().map(|r| r.diagnostic.clone()));
+    }
+    out
+}
