@@ -17,6 +17,8 @@ import sys
 MAX_LINES = 800
 PATH = re.compile(r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)+)")
 # `use super::{a, b::c}` and `use crate::x::{y, z}`: the braces' first names.
+INLINE_MOD = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+[A-Za-z_][A-Za-z0-9_]*\s*\{\s*$")
+GLOB = re.compile(r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)*)::\*")
 GROUP = re.compile(r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)*)::\{([^}]*)\}")
 
 
@@ -78,9 +80,17 @@ def arrows(mods):
             if children
             else None
         )
+        inline = []  # indents of the inline `mod x {` blocks the line is in
         for line in code:
             stripped = line.strip()
             if stripped.startswith("//"):
+                continue
+            indent = len(line) - len(line.lstrip())
+            if inline and stripped == "}" and indent == inline[-1]:
+                inline.pop()
+                continue
+            if INLINE_MOD.match(line):
+                inline.append(indent)
                 continue
             found = []
             for m in GROUP.finditer(line):
@@ -93,10 +103,16 @@ def arrows(mods):
                         found.append((m.group(1), prefix))
             for m in PATH.finditer(line):
                 found.append((m.group(1), [p for p in m.group(2).split("::") if p]))
+            # `use super::*;` and `use crate::x::*;`: the module itself.
+            for m in GLOB.finditer(line):
+                found.append((m.group(1), [p for p in m.group(2).split("::") if p]))
             if child_path is not None and not CHILD.match(line):
                 for m in child_path.finditer(line):
                     found.append(("self", [m.group(1)] + [p for p in m.group(2).split("::") if p]))
             for kind, names in found:
+                # In an inline module, `super` is the file's own module.
+                if inline and kind == "super":
+                    kind = "self"
                 t = target(mods, mod, kind, names)
                 # A parent that uses its child is above it: a child that uses it back closes a loop.
                 if t is not None and t != mod:
