@@ -3,12 +3,20 @@
 //! outgoing calls read the function's own list, incoming calls every workspace file's. A
 //! file's top-level statements (its synthetic main) appear as one caller, `(top level)`.
 
+use std::path::Path;
+
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
-use vox_analysis::FnDef;
-use vox_syntax::{SyntaxKind as K, TextRange};
+use vox_syntax::{SyntaxKind as K, SyntaxTree, TextRange};
 
-use super::*;
+use crate::convert::{self};
+use crate::diagnostics::uri_of;
+use crate::session::path_of;
+use crate::session::Snapshot;
+
+use super::defs::*;
+use super::docs::*;
+use vox_analysis::FnDef;
 
 /// The name of a file's synthetic main in the hierarchy.
 const TOP_LEVEL: &str = "(top level)";

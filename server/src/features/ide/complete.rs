@@ -4,12 +4,19 @@
 //! inferred kind. Items carry `///` docs, call snippets with the parameters (when the client
 //! takes snippets) and a `textEdit` over the identifier prefix at the cursor.
 
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
-use vox_syntax::{SyntaxKind as K, TextRange};
+use vox_hir::BuiltinCatalog;
+use vox_syntax::{SyntaxKind as K, SyntaxTree, TextRange};
 
+use crate::session::Snapshot;
+
+use super::defs::*;
+use super::docs::*;
 use super::kinds;
-use super::*;
 
 const KEYWORDS: &[&str] = &[
     "fn", "let", "mut", "if", "else", "while", "loop", "break", "continue", "match", "for", "in",

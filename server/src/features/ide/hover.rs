@@ -9,8 +9,11 @@ use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 use vox_syntax::{SyntaxKind as K, SyntaxToken, SyntaxTree, TextRange};
 
+use crate::session::Snapshot;
+
+use super::defs::*;
+use super::docs::*;
 use super::kinds;
-use super::*;
 
 fn directive_hover(snap: &Snapshot, view: &FileView, offset: u32) -> Option<String> {
     let text = String::from_utf8_lossy(&view.file.text(&snap.db).get()).into_owned();

@@ -1,12 +1,13 @@
 //! Inferred value kinds at the edge (`vox_analysis::fn_kinds`): the function an offset lies in,
 //! the kind of a local or of the expression before a dot, and what a user function returns.
 
-use vox_analysis::{FnDef, FnKinds, Kind};
 use vox_syntax::ast::AstNode;
 use vox_syntax::{SyntaxKind as K, SyntaxNode, TextRange};
 
-use super::{callee_name, resolve_ref, DefKind, FileView, Resolved};
 use crate::session::Snapshot;
+
+use super::defs::{callee_name, resolve_ref, DefKind, FileView, Resolved};
+use vox_analysis::{FnDef, FnKinds, Kind};
 
 /// The function holding `offset` and where its relative ranges start: a named function, else
 /// the synthetic main (whose ranges are the file's).

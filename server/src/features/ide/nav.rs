@@ -4,9 +4,13 @@
 
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
-use vox_syntax::{SyntaxKind as K, SyntaxToken, TextRange};
+use vox_syntax::{SyntaxKind as K, SyntaxToken, SyntaxTree, TextRange};
 
-use super::*;
+use crate::diagnostics::uri_of;
+use crate::session::path_of;
+use crate::session::Snapshot;
+
+use super::defs::*;
 
 /// Whether the name token `tok` (a use of a local or parameter) is written here: the target of
 /// an assignment (`x = …`, `x += …`).

@@ -2,10 +2,18 @@
 //! finds `area_flat`), ranked exact, prefix, word-boundary, then any subsequence; within a rank
 //! shorter names first, then by name, file and position, so the order never depends on hashing.
 
+use std::path::PathBuf;
+
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
+use vox_syntax::TextRange;
 
-use super::*;
+use crate::convert::{self};
+use crate::diagnostics::uri_of;
+use crate::session::Snapshot;
+
+use super::defs::*;
+use super::outline::*;
 
 /// How well `query` (lower case) matches `name`: 0 exact, 1 prefix, 2 every run of matched
 /// characters starts a word (`area_flat` for `arfl`, `af`, `flat`), 3 a subsequence; `None`
