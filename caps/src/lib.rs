@@ -16,6 +16,7 @@
 mod check;
 mod duration;
 mod legacy;
+mod one_line;
 mod set;
 mod size;
 mod token;
@@ -28,17 +29,3 @@ pub use legacy::{parse_legacy_directive, LegacyDirective, LEGACY_WORDS};
 pub use set::{CapSet, FsRoot};
 pub use size::{parse_limit, parse_size};
 pub use token::{parse_token, CapsError, EnvGrant, RandomGrant, TimeGrant, Token};
-
-/// Escapes control characters, so a path holding a newline cannot break the one-line messages
-/// the spec pins, nor an escape sequence rewrite the terminal.
-fn one_line(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control() {
-            out.extend(c.escape_debug());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}

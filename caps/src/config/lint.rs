@@ -5,8 +5,8 @@ use std::ops::Range;
 
 use toml_edit::{Item, TableLike};
 
-use super::vox_toml::{type_name, value_span, Locator};
-use super::{ConfigError, ConfigSection};
+use super::locator::{type_name, value_span, Locator};
+use super::types::{ConfigError, ConfigSection};
 
 /// `[lint]`: `select = ["D", "I001"]`, `ignore = ["D004"]`, `exclude = ["vendor/**"]` and
 /// `[lint.severity] D002 = "warning"`. Every code is validated; the empty default changes

@@ -9,110 +9,25 @@
 //! The edits in [`set_caps_vox_toml`], [`set_caps_tasks_json`] and [`set_caps_launch_json`] are
 //! pure functions from old text to new text that keep the user's comments and layout.
 
+mod ceilings;
 mod edit;
 mod lint;
+mod locator;
+mod text;
+mod types;
 mod vox_toml;
 mod vscode;
 
 use std::path::{Path, PathBuf};
 
-use crate::{parse_token, CapSet, CapsError};
+use crate::set::CapSet;
+use crate::token::{parse_token, CapsError, Token};
+
+use text::{line_col, strip_bom};
 
 pub use edit::{entry_name_for, set_caps_launch_json, set_caps_tasks_json, set_caps_vox_toml};
 pub use lint::LintConfig;
-
-/// One run configuration: a `[run.NAME]` entry of `Vox.toml`, a `"type": "vox"` task of
-/// `.vscode/tasks.json` or a `"type": "vox"` configuration of `.vscode/launch.json`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RunConfig {
-    /// The `Vox.toml` entry name, the task `label` or the launch configuration `name`.
-    pub name: String,
-    /// The script, resolved against the directory of `Vox.toml` (or the workspace root for the
-    /// VS Code files).
-    pub script: PathBuf,
-    /// The working directory, resolved the same way (default: that directory).
-    pub cwd: PathBuf,
-    /// `None` when the entry has no `caps` key; `Some(vec![])` means none.
-    pub caps: Option<Vec<String>>,
-    /// Ceilings by flag name without dashes (`max-steps`), as given (integers or size strings).
-    pub ceilings: Vec<(String, String)>,
-    pub args: Vec<String>,
-    /// Where the entry is written.
-    pub origin: ConfigOrigin,
-}
-
-/// Which of the three files holds a run configuration.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ConfigKind {
-    /// `Vox.toml`, a `[run.NAME]` entry.
-    VoxToml,
-    /// `.vscode/tasks.json`, a task of type `"vox"`.
-    Tasks,
-    /// `.vscode/launch.json`, a configuration of type `"vox"`.
-    Launch,
-}
-
-impl ConfigKind {
-    /// The file's name as people write it.
-    pub fn file_name(self) -> &'static str {
-        match self {
-            ConfigKind::VoxToml => "Vox.toml",
-            ConfigKind::Tasks => "tasks.json",
-            ConfigKind::Launch => "launch.json",
-        }
-    }
-}
-
-/// Where a run configuration is written: the file and the 1-based line and column (in Unicode
-/// scalars) of the `[run.NAME]` header or of the `{` of the JSON object.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfigOrigin {
-    pub file: PathBuf,
-    pub kind: ConfigKind,
-    pub line: u32,
-    pub column: u32,
-}
-
-/// Which part of a configuration file an error is about; it only changes the wording of
-/// [`ConfigError`]'s `Display`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ConfigSection {
-    /// The file as a whole (unreadable, bad syntax) or a run configuration in it.
-    Run,
-    /// The `[lint]` table of `Vox.toml`.
-    Lint,
-}
-
-/// An invalid configuration file: where and why (`config.invalid`, decision 39). The message
-/// says what happened and what to write instead.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfigError {
-    pub file: PathBuf,
-    /// 1-based line and column (in Unicode scalars) of the offending value, when known.
-    pub line: u32,
-    pub column: u32,
-    pub message: String,
-    pub section: ConfigSection,
-}
-
-impl std::fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let what = match self.section {
-            ConfigSection::Run => "invalid run configuration",
-            ConfigSection::Lint => "invalid lint configuration",
-        };
-        write!(
-            f,
-            "{}:{}:{}: {what}: {}",
-            self.file.display(),
-            self.line,
-            self.column,
-            self.message
-        )
-    }
-}
-
-impl std::error::Error for ConfigError {}
+pub use types::{ConfigError, ConfigKind, ConfigOrigin, ConfigSection, RunConfig};
 
 /// Everything the workspace configures: run configurations from all three files and the
 /// `[lint]` table. A file that is invalid contributes one error and nothing else; the other
@@ -127,17 +42,6 @@ pub struct WorkspaceConfig {
     pub errors: Vec<ConfigError>,
 }
 
-/// Ceiling keys of a run configuration (the `vox run` flag names without dashes).
-pub(crate) const CEILINGS: &[&str] = &[
-    "max-steps",
-    "max-depth",
-    "max-memory",
-    "max-disk",
-    "max-files",
-    "max-output",
-    "timeout",
-];
-
 /// The nearest `Vox.toml` walking up from `start` (a directory).
 pub fn find_vox_toml(start: &Path) -> Option<PathBuf> {
     let mut dir = Some(start);
@@ -149,29 +53,6 @@ pub fn find_vox_toml(start: &Path) -> Option<PathBuf> {
         dir = d.parent();
     }
     None
-}
-
-/// 1-based line and column (in Unicode scalars) of byte `offset` in `text`; an offset inside a
-/// character counts from that character, one past the end from the end.
-pub(crate) fn line_col(text: &str, offset: usize) -> (u32, u32) {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    let before = &text[..offset];
-    let line = before.matches('\n').count() as u32 + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u32 + 1;
-    (line, col)
-}
-
-/// The text without a leading byte order mark: positions are reported as editors show them.
-pub(crate) fn strip_bom(text: &str) -> &str {
-    text.strip_prefix('\u{feff}').unwrap_or(text)
-}
-
-/// Escapes control characters so a message stays on one line.
-pub(crate) fn one_line(text: &str) -> String {
-    crate::one_line(&text.replace('\n', "; "))
 }
 
 /// Reads a configuration file: `Ok(None)` when it does not exist.
@@ -381,7 +262,7 @@ pub fn resolve_run(script: &Path, name: Option<&str>) -> Result<Option<RunConfig
 
 /// The tokens of a run configuration parsed against its `cwd` as `vox run` parses them; an
 /// error is the line `vox run` prints before exiting 1.
-pub fn run_tokens(config: &RunConfig) -> Result<Vec<crate::Token>, String> {
+pub fn run_tokens(config: &RunConfig) -> Result<Vec<Token>, String> {
     config
         .caps
         .iter()
@@ -403,18 +284,4 @@ pub fn config_caps(config: &RunConfig) -> Result<CapSet, CapsError> {
         .map(|t| parse_token(t, &config.cwd))
         .collect::<Result<Vec<_>, _>>()?;
     CapSet::from_tokens(&tokens)
-}
-
-/// Checks a ceiling value of a run configuration: `timeout` is seconds or a duration (`90s`,
-/// `5m`, `1h`), every other ceiling an integer or a size (`32MiB`). The error says what to write.
-pub(crate) fn check_ceiling(key: &str, value: &str) -> Result<(), String> {
-    if key == "timeout" {
-        crate::parse_duration_secs(value).map(|_| ()).map_err(|e| {
-            format!("{e}; write seconds or a duration such as \"90s\", \"5m\" or \"1h\"")
-        })
-    } else {
-        crate::parse_size(value)
-            .map(|_| ())
-            .map_err(|e| format!("{e}; write an integer or a size such as \"32MiB\""))
-    }
 }
