@@ -222,7 +222,7 @@ fn new_run_fix(cx: &FileCx<'_>, namespace: &str, token: &str) -> Option<crate::F
     let entry = std::iter::once(stem.clone())
         .chain((2..).map(|i| format!("{stem}-{i}")))
         .find(|n| !taken(n))?;
-    let inferred = vox_analysis::render_tokens(&vox_analysis::inferred_caps(cx.db, cx.file), root);
+    let inferred = vox_analysis::render_tokens(vox_analysis::inferred_caps(cx.db, cx.file), root);
     let mut caps: Vec<String> = inferred
         .tokens
         .into_iter()
