@@ -11,13 +11,15 @@ mod options;
 mod registry;
 mod rules;
 mod suppress;
+mod workspace;
 
-pub use context::{FileCx, WorkspaceInfo};
+pub use context::FileCx;
 pub use finding::{Applicability, ChainStep, Edit, Finding, Fix, Severity};
 pub use memo::FileMemo;
 pub use options::{known_codes, known_pattern, LintOptions};
 pub use registry::{rule, RuleInfo, RULES};
 pub use rules::caps_check::NEW_RUN_TITLE;
+pub use workspace::WorkspaceInfo;
 
 use std::sync::Arc;
 

@@ -2,7 +2,7 @@
 //! `--determinism`; I rules are off unless selected, errors under `--strict`; C001 is an error,
 //! the other C and L rules warnings; `[lint.severity]` wins over all of that.
 
-use crate::Severity;
+use crate::finding::Severity;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LintOptions {

@@ -1,6 +1,7 @@
 //! One file per rule. Each exports `check`, documented with what it flags and why.
 
-use crate::{FileCx, Finding, Severity};
+use crate::context::FileCx;
+use crate::finding::{Finding, Severity};
 
 pub mod check;
 pub mod syntax;
