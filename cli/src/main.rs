@@ -7,6 +7,7 @@ mod doctor;
 mod lint;
 mod memory;
 mod output;
+mod parallel;
 mod render;
 mod run;
 mod workspace;
