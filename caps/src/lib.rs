@@ -8,7 +8,9 @@
 //!   legacy `// vox:caps` directive ([`parse_legacy_directive`]);
 //! - the gates: [`check_path`] for the filesystem, [`check`] for every other namespace, both
 //!   returning a [`Denial`] that names the narrowest token that would have allowed the call;
-//! - size strings for the ceiling flags ([`parse_size`]).
+//! - size strings for the ceiling flags ([`parse_size`]);
+//! - the rule registry ([`rules::RULES`]): every lint rule's code, name and default severity,
+//!   which `vox-lints` runs and `Vox.toml`'s `[lint]` table is checked against.
 //!
 //! Nothing here prints or exits: callers turn errors into the one-line messages the spec pins,
 //! which [`CapsError::render`] and [`Denial::message`] build.
@@ -23,6 +25,7 @@ mod token;
 
 pub mod config;
 pub mod lexical;
+pub mod rules;
 pub use check::{check, check_path, Access, Denial, Need, Resolved};
 pub use duration::{parse_duration_secs, DURATION_FORMS};
 pub use legacy::{parse_legacy_directive, LegacyDirective, LEGACY_WORDS};
