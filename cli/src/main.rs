@@ -10,6 +10,7 @@ mod output;
 mod parallel;
 mod render;
 mod run;
+mod test_runner;
 mod workspace;
 
 use std::path::PathBuf;
@@ -139,7 +140,7 @@ fn main() -> ExitCode {
             flags,
             target,
             only,
-        } => run::test(flags, target, only),
+        } => test_runner::test(flags, target, only),
         Command::Doctor => doctor::run(),
         Command::Lsp { stdio: _ } => vox_server::run_stdio(),
         Command::Lint(flags) => lint::run(flags),
