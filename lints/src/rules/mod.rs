@@ -83,3 +83,17 @@ pub static ALL: LazyLock<Vec<RuleInfo>> = LazyLock::new(|| {
         })
         .collect()
 });
+
+#[cfg(test)]
+mod tests {
+    use super::ALL;
+
+    /// Every rule of the registry has its check here, in the registry's order (a rule added to
+    /// `vox_caps::rules` without one would stop the first lint).
+    #[test]
+    fn every_rule_of_the_registry_has_a_check() {
+        let codes: Vec<&str> = ALL.iter().map(|r| r.code).collect();
+        let registry: Vec<&str> = vox_caps::rules::RULES.iter().map(|r| r.code).collect();
+        assert_eq!(codes, registry);
+    }
+}
