@@ -7,7 +7,7 @@ use std::fmt;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-use crate::one_line;
+use crate::one_line::one_line;
 use crate::set::CapSet;
 use crate::token::{EnvGrant, RandomGrant, TimeGrant, Token};
 

@@ -8,7 +8,9 @@
 //!   legacy `// vox:caps` directive ([`parse_legacy_directive`]);
 //! - the gates: [`check_path`] for the filesystem, [`check`] for every other namespace, both
 //!   returning a [`Denial`] that names the narrowest token that would have allowed the call;
-//! - size strings for the ceiling flags ([`parse_size`]).
+//! - size strings for the ceiling flags ([`parse_size`]);
+//! - the rule registry ([`rules::RULES`]): every lint rule's code, name and default severity,
+//!   which `vox-lints` runs and `Vox.toml`'s `[lint]` table is checked against.
 //!
 //! Nothing here prints or exits: callers turn errors into the one-line messages the spec pins,
 //! which [`CapsError::render`] and [`Denial::message`] build.
@@ -16,29 +18,17 @@
 mod check;
 mod duration;
 mod legacy;
+mod one_line;
 mod set;
 mod size;
 mod token;
 
 pub mod config;
 pub mod lexical;
+pub mod rules;
 pub use check::{check, check_path, Access, Denial, Need, Resolved};
 pub use duration::{parse_duration_secs, DURATION_FORMS};
 pub use legacy::{parse_legacy_directive, LegacyDirective, LEGACY_WORDS};
 pub use set::{CapSet, FsRoot};
 pub use size::{parse_limit, parse_size};
 pub use token::{parse_token, CapsError, EnvGrant, RandomGrant, TimeGrant, Token};
-
-/// Escapes control characters, so a path holding a newline cannot break the one-line messages
-/// the spec pins, nor an escape sequence rewrite the terminal.
-fn one_line(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control() {
-            out.extend(c.escape_debug());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}

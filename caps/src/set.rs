@@ -521,7 +521,7 @@ mod tests {
         let reparsed: Vec<Token> = printed
             .iter()
             .filter(|t| !t.starts_with("fs:"))
-            .map(|t| crate::parse_token(t, Path::new("/")).unwrap())
+            .map(|t| crate::token::parse_token(t, Path::new("/")).unwrap())
             .chain([Token::FsRw(PathBuf::from("/srv"))])
             .collect();
         assert_eq!(set(&reparsed), s);

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use vox_lints::{Finding, Severity, WorkspaceInfo};
 
-use crate::{lint, output, workspace};
+use crate::{output, parallel, workspace};
 
 pub fn run(files: &[PathBuf]) -> i32 {
     for path in files {
@@ -37,11 +37,11 @@ pub fn run(files: &[PathBuf]) -> i32 {
         .collect();
     let order: Vec<vox_analysis::SourceFile> =
         abs.iter().filter_map(|p| by_path.get(p).copied()).collect();
-    let threads = lint::threads(None);
+    let threads = parallel::threads(None);
     if threads > 1 {
         checks_in_parallel(&loaded.db, &order, threads);
     }
-    let results = lint::parallel(&loaded.db, &order, threads, |db, f| {
+    let results = parallel::parallel(&loaded.db, &order, threads, |db, f| {
         vox_lints::check_file(db, *f, &info)
     });
     let texts = output::Texts::new(&loaded);
@@ -97,7 +97,7 @@ fn checks_in_parallel(
     // Longest first: a script's `main` can be a tenth of its file, and started last it would
     // leave the other workers idle.
     fns.sort_by_key(|f| std::cmp::Reverse(f.text(db).len()));
-    lint::parallel(db, &fns, threads, |db, f| {
+    parallel::parallel(db, &fns, threads, |db, f| {
         let _ = vox_analysis::fn_checks(db, *f);
     });
 }

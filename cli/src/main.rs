@@ -7,8 +7,10 @@ mod doctor;
 mod lint;
 mod memory;
 mod output;
+mod parallel;
 mod render;
 mod run;
+mod test_runner;
 mod workspace;
 
 use std::path::PathBuf;
@@ -138,7 +140,7 @@ fn main() -> ExitCode {
             flags,
             target,
             only,
-        } => run::test(flags, target, only),
+        } => test_runner::test(flags, target, only),
         Command::Doctor => doctor::run(),
         Command::Lsp { stdio: _ } => vox_server::run_stdio(),
         Command::Lint(flags) => lint::run(flags),

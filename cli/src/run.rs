@@ -68,8 +68,8 @@ pub struct RunFlags {
 }
 
 /// Prints one terminal event (human or JSON) on stderr.
-struct Reporter {
-    json: bool,
+pub(crate) struct Reporter {
+    pub(crate) json: bool,
 }
 
 impl Reporter {
@@ -347,12 +347,12 @@ fn report_exc(exc: &Exc, prog: &Program, rep: &Reporter) -> i32 {
 /// included) or SIGINT/SIGTERM cut it short. Then every process it started is ended; after any
 /// other end (its last statement, `process.exit`, a runtime error, a denial) its
 /// `spawn_background` children survive.
-fn stopped(result: &Result<(), Exc>) -> bool {
+pub(crate) fn stopped(result: &Result<(), Exc>) -> bool {
     matches!(result, Err(Exc::Ceiling { .. } | Exc::Interrupted))
 }
 
 /// The run's deadline, `secs` from now (none when that is past what the clock can represent).
-fn deadline(secs: u64) -> Option<Instant> {
+pub(crate) fn deadline(secs: u64) -> Option<Instant> {
     Instant::now().checked_add(Duration::from_secs(secs))
 }
 
@@ -363,15 +363,15 @@ fn run_exit_commands(ctx: &mut RunContext) {
     vox_runtime::effects::run_exit_commands(ctx);
 }
 
-struct Prepared {
-    ctx: RunContext,
+pub(crate) struct Prepared {
+    pub(crate) ctx: RunContext,
     shown: String,
     path: PathBuf,
 }
 
 use vox_caps::config::RunConfig;
 
-fn prepare(
+pub(crate) fn prepare(
     flags: &RunFlags,
     file: &Path,
     user_args: &[String],
@@ -474,7 +474,7 @@ fn prepare(
 }
 
 /// Loads the program, printing syntax or import errors.
-fn load_program(p: &mut Prepared, rep: &Reporter) -> Result<Program, i32> {
+pub(crate) fn load_program(p: &mut Prepared, rep: &Reporter) -> Result<Program, i32> {
     let ctx = &mut p.ctx;
     let mut gate = |path: &Path| -> Result<PathBuf, Exc> {
         ctx.fs_path("fs.import", &path.to_string_lossy(), vox_caps::Access::Read)
@@ -554,7 +554,7 @@ fn watchdog(secs: u64) {
         });
 }
 
-const STACK_SIZE: usize = 1 << 30;
+pub(crate) const STACK_SIZE: usize = 1 << 30;
 
 /// `vox run FILE [-- ARGS]`.
 pub fn run(flags: RunFlags, file: PathBuf, args: Vec<String>) -> i32 {
@@ -639,182 +639,5 @@ pub fn run(flags: RunFlags, file: PathBuf, args: Vec<String>) -> i32 {
             eprintln!("vox: cannot start the interpreter thread: {e}");
             101
         }
-    }
-}
-
-/// One test's result.
-struct TestResult {
-    name: String,
-    failure: Option<String>,
-    output: (String, String),
-}
-
-fn vox_files(path: &Path, out: &mut Vec<PathBuf>) {
-    if path.is_dir() {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
-            .into_iter()
-            .flatten()
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .collect();
-        entries.sort();
-        for e in entries {
-            vox_files(&e, out);
-        }
-    } else if path.extension().is_some_and(|e| e == "vox") {
-        out.push(path.to_path_buf());
-    }
-}
-
-/// `vox test FILE|DIR [--test NAME]`: each `@test` in a fresh interpreter (decisions.md 28).
-pub fn test(flags: RunFlags, target: PathBuf, only: Option<String>) -> i32 {
-    let mut files = Vec::new();
-    if !target.exists() {
-        eprintln!(
-            "vox: cannot read {}: no such file or directory",
-            target.display()
-        );
-        return 2;
-    }
-    vox_files(&target, &mut files);
-    let handle = std::thread::Builder::new()
-        .stack_size(STACK_SIZE)
-        .name("vox-test".into())
-        .spawn(move || {
-            let mut passed = 0usize;
-            let mut failed = 0usize;
-            let silent = Reporter { json: false };
-            // Background children of tests that ended normally outlive their test (and the run).
-            let mut survivors: Vec<u32> = Vec::new();
-            vox_runtime::context::install_interrupt_handlers();
-            'files: for file in files {
-                let mut prepared = match prepare(&flags, &file, &[], true) {
-                    Ok(p) => p,
-                    Err((_, msg)) => {
-                        println!("test {} ... FAILED: {msg}", file.display());
-                        failed += 1;
-                        continue;
-                    }
-                };
-                let prog = match load_program(&mut prepared, &silent) {
-                    Ok(p) => p,
-                    Err(_) => {
-                        println!(
-                            "test {} ... FAILED: the file could not be loaded (see above)",
-                            file.display()
-                        );
-                        failed += 1;
-                        continue;
-                    }
-                };
-                let entry = prog.files.last().expect("loaded");
-                let names: Vec<String> = entry
-                    .hir
-                    .tests
-                    .iter()
-                    .filter_map(|&id| {
-                        entry.hir.functions[id as usize]
-                            .name
-                            .as_deref()
-                            .map(str::to_string)
-                    })
-                    .filter(|n| only.as_deref().is_none_or(|o| o == n))
-                    .collect();
-                for name in names {
-                    let fresh = match prepare(&flags, &file, &[], true) {
-                        Ok(p) => p,
-                        Err((_, msg)) => {
-                            println!("test {name} ... FAILED: {msg}");
-                            failed += 1;
-                            continue;
-                        }
-                    };
-                    let mut ctx = fresh.ctx;
-                    if let Some(secs) = ctx.limits.timeout_secs {
-                        ctx.deadline = deadline(secs);
-                    }
-                    ctx.spared = survivors.clone();
-                    let mut interp = Interp::new(&prog, ctx);
-                    let r = interp.run_test(&name);
-                    // Each test is a run: its processes end with it (decision 48).
-                    vox_runtime::effects::end_run(&mut interp.ctx, stopped(&r));
-                    survivors = std::mem::take(&mut interp.ctx.spared);
-                    survivors.extend_from_slice(&interp.ctx.background);
-                    let output = interp.ctx.captured();
-                    let failure = match r {
-                        Ok(()) => None,
-                        Err(Exc::Exit(0)) => None,
-                        Err(e) => Some(describe_failure(&e, &prog)),
-                    };
-                    let result = TestResult {
-                        name,
-                        failure,
-                        output,
-                    };
-                    match &result.failure {
-                        None => {
-                            passed += 1;
-                            println!("test {} ... ok", result.name);
-                        }
-                        Some(why) => {
-                            failed += 1;
-                            println!("test {} ... FAILED: {why}", result.name);
-                            let (out, err) = &result.output;
-                            if !out.is_empty() {
-                                println!("---- {} stdout ----\n{}", result.name, out.trim_end());
-                            }
-                            if !err.is_empty() {
-                                println!("---- {} stderr ----\n{}", result.name, err.trim_end());
-                            }
-                        }
-                    }
-                    if vox_runtime::context::interrupted() {
-                        break 'files;
-                    }
-                }
-            }
-            println!("{passed} passed, {failed} failed");
-            if vox_runtime::context::interrupted() {
-                // The whole `vox test` run is stopped: the survivors of earlier tests end too.
-                vox_jail::lifetime::end_descendants(&[]);
-                eprintln!("vox: interrupted");
-                return 130;
-            }
-            if failed > 0 {
-                1
-            } else {
-                0
-            }
-        });
-    match handle {
-        Ok(h) => h.join().unwrap_or_else(|_| {
-            vox_jail::lifetime::end_descendants(&[]);
-            101
-        }),
-        Err(_) => 101,
-    }
-}
-
-fn describe_failure(e: &Exc, prog: &Program) -> String {
-    let at = |loc: &Option<Loc>| {
-        loc.map(|l| {
-            let (f, line, col) = prog.loc_text(l);
-            format!(" at {f}:{line}:{col}")
-        })
-        .unwrap_or_default()
-    };
-    match e {
-        Exc::Error { message, loc } | Exc::Panic { message, loc } => {
-            format!("{message}{}", at(loc))
-        }
-        Exc::Denied { what, token, loc } => {
-            format!("capability denied: {what} \u{2014} {token}{}", at(loc))
-        }
-        Exc::Quota { hint, loc, .. } => {
-            format!("capability denied: fs.quota \u{2014} {hint}{}", at(loc))
-        }
-        Exc::Ceiling { kind, limit, .. } => format!("ceiling {kind:?} exceeded ({limit})"),
-        Exc::Unconfinable { reason, .. } => format!("cannot confine child: {reason}"),
-        Exc::Exit(n) => format!("process.exit({n})"),
-        Exc::Interrupted => "interrupted".to_string(),
     }
 }

@@ -98,7 +98,7 @@ pub fn load(
     // Parse every file on all cores first (each file once), then follow imports to files outside
     // the walked paths.
     let all: Vec<SourceFile> = loaded.ws.files(&loaded.db).values().copied().collect();
-    crate::lint::parallel(&loaded.db, &all, crate::lint::threads(None), |db, f| {
+    crate::parallel::parallel(&loaded.db, &all, crate::parallel::threads(None), |db, f| {
         let _ = vox_analysis::resolve_imports(db, *f);
     });
     while add_imported(&mut loaded) {}
@@ -123,7 +123,7 @@ fn changed_on_disk(path: &Path) -> ! {
 /// Every file of `paths`, in order, read on all cores (a file's read is mostly system calls:
 /// a workspace of hundreds of files takes tens of milliseconds on one core).
 fn read_all(paths: &[PathBuf]) -> Vec<std::io::Result<Text>> {
-    let threads = crate::lint::threads(None).min(paths.len() / 64).max(1);
+    let threads = crate::parallel::threads(None).min(paths.len() / 64).max(1);
     if threads == 1 {
         return paths.iter().map(|p| read_text(p)).collect();
     }

@@ -59,17 +59,6 @@ fn is_word(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
-/// How often `name` occurs as a whole word.
-fn occurrences(src: &str, name: &str) -> usize {
-    src.match_indices(name)
-        .filter(|(i, _)| {
-            let before = src[..*i].chars().next_back();
-            let after = src[i + name.len()..].chars().next();
-            !before.is_some_and(is_word) && !after.is_some_and(is_word)
-        })
-        .count()
-}
-
 /// Where statements may be inserted: after the leading comments, or after `fn main() {`.
 fn insert_at_start(src: &str, lines: &str) -> String {
     if let Some(i) = src.find("fn main() {\n") {

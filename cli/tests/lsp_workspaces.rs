@@ -192,7 +192,7 @@ fn second_folder(client: &str) {
         .unwrap_or_else(|| panic!("{client}: no C001 fix in {all:?}"));
     let edit = lsp.action_edit(fix);
     let changed = apply_workspace_edit(&edit, lsp.utf8);
-    assert_eq!(changed, [toml.clone()], "{client}");
+    assert_eq!(changed, std::slice::from_ref(&toml), "{client}");
     let text = std::fs::read_to_string(&toml).unwrap();
     assert!(text.contains("caps = [\"env:ro\"]"), "{client}: {text}");
     assert_eq!(lsp.shutdown(), Some(0));

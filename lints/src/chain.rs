@@ -10,8 +10,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use vox_analysis::{entry_points, file_calls, fn_base, Db, FnDef, SourceFile};
 use vox_syntax::TextRange;
 
-use crate::context::WorkspaceInfo;
-use crate::ChainStep;
+use crate::finding::ChainStep;
+use crate::workspace::WorkspaceInfo;
 
 fn fn_name(db: &dyn Db, f: FnDef<'_>) -> String {
     let n = f.name(db);

@@ -1,109 +1,15 @@
 //! What a rule sees of one file: its text and tree, each function's facts with the offset its
 //! relative ranges start at, the run configurations of the script, and the workspace.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use vox_analysis::facts::FnFacts;
 use vox_analysis::{file_syntax, fn_base, fn_facts, Db, FileItems, FileSyntax, FnDef, SourceFile};
 use vox_caps::config::RunConfig;
-use vox_syntax::{LineIndex, TextRange};
+use vox_syntax::TextRange;
 
-/// D005's literals that collide with an earlier one: by file, then the literal's range → the
-/// earlier literal's file, text and range.
-pub(crate) type Collisions = HashMap<PathBuf, HashMap<(u32, u32), (PathBuf, String, TextRange)>>;
-
-/// The workspace around the file being linted: its root and run configurations.
-pub struct WorkspaceInfo {
-    pub root: PathBuf,
-    pub runs: Vec<RunConfig>,
-    /// Path literals colliding by case or normalisation with an earlier one, built once (D005).
-    pub(crate) path_literals: OnceLock<Arc<Collisions>>,
-    /// For each file, the workspace files that import it, built once (chains).
-    importers: OnceLock<HashMap<SourceFile, Vec<SourceFile>>>,
-    /// Each run configuration's script, canonical, computed once (every file asks).
-    run_scripts: OnceLock<Vec<SameFile>>,
-}
-
-impl WorkspaceInfo {
-    pub fn new(root: PathBuf, runs: Vec<RunConfig>) -> WorkspaceInfo {
-        WorkspaceInfo {
-            root,
-            runs,
-            path_literals: OnceLock::new(),
-            importers: OnceLock::new(),
-            run_scripts: OnceLock::new(),
-        }
-    }
-
-    /// The workspace files that import `file` directly, in path order.
-    pub fn importers(&self, db: &dyn Db, file: SourceFile) -> Vec<SourceFile> {
-        let map = self.importers.get_or_init(|| {
-            let mut map: HashMap<SourceFile, Vec<SourceFile>> = HashMap::new();
-            for f in db.workspace().files(db).values() {
-                for t in &vox_analysis::resolve_imports(db, *f).targets {
-                    if let vox_analysis::ImportTarget::File(target) = t {
-                        let v = map.entry(*target).or_default();
-                        if !v.contains(f) {
-                            v.push(*f);
-                        }
-                    }
-                }
-            }
-            map
-        });
-        map.get(&file).cloned().unwrap_or_default()
-    }
-
-    /// The range of a run configuration's entry in its file (C001/C002 are reported there too).
-    pub fn entry_range(&self, run: &RunConfig) -> TextRange {
-        let text = std::fs::read(&run.origin.file).unwrap_or_default();
-        let offset = LineIndex::new(&text).offset(
-            vox_syntax::LineCol {
-                line: run.origin.line.saturating_sub(1),
-                col: run.origin.column.saturating_sub(1),
-            },
-            vox_syntax::ColumnUnit::Char,
-        );
-        TextRange::new(offset, offset)
-    }
-
-    /// The run configurations whose `script` is `path`.
-    pub fn runs_for(&self, path: &Path) -> Vec<&RunConfig> {
-        if self.runs.is_empty() {
-            return Vec::new();
-        }
-        let scripts = self
-            .run_scripts
-            .get_or_init(|| self.runs.iter().map(|r| SameFile::of(&r.script)).collect());
-        let want = SameFile::of(path);
-        self.runs
-            .iter()
-            .zip(scripts)
-            .filter(|(_, s)| **s == want)
-            .map(|(r, _)| r)
-            .collect()
-    }
-}
-
-/// What makes two paths the same file: its device and inode when it exists (one `stat`, where
-/// resolving every symbolic link of a path reads each directory on the way), else the path.
-#[derive(PartialEq, Eq)]
-enum SameFile {
-    Inode(u64, u64),
-    Path(PathBuf),
-}
-
-impl SameFile {
-    fn of(path: &Path) -> SameFile {
-        use std::os::unix::fs::MetadataExt;
-        match std::fs::metadata(path) {
-            Ok(m) => SameFile::Inode(m.dev(), m.ino()),
-            Err(_) => SameFile::Path(path.to_path_buf()),
-        }
-    }
-}
+use crate::workspace::WorkspaceInfo;
 
 pub struct FileCx<'a> {
     pub db: &'a dyn Db,
@@ -129,7 +35,7 @@ pub struct FileCx<'a> {
     runs: std::cell::OnceCell<Vec<&'a RunConfig>>,
     /// Configuration fixes by key (the same for every finding of a rule in the file; each one
     /// reads and edits a configuration file).
-    config_fixes: std::cell::RefCell<Vec<(String, Vec<crate::Fix>)>>,
+    config_fixes: std::cell::RefCell<Vec<(String, Vec<crate::finding::Fix>)>>,
 }
 
 impl<'a> FileCx<'a> {
@@ -158,8 +64,8 @@ impl<'a> FileCx<'a> {
     pub fn config_fixes(
         &self,
         key: &str,
-        make: impl FnOnce() -> Vec<crate::Fix>,
-    ) -> Vec<crate::Fix> {
+        make: impl FnOnce() -> Vec<crate::finding::Fix>,
+    ) -> Vec<crate::finding::Fix> {
         if let Some((_, fixes)) = self.config_fixes.borrow().iter().find(|(k, _)| k == key) {
             return fixes.clone();
         }
@@ -171,7 +77,7 @@ impl<'a> FileCx<'a> {
     }
 
     /// The call chain from an entry point to `f` (empty when `f` is one, or unreachable).
-    pub fn chain_to(&self, f: FnDef<'a>) -> Vec<crate::ChainStep> {
+    pub fn chain_to(&self, f: FnDef<'a>) -> Vec<crate::finding::ChainStep> {
         self.chains
             .get_or_init(|| crate::chain::Chains::new(self.db, self.file, self.ws))
             .to(self.db, f)
@@ -272,15 +178,15 @@ impl<'a> FileCx<'a> {
     pub fn finding(
         &self,
         code: &str,
-        severity: crate::Severity,
+        severity: crate::finding::Severity,
         range: TextRange,
         message: impl Into<String>,
-    ) -> crate::Finding {
-        crate::Finding::new(code, severity, self.path.clone(), range, message)
+    ) -> crate::finding::Finding {
+        crate::finding::Finding::new(code, severity, self.path.clone(), range, message)
     }
 
-    pub fn edit(&self, range: TextRange, new_text: impl Into<String>) -> crate::Edit {
-        crate::Edit {
+    pub fn edit(&self, range: TextRange, new_text: impl Into<String>) -> crate::finding::Edit {
+        crate::finding::Edit {
             file: self.path.clone(),
             range,
             new_text: new_text.into(),

@@ -24,7 +24,9 @@ use vox_analysis::facts::{CallTarget, FnFacts, PathShape};
 use vox_analysis::{fn_base, fn_facts, FnDef, SourceFile};
 use vox_syntax::TextRange;
 
-use crate::{FileCx, Finding, LintOptions};
+use crate::context::FileCx;
+use crate::finding::Finding;
+use crate::options::LintOptions;
 
 /// What [`crate::lint_file_memo`] keeps of one lint of a file for the next.
 pub struct FileMemo {

@@ -2,7 +2,7 @@
 //! `--determinism`; I rules are off unless selected, errors under `--strict`; C001 is an error,
 //! the other C and L rules warnings; `[lint.severity]` wins over all of that.
 
-use crate::Severity;
+use crate::finding::Severity;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LintOptions {
@@ -26,7 +26,7 @@ fn matches(code: &str, pat: &str) -> bool {
 /// `[lint]` accepts the same (`vox_caps::config::LintConfig`).
 pub fn known_pattern(pat: &str) -> bool {
     !pat.is_empty()
-        && (crate::registry::RULES
+        && (vox_caps::rules::RULES
             .iter()
             .any(|r| r.code.starts_with(pat))
             || ["syntax", "check", "config"]
@@ -36,7 +36,7 @@ pub fn known_pattern(pat: &str) -> bool {
 
 /// Every rule code, comma-separated (for messages about unknown codes).
 pub fn known_codes() -> String {
-    let mut codes: Vec<&str> = crate::registry::RULES.iter().map(|r| r.code).collect();
+    let mut codes: Vec<&str> = vox_caps::rules::RULES.iter().map(|r| r.code).collect();
     codes.sort_unstable();
     codes.join(", ")
 }

@@ -1,5 +1,6 @@
-//! The rule table: code, name, one-line summary and default severity of every rule, for the
-//! driver, the SARIF `rules` array and the documentation links.
+//! The rule table: code, name, one-line summary and default severity of every rule (listed once,
+//! in `vox_caps::rules`) with its check, for the driver, the SARIF `rules` array and the
+//! documentation links.
 
 pub use crate::rules::RuleInfo;
 

@@ -5,8 +5,10 @@
 
 use vox_syntax::TextRange;
 
+use crate::context::FileCx;
 use crate::finding::Held;
-use crate::{Applicability, FileCx, Finding, Fix, LintOptions};
+use crate::finding::{Applicability, Finding, Fix};
+use crate::options::LintOptions;
 
 pub(crate) struct Suppression {
     pub codes: Vec<String>,

@@ -14,9 +14,9 @@ use jsonc_parser::common::Ranged;
 use jsonc_parser::cst::{CstInputValue, CstRootNode};
 use toml_edit::{Document, Item, Key, Value};
 
-use super::vox_toml::{self, syntax_error, type_name, value_span};
+use super::locator::{syntax_error, type_name, value_span, Locator};
+use super::types::{ConfigError, ConfigKind, ConfigSection};
 use super::vscode::{self, shape, Shape};
-use super::{ConfigError, ConfigKind, ConfigSection};
 
 /// The name for a new run configuration of `script`: its file stem, with `-2`, `-3`, … when
 /// that name is taken (decision 15).
@@ -45,7 +45,7 @@ pub fn set_caps_vox_toml(
 ) -> Result<String, ConfigError> {
     let (bom, body) = split_bom(text);
     let path = Path::new("Vox.toml");
-    let loc = vox_toml::Locator { text: body, path };
+    let loc = Locator { text: body, path };
     let doc = Document::parse(body).map_err(|e| syntax_error(&loc, &e))?;
     let nl = newline(body);
     let root = doc.as_table();
@@ -389,7 +389,7 @@ fn append_toml_entry(
 /// Adds `caps = [...]` to an entry that has none: on the line after `script` (with the same
 /// indentation and dotted prefix), or inside an inline table.
 fn insert_toml_caps(
-    loc: &vox_toml::Locator<'_>,
+    loc: &Locator<'_>,
     item: &Item,
     table: &dyn toml_edit::TableLike,
     caps: &[String],

@@ -5,8 +5,10 @@ use std::ops::Range;
 
 use toml_edit::{Item, TableLike};
 
-use super::vox_toml::{type_name, value_span, Locator};
-use super::{ConfigError, ConfigSection};
+use crate::rules::RULES;
+
+use super::locator::{type_name, value_span, Locator};
+use super::types::{ConfigError, ConfigSection};
 
 /// `[lint]`: `select = ["D", "I001"]`, `ignore = ["D004"]`, `exclude = ["vendor/**"]` and
 /// `[lint.severity] D002 = "warning"`. Every code is validated; the empty default changes
@@ -23,14 +25,32 @@ pub struct LintConfig {
     pub exclude: Vec<String>,
 }
 
-/// Rule families and how many codes each has (analysis.md §1).
-const FAMILIES: &[(char, u32)] = &[('D', 7), ('I', 4), ('C', 5), ('L', 2)];
-
-const KNOWN: &str = "a prefix (D, I, C, L) or a code (D001–D007, I001–I004, C001–C005, L001–L002), or `syntax`, `check`, `config` and their codes";
+/// What `[lint]` accepts, for messages: each rule family (in the registry's order) with its
+/// first and last code, then the finding groups.
+fn known() -> String {
+    let mut families: Vec<(char, &str, &str)> = Vec::new();
+    for r in RULES {
+        let letter = r.code.chars().next().unwrap_or('?');
+        match families.last_mut() {
+            Some((l, _, last)) if *l == letter => *last = r.code,
+            _ => families.push((letter, r.code, r.code)),
+        }
+    }
+    let prefixes: Vec<String> = families.iter().map(|(l, _, _)| l.to_string()).collect();
+    let codes: Vec<String> = families
+        .iter()
+        .map(|(_, first, last)| format!("{first}\u{2013}{last}"))
+        .collect();
+    format!(
+        "a prefix ({}) or a code ({}), or `syntax`, `check`, `config` and their codes",
+        prefixes.join(", "),
+        codes.join(", ")
+    )
+}
 
 /// Whether `code` can match some finding's code, as `--select` and `--ignore` accept it: a
-/// rule code (`D001`) or a prefix of one (`D`, `D00`), or a `syntax`, `check` or `config` code
-/// or prefix (`check`, `check.unknown-method`).
+/// rule code of the registry (`D001`) or a prefix of one (`D`, `D00`), or a `syntax`, `check` or
+/// `config` code or prefix (`check`, `check.unknown-method`).
 fn is_known(code: &str) -> bool {
     if ["syntax", "check", "config"].iter().any(|g| {
         code == *g
@@ -40,19 +60,7 @@ fn is_known(code: &str) -> bool {
     }) {
         return true;
     }
-    let mut chars = code.chars();
-    let Some(letter) = chars.next() else {
-        return false;
-    };
-    let Some(&(_, count)) = FAMILIES.iter().find(|(l, _)| *l == letter) else {
-        return false;
-    };
-    let digits = chars.as_str();
-    if digits.len() > 3 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return false;
-    }
-    // Some code DNNN, 1 ≤ NNN ≤ count, starts with these digits.
-    (1..=count).any(|n| format!("{n:03}").starts_with(digits))
+    !code.is_empty() && RULES.iter().any(|r| r.code.starts_with(code))
 }
 
 /// What to write instead of an unknown code.
@@ -61,7 +69,7 @@ fn unknown_code(code: &str, place: &str) -> String {
     if upper != code && is_known(&upper) {
         format!("unknown rule `{code}` in {place}; write `{upper}` (codes are upper case)")
     } else {
-        format!("unknown rule `{code}` in {place}; write {KNOWN}")
+        format!("unknown rule `{code}` in {place}; write {}", known())
     }
 }
 
@@ -204,4 +212,39 @@ fn strings(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{is_known, known};
+
+    #[test]
+    fn known_lists_the_registry_families() {
+        assert_eq!(
+            known(),
+            "a prefix (D, I, C, L) or a code (D001\u{2013}D007, I001\u{2013}I004, C001\u{2013}C005, L001\u{2013}L002), or `syntax`, `check`, `config` and their codes"
+        );
+    }
+
+    #[test]
+    fn known_codes_and_prefixes() {
+        for ok in [
+            "D",
+            "D00",
+            "D007",
+            "I004",
+            "C",
+            "C005",
+            "L002",
+            "check",
+            "syntax.semicolon",
+        ] {
+            assert!(is_known(ok), "{ok}");
+        }
+        for bad in [
+            "", "D008", "D0071", "D000", "d001", "X", "I005", "check.", "syntax-x",
+        ] {
+            assert!(!is_known(bad), "{bad}");
+        }
+    }
 }

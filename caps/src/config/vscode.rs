@@ -7,10 +7,9 @@ use jsonc_parser::ast::{Object, Value};
 use jsonc_parser::common::Ranged;
 use jsonc_parser::{parse_to_ast, CollectOptions, ParseOptions};
 
-use super::{
-    line_col, one_line, strip_bom, ConfigError, ConfigKind, ConfigOrigin, ConfigSection, RunConfig,
-    CEILINGS,
-};
+use super::ceilings::{check_ceiling, CEILINGS};
+use super::text::{line_col, one_line, strip_bom};
+use super::types::{ConfigError, ConfigKind, ConfigOrigin, ConfigSection, RunConfig};
 
 /// What VS Code accepts in these files: JSON plus comments and trailing commas.
 pub(super) fn options() -> ParseOptions {
@@ -284,7 +283,7 @@ fn entry(
                 ))
             }
         };
-        if let Err(hint) = super::check_ceiling(key, &value) {
+        if let Err(hint) = check_ceiling(key, &value) {
             return Err(loc.err(
                 p.value.start(),
                 format!("\"{key}\" of a vox {what} in {file}: {hint}"),

@@ -7,7 +7,7 @@ use codespan_reporting::diagnostic::{Diagnostic, Label, Severity as CsSeverity};
 use codespan_reporting::term::{self, Config};
 use vox_lints::{Finding, Severity};
 
-use super::{by_file, shown, Texts};
+use super::texts::{by_file, shown, Texts};
 use crate::render::{self, DisplaySource, ShownFile};
 
 /// Hands each finding's excerpt to `emit` as soon as it is made (a workspace's output is never

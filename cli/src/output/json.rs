@@ -7,7 +7,8 @@ use serde_json::{json, Value};
 use vox_lints::{Applicability, Finding};
 use vox_syntax::TextRange;
 
-use super::{indented, shown, Texts};
+use super::pretty::indented;
+use super::texts::{shown, Texts};
 
 fn range(texts: &Texts, file: &Path, r: TextRange) -> Value {
     let ((l, c), (el, ec)) = texts.range(file, r);

@@ -10,7 +10,8 @@ use serde_json::{json, Value};
 use vox_lints::{Finding, Severity, RULES};
 use vox_syntax::TextRange;
 
-use super::{indented, shown, Texts};
+use super::pretty::indented;
+use super::texts::{shown, Texts};
 
 const DOCS: &str = "https://github.com/vox-lang/vox/blob/main/docs/rules";
 

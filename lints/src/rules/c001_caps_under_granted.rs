@@ -8,7 +8,8 @@ use vox_syntax::{Severity, TextRange};
 use vox_analysis::local_effects;
 
 use super::caps_check::{imports_ok, reachable, run_caps, satisfies, token_for};
-use crate::{FileCx, Finding};
+use crate::context::FileCx;
+use crate::finding::Finding;
 
 /// `run` lacks `token`, which `by` needs; with the fix that adds it.
 fn lacks(
@@ -35,7 +36,11 @@ fn lacks(
 }
 
 /// Adds the missing token to the configuration (unsafe: it grants authority).
-fn add_fix(cx: &FileCx<'_>, run: &vox_caps::config::RunConfig, token: &str) -> Option<crate::Fix> {
+fn add_fix(
+    cx: &FileCx<'_>,
+    run: &vox_caps::config::RunConfig,
+    token: &str,
+) -> Option<crate::finding::Fix> {
     let mut caps: Vec<String> = run.caps.iter().flatten().cloned().collect();
     caps.push(token.to_string());
     super::caps_check::config_fix(
@@ -43,7 +48,7 @@ fn add_fix(cx: &FileCx<'_>, run: &vox_caps::config::RunConfig, token: &str) -> O
         run,
         &caps,
         format!("Add `{token}` to run configuration `{}`", run.name),
-        crate::Applicability::Unsafe,
+        crate::finding::Applicability::Unsafe,
     )
 }
 

@@ -11,7 +11,8 @@ use vox_syntax::TextRange;
 
 use super::caps_check::{resolve, satisfies};
 use super::sites::W;
-use crate::{FileCx, Finding};
+use crate::context::FileCx;
+use crate::finding::Finding;
 
 fn used(token: &Token, caps: &InferredCaps, cwd: &Path) -> bool {
     let need = |k: EffectKind| caps.needs.iter().any(|n| n.effect.kind == k);
@@ -93,7 +94,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                 run,
                 &kept,
                 format!("Remove `{t}` from run configuration `{}`", run.name),
-                crate::Applicability::Safe,
+                crate::finding::Applicability::Safe,
             );
             f.fixes.extend(fix.clone());
             out.push(f);

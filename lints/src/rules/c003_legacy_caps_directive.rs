@@ -12,7 +12,8 @@ use vox_syntax::TextRange;
 
 use super::caps_check::satisfies;
 use super::sites::W;
-use crate::{Applicability, FileCx, Finding, Fix};
+use crate::context::FileCx;
+use crate::finding::{Applicability, Finding, Fix};
 
 fn word_for(kind: EffectKind) -> &'static str {
     match kind {

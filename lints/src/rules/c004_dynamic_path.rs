@@ -5,7 +5,8 @@
 use vox_analysis::facts::{Access, PathFact};
 
 use super::sites::W;
-use crate::{FileCx, Finding};
+use crate::context::FileCx;
+use crate::finding::Finding;
 
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
     for (_, facts, base) in cx.functions() {

@@ -3,7 +3,8 @@
 //! run ends (decision 48 keeps `spawn_background` children alive at a normal end).
 
 use super::sites::{each_site, W};
-use crate::{FileCx, Finding};
+use crate::context::FileCx;
+use crate::finding::Finding;
 
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
     each_site(

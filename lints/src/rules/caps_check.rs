@@ -9,7 +9,7 @@ use vox_caps::{CapSet, EnvGrant, RandomGrant, TimeGrant};
 
 use vox_syntax::TextRange;
 
-use crate::FileCx;
+use crate::context::FileCx;
 
 /// The path an fs need touches, resolved like the runtime does: the nearest existing ancestor
 /// canonicalised, the rest appended.
@@ -131,8 +131,8 @@ pub fn config_fix(
     run: &vox_caps::config::RunConfig,
     caps: &[String],
     title: String,
-    applicability: crate::Applicability,
-) -> Option<crate::Fix> {
+    applicability: crate::finding::Applicability,
+) -> Option<crate::finding::Fix> {
     use vox_caps::config::ConfigKind;
     let old = std::fs::read_to_string(&run.origin.file).ok()?;
     let rel = |root: &Path| {
@@ -165,8 +165,8 @@ fn minimal_fix(
     old: &str,
     new: &str,
     title: String,
-    applicability: crate::Applicability,
-) -> Option<crate::Fix> {
+    applicability: crate::finding::Applicability,
+) -> Option<crate::finding::Fix> {
     if new == old {
         return None;
     }
@@ -185,10 +185,10 @@ fn minimal_fix(
     while !old.is_char_boundary(a.len() - suf) || !new.is_char_boundary(b.len() - suf) {
         suf -= 1;
     }
-    Some(crate::Fix {
+    Some(crate::finding::Fix {
         title,
         applicability,
-        edits: vec![crate::Edit {
+        edits: vec![crate::finding::Edit {
             file,
             range: TextRange::new(pre as u32, (a.len() - suf) as u32),
             new_text: new[pre..b.len() - suf].to_string(),
@@ -203,7 +203,7 @@ pub const NEW_RUN_TITLE: &str = "Create run configuration";
 /// For a script with no run configuration: a Vox.toml entry for it (in the workspace's Vox.toml,
 /// created if missing) with the inferred caps, the `namespace` tokens replaced by `token`
 /// (`time:frozen=0`, `random:seed=0`). Unsafe: it grants authority.
-fn new_run_fix(cx: &FileCx<'_>, namespace: &str, token: &str) -> Option<crate::Fix> {
+fn new_run_fix(cx: &FileCx<'_>, namespace: &str, token: &str) -> Option<crate::finding::Fix> {
     let root = &cx.ws.root;
     let rel = cx.path.strip_prefix(root).ok()?;
     let rel: Vec<String> = rel
@@ -222,7 +222,7 @@ fn new_run_fix(cx: &FileCx<'_>, namespace: &str, token: &str) -> Option<crate::F
     let entry = std::iter::once(stem.clone())
         .chain((2..).map(|i| format!("{stem}-{i}")))
         .find(|n| !taken(n))?;
-    let inferred = vox_analysis::render_tokens(&vox_analysis::inferred_caps(cx.db, cx.file), root);
+    let inferred = vox_analysis::render_tokens(vox_analysis::inferred_caps(cx.db, cx.file), root);
     let mut caps: Vec<String> = inferred
         .tokens
         .into_iter()
@@ -235,11 +235,17 @@ fn new_run_fix(cx: &FileCx<'_>, namespace: &str, token: &str) -> Option<crate::F
             .ok()?;
     let title = format!("{NEW_RUN_TITLE} `{entry}` in Vox.toml with `{token}`");
     match old {
-        Some(old) => minimal_fix(file, &old, &new, title, crate::Applicability::Unsafe),
-        None => Some(crate::Fix {
+        Some(old) => minimal_fix(
+            file,
+            &old,
+            &new,
             title,
-            applicability: crate::Applicability::Unsafe,
-            edits: vec![crate::Edit {
+            crate::finding::Applicability::Unsafe,
+        ),
+        None => Some(crate::finding::Fix {
+            title,
+            applicability: crate::finding::Applicability::Unsafe,
+            edits: vec![crate::finding::Edit {
                 file,
                 range: TextRange::new(0, 0),
                 new_text: new,
@@ -264,7 +270,7 @@ pub fn with_pinned(run: &vox_caps::config::RunConfig, namespace: &str, token: &s
 
 /// One fix per run configuration of the script that does not pin the stream yet: replace its
 /// `NAMESPACE:*` tokens with `token`. Unsafe: the run then sees another clock (or stream).
-pub fn pin_fixes(cx: &FileCx<'_>, f: &mut crate::Finding, namespace: &str, token: &str) {
+pub fn pin_fixes(cx: &FileCx<'_>, f: &mut crate::finding::Finding, namespace: &str, token: &str) {
     // `time:frozen=0` pins with `time:frozen=`, `random:seed=0` with `random:seed=`.
     let pins = &token[..token.find('=').map_or(token.len(), |i| i + 1)];
     let fixes = cx.config_fixes(token, || {
@@ -288,7 +294,7 @@ pub fn pin_fixes(cx: &FileCx<'_>, f: &mut crate::Finding, namespace: &str, token
                 run,
                 &caps,
                 format!("Add `{token}` to run configuration `{}`", run.name),
-                crate::Applicability::Unsafe,
+                crate::finding::Applicability::Unsafe,
             ));
         }
         fixes

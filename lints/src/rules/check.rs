@@ -5,7 +5,8 @@
 use vox_analysis::{import_errors, ImportError};
 use vox_syntax::Severity;
 
-use crate::{FileCx, Finding};
+use crate::context::FileCx;
+use crate::finding::Finding;
 
 /// Every check: [`per_function`], then [`imports`].
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>, full: bool) {

@@ -3,7 +3,8 @@
 //! last bits differ between machines. `math.*` is the portable libm, bit-identical everywhere.
 //! Exact operations (`sqrt`, `floor`, `abs`, …) are not flagged. Safe fix: the `math.*` form.
 
-use crate::{Applicability, FileCx, Finding, Fix};
+use crate::context::FileCx;
+use crate::finding::{Applicability, Finding, Fix};
 
 use super::sites::W;
 

@@ -11,7 +11,8 @@ use vox_syntax::TextRange;
 
 use super::order::leaks;
 use super::sites::W;
-use crate::{Applicability, FileCx, Finding, Fix};
+use crate::context::FileCx;
+use crate::finding::{Applicability, Finding, Fix};
 
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
     for (src, what, _) in leaks(cx, OrderKind::Map) {

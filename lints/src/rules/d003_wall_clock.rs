@@ -5,7 +5,8 @@
 //! time as an argument.
 
 use super::sites::{each_site, W};
-use crate::{FileCx, Finding};
+use crate::context::FileCx;
+use crate::finding::Finding;
 
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
     if super::caps_check::pinned_by_every_run(cx, "time:frozen=") {

@@ -8,7 +8,8 @@
 //! the interpreter's message and now stops with the fix's.
 
 use super::sites::W;
-use crate::{Applicability, FileCx, Finding, Fix};
+use crate::context::FileCx;
+use crate::finding::{Applicability, Finding, Fix};
 
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
     // The workspace query looks at every function: asked only for a finding that depends on the

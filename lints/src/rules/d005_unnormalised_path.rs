@@ -16,15 +16,16 @@ use vox_analysis::facts::PathShape;
 use vox_syntax::TextRange;
 
 use super::sites::W;
-use crate::{Applicability, FileCx, Finding, Fix};
+use crate::context::FileCx;
+use crate::finding::{Applicability, Finding, Fix};
 
 /// Literals of the workspace that collide with an earlier one (file order, then position): by
 /// file, then literal range → the earlier literal's file, text and range. Built once per
 /// workspace.
 pub(crate) fn collisions(
     db: &dyn vox_analysis::Db,
-    info: &crate::WorkspaceInfo,
-) -> Arc<crate::context::Collisions> {
+    info: &crate::workspace::WorkspaceInfo,
+) -> Arc<crate::workspace::Collisions> {
     info.path_literals
         .get_or_init(|| {
             let files: Vec<(&PathBuf, vox_analysis::SourceFile)> = db
@@ -50,7 +51,7 @@ pub(crate) fn collisions(
             }
             all.sort_by_key(|&(i, _, r)| (i, r.start));
             let mut first: FxHashMap<Cow<'_, str>, usize> = FxHashMap::default();
-            let mut out = crate::context::Collisions::new();
+            let mut out = crate::workspace::Collisions::new();
             for (k, &(i, lit, r)) in all.iter().enumerate() {
                 // Only literals that differ from their folded form can collide with another.
                 match first.entry(fold_key(lit)) {

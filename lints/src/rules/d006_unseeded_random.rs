@@ -4,7 +4,8 @@
 //! flagged (decision 8). Fix: add `random:seed=0` to the run configuration.
 
 use super::sites::{each_site, W};
-use crate::{FileCx, Finding};
+use crate::context::FileCx;
+use crate::finding::Finding;
 
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
     if super::caps_check::pinned_by_every_run(cx, "random:seed=") {

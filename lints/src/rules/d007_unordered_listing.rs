@@ -11,7 +11,8 @@ use vox_syntax::TextRange;
 
 use super::order::leaks;
 use super::sites::W;
-use crate::{Applicability, FileCx, Finding, Fix};
+use crate::context::FileCx;
+use crate::finding::{Applicability, Finding, Fix};
 
 /// The listing together with the unwrap that follows it (`?`, `.unwrap()`, `.expect(…)`,
 /// `.unwrap_or(…)`), so sorting applies to the list.

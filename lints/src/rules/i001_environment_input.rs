@@ -2,7 +2,8 @@
 //! environment, arguments or working directory: the output depends on where the script runs.
 //! Opt-in (`--select I`, `--strict`).
 
-use crate::{FileCx, Finding};
+use crate::context::FileCx;
+use crate::finding::Finding;
 
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
     super::inputs::report(

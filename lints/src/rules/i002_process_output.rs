@@ -2,7 +2,8 @@
 //! `run_capture*`): the script's output then depends on that program and its version.
 //! Opt-in (`--select I`, `--strict`).
 
-use crate::{FileCx, Finding};
+use crate::context::FileCx;
+use crate::finding::Finding;
 
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
     super::inputs::report(

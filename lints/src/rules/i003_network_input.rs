@@ -1,7 +1,8 @@
 //! I003 network-input: `http.*` answers depend on a server and the moment of the request.
 //! Opt-in (`--select I`, `--strict`).
 
-use crate::{FileCx, Finding};
+use crate::context::FileCx;
+use crate::finding::Finding;
 
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
     super::inputs::report(

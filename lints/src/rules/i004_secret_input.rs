@@ -1,7 +1,8 @@
 //! I004 secret-input: `secrets.*` values differ between machines (and must not reach output).
 //! Opt-in (`--select I`, `--strict`).
 
-use crate::{FileCx, Finding};
+use crate::context::FileCx;
+use crate::finding::Finding;
 
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
     super::inputs::report(

@@ -1,7 +1,8 @@
 //! Shared by I001–I004: a finding at each call of the matching builtins, with its chain.
 
 use super::sites::{each_site, W};
-use crate::{FileCx, Finding};
+use crate::context::FileCx;
+use crate::finding::Finding;
 
 pub fn report(
     cx: &FileCx<'_>,

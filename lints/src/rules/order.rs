@@ -10,7 +10,7 @@ use vox_analysis::facts::OrderKind;
 use vox_analysis::{callee, fn_facts, summary};
 use vox_syntax::TextRange;
 
-use crate::FileCx;
+use crate::context::FileCx;
 
 /// Where an order first shows, written into a rule's message as it is (no string of its own:
 /// a finding-dense file has hundreds).

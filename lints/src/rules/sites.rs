@@ -5,7 +5,8 @@ use vox_analysis::facts::EffectSite;
 use vox_syntax::TextRange;
 
 use crate::chain::describe;
-use crate::{FileCx, Finding, Severity};
+use crate::context::FileCx;
+use crate::finding::{Finding, Severity};
 
 /// Calls `report` for each builtin call whose `(ns, name)` matches, and pushes what it returns,
 /// with the chain attached.
@@ -31,7 +32,7 @@ pub fn each_site(
 pub fn attach_chain(
     cx: &FileCx<'_>,
     finding: &mut Finding,
-    steps: &[crate::ChainStep],
+    steps: &[crate::finding::ChainStep],
     f: vox_analysis::FnDef<'_>,
 ) {
     if steps.is_empty() {

@@ -1,6 +1,7 @@
 //! `syntax.*`: the parser's diagnostics (voxscript.md §3.6), with their fixes as safe fixes.
 
-use crate::{Applicability, FileCx, Finding, Fix};
+use crate::context::FileCx;
+use crate::finding::{Applicability, Finding, Fix};
 
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
     for d in &cx.syntax.diagnostics {
