@@ -1,0 +1,287 @@
+//! A snapshot of one workspace: a database handle and immutable copies, which a request works
+//! on while newer edits go on (and cancel it).
+
+use super::settings::*;
+use crate::base::lock;
+use crate::convert::{self, Encoding};
+use ropey::Rope;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use vox_analysis::{AnalysisDb, ImportTarget, SourceFile};
+use vox_caps::config::WorkspaceConfig;
+use vox_lints::{Finding, LintOptions, WorkspaceInfo};
+
+/// Per open script and kind of lint (with fixes or without), what its last lint found in each
+/// function ([`vox_lints::FileMemo`]), so that the next lint after an edit inside one function
+/// lints only that function again.
+pub type Memos = Arc<std::sync::Mutex<HashMap<(PathBuf, bool), vox_lints::FileMemo>>>;
+
+/// Syntax trees of open documents, parsed with no database handle held (`Backend::pretree`), so
+/// that an edit arriving while a large file is parsed for a request does not wait for the parse:
+/// a database handle is only let go between queries. A request's view uses the tree whose text is
+/// the analysed text, else the database's own parse.
+pub type Trees = Arc<std::sync::Mutex<Vec<(PathBuf, Arc<[u8]>, Arc<vox_syntax::SyntaxTree>)>>>;
+
+/// Trees kept (the documents a client asks about at once).
+pub const KEPT_TREES: usize = 2;
+
+/// The inferred tokens of a script for a run from `cwd`.
+pub fn inferred_tokens(snap: &Snapshot, path: &Path, cwd: &Path) -> Option<vox_analysis::Tokens> {
+    let file = snap.file(path)?;
+    if vox_analysis::parse(&snap.db, file).has_errors() {
+        return None;
+    }
+    let inferred = vox_analysis::inferred_caps(&snap.db, file);
+    Some(vox_analysis::render_tokens(inferred, cwd))
+}
+
+pub fn rope_bytes(rope: &Rope) -> Vec<u8> {
+    let mut out = Vec::with_capacity(rope.len_bytes());
+    for chunk in rope.chunks() {
+        out.extend_from_slice(chunk.as_bytes());
+    }
+    out
+}
+
+/// What a request needs, independent of later edits: a database handle (cancelled by the next
+/// write) and immutable copies of the rest.
+pub struct Snapshot {
+    pub db: AnalysisDb,
+    pub root: PathBuf,
+    pub files: Arc<BTreeMap<PathBuf, SourceFile>>,
+    pub docs: Arc<HashMap<PathBuf, Doc>>,
+    pub config: Arc<WorkspaceConfig>,
+    pub info: Arc<WorkspaceInfo>,
+    pub opts: LintOptions,
+    pub settings: Settings,
+    pub exclude: Arc<Option<ignore::overrides::Override>>,
+    pub encoding: Encoding,
+    pub revision: u64,
+    /// Raised when the client cancels the request this snapshot serves.
+    pub cancel: crate::work::CancelFlag,
+    pub trees: Trees,
+    pub memos: Memos,
+    /// The workspace's diagnostics generation ([`Session::generation`]).
+    pub generation: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Snapshot {
+    /// What changes whenever an input other than `path`'s text does (`None` for a script that
+    /// is not open: only open scripts keep a lint memo).
+    pub fn stamp(&self, path: &Path) -> Option<u64> {
+        let d = self.docs.get(path)?;
+        Some(self.revision - d.keystrokes)
+    }
+
+    /// Counts a request's steps and stops it when it was cancelled or an edit waits
+    /// ([`crate::work`]).
+    pub fn ticker(&self) -> crate::work::Ticker<'_> {
+        crate::work::Ticker::new(&self.db, &self.cancel)
+    }
+
+    pub fn file(&self, path: &Path) -> Option<SourceFile> {
+        self.files.get(path).copied()
+    }
+
+    /// The syntax tree of `file`: one parsed ahead for this text if there is one, else the
+    /// database's.
+    pub fn tree(&self, path: &Path, file: SourceFile) -> Arc<vox_syntax::SyntaxTree> {
+        let text = file.text(&self.db).get();
+        let trees = lock(&self.trees);
+        if let Some((_, _, t)) = trees
+            .iter()
+            .find(|(p, t, _)| p == path && (Arc::ptr_eq(t, &text) || **t == *text))
+        {
+            return t.clone();
+        }
+        drop(trees);
+        vox_analysis::parse(&self.db, file).clone()
+    }
+
+    pub fn excluded(&self, path: &Path) -> bool {
+        match &*self.exclude {
+            Some(o) => o.matched(path, false).is_ignore(),
+            None => false,
+        }
+    }
+
+    /// The rope of a file: the open buffer, else the analysed text.
+    pub fn rope(&self, path: &Path) -> Rope {
+        if let Some(d) = self.docs.get(path) {
+            return d.rope.clone();
+        }
+        if let Some(f) = self.files.get(path) {
+            return convert::rope_of(&f.text(&self.db).get());
+        }
+        match std::fs::read(path) {
+            Ok(b) => convert::rope_of(&b),
+            Err(_) => Rope::new(),
+        }
+    }
+
+    pub fn text(&self, path: &Path) -> Option<String> {
+        if let Some(d) = self.docs.get(path) {
+            return Some(d.rope.to_string());
+        }
+        if let Some(f) = self.files.get(path) {
+            return Some(String::from_utf8_lossy(&f.text(&self.db).get()).into_owned());
+        }
+        std::fs::read(path)
+            .ok()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    }
+
+    /// The files related to `path` by imports, either way, transitively.
+    pub fn related(&self, path: &Path) -> std::collections::BTreeSet<PathBuf> {
+        let db = &self.db;
+        let mut edges: Vec<(PathBuf, PathBuf)> = Vec::new();
+        for (p, f) in self.files.iter() {
+            for t in &vox_analysis::resolve_imports(db, *f).targets {
+                if let ImportTarget::File(g) = t {
+                    edges.push((p.clone(), g.path(db).clone()));
+                }
+            }
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        let mut todo = vec![path.to_path_buf()];
+        while let Some(p) = todo.pop() {
+            for (a, b) in &edges {
+                let next = if *a == p {
+                    b
+                } else if *b == p {
+                    a
+                } else {
+                    continue;
+                };
+                if seen.insert(next.clone()) {
+                    todo.push(next.clone());
+                }
+            }
+        }
+        seen
+    }
+
+    /// `file`'s own findings, from its memo ([`Memos`]); the memo is taken out while the lint
+    /// runs (a lint cancelled by an edit drops it, and the next lint is a whole one).
+    fn lint_with_memo(
+        &self,
+        path: &Path,
+        file: SourceFile,
+        opts: &LintOptions,
+        stamp: u64,
+    ) -> Vec<Arc<Finding>> {
+        let key = (path.to_path_buf(), opts.skip_fixes);
+        let mut memo = lock(&self.memos).remove(&key);
+        let found = vox_lints::lint_file_memo(&self.db, file, &self.info, opts, &mut memo, stamp);
+        if let Some(m) = memo {
+            lock(&self.memos).insert(key, m);
+        }
+        found
+    }
+
+    /// The findings scripts report on their run configuration entries in `path` (a Vox.toml,
+    /// tasks.json or launch.json): C001 and C002 (decision 39).
+    pub fn config_findings(&self, path: &Path) -> Vec<Finding> {
+        let mut scripts: Vec<PathBuf> = self
+            .config
+            .runs
+            .iter()
+            .filter(|r| r.origin.file == path)
+            .map(|r| r.script.clone())
+            .collect();
+        scripts.sort();
+        scripts.dedup();
+        let mut out = Vec::new();
+        for script in scripts {
+            let Some(file) = self.file(&script) else {
+                continue;
+            };
+            out.extend(
+                vox_lints::lint_file(&self.db, file, &self.info, &self.opts)
+                    .into_iter()
+                    .filter(|f| f.file == path),
+            );
+        }
+        Finding::sort_unique(&mut out);
+        out
+    }
+
+    /// The findings `vox lint` reports in `path`: those of its own lint, and those the files
+    /// importing it (directly or not) report there (C001 at an imported call, import errors),
+    /// merged as the CLI merges them.
+    pub fn findings(&self, path: &Path) -> Vec<Arc<Finding>> {
+        self.findings_with(path, &self.opts)
+    }
+
+    /// As [`Self::findings`] without their fixes: what published diagnostics show (code actions,
+    /// hovers and proofs ask [`Self::findings`]).
+    pub fn shown_findings(&self, path: &Path) -> Vec<Arc<Finding>> {
+        let opts = LintOptions {
+            skip_fixes: true,
+            ..self.opts.clone()
+        };
+        self.findings_with(path, &opts)
+    }
+
+    /// Shared with the file's lint memo: the findings of functions an edit did not touch are the
+    /// memo's, not copies.
+    fn findings_with(&self, path: &Path, opts: &LintOptions) -> Vec<Arc<Finding>> {
+        let Some(file) = self.file(path) else {
+            return Vec::new();
+        };
+        if self.excluded(path) {
+            return Vec::new();
+        }
+        let db = &self.db;
+        // Reverse import edges, followed from `file`.
+        let mut importers: BTreeMap<PathBuf, SourceFile> = BTreeMap::new();
+        importers.insert(path.to_path_buf(), file);
+        let mut frontier = vec![file];
+        let all: Vec<(PathBuf, SourceFile)> =
+            self.files.iter().map(|(p, f)| (p.clone(), *f)).collect();
+        let mut edges: Vec<(SourceFile, Vec<SourceFile>)> = Vec::new();
+        for (_, f) in &all {
+            let targets: Vec<SourceFile> = vox_analysis::resolve_imports(db, *f)
+                .targets
+                .iter()
+                .filter_map(|t| match t {
+                    ImportTarget::File(g) => Some(*g),
+                    ImportTarget::Missing(_) => None,
+                })
+                .collect();
+            if !targets.is_empty() {
+                edges.push((*f, targets));
+            }
+        }
+        while let Some(g) = frontier.pop() {
+            for (f, targets) in &edges {
+                if targets.contains(&g) {
+                    let p = f.path(db).clone();
+                    if !importers.contains_key(&p) && !self.excluded(&p) {
+                        importers.insert(p, *f);
+                        frontier.push(*f);
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for z in importers.values() {
+            match self.stamp(path).filter(|_| *z == file) {
+                Some(stamp) => out.extend(
+                    self.lint_with_memo(path, file, opts, stamp)
+                        .into_iter()
+                        .filter(|f| f.file == path),
+                ),
+                None => out.extend(
+                    vox_lints::lint_file(db, *z, &self.info, opts)
+                        .into_iter()
+                        .filter(|f| f.file == path)
+                        .map(Arc::new),
+                ),
+            }
+        }
+        Finding::sort_unique(&mut out);
+        out
+    }
+}
