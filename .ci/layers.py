@@ -168,8 +168,56 @@ def show(m):
     return "::".join(m) or "(root)"
 
 
-def main():
-    repo = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+def self_test():
+    """The check can fail: a made-up crate with a loop through the root's re-export, a glob
+    loop and a long file must be reported; the same crate without them must pass."""
+    import contextlib
+    import io
+    import tempfile
+
+    def run(files):
+        with tempfile.TemporaryDirectory() as repo:
+            for path, text in files.items():
+                full = os.path.join(repo, "demo", path)
+                os.makedirs(os.path.dirname(full), exist_ok=True)
+                with open(full, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                code = main([repo])
+            return code, out.getvalue()
+
+    clean = {
+        "Cargo.toml": "[package]\nname = \"demo\"\n",
+        "src/lib.rs": "mod a;\nmod b;\npub use a::A;\n",
+        "src/a.rs": "use crate::b::B;\npub struct A(B);\n",
+        "src/b.rs": "pub struct B;\n#[cfg(test)]\nmod tests {\n    use super::*;\n    use crate::a::A;\n}\n",
+    }
+    code, out = run(clean)
+    assert code == 0, out
+    looped = dict(clean)
+    looped["src/b.rs"] = "use crate::A;\npub struct B;\n"
+    code, out = run(looped)
+    assert code == 1 and "import loop between (root), a, b" in out, out
+    globbed = dict(clean)
+    globbed["src/b/mod.rs"] = "mod c;\npub use c::C;\npub struct B;\n"
+    globbed["src/b/c.rs"] = "use super::*;\npub struct C;\n"
+    del globbed["src/b.rs"]
+    code, out = run(globbed)
+    assert code == 1 and "import loop between b, b::c" in out, out
+    long = dict(clean)
+    long["src/b.rs"] = "pub struct B;\n" + "// line\n" * 900
+    code, out = run(long)
+    assert code == 1 and "over 800" in out, out
+    print("layers self-test: loops and long files are found")
+    return 0
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv == ["--self-test"]:
+        return self_test()
+    repo = argv[0] if argv else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     problems = 0
     for crate in sorted(os.listdir(repo)):
         src = os.path.join(repo, crate, "src")
