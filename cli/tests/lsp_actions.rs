@@ -161,18 +161,60 @@ fn clients_without_document_changes_get_changes() {
     );
     assert!(a["edit"]["documentChanges"].is_null());
     assert!(a["edit"]["changes"][uri(&ws.path(".vscode/tasks.json"))].is_array());
-    // A file that does not exist (.vscode/launch.json) is not offered. This test used to pin
-    // an insertion into the missing launch.json through `changes`; but LSP 3.17 lets a server
-    // create a file only with a `CreateFile` operation in `documentChanges`, for a client whose
-    // `workspace.workspaceEdit.resourceOperations` lists `create`, and a text edit of a file
-    // that does not exist is invalid: a strict client rejects the whole edit (or, worse, fails
-    // to apply it half-way). This client can do neither, so the action is left out.
+    // A file that does not exist (.vscode/launch.json): LSP 3.17 lets a server create a file
+    // only with a `CreateFile` operation in `documentChanges`, for a client whose
+    // `workspace.workspaceEdit.resourceOperations` lists `create`, and a text edit of a file that
+    // does not exist is invalid (a strict client rejects the whole edit). This client can do
+    // neither, so the action carries no edit: its command `vox.applyEdit` has the server create
+    // the empty file, then ask the client to apply an edit of a file that exists by then.
     assert!(!ws.path(".vscode/launch.json").exists());
-    let titles: Vec<&str> = all.iter().filter_map(|a| a["title"].as_str()).collect();
-    assert!(
-        !titles.contains(&"Run with inferred capabilities: add to .vscode/launch.json"),
-        "{titles:?}"
+    let a = find(
+        &all,
+        "Run with inferred capabilities: add to .vscode/launch.json",
     );
+    assert!(a["edit"].is_null(), "an edit of a missing file: {a}");
+    assert_eq!(a["command"]["command"], "vox.applyEdit", "{a}");
+    let launch = uri(&ws.path(".vscode/launch.json"));
+    assert_eq!(
+        a["command"]["arguments"][0]["create"],
+        json!([launch]),
+        "{a}"
+    );
+    let r = lsp
+        .request(
+            "workspace/executeCommand",
+            json!({"command": a["command"]["command"], "arguments": a["command"]["arguments"]}),
+        )
+        .unwrap();
+    assert_eq!(r["applied"], true, "{r}");
+    assert_eq!(
+        read(&ws.path(".vscode/launch.json")),
+        "",
+        "created empty first"
+    );
+    let (method, params) = lsp.server_requests.last().unwrap().clone();
+    assert_eq!(method, "workspace/applyEdit");
+    let edits = params["edit"]["changes"][&launch]
+        .as_array()
+        .unwrap()
+        .clone();
+    let filled = apply_edits("", &edits, false);
+    assert!(filled.contains("\"type\": \"vox\""), "{filled}");
+    // Only run configuration files are created that way.
+    let err = lsp
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "vox.applyEdit", "arguments": [{"create": [uri(&ws.path("evil.sh"))], "edit": {}}]}),
+        )
+        .expect_err("not a configuration file");
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("not a run configuration file"),
+        "{err}"
+    );
+    assert!(!ws.path("evil.sh").exists());
     assert_eq!(lsp.shutdown(), Some(0));
 }
 

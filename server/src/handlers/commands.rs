@@ -60,6 +60,40 @@ pub async fn execute(backend: &Backend, params: ExecuteCommandParams) -> Result<
                 .cloned()
                 .and_then(|e| serde_json::from_value(e).ok())
                 .ok_or_else(|| invalid_params("missing or invalid \"edit\""))?;
+            // Files the edit fills that the client cannot create (it lacks resourceOperations
+            // `create`): made here, empty, before the edit is sent. Only run configuration files
+            // of a workspace (Vox.toml, .vscode/tasks.json, .vscode/launch.json).
+            let create: Vec<String> = obj
+                .get("create")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|u| u.as_str().map(String::from))
+                .collect();
+            for uri in &create {
+                let path = uri
+                    .parse::<Uri>()
+                    .ok()
+                    .and_then(|u| crate::session::path_of(&u))
+                    .filter(|p| backend.is_config(p))
+                    .ok_or_else(|| {
+                        invalid_params(format!(
+                            "{uri} is not a run configuration file of the workspace; only Vox.toml and .vscode/tasks.json or launch.json are created"
+                        ))
+                    })?;
+                if !path.exists() {
+                    let made = path
+                        .parent()
+                        .map_or(Ok(()), std::fs::create_dir_all)
+                        .and_then(|_| std::fs::write(&path, ""));
+                    if let Err(e) = made {
+                        return Err(invalid_params(format!(
+                            "cannot create {}: {e}",
+                            path.display()
+                        )));
+                    }
+                }
+            }
             let then: Option<Command> = obj
                 .get("then")
                 .filter(|t| !t.is_null())

@@ -279,3 +279,57 @@ pub(crate) fn action<'a>(
         edit: Some(Box::new(edit)),
     }
 }
+
+/// An action that makes `changes`: a lazy edit, or, when a file it writes does not exist and the
+/// client cannot create files, a `vox.applyEdit` command that creates the missing files on the
+/// server's side (empty) and then applies an edit of files that exist by then — never an edit
+/// of a missing file (LSP 3.17), and the action is still there for that client (Emacs' eglot).
+pub(crate) fn offer<'a>(
+    snap: &'a Snapshot,
+    caps: &'a ClientCaps,
+    title: String,
+    kind: CodeActionKind,
+    writes: &[PathBuf],
+    grant: Option<String>,
+    changes: impl FnOnce() -> std::result::Result<Vec<Change>, String> + 'a,
+) -> Option<Lazy<'a>> {
+    if writes.iter().all(|f| can_edit(snap, caps, f)) {
+        return Some(action(title, kind, move || {
+            workspace_edit(snap, caps, changes()?, grant)
+        }));
+    }
+    let mut created = Vec::new();
+    let edits: Vec<Change> = changes()
+        .ok()?
+        .into_iter()
+        .map(|c| match c {
+            Change::Create { path, text } => {
+                created.push(path.clone());
+                Change::Edit {
+                    path,
+                    edits: vec![(TextRange::new(0, 0), text)],
+                }
+            }
+            edit => edit,
+        })
+        .collect();
+    let edit = workspace_edit(snap, caps, edits, grant).ok()?;
+    let uris: Vec<String> = created
+        .iter()
+        .filter_map(|p| uri_of(p).map(|u| u.as_str().to_string()))
+        .collect();
+    let mut a = Lazy {
+        action: CodeAction {
+            title: title.clone(),
+            kind: Some(kind),
+            ..CodeAction::default()
+        },
+        edit: None,
+    };
+    a.action.command = Some(Command {
+        title,
+        command: crate::features::runs::APPLY_EDIT.into(),
+        arguments: Some(vec![serde_json::json!({"create": uris, "edit": edit})]),
+    });
+    Some(a)
+}

@@ -167,15 +167,21 @@ pub(crate) fn new_run_fix<'a>(
     list.push(token);
     let entry = entry_for(snap, ConfigKind::VoxToml, script);
     let file = config_path(&snap.root, ConfigKind::VoxToml);
-    if !can_edit(snap, caps, &file) {
-        return None;
-    }
     let grant = format!("grants {} to `{entry}`", list.join(", "));
     let script = script.to_path_buf();
-    let mut a = action(title.to_string(), CodeActionKind::QUICKFIX, move || {
-        let change = config_change(snap, ConfigKind::VoxToml, &file, &script, &entry, &list)?;
-        workspace_edit(snap, caps, vec![change], Some(grant))
-    });
+    let writes = [file.clone()];
+    let mut a = offer(
+        snap,
+        caps,
+        title.to_string(),
+        CodeActionKind::QUICKFIX,
+        &writes,
+        Some(grant),
+        move || {
+            let change = config_change(snap, ConfigKind::VoxToml, &file, &script, &entry, &list)?;
+            Ok(vec![change])
+        },
+    )?;
     a.action.is_preferred = Some(false);
     Some(a)
 }
@@ -310,10 +316,6 @@ pub(crate) fn run_config_actions<'a>(
         let file = existing
             .as_ref()
             .map_or_else(|| config_path(&snap.root, kind), |r| r.origin.file.clone());
-        // A missing file only for a client that can create it.
-        if !can_edit(snap, caps, &file) {
-            continue;
-        }
         let entry = entry_for(snap, kind, script);
         let grant = format!(
             "grants {} to `{entry}`",
@@ -324,12 +326,18 @@ pub(crate) fn run_config_actions<'a>(
             }
         );
         let script = script.to_path_buf();
-        out.push(action(
+        let writes = [file.clone()];
+        out.extend(offer(
+            snap,
+            caps,
             format!("{RUN_CONFIG_TITLE} {shown}"),
             CodeActionKind::REFACTOR,
+            &writes,
+            Some(grant),
             move || {
-                let change = config_change(snap, kind, &file, &script, &entry, &list)?;
-                workspace_edit(snap, caps, vec![change], Some(grant))
+                Ok(vec![config_change(
+                    snap, kind, &file, &script, &entry, &list,
+                )?])
             },
         ));
     }
@@ -351,31 +359,29 @@ pub(crate) fn replace_directive<'a>(
     let list: Vec<String> = tokens.tokens.iter().map(|t| t.token.clone()).collect();
     let entry = entry_for(snap, ConfigKind::VoxToml, script);
     let file = config_path(&snap.root, ConfigKind::VoxToml);
-    if !can_edit(snap, caps, &file) {
-        return None;
-    }
     let end = text[d.range.end..]
         .find('\n')
         .map_or(text.len(), |i| d.range.end + i + 1);
     let start = d.range.start;
     let script = script.to_path_buf();
-    Some(action(
+    let writes = [file.clone()];
+    let grant = format!("grants {}", list.join(", "));
+    offer(
+        snap,
+        caps,
         "Replace `// vox:caps` directive with a run configuration".into(),
         kind,
+        &writes,
+        Some(grant),
         move || {
             let change = config_change(snap, ConfigKind::VoxToml, &file, &script, &entry, &list)?;
             let del = Change::Edit {
                 path: script,
                 edits: vec![(TextRange::new(start as u32, end as u32), String::new())],
             };
-            workspace_edit(
-                snap,
-                caps,
-                vec![change, del],
-                Some(format!("grants {}", list.join(", "))),
-            )
+            Ok(vec![change, del])
         },
-    ))
+    )
 }
 
 /// Sets a ceiling of `[run.NAME]` in Vox.toml text (toml_edit keeps the rest as written).
@@ -432,11 +438,20 @@ pub(crate) fn run_fixes<'a>(
         };
         let grant = format!("grants {token} to `{entry}`");
         let script = script.to_path_buf();
-        if can_edit(snap, caps, &file) {
-            let mut a = action(title, CodeActionKind::QUICKFIX, move || {
-                let change = config_change(snap, kind, &file, &script, &entry, &list)?;
-                workspace_edit(snap, caps, vec![change], Some(grant))
-            });
+        let writes = [file.clone()];
+        if let Some(mut a) = offer(
+            snap,
+            caps,
+            title,
+            CodeActionKind::QUICKFIX,
+            &writes,
+            Some(grant),
+            move || {
+                Ok(vec![config_change(
+                    snap, kind, &file, &script, &entry, &list,
+                )?])
+            },
+        ) {
             a.action.diagnostics = Some(vec![diag.clone()]);
             a.action.is_preferred = Some(true);
             out.push(a);
@@ -464,22 +479,33 @@ pub(crate) fn run_fixes<'a>(
             }
         };
         let Some(base) = base else { return out };
-        if !can_edit(snap, caps, &file) {
-            return out;
-        }
         let Some(new) = set_ceiling_toml(&base, &entry, flag, value) else {
             return out;
         };
         let title = format!(
             "Raise the ceiling: {flag} = {value} in run configuration `{entry}` (Vox.toml)"
         );
-        let mut a = action(title, CodeActionKind::QUICKFIX, move || {
-            let old = snap.text(&file);
-            let change = text_change(&file, old.is_some(), &old.unwrap_or_default(), new);
-            workspace_edit(snap, caps, vec![change], None)
-        });
-        a.action.diagnostics = Some(vec![diag]);
-        out.push(a);
+        let writes = [file.clone()];
+        if let Some(mut a) = offer(
+            snap,
+            caps,
+            title,
+            CodeActionKind::QUICKFIX,
+            &writes,
+            None,
+            move || {
+                let old = snap.text(&file);
+                Ok(vec![text_change(
+                    &file,
+                    old.is_some(),
+                    &old.unwrap_or_default(),
+                    new,
+                )])
+            },
+        ) {
+            a.action.diagnostics = Some(vec![diag]);
+            out.push(a);
+        }
     }
     out
 }
