@@ -27,9 +27,9 @@ export function describeExit(code: number): string {
     case 77:
       return 'exited with code 77 (capability denied: see the Problems panel for the call and the grant)';
     case 78:
-      return 'exited with code 78 (a ceiling was reached)';
+      return 'exited with code 78 (a ceiling was reached: steps, depth, time or output)';
     case 79:
-      return 'exited with code 79 (timeout)';
+      return 'exited with code 79 (memory limit exceeded)';
     case 101:
       return 'exited with code 101 (internal error in vox)';
     case 130:

@@ -282,7 +282,7 @@ fn exit_note(code: i32) -> &'static str {
     match code {
         77 => " (a capability was denied)",
         78 => " (a ceiling was reached)",
-        79 => " (timeout)",
+        79 => " (memory limit exceeded)",
         101 => " (internal error in vox)",
         _ => "",
     }
@@ -423,6 +423,14 @@ pub async fn execute(backend: &Backend, params: ExecuteCommandParams) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 41 item 2: 79 is the memory ceiling (runtime.md's exit codes); a timeout is 78.
+    #[test]
+    fn exit_notes_name_what_the_codes_mean() {
+        assert_eq!(exit_note(79), " (memory limit exceeded)");
+        assert_eq!(exit_note(78), " (a ceiling was reached)");
+        assert_eq!(exit_note(77), " (a capability was denied)");
+    }
 
     #[test]
     fn first_difference_finds_the_line_and_the_ended_side() {

@@ -7,7 +7,7 @@ local M = {}
 local defaults = {
   -- Path to the vox binary; nil: vim.g.vox_server_path, else `vox` on PATH.
   server_path = nil,
-  -- Full command, overriding server_path (e.g. { 'vox', 'lsp', '--log', '/tmp/vox.log' }).
+  -- Full command, overriding server_path (e.g. { '/opt/vox/bin/vox', 'lsp', '--stdio' }).
   cmd = nil,
   -- Sent as initializationOptions and in workspace/didChangeConfiguration (same shape as VS Code's settings).
   settings = {
@@ -199,7 +199,7 @@ end
 local EXIT_NOTES = {
   [77] = ' (capability denied: see the diagnostics for the call and the grant)',
   [78] = ' (a ceiling was reached)',
-  [79] = ' (timeout)',
+  [79] = ' (memory limit exceeded)',
   [101] = ' (internal error in vox)',
   [130] = ' (stopped)',
 }

@@ -163,6 +163,7 @@ test('output that arrives before the run id (a code lens run) is still shown onc
 
 test('describeExit', () => {
   assert.match(describeExit(78), /ceiling/);
-  assert.match(describeExit(79), /timeout/);
+  assert.match(describeExit(79), /memory limit exceeded/);
+  assert.doesNotMatch(describeExit(79), /timeout/);
   assert.equal(describeExit(2), 'exited with code 2');
 });

@@ -1,0 +1,114 @@
+//! What the user docs state agrees with what the tool does (issue 41): the exit codes' meanings,
+//! the call-chain line of the human format, the commands a page tells a user to run, and the
+//! server's memory figure on every page that states it.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{scratch, vox_in};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn read(rel: &str) -> String {
+    std::fs::read_to_string(repo().join(rel)).unwrap()
+}
+
+/// Item 2: 79 is the memory ceiling and 78 the other ceilings (timeout included), everywhere a
+/// run's end is described: the docs, the server's prove output, the VS Code and Neovim clients.
+#[test]
+fn exit_79_is_the_memory_ceiling_everywhere() {
+    for file in [
+        "docs/editors.md",
+        "docs/caps.md",
+        "server/src/features/prove.rs",
+        "editors/vscode/src/runs.ts",
+        "editors/nvim/lua/vox/init.lua",
+    ] {
+        let text = read(file);
+        for bad in ["79 (timeout)", "79] = ' (timeout)", "79 => \" (timeout)"] {
+            assert!(!text.contains(bad), "{file} calls exit 79 a timeout");
+        }
+    }
+    // And the runtime agrees: a memory ceiling is 79, a timeout 78.
+    let d = scratch();
+    std::fs::write(
+        d.join("big.vox"),
+        "let s = \"x\".repeat(50000000)\nprint(len(s))\n",
+    )
+    .unwrap();
+    let (code, _, err) = vox_in(&d, &["run", "--max-memory", "1M", "big.vox"]);
+    assert_eq!(code, 79, "{err}");
+    std::fs::write(d.join("spin.vox"), "while true {\n}\n").unwrap();
+    let (code, _, err) = vox_in(&d, &["run", "--timeout", "1s", "spin.vox"]);
+    assert_eq!(code, 78, "{err}");
+}
+
+/// Item 7: docs/ci.md shows the call chain as the human format prints it.
+#[test]
+fn the_chain_line_is_shown_as_printed() {
+    let d = scratch();
+    std::fs::write(
+        d.join("chain.vox"),
+        "fn stamp() {\n    print(time.now_ms())\n}\nfn main() {\n    stamp()\n}\n",
+    )
+    .unwrap();
+    let (_, out, _) = vox_in(&d, &["lint", "chain.vox"]);
+    let line = out
+        .lines()
+        .find(|l| l.contains("reached from"))
+        .unwrap_or_else(|| panic!("no chain: {out}"));
+    let printed = line.trim_start().split(" main").next().unwrap();
+    assert_eq!(printed, "= reached from");
+    let ci = read("docs/ci.md");
+    assert!(ci.contains("`= reached from main → …`"), "docs/ci.md");
+    assert!(!ci.contains("= note: reached from"), "docs/ci.md");
+}
+
+/// Item 5: a page that installs vox names a revision that exists (the repository has no tags,
+/// so `--tag` would fail); item 8: the Neovim plugin suggests only flags `vox lsp` accepts.
+#[test]
+fn commands_the_pages_suggest_are_accepted() {
+    let ci = read("docs/ci.md");
+    assert!(!ci.contains("--tag"), "docs/ci.md installs from a tag");
+    let rev = ci
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("VOX_REV: "))
+        .and_then(|v| v.split_whitespace().next())
+        .expect("docs/ci.md pins VOX_REV");
+    let known = std::process::Command::new("git")
+        .args(["cat-file", "-e", &format!("{rev}^{{commit}}")])
+        .current_dir(repo())
+        .status();
+    // Outside a git checkout (a source archive) there is nothing to look the commit up in.
+    if let Ok(status) = known {
+        if repo().join(".git").exists() {
+            assert!(status.success(), "docs/ci.md pins {rev}, not a commit here");
+        }
+    }
+    let nvim = read("editors/nvim/lua/vox/init.lua");
+    for line in nvim.lines().filter(|l| l.contains("'lsp'")) {
+        for flag in line.split('\'').filter(|w| w.starts_with("--")) {
+            let (code, _, err) = vox_in(&repo(), &["lsp", flag, "--help"]);
+            assert_eq!(
+                code, 0,
+                "`vox lsp {flag}` (suggested in init.lua) fails: {err}"
+            );
+        }
+    }
+}
+
+/// Item 1: the server's memory on the 1,000-script workspace is stated the same on every page.
+#[test]
+fn the_memory_figure_agrees_across_pages() {
+    let editors = read("docs/editors.md");
+    let readme = read("README.md");
+    assert!(!editors.contains("980 MB"), "docs/editors.md");
+    assert!(editors.contains("about 200 MB"), "docs/editors.md");
+    assert!(readme.contains("200 MB over 1,000,000 lines"), "README.md");
+}
