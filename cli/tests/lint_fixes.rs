@@ -291,3 +291,29 @@ fn the_d004_fix_reaches_the_whole_chain() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("overflows i64"), "{err}");
 }
+
+/// Issue 41 item 13: the D002 example of its own page (a comment after the `for` line's `{`)
+/// gets the fix; the comment stays on the `for` line.
+#[test]
+fn the_d002_fix_keeps_a_comment_after_the_brace() {
+    let dir = scratch();
+    let page = std::fs::read_to_string(workspace().join("docs/rules/D002.md")).unwrap();
+    let example = page
+        .split("## Example (flagged)")
+        .nth(1)
+        .and_then(|s| s.split("```vox\n").nth(1))
+        .and_then(|s| s.split("\n```").next())
+        .unwrap();
+    assert!(example.contains("{          // a tie"), "{example}");
+    std::fs::write(dir.join("s.vox"), format!("{example}\n")).unwrap();
+    let (_, out, err) = vox_in(&dir, &["lint", "--fix", "s.vox"]);
+    assert!(err.contains("applied 1 fix"), "{out}{err}");
+    let fixed = std::fs::read_to_string(dir.join("s.vox")).unwrap();
+    assert!(
+        fixed.contains("for lang in sorted(votes.keys()) {          // a tie")
+            && fixed.contains("\n    let n = votes[lang].unwrap()\n    if n > best {"),
+        "{fixed}"
+    );
+    let (code, out, err) = vox_in(&dir, &["run", "s.vox"]);
+    assert_eq!((code, out.as_str()), (0, "winner: go\n"), "{err}");
+}

@@ -111,24 +111,31 @@ fn key_value_fix(
     if map_name(text) != Some(map) {
         return None;
     }
-    // The body must start on the next line, whose indentation the new line takes.
+    // The body must start on the next line, whose indentation the new line takes; a comment
+    // after the `{` stays on the `for` line.
     let head_len = 4 + binding.len() + 4 + brace + 1;
     let rest = &text[head_len..];
-    let rest = rest.strip_prefix('\n')?;
-    let indent: String = rest
+    let nl = rest.find('\n')?;
+    let tail = &rest[..nl];
+    if !(tail.trim().is_empty() || tail.trim_start().starts_with("//")) {
+        return None;
+    }
+    let indent: String = rest[nl + 1..]
         .chars()
         .take_while(|c| *c == ' ' || *c == '\t')
         .collect();
     if indent.is_empty() {
         return None;
     }
-    let head = TextRange::new(src.start, src.start + head_len as u32);
+    let head = TextRange::new(src.start, src.start + (head_len + nl) as u32);
     Some(Fix {
         title: "Iterate sorted keys".into(),
         applicability: Applicability::Safe,
         edits: vec![cx.edit(
             head,
-            format!("for {k} in sorted({map}.keys()) {{\n{indent}let {v} = {map}[{k}].unwrap()"),
+            format!(
+                "for {k} in sorted({map}.keys()) {{{tail}\n{indent}let {v} = {map}[{k}].unwrap()"
+            ),
         )],
     })
 }
