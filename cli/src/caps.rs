@@ -240,11 +240,21 @@ fn check(flags: &CapsFlags) -> i32 {
                 .filter(|x| x.code == "C001" || x.code == "C002"),
         );
     }
-    let texts = output::Texts::new(&loaded);
-    print!(
-        "{}",
-        output::render(Format::Human, &findings, &texts, &root)
-    );
+    // Findings on a configuration's entry are shown with that file's text, as `vox lint` shows
+    // them (the texts of scripts alone put them at 1:1 with an empty line).
+    let configs: Vec<PathBuf> = findings
+        .iter()
+        .map(|f| f.file.clone())
+        .filter(|p| p.extension().is_none_or(|e| e != "vox"))
+        .collect();
+    let texts = output::Texts::with_files(&loaded, configs.into_iter());
+    // `--format json` gives the findings as `vox lint --format json` does; the other formats
+    // (tokens, cli, toml) describe one script's caps, so the check prints its findings as text.
+    let format = match flags.format {
+        CapsFormat::Json => Format::Json,
+        _ => Format::Human,
+    };
+    print!("{}", output::render(format, &findings, &texts, &root));
     if findings.is_empty() {
         eprintln!("vox caps --check: every run configuration matches its script");
         0

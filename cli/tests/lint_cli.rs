@@ -569,3 +569,36 @@ fn d003_and_d006_create_a_run_configuration_where_there_is_none() {
         "{out}"
     );
 }
+
+/// Issue 41 items 3 and 15: `vox caps --check` shows a finding on a configuration's entry at its
+/// line with the line's text (it showed `Vox.toml:1:1` and an empty line), as `vox lint` does;
+/// `--format json` gives the findings as JSON.
+#[test]
+fn caps_check_shows_the_entry_line_and_honours_json() {
+    let d = scratch();
+    std::fs::create_dir_all(d.join("data")).unwrap();
+    write(&d, "data/in.txt", "x");
+    write(&d, "j.vox", "print(fs.read(\"data/in.txt\").unwrap())\n");
+    write(
+        &d,
+        "Vox.toml",
+        "# runs\n\n[run.j]\nscript = \"j.vox\"\ncaps = [\"net:allow\"]\n",
+    );
+    let (code, out, _) = vox_in(&d, &["caps", "--check"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("┌─ Vox.toml:3:1\n  │\n3 │ [run.j]\n"), "{out}");
+    assert!(!out.contains("Vox.toml:1:1"), "{out}");
+    let (code, out, _) = vox_in(&d, &["caps", "--check", "--format", "json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let codes: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect();
+    assert!(
+        codes.contains(&"C001") && codes.contains(&"C002"),
+        "{codes:?}"
+    );
+}
