@@ -55,7 +55,7 @@ pub struct RunFlags {
     pub caps_audit: Option<PathBuf>,
     /// Run with different but legal choices (map order, listings, clock, random seed).
     #[arg(long, value_name = "SEED")]
-    pub perturb: Option<u64>,
+    pub perturb: Option<String>,
     /// `human` (default) or `json`: one JSON line per terminal event on stderr.
     #[arg(long, value_name = "FORMAT", default_value = "human")]
     pub error_format: String,
@@ -390,9 +390,10 @@ pub(crate) fn prepare(
             "vox: --unconfined-children is refused under --mesh".into(),
         ));
     }
+    // A bad flag value is a fault (exit 1), as for every other flag; 2 is for usage errors.
     if flags.error_format != "human" && flags.error_format != "json" {
         return Err((
-            2,
+            1,
             format!(
                 "vox: invalid --error-format \"{}\": use human or json",
                 flags.error_format
@@ -428,7 +429,15 @@ pub(crate) fn prepare(
     ctx.mesh = flags.mesh;
     ctx.unconfined_children = flags.unconfined_children;
     ctx.verbose = flags.verbose;
-    if let Some(seed) = flags.perturb {
+    if let Some(seed) = &flags.perturb {
+        let seed = seed.parse::<u64>().map_err(|_| {
+            (
+                1,
+                format!(
+                    "vox: invalid --perturb value \"{seed}\": expected a whole number (the seed)"
+                ),
+            )
+        })?;
         ctx.perturb = Some(seed);
         if matches!(ctx.caps.random(), vox_caps::RandomGrant::Entropy) {
             ctx.rng_state = seed.rotate_left(17) ^ 0x5DEECE66D;

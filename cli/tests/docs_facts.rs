@@ -112,3 +112,29 @@ fn the_memory_figure_agrees_across_pages() {
     assert!(editors.contains("about 200 MB"), "docs/editors.md");
     assert!(readme.contains("200 MB over 1,000,000 lines"), "README.md");
 }
+
+/// Item 6: docs/caps.md's exit-code table says a bad flag value is a fault (exit 1) and a usage
+/// error (unknown flag, missing argument) is 2; `--error-format xml` and `--perturb x` exited 2.
+#[test]
+fn bad_flag_values_exit_as_the_table_says() {
+    let caps = read("docs/caps.md");
+    assert!(caps.contains("| 1 | fault: unreadable file, syntax error, runtime error, invalid `--caps` token or flag value |"));
+    assert!(caps.contains("| 2 | usage error (unknown flag, missing argument) |"));
+    let d = scratch();
+    std::fs::write(d.join("s.vox"), "print(1)\n").unwrap();
+    for bad in [
+        ["--error-format", "xml"],
+        ["--perturb", "x"],
+        ["--max-steps", "x"],
+        ["--caps", "bogus"],
+        ["--timeout", "soon"],
+    ] {
+        let (code, _, err) = vox_in(&d, &["run", bad[0], bad[1], "s.vox"]);
+        assert_eq!(code, 1, "{bad:?}: {err}");
+        assert!(err.starts_with("vox: invalid "), "{bad:?}: {err}");
+    }
+    let (code, _, _) = vox_in(&d, &["run", "--no-such-flag", "s.vox"]);
+    assert_eq!(code, 2);
+    let (code, _, _) = vox_in(&d, &["run", "--max-steps"]);
+    assert_eq!(code, 2);
+}
