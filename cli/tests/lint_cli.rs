@@ -602,3 +602,25 @@ fn caps_check_shows_the_entry_line_and_honours_json() {
         "{codes:?}"
     );
 }
+
+/// Issue 41 item 15: a table a letter away from `[lint]` or `[run.*]` in Vox.toml (`[lnt]`) is a
+/// config.invalid finding, not silently ignored; other Vox tools' tables (`[web]`) stay allowed.
+#[test]
+fn a_misspelled_table_in_vox_toml_is_config_invalid() {
+    let d = scratch();
+    write(&d, "a.vox", "print(1)\n");
+    write(&d, "Vox.toml", "[lnt]\nselect = [\"D\"]\n");
+    let (code, out, err) = vox_in(&d, &["lint", "."]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        out.contains("config.invalid") && out.contains("did you mean `[lint]`?"),
+        "{out}{err}"
+    );
+    write(&d, "Vox.toml", "[runs.a]\nscript = \"a.vox\"\n");
+    let (code, out, _) = vox_in(&d, &["lint", "."]);
+    assert_eq!(code, 2);
+    assert!(out.contains("did you mean `[run]`?"), "{out}");
+    write(&d, "Vox.toml", "[web]\nrun_mode = \"script\"\n");
+    let (code, out, err) = vox_in(&d, &["lint", "."]);
+    assert_eq!(code, 0, "{out}{err}");
+}

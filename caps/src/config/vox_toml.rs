@@ -38,11 +38,49 @@ pub(super) fn parse(
             out.push(run_entry(&loc, base, run, name, entry)?);
         }
     }
+    // Other tables belong to other Vox tools (`[web]`, …) and are left alone; one a letter away
+    // from `run` or `lint` is a typo that would silently drop the configuration.
+    for (key, _) in root.iter() {
+        if key == "run" || key == "lint" {
+            continue;
+        }
+        if let Some(meant) = ["lint", "run"].into_iter().find(|m| one_edit_apart(key, m)) {
+            return Err(loc.err(
+                root.key(key).and_then(|k| k.span()),
+                format!(
+                    "unknown table `[{key}]`; did you mean `[{meant}]`? (vox reads [run.NAME] and [lint]; other tables belong to other Vox tools)"
+                ),
+            ));
+        }
+    }
     let lint = match (with_lint, root.get("lint")) {
         (true, Some(item)) => lint::parse(&loc, item, root.key("lint").and_then(|k| k.span()))?,
         _ => LintConfig::default(),
     };
     Ok((out, lint))
+}
+
+/// Whether `a` becomes `b` by one insertion, deletion or substitution (`lnt` → `lint`).
+fn one_edit_apart(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let (short, long) = if a.len() <= b.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    if long.len() - short.len() > 1 || a == b {
+        return false;
+    }
+    let prefix = short
+        .iter()
+        .zip(long.iter())
+        .take_while(|(x, y)| x == y)
+        .count();
+    if short.len() == long.len() {
+        short[prefix + 1..] == long[prefix + 1..]
+    } else {
+        short[prefix..] == long[prefix + 1..]
+    }
 }
 
 fn run_entry(
