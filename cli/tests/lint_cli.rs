@@ -322,6 +322,20 @@ fn a_run_configuration_vox_run_refuses_is_a_finding() {
     assert_eq!(code, 1, "{err}");
     let (code, _, err) = vox_in(&d, &["run", "--config", "job", "job.vox"]);
     assert_ne!(code, 0, "vox run refuses it too: {err}");
+    let (_, out, _) = vox_in(&d, &["lint", "job.vox"]);
+    assert!(out.contains("help: create the directory"), "{out}");
+    // A misspelled token that is not a path gets no hint about directories (issue 41 item 15).
+    write(
+        &d,
+        "Vox.toml",
+        "[run.job]\nscript = \"job.vox\"\ncaps = [\"fs:ro=data\", \"time:rea\"]\n",
+    );
+    let (_, out, _) = vox_in(&d, &["lint", "job.vox"]);
+    assert!(out.contains("write time:real or time:frozen=<ms>"), "{out}");
+    assert!(
+        out.contains("help: correct the token") && !out.contains("create the directory"),
+        "{out}"
+    );
 }
 
 /// D006's fix pins the seed in the script's run configuration (unsafe: another stream), after

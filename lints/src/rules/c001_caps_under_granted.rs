@@ -75,10 +75,13 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                         run.name
                     ),
                 );
-                f.help = Some(
+                // A missing root wants the directory; any other refusal is the token's spelling.
+                f.help = Some(if why.contains("no such directory") {
                     "create the directory, or correct the token (a root must exist when the run starts)"
-                        .into(),
-                );
+                        .into()
+                } else {
+                    "correct the token in its caps (`vox run --help` lists them)".into()
+                });
                 out.push(f);
                 continue;
             }
