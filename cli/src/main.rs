@@ -41,8 +41,9 @@ enum Command {
     Run {
         #[command(flatten)]
         flags: run::RunFlags,
-        /// The script to run.
-        file: PathBuf,
+        /// The script to run (with --config, the configuration's script when left out).
+        #[arg(required_unless_present = "config")]
+        file: Option<PathBuf>,
         /// Arguments passed to the script (after `--`).
         #[arg(last = true)]
         args: Vec<String>,
@@ -135,7 +136,29 @@ fn main() -> ExitCode {
     }
     let code = match cli.command {
         Command::Check { files } => check::run(&files),
-        Command::Run { flags, file, args } => run::run(flags, file, args),
+        Command::Run { flags, file, args } => {
+            // `vox run --config NAME`: the entry's script.
+            let file = match (file, &flags.config) {
+                (Some(f), _) => f,
+                (None, Some(name)) => {
+                    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+                    match vox_caps::config::resolve_named(&cwd, name) {
+                        // As the user would have typed it (the script sees it in env.args()).
+                        Ok(c) => c
+                            .script
+                            .strip_prefix(&cwd)
+                            .map(PathBuf::from)
+                            .unwrap_or(c.script),
+                        Err(msg) => {
+                            eprintln!("{msg}");
+                            return ExitCode::from(1);
+                        }
+                    }
+                }
+                (None, None) => unreachable!("clap requires FILE without --config"),
+            };
+            run::run(flags, file, args)
+        }
         Command::Test {
             flags,
             target,

@@ -518,6 +518,21 @@ fn run_configuration_from_vox_toml() {
         "scripts/b.vox",
     ]);
     assert_eq!(code, 2, "--caps with --config is a usage error");
+    // `vox run --config NAME` without a script runs the entry's script (issue 41 item 15).
+    let (code, out, err) = vox(&["run", "--config", "build"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (77, "[scripts/b.vox, --release]\n"),
+        "{err}"
+    );
+    let (code, _, err) = vox(&["run", "--config", "missing"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("no run configuration named `missing`"),
+        "{err}"
+    );
+    let (code, _, _) = vox(&["run"]);
+    assert_eq!(code, 2, "neither a script nor --config");
     // An invalid Vox.toml is reported with its location, exit 1.
     std::fs::write(d.join("Vox.toml"), "[run.build]\nscript = 3\n").unwrap();
     let (code, _, err) = vox(&["run", "scripts/b.vox"]);

@@ -56,21 +56,7 @@ pub fn resolve_run(script: &Path, name: Option<&str>) -> Result<Option<RunConfig
     };
     let configs = load_vox_toml(&toml_path).map_err(|e| format!("vox: {e}"))?;
     if let Some(name) = name {
-        return match configs.iter().find(|c| c.name == name) {
-            Some(c) => Ok(Some(c.clone())),
-            None => {
-                let names: Vec<&str> = configs.iter().map(|c| c.name.as_str()).collect();
-                Err(format!(
-                    "vox: no run configuration named `{name}` in {} (it has: {})",
-                    toml_path.display(),
-                    if names.is_empty() {
-                        "none".to_string()
-                    } else {
-                        names.join(", ")
-                    }
-                ))
-            }
-        };
+        return named(&configs, name, &toml_path).map(Some);
     }
     let matching = entries_for(&configs, script);
     match matching.as_slice() {
@@ -84,6 +70,37 @@ pub fn resolve_run(script: &Path, name: Option<&str>) -> Result<Option<RunConfig
                 many.len(),
                 script.display(),
                 names.join(", ")
+            ))
+        }
+    }
+}
+
+/// The entry `name` of the nearest `Vox.toml` above `dir`: `vox run --config NAME` given no
+/// script runs that entry's script.
+pub fn resolve_named(dir: &Path, name: &str) -> Result<RunConfig, String> {
+    let Some(toml_path) = find_vox_toml(dir) else {
+        return Err(format!(
+            "vox: --config {name}: no Vox.toml found in {} or its parents",
+            dir.display()
+        ));
+    };
+    let configs = load_vox_toml(&toml_path).map_err(|e| format!("vox: {e}"))?;
+    named(&configs, name, &toml_path)
+}
+
+fn named(configs: &[RunConfig], name: &str, toml_path: &Path) -> Result<RunConfig, String> {
+    match configs.iter().find(|c| c.name == name) {
+        Some(c) => Ok(c.clone()),
+        None => {
+            let names: Vec<&str> = configs.iter().map(|c| c.name.as_str()).collect();
+            Err(format!(
+                "vox: no run configuration named `{name}` in {} (it has: {})",
+                toml_path.display(),
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
             ))
         }
     }
