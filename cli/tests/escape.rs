@@ -2287,6 +2287,11 @@ fn unsupported_host_refuses_children_unless_opted_out() {
     let (code, out, err) = run_script(&world, &dir, text, &flags, &sim);
     assert_eq!(code, 77, "{out}{err}");
     assert!(err.contains("vox: cannot confine child: "), "{err}");
+    // The refusal names the opt-out it means (issue 41 item 15).
+    assert!(
+        err.contains("opt out explicitly with `vox run --unconfined-children`"),
+        "{err}"
+    );
     assert!(out.contains("before") && !out.contains("AFTER"), "{out}");
 
     let flags = ["--caps", "process:allow", "--unconfined-children"];

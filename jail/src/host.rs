@@ -42,7 +42,7 @@ impl HostSupport {
             let why = self.landlock_missing.as_deref().unwrap_or("unknown reason");
             return Some(format!(
                 "Landlock is not available on this host ({why}); use a kernel with Landlock \
-                 enabled, or opt out explicitly"
+                 enabled, or opt out explicitly with `vox run --unconfined-children`"
             ));
         }
         if !net_allowed && !self.tcp_rules {
@@ -64,7 +64,7 @@ impl HostSupport {
                 "seccomp filters are not available on this host (the child's system-call \
                  filter refuses terminal injection, setuid bits, unix sockets with the network \
                  off, new namespaces); use a kernel with CONFIG_SECCOMP_FILTER, or opt out \
-                 explicitly"
+                 explicitly with `vox run --unconfined-children`"
                     .to_string(),
             );
         }
