@@ -56,7 +56,7 @@ pub fn run(flags: CapsFlags) -> i32 {
         return 2;
     };
     if !file.is_file() {
-        eprintln!("vox: cannot read {}: no such file", file.display());
+        eprintln!("vox: {}", crate::read_error::not_found(file.display()));
         return 2;
     }
     let root = workspace::find_root(file);

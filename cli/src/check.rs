@@ -11,8 +11,10 @@ use crate::{output, parallel, workspace};
 pub fn run(files: &[PathBuf]) -> i32 {
     for path in files {
         if let Err(e) = std::fs::metadata(path) {
-            eprintln!("vox: cannot read {}: {e}", path.display());
-            eprintln!("  check that the file exists and is readable");
+            eprintln!(
+                "vox: {}",
+                crate::read_error::cannot_read(path.display(), &e)
+            );
             return 2;
         }
     }

@@ -8,6 +8,7 @@ mod lint;
 mod memory;
 mod output;
 mod parallel;
+mod read_error;
 mod render;
 mod run;
 mod test_runner;

@@ -380,7 +380,12 @@ pub(crate) fn prepare(
     let shown = file.display().to_string();
     let text = match std::fs::read(file) {
         Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-        Err(e) => return Err((1, format!("vox: cannot read {shown}: {e}"))),
+        Err(e) => {
+            return Err((
+                1,
+                format!("vox: {}", crate::read_error::cannot_read(&shown, &e)),
+            ))
+        }
     };
     let cwd = std::env::current_dir()
         .map_err(|e| (1, format!("vox: cannot read the working directory: {e}")))?;

@@ -36,10 +36,7 @@ fn vox_files(path: &Path, out: &mut Vec<PathBuf>) {
 pub fn test(flags: RunFlags, target: PathBuf, only: Option<String>) -> i32 {
     let mut files = Vec::new();
     if !target.exists() {
-        eprintln!(
-            "vox: cannot read {}: no such file or directory",
-            target.display()
-        );
+        eprintln!("vox: {}", crate::read_error::not_found(target.display()));
         return 2;
     }
     vox_files(&target, &mut files);

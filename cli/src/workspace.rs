@@ -63,10 +63,7 @@ pub fn walk(paths: &[PathBuf], exclude: &[String], root: &Path) -> Result<Vec<Pa
             continue;
         }
         if !p.exists() {
-            return Err(format!(
-                "cannot read {}: no such file or directory",
-                p.display()
-            ));
+            return Err(crate::read_error::not_found(p.display()));
         }
         let walker = ignore::WalkBuilder::new(p)
             .overrides(overrides.clone())
@@ -164,7 +161,7 @@ pub fn load_files(
     db.set_fixed_texts();
     let mut files: BTreeMap<PathBuf, SourceFile> = BTreeMap::new();
     for (p, text) in paths.iter().zip(read_all(&paths)) {
-        let text = text.map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+        let text = text.map_err(|e| crate::read_error::cannot_read(p.display(), &e))?;
         files.insert(p.clone(), SourceFile::new(&db, p.clone(), text));
     }
     let largest = files.values().map(|f| f.text(&db).len()).max().unwrap_or(0);

@@ -138,3 +138,18 @@ fn bad_flag_values_exit_as_the_table_says() {
     let (code, _, _) = vox_in(&d, &["run", "--max-steps"]);
     assert_eq!(code, 2);
 }
+
+/// Item 15: a missing file is reported in the same words by every command.
+#[test]
+fn a_missing_file_is_reported_the_same_everywhere() {
+    let d = scratch();
+    for command in ["run", "lint", "check", "caps", "test"] {
+        let (code, _, err) = vox_in(&d, &[command, "nope.vox"]);
+        assert_ne!(code, 0, "{command}");
+        assert_eq!(
+            err.lines().next().unwrap_or(""),
+            "vox: cannot read nope.vox: no such file or directory",
+            "{command}: {err}"
+        );
+    }
+}
