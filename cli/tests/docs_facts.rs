@@ -153,3 +153,18 @@ fn a_missing_file_is_reported_the_same_everywhere() {
         );
     }
 }
+
+/// Item 12: docs/editors.md gives each VS Code command its command ID (what a keybinding
+/// names), the ones the extension contributes.
+#[test]
+fn the_vs_code_commands_have_their_ids_in_the_docs() {
+    let pkg: serde_json::Value =
+        serde_json::from_str(&read("editors/vscode/package.json")).unwrap();
+    let editors = read("docs/editors.md");
+    for c in pkg["contributes"]["commands"].as_array().unwrap() {
+        let id = c["command"].as_str().unwrap();
+        let title = c["title"].as_str().unwrap();
+        let row = format!("| Vox: {title} | `{id}` |");
+        assert!(editors.contains(&row), "docs/editors.md has no row {row}");
+    }
+}
