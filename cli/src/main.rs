@@ -22,7 +22,7 @@ use clap::{Parser, Subcommand};
 #[derive(Parser)]
 #[command(
     name = "vox",
-    version,
+    version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("VOX_COMMIT"), ")"),
     about = "VoxScript tooling: lint, infer capabilities, check, run and test scripts"
 )]
 struct Cli {

@@ -168,3 +168,26 @@ fn the_vs_code_commands_have_their_ids_in_the_docs() {
         assert!(editors.contains(&row), "docs/editors.md has no row {row}");
     }
 }
+
+/// Item 14: `vox --version` names the commit it was built from (`unknown` outside a checkout).
+#[test]
+fn the_version_names_the_commit() {
+    let (code, out, _) = vox_in(&repo(), &["--version"]);
+    assert_eq!(code, 0);
+    let line = out.trim_end();
+    let commit = line
+        .strip_prefix(&format!("vox {} (", env!("CARGO_PKG_VERSION")))
+        .and_then(|r| r.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("{line}"));
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(repo())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    match head {
+        Some(h) if std::env::var_os("VOX_TEST_BIN").is_none() => assert_eq!(commit, h),
+        _ => assert!(commit == "unknown" || commit.len() == 12, "{line}"),
+    }
+}

@@ -1,0 +1,33 @@
+//! Records the commit `vox --version` names (`vox 0.1.0 (abc123def456)`), so a bug report says
+//! which build it came from. Outside a git checkout (a source archive) the commit is `unknown`.
+
+use std::process::Command;
+
+fn git(args: &[&str]) -> Option<String> {
+    let out = Command::new("git").args(args).output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+fn main() {
+    let commit = git(&["rev-parse", "--short=12", "HEAD"])
+        .filter(|c| !c.is_empty())
+        .unwrap_or_else(|| "unknown".to_string());
+    println!("cargo:rustc-env=VOX_COMMIT={commit}");
+    // A new commit (or checkout) changes HEAD or the ref it names; a path that does not exist
+    // would make cargo run this on every build, so only existing ones are named.
+    println!("cargo:rerun-if-changed=build.rs");
+    if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
+        let mut watch = vec![format!("{dir}/HEAD"), format!("{dir}/packed-refs")];
+        if let Some(head) = git(&["symbolic-ref", "-q", "HEAD"]) {
+            watch.push(format!("{dir}/{head}"));
+        }
+        for p in watch
+            .into_iter()
+            .filter(|p| std::path::Path::new(p).exists())
+        {
+            println!("cargo:rerun-if-changed={p}");
+        }
+    }
+}
