@@ -61,6 +61,15 @@ enum Command {
     },
     /// Report what this host can enforce (the child jail) and where vox and its configuration are.
     Doctor,
+    /// Print the shell completion script for SHELL (bash, zsh, fish, elvish, powershell).
+    ///
+    /// bash: `vox completions bash > ~/.local/share/bash-completion/completions/vox`;
+    /// zsh: `vox completions zsh > "${fpath[1]}/_vox"`; fish:
+    /// `vox completions fish > ~/.config/fish/completions/vox.fish`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
     /// Run the @test functions of a file or of every .vox file under a directory.
     Test {
         #[command(flatten)]
@@ -166,6 +175,12 @@ fn main() -> ExitCode {
             only,
         } => test_runner::test(flags, target, only),
         Command::Doctor => doctor::run(),
+        Command::Completions { shell } => {
+            use clap::CommandFactory as _;
+            let mut cmd = Cli::command();
+            clap_complete::generate(shell, &mut cmd, "vox", &mut std::io::stdout());
+            0
+        }
         Command::Lsp { stdio: _ } => vox_server::run_stdio(),
         Command::Lint(flags) => lint::run(flags),
         Command::Caps(flags) => caps::run(flags),

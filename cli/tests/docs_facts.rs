@@ -191,3 +191,43 @@ fn the_version_names_the_commit() {
         _ => assert!(commit == "unknown" || commit.len() == 12, "{line}"),
     }
 }
+
+/// Item 14: shell completions, from the same definition as the flags: bash loads the script and
+/// completes the subcommands; zsh's and fish's name them too.
+#[test]
+fn shell_completions_cover_the_commands() {
+    let d = scratch();
+    let (code, bash, err) = vox_in(&d, &["completions", "bash"]);
+    assert_eq!(code, 0, "{err}");
+    for sub in [
+        "lint",
+        "caps",
+        "run",
+        "check",
+        "test",
+        "doctor",
+        "lsp",
+        "completions",
+    ] {
+        assert!(bash.contains(sub), "bash completion lacks {sub}");
+    }
+    std::fs::write(d.join("vox.bash"), &bash).unwrap();
+    let loaded = std::process::Command::new("bash")
+        .args(["-c", "source ./vox.bash && complete -p vox"])
+        .current_dir(&d)
+        .output();
+    if let Ok(o) = loaded {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(String::from_utf8_lossy(&o.stdout).contains("_vox vox"));
+    }
+    for shell in ["zsh", "fish"] {
+        let (code, out, err) = vox_in(&d, &["completions", shell]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            out.contains("lint") && out.contains("determinism"),
+            "{shell}"
+        );
+    }
+    let (code, _, _) = vox_in(&d, &["completions", "tcsh"]);
+    assert_eq!(code, 2, "an unknown shell is a usage error");
+}
