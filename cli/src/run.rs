@@ -471,10 +471,16 @@ pub(crate) fn prepare(
         eprintln!("vox: warning: --unconfined-children: child processes run without the jail");
     }
     if flags.verbose {
+        let from = match &ctx.source {
+            CapsSource::Flags => "from --caps".to_string(),
+            CapsSource::Config(name) => format!("from run configuration `{name}`"),
+            CapsSource::Legacy => "from the `// vox:caps` directive".to_string(),
+            CapsSource::DeveloperDefault => "the developer default: nothing was given".to_string(),
+        };
+        let tokens = ctx.caps.tokens().join(" ");
         eprintln!(
-            "vox: capabilities ({:?}): {}",
-            ctx.source,
-            ctx.caps.tokens().join(" ")
+            "vox: capabilities ({from}): {}",
+            if tokens.is_empty() { "none" } else { &tokens }
         );
     }
     // Relative paths in the script resolve against the run's working directory.

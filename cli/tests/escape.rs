@@ -2253,6 +2253,9 @@ fn verbose_shows_the_jail_and_the_environment_fingerprint() {
     flags.extend_from_slice(JAIL);
     let (code, out, err) = run_script(&world, &dir, text, &flags, &[]);
     assert_eq!(code, 0, "{out}{err}");
+    // Where the capabilities came from, in words (issue 41 item 15: it printed `Flags`).
+    assert!(err.contains("vox: capabilities (from --caps): "), "{err}");
+    assert!(!err.contains("(Flags)"), "{err}");
     assert!(err.contains("vox: self-confinement: landlock ABI"), "{err}");
     assert!(err.contains("vox: child true: landlock ABI"), "{err}");
     for kind in [
