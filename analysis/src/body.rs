@@ -417,17 +417,8 @@ impl ClosureIndex {
     }
 
     /// The literal `e` is, through locals bound once.
-    fn literal(&self, body: &Body<'_>, mut e: u32) -> u32 {
-        for _ in 0..Self::DEPTH {
-            match &body.m.exprs[e as usize] {
-                Expr::Local(s) => match self.inits.get(body.gslot(e, *s) as usize) {
-                    Some(Some(init)) => e = *init,
-                    _ => break,
-                },
-                _ => break,
-            }
-        }
-        e
+    fn literal(&self, body: &Body<'_>, e: u32) -> u32 {
+        through_inits(body, &self.inits, e)
     }
 
     fn field(&self, body: &Body<'_>, x: u32, name: &str, out: &mut Vec<u32>, depth: u32) {
@@ -456,4 +447,19 @@ pub enum CallTarget {
     Local(u32),
     /// A public function of the file's `import`-th import.
     Imported { import: u32, name: Arc<str> },
+}
+
+/// The expression `e` stands for, following locals bound once (`inits`, from
+/// [`single_inits`]) at most 8 deep: `job` in `let job = {…}` is the literal.
+pub(crate) fn through_inits(body: &Body<'_>, inits: &[Option<u32>], mut e: u32) -> u32 {
+    for _ in 0..8 {
+        match &body.m.exprs[e as usize] {
+            Expr::Local(s) => match inits.get(body.gslot(e, *s) as usize) {
+                Some(Some(init)) => e = *init,
+                _ => break,
+            },
+            _ => break,
+        }
+    }
+    e
 }

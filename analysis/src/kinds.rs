@@ -21,17 +21,8 @@ pub struct Kinds {
 
 impl Kinds {
     /// The literal `e` is, following locals bound once (`job` in `let job = {…}`).
-    pub fn literal(&self, body: &Body<'_>, mut e: u32) -> u32 {
-        for _ in 0..8 {
-            match &body.m.exprs[e as usize] {
-                Expr::Local(s) => match self.inits.get(body.gslot(e, *s) as usize) {
-                    Some(Some(init)) => e = *init,
-                    _ => break,
-                },
-                _ => break,
-            }
-        }
-        e
+    pub fn literal(&self, body: &Body<'_>, e: u32) -> u32 {
+        crate::body::through_inits(body, &self.inits, e)
     }
 
     /// The value written for field `name` of the record literal `x` is (`job.env` of
