@@ -342,3 +342,36 @@ fn the_input_rules_severity_is_stated_one_way_and_is_true() {
     assert_eq!(severity(&["--determinism"]), "none");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The checks a `vox doctor` line names (`ok   landlock: …` → `landlock`).
+fn doctor_checks(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| {
+            let (status, rest) = l.split_once(' ')?;
+            if !matches!(status, "ok" | "warn" | "fail") {
+                return None;
+            }
+            Some(rest.trim_start().split(':').next()?.to_string())
+        })
+        .collect()
+}
+
+/// docs/jail.md's `vox doctor` sample has the checks, in the order, that `vox doctor` prints (the
+/// verdicts and details depend on the host; the checks do not).
+#[test]
+fn the_doctor_sample_has_the_checks_vox_doctor_prints() {
+    let page = std::fs::read_to_string(workspace().join("docs/jail.md")).unwrap();
+    let section = page.split("## `vox doctor`").nth(1).unwrap();
+    let sample = section.split("```").nth(1).unwrap();
+    let dir = std::env::temp_dir().join(format!("vox-docs-doctor-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vox"))
+        .arg("doctor")
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&out.stdout);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(doctor_checks(sample).len() >= 10);
+    assert_eq!(doctor_checks(sample), doctor_checks(&printed), "{printed}");
+}
