@@ -375,3 +375,52 @@ fn the_doctor_sample_has_the_checks_vox_doctor_prints() {
     assert!(doctor_checks(sample).len() >= 10);
     assert_eq!(doctor_checks(sample), doctor_checks(&printed), "{printed}");
 }
+
+/// What `vox lint --determinism` (what CI runs; with `--strict` for the input rules' pages, which
+/// are opt-in) reports on a rule page's examples is on the page: a reader who lints the example
+/// sees no code the page did not prepare them for.
+#[test]
+fn a_rule_page_mentions_every_code_its_examples_raise() {
+    let ws = workspace();
+    let mut failures = Vec::new();
+    let mut linted = 0;
+    let mut rules: Vec<PathBuf> = std::fs::read_dir(ws.join("docs/rules"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().is_some_and(|n| n != "README.md"))
+        .collect();
+    rules.sort();
+    for page in rules {
+        let md = std::fs::read_to_string(&page).unwrap();
+        let name = page.file_name().unwrap().to_string_lossy().to_string();
+        let mut args = vec!["lint", "--determinism", "--format", "json", "example.vox"];
+        if name.starts_with('I') {
+            args.push("--strict");
+        }
+        for (n, block) in md.split("```vox\n").skip(1).enumerate() {
+            let code = block.split("```").next().unwrap();
+            let dir = std::env::temp_dir().join(format!("vox-docs-codes-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("example.vox"), code).unwrap();
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_vox"))
+                .args(&args)
+                .current_dir(&dir)
+                .output()
+                .unwrap();
+            let _ = std::fs::remove_dir_all(&dir);
+            let found: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            linted += 1;
+            for f in found.as_array().unwrap() {
+                let c = f["code"].as_str().unwrap();
+                if !md.contains(c) {
+                    failures.push(format!(
+                        "{name}: example {} raises {c}, which the page does not mention",
+                        n + 1
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(linted >= 30);
+}
