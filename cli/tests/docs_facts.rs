@@ -231,3 +231,98 @@ fn shell_completions_cover_the_commands() {
     let (code, _, _) = vox_in(&d, &["completions", "tcsh"]);
     assert_eq!(code, 2, "an unknown shell is a usage error");
 }
+
+/// Issue 41 (licences): the two licences Cargo.toml names are at the root with their standard
+/// texts, the README says so, and every crate of the workspace declares `MIT OR Apache-2.0`.
+#[test]
+fn the_licence_files_match_the_declared_licence() {
+    const SPDX: &str = "MIT OR Apache-2.0";
+    let apache = read("LICENSE-APACHE");
+    let lines: Vec<&str> = apache.lines().collect();
+    assert_eq!(lines.first().map(|l| l.trim()), Some(""), "LICENSE-APACHE");
+    assert_eq!(lines.get(1).map(|l| l.trim()), Some("Apache License"));
+    assert_eq!(
+        lines.get(2).map(|l| l.trim()),
+        Some("Version 2.0, January 2004")
+    );
+    assert_eq!(
+        lines.last().map(|l| l.trim()),
+        Some("limitations under the License.")
+    );
+    let headings = [
+        "1. Definitions.",
+        "2. Grant of Copyright License.",
+        "3. Grant of Patent License.",
+        "4. Redistribution.",
+        "5. Submission of Contributions.",
+        "6. Trademarks.",
+        "7. Disclaimer of Warranty.",
+        "8. Limitation of Liability.",
+        "9. Accepting Warranty or Additional Liability.",
+        "END OF TERMS AND CONDITIONS",
+        "APPENDIX: How to apply the Apache License to your work.",
+    ];
+    let mut from = 0;
+    for h in headings {
+        let at = apache[from..]
+            .find(&format!("   {h}"))
+            .unwrap_or_else(|| panic!("LICENSE-APACHE lacks `{h}` (in order)"));
+        from += at + h.len();
+    }
+    // The text as apache.org publishes it (LICENSE-2.0.txt), byte for byte.
+    if let Ok(o) = std::process::Command::new("sha256sum")
+        .arg(repo().join("LICENSE-APACHE"))
+        .output()
+    {
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(
+            out.split_whitespace().next(),
+            Some("cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30"),
+            "LICENSE-APACHE is not the canonical text"
+        );
+    }
+    let mit = read("LICENSE-MIT");
+    assert!(
+        mit.starts_with("MIT License\n\nCopyright (c) "),
+        "LICENSE-MIT"
+    );
+    for phrase in [
+        "Permission is hereby granted, free of charge, to any person obtaining a copy",
+        "The above copyright notice and this permission notice shall be included in all\ncopies or substantial portions of the Software.",
+        "THE SOFTWARE IS PROVIDED \"AS IS\", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR",
+        "OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE\nSOFTWARE.\n",
+    ] {
+        assert!(mit.contains(phrase), "LICENSE-MIT lacks {phrase:?}");
+    }
+    let readme = read("README.md");
+    let section = readme
+        .split("\n## License\n")
+        .nth(1)
+        .expect("README.md has a License section");
+    for named in ["LICENSE-MIT", "LICENSE-APACHE"] {
+        assert!(
+            section.contains(named),
+            "README's License section names {named}"
+        );
+    }
+    // Every member declares the licence, itself or through the workspace's.
+    let root: toml::Table = read("Cargo.toml").parse().unwrap();
+    let ws = &root["workspace"];
+    assert_eq!(ws["package"]["license"].as_str(), Some(SPDX));
+    for member in ws["members"].as_array().unwrap() {
+        let member = member.as_str().unwrap();
+        let manifest: toml::Table = read(&format!("{member}/Cargo.toml")).parse().unwrap();
+        let license = &manifest["package"]
+            .get("license")
+            .unwrap_or_else(|| panic!("{member}/Cargo.toml declares no licence"));
+        match license {
+            toml::Value::String(s) => assert_eq!(s, SPDX, "{member}"),
+            toml::Value::Table(t) => assert_eq!(
+                t.get("workspace").and_then(toml::Value::as_bool),
+                Some(true),
+                "{member}"
+            ),
+            other => panic!("{member}: license = {other}"),
+        }
+    }
+}
