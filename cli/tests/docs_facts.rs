@@ -326,3 +326,28 @@ fn the_licence_files_match_the_declared_licence() {
         }
     }
 }
+
+/// Issue 41 (changelog): CHANGELOG.md keeps an `[Unreleased]` section and has a heading for the
+/// version `vox --version` prints.
+#[test]
+fn the_changelog_has_the_version_vox_prints() {
+    let (code, out, err) = vox_in(&repo(), &["--version"]);
+    assert_eq!(code, 0, "{err}");
+    let version = out
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or_else(|| panic!("{out}"));
+    let changelog = read("CHANGELOG.md");
+    let headings: Vec<&str> = changelog
+        .lines()
+        .filter(|l| l.starts_with("## ["))
+        .collect();
+    assert_eq!(headings.first(), Some(&"## [Unreleased]"), "{headings:?}");
+    let wanted = format!("## [{version}]");
+    assert!(
+        headings
+            .iter()
+            .any(|h| *h == wanted || h.starts_with(&format!("{wanted} - "))),
+        "CHANGELOG.md has no heading {wanted}: {headings:?}"
+    );
+}
