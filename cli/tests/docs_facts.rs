@@ -351,3 +351,97 @@ fn the_changelog_has_the_version_vox_prints() {
         "CHANGELOG.md has no heading {wanted}: {headings:?}"
     );
 }
+
+/// The commands `vox --help` lists (without `help`).
+fn subcommands() -> Vec<String> {
+    let (code, help, err) = vox_in(&repo(), &["--help"]);
+    assert_eq!(code, 0, "{err}");
+    let list: Vec<String> = help
+        .split("Commands:\n")
+        .nth(1)
+        .expect("vox --help lists its commands")
+        .lines()
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .map(String::from)
+        .collect();
+    assert!(list.len() >= 8, "{help}");
+    list
+}
+
+/// Issue 41 (man page): `vox man --out DIR` writes vox.1 and one page per command, rendered from
+/// the clap definition; each is roff that groff formats without a warning (groff-base), and vox.1
+/// names every command. Without groff, the `.TH`/`.SH` structure is checked alone.
+#[test]
+fn the_man_pages_cover_every_command() {
+    let d = scratch();
+    let dir = d.join("share/man/man1");
+    let (code, out, err) = vox_in(&d, &["man", "--out", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let commands = subcommands();
+    let mut pages = vec!["vox.1".to_string()];
+    pages.extend(commands.iter().map(|c| format!("vox-{c}.1")));
+    for page in &pages {
+        assert!(
+            out.lines().any(|l| l.ends_with(&format!("/{page}"))),
+            "vox man does not name {page}: {out}"
+        );
+    }
+    let groff = std::process::Command::new("groff")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    for page in &pages {
+        let path = dir.join(page);
+        let roff = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{page}: {e}"));
+        let name = page.trim_end_matches(".1");
+        let th = roff
+            .lines()
+            .find(|l| l.starts_with(".TH "))
+            .unwrap_or_else(|| panic!("{page} has no .TH"));
+        assert!(th.starts_with(&format!(".TH {name} 1 ")), "{page}: {th}");
+        let sections: Vec<&str> = roff.lines().filter(|l| l.starts_with(".SH ")).collect();
+        for s in [".SH NAME", ".SH SYNOPSIS", ".SH DESCRIPTION"] {
+            assert!(sections.contains(&s), "{page} lacks {s}: {sections:?}");
+        }
+        if !groff {
+            continue;
+        }
+        let o = std::process::Command::new("groff")
+            .args(["-man", "-Tutf8", "-ww", "-P-cbou"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            o.status.success() && stderr.is_empty(),
+            "groff on {page}: {stderr}"
+        );
+        // Plain text (-P-cbou: no bold or underline); groff prints `\-` as a minus sign.
+        let text = String::from_utf8_lossy(&o.stdout).replace(['\u{2212}', '\u{2010}'], "-");
+        for heading in ["NAME", "SYNOPSIS", "DESCRIPTION"] {
+            assert!(
+                text.lines().any(|l| l.trim() == heading),
+                "{page} renders no {heading}: {text}"
+            );
+        }
+        if page == "vox.1" {
+            for c in &commands {
+                assert!(
+                    text.contains(&format!("vox-{c}(1)")),
+                    "vox.1 does not name vox-{c}(1): {text}"
+                );
+            }
+        }
+    }
+    // Without --out, vox.1 goes to standard output.
+    let (code, page, err) = vox_in(&d, &["man"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(page, std::fs::read_to_string(dir.join("vox.1")).unwrap());
+    let readme = read("README.md");
+    assert!(
+        readme.contains("vox man --out ~/.local/share/man/man1"),
+        "README.md"
+    );
+}
