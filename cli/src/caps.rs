@@ -12,16 +12,23 @@ use crate::workspace;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum CapsFormat {
+    /// One token per line (with --check: the findings as text).
     Tokens,
+    /// The `--caps` flags of a command line.
     Cli,
+    /// JSON (docs/schemas/caps.schema.json); with --check, the findings as `vox lint --format json` prints them.
     Json,
+    /// A `[run.NAME]` table to paste into Vox.toml.
     Toml,
+    /// With --check only: the findings as SARIF 2.1.0, as `vox lint --format sarif` prints them.
+    Sarif,
 }
 
 #[derive(Args, Debug)]
 pub struct CapsFlags {
     /// The script (with --check: files or directories; default the current directory).
     pub paths: Vec<PathBuf>,
+    /// Output format.
     #[arg(long, value_enum, default_value = "tokens")]
     pub format: CapsFormat,
     /// Exit 1 when a run configuration lacks a needed token or grants an unused one.
@@ -55,6 +62,10 @@ pub fn run(flags: CapsFlags) -> i32 {
         eprintln!("  usage: vox caps FILE [--format tokens|cli|json|toml]");
         return 2;
     };
+    if flags.format == CapsFormat::Sarif {
+        eprintln!("vox caps: --format sarif gives the findings of --check; a script's caps print as tokens, cli, json or toml");
+        return 2;
+    }
     if !file.is_file() {
         eprintln!("vox: {}", crate::read_error::not_found(file.display()));
         return 2;
@@ -137,6 +148,7 @@ pub fn run(flags: CapsFlags) -> i32 {
             });
             format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
         }
+        CapsFormat::Sarif => unreachable!("refused above"),
         CapsFormat::Toml => {
             let stem = abs
                 .file_stem()
@@ -248,11 +260,12 @@ fn check(flags: &CapsFlags) -> i32 {
         .filter(|p| p.extension().is_none_or(|e| e != "vox"))
         .collect();
     let texts = output::Texts::with_files(&loaded, configs.into_iter());
-    // `--format json` gives the findings as `vox lint --format json` does; the other formats
-    // (tokens, cli, toml) describe one script's caps, so the check prints its findings as text.
+    // `--format json` and `sarif` give the findings as `vox lint` does in those formats; the
+    // other formats (tokens, cli, toml) describe one script's caps, so the check prints text.
     let format = match flags.format {
         CapsFormat::Json => Format::Json,
-        _ => Format::Human,
+        CapsFormat::Sarif => Format::Sarif,
+        CapsFormat::Tokens | CapsFormat::Cli | CapsFormat::Toml => Format::Human,
     };
     print!("{}", output::render(format, &findings, &texts, &root));
     if findings.is_empty() {

@@ -445,3 +445,71 @@ fn the_man_pages_cover_every_command() {
         "README.md"
     );
 }
+
+/// A JSON Schema document of the repository, ready to validate with.
+fn schema(rel: &str) -> jsonschema::Validator {
+    // The SARIF schema (draft-04) has one `pattern` with an unescaped `]`, a literal in ECMA-262
+    // but rejected by the validator's regex check: escape it (same meaning), as lint_output does.
+    let text = read(rel).replace("[a-zA-Z]{2}]?$", "[a-zA-Z]{2}\\\\]?$");
+    jsonschema::validator_for(&serde_json::from_str(&text).unwrap()).unwrap()
+}
+
+/// Issue 41 (item 4): `vox caps --check --format json` prints the findings as `vox lint --format
+/// json` does (docs/schemas/lint.schema.json) and `--format sarif` as SARIF 2.1.0, the formats
+/// README names; `--format sarif` without --check is a usage error.
+#[test]
+fn caps_check_prints_json_and_sarif() {
+    let d = scratch();
+    std::fs::create_dir_all(d.join("data")).unwrap();
+    std::fs::write(d.join("data/in.txt"), "x").unwrap();
+    std::fs::write(
+        d.join("j.vox"),
+        "print(fs.read(\"data/in.txt\").unwrap())\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("Vox.toml"),
+        "[run.j]\nscript = \"j.vox\"\ncaps = [\"net:allow\"]\n",
+    )
+    .unwrap();
+    let codes = |findings: Vec<&serde_json::Value>, key: &str| -> Vec<String> {
+        findings
+            .iter()
+            .map(|f| f[key].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (code, out, err) = vox_in(&d, &["caps", "--check", "--format", "json"]);
+    assert_eq!(code, 1, "{err}");
+    let json: serde_json::Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let errors: Vec<String> = schema("docs/schemas/lint.schema.json")
+        .iter_errors(&json)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    let json_codes = codes(json.as_array().unwrap().iter().collect(), "code");
+    assert!(json_codes.contains(&"C001".to_string()), "{json_codes:?}");
+    let (code, out, err) = vox_in(&d, &["caps", "--check", "--format", "sarif"]);
+    assert_eq!(code, 1, "{err}");
+    let sarif: serde_json::Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let errors: Vec<String> = schema("tests/schemas/sarif-2.1.0-rtm.5.json")
+        .iter_errors(&sarif)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(
+        codes(results.iter().collect(), "ruleId"),
+        json_codes,
+        "the SARIF results are the JSON findings"
+    );
+    let (code, _, err) = vox_in(&d, &["caps", "j.vox", "--format", "sarif"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--format sarif"), "{err}");
+    let readme = read("README.md");
+    assert!(
+        readme.contains("vox caps --check [PATHS...] [--format json|sarif]"),
+        "README.md"
+    );
+}
