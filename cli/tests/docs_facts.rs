@@ -513,3 +513,97 @@ fn caps_check_prints_json_and_sarif() {
         "README.md"
     );
 }
+
+/// Issue 41 (item 5): `vox caps FILE --format toml` run from another directory prints an entry
+/// that, pasted into the Vox.toml that governs the script, runs it: `script` and `cwd` are
+/// relative to that file's directory (the tokens to `cwd`), and a note names the file.
+#[test]
+fn the_caps_toml_entry_can_be_pasted_from_anywhere() {
+    let d = scratch();
+    let proj = d.join("proj");
+    std::fs::create_dir_all(proj.join("scripts")).unwrap();
+    std::fs::create_dir_all(proj.join("data")).unwrap();
+    std::fs::create_dir_all(d.join("elsewhere")).unwrap();
+    std::fs::write(proj.join("data/in.txt"), "read it").unwrap();
+    // `job` is meant to run from d (the directory `vox caps` runs in), `job2` from proj.
+    std::fs::write(
+        proj.join("scripts/job.vox"),
+        "print(fs.read(\"proj/data/in.txt\").unwrap())\n",
+    )
+    .unwrap();
+    std::fs::write(
+        proj.join("scripts/job2.vox"),
+        "print(fs.read(\"data/in.txt\").unwrap())\n",
+    )
+    .unwrap();
+    std::fs::write(proj.join("Vox.toml"), "# run configurations\n").unwrap();
+    let paste = |table: &str| {
+        let mut text = std::fs::read_to_string(proj.join("Vox.toml")).unwrap();
+        text.push_str(table);
+        std::fs::write(proj.join("Vox.toml"), text).unwrap();
+    };
+    let (code, table, err) = vox_in(&d, &["caps", "proj/scripts/job.vox", "--format", "toml"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        table.starts_with("[run.job]\nscript = \"scripts/job.vox\"\n"),
+        "{table}"
+    );
+    assert!(
+        err.contains("proj/Vox.toml") && err.contains("relative to proj/"),
+        "{err}"
+    );
+    paste(&table);
+    let elsewhere = d.join("elsewhere");
+    let (code, table, err) = vox_in(
+        &elsewhere,
+        &[
+            "caps",
+            "../proj/scripts/job2.vox",
+            "--cwd",
+            "../proj",
+            "--format",
+            "toml",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        table,
+        "[run.job2]\nscript = \"scripts/job2.vox\"\ncaps = [\"fs:ro=data\"]\n"
+    );
+    paste(&table);
+    for (name, script) in [("job", "scripts/job.vox"), ("job2", "scripts/job2.vox")] {
+        let script = format!("../proj/{script}");
+        let (code, out, err) = vox_in(&elsewhere, &["run", "--config", name, &script]);
+        assert_eq!(
+            (code, out.as_str()),
+            (0, "read it\n"),
+            "{name}: {err}\nVox.toml:\n{}",
+            read_at(&proj.join("Vox.toml"))
+        );
+    }
+    let (code, out, err) = vox_in(&elsewhere, &["caps", "--check", "../proj"]);
+    assert_eq!(code, 0, "{out}{err}");
+    // With no Vox.toml yet, the entry is for one in the current directory when the script lies
+    // below it.
+    let solo = scratch();
+    std::fs::create_dir_all(solo.join("s/data")).unwrap();
+    std::fs::write(solo.join("s/data/in.txt"), "solo").unwrap();
+    std::fs::write(
+        solo.join("s/a.vox"),
+        "print(fs.read(\"data/in.txt\").unwrap())\n",
+    )
+    .unwrap();
+    let (code, table, err) = vox_in(
+        &solo,
+        &["caps", "s/a.vox", "--cwd", "s", "--format", "toml"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("create Vox.toml"), "{err}");
+    std::fs::write(solo.join("Vox.toml"), &table).unwrap();
+    let (code, out, err) = vox_in(&solo.join("s/data"), &["run", "--config", "a", "../a.vox"]);
+    assert_eq!((code, out.as_str()), (0, "solo\n"), "{err}\n{table}");
+}
+
+fn read_at(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_default()
+}
