@@ -607,3 +607,36 @@ fn the_caps_toml_entry_can_be_pasted_from_anywhere() {
 fn read_at(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_default()
 }
+
+/// Issue 41 (item 6): `vox run --help` (and `vox test --help`) names every token of
+/// docs/caps.md's table, deny-style ones too, and points to docs/caps.md.
+#[test]
+fn run_help_lists_every_caps_token() {
+    let caps = read("docs/caps.md");
+    let table = caps
+        .split("### Tokens\n")
+        .nth(1)
+        .expect("docs/caps.md has a Tokens table");
+    let tokens: Vec<&str> = table
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .skip(2)
+        .filter_map(|row| row.split('|').nth(1))
+        .flat_map(|cell| cell.split('`').skip(1).step_by(2))
+        .collect();
+    assert!(tokens.len() >= 20, "{tokens:?}");
+    for command in ["run", "test"] {
+        let (code, help, err) = vox_in(&repo(), &[command, "--help"]);
+        assert_eq!(code, 0, "{err}");
+        let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        for token in &tokens {
+            let bare = token.trim_end_matches(|c: char| c.is_ascii_uppercase());
+            assert!(
+                help.contains(token) || (bare.ends_with(':') && help.contains(bare)),
+                "vox {command} --help does not name `{token}`: {help}"
+            );
+        }
+        assert!(help.contains("docs/caps.md"), "vox {command} --help");
+    }
+}
