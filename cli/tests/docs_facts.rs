@@ -3,6 +3,7 @@
 //! server's memory figure on every page that states it.
 
 mod common;
+mod lsp_common;
 
 use std::path::{Path, PathBuf};
 
@@ -639,4 +640,49 @@ fn run_help_lists_every_caps_token() {
         }
         assert!(help.contains("docs/caps.md"), "vox {command} --help");
     }
+}
+
+/// Issue 41 (item 7): the project's home is stated once, as `repository` in Cargo.toml, and the
+/// links to the rule pages, SARIF's `helpUri` and the language server's `codeDescription`,
+/// start with it and name a page of docs/rules that exists; SARIF's `informationUri` is it.
+#[test]
+fn rule_links_start_with_the_stated_repository() {
+    let root: toml::Table = read("Cargo.toml").parse().unwrap();
+    let package = &root["workspace"]["package"];
+    let home = package["repository"].as_str().expect("a repository field");
+    assert_eq!(package["homepage"].as_str(), Some(home));
+    assert!(
+        read("README.md").contains(&format!("<{home}>")),
+        "README.md"
+    );
+    let page = |link: &str| {
+        let rel = link
+            .strip_prefix(&format!("{home}/blob/main/"))
+            .unwrap_or_else(|| panic!("{link} is not under {home}/blob/main/"));
+        assert!(rel.starts_with("docs/rules/"), "{link}");
+        assert!(repo().join(rel).is_file(), "{link}: no {rel} here");
+    };
+    let d = scratch();
+    let text = "fn main() {\n    print(time.now_ms())\n}\n";
+    std::fs::write(d.join("clock.vox"), text).unwrap();
+    let (code, out, err) = vox_in(&d, &["lint", "--format", "sarif", "clock.vox"]);
+    assert_eq!(code, 0, "{err}");
+    let sarif: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let driver = &sarif["runs"][0]["tool"]["driver"];
+    assert_eq!(driver["informationUri"].as_str(), Some(home));
+    let rules = driver["rules"].as_array().unwrap();
+    assert!(!rules.is_empty(), "{out}");
+    for r in rules {
+        page(r["helpUri"].as_str().unwrap());
+    }
+    let ws = lsp_common::TempDir::new("home");
+    let script = ws.write("clock.vox", text);
+    let mut lsp = lsp_common::Lsp::start(&ws.0, "neovim");
+    lsp.open(&script, text);
+    let diags = lsp.diagnostics(&script);
+    assert!(!diags.is_empty());
+    for d in &diags {
+        page(d["codeDescription"]["href"].as_str().unwrap());
+    }
+    assert_eq!(lsp.shutdown(), Some(0));
 }
