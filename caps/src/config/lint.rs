@@ -25,6 +25,11 @@ pub struct LintConfig {
     pub exclude: Vec<String>,
 }
 
+/// The keys of `[lint]` (`severity` is the `[lint.severity]` table), in the order messages list
+/// them. Any other key is refused; docs/configuration.md has a section for each
+/// (cli/tests/docs_configuration.rs).
+pub const LINT_KEYS: &[&str] = &["select", "ignore", "exclude", "severity"];
+
 /// What `[lint]` accepts, for messages: each rule family (in the registry's order) with its
 /// first and last code, then the finding groups.
 fn known() -> String {
@@ -97,7 +102,10 @@ pub(super) fn parse(
                 let codes = strings(loc, table, key, value, "[\"D\", \"I001\"]")?;
                 for (code, span) in &codes {
                     if !is_known(code) {
-                        return Err(err(span.clone(), unknown_code(code, &format!("`lint.{key}`"))));
+                        return Err(err(
+                            span.clone(),
+                            unknown_code(code, &format!("`lint.{key}`")),
+                        ));
                     }
                 }
                 let codes = codes.into_iter().map(|(c, _)| c).collect();
@@ -166,7 +174,10 @@ pub(super) fn parse(
             _ => {
                 return Err(err(
                     table.key(key).and_then(|k| k.span()),
-                    format!("unknown key `{key}` in [lint]; remove it or use one of: select, ignore, exclude, severity"),
+                    format!(
+                        "unknown key `{key}` in [lint]; remove it or use one of: {}",
+                        LINT_KEYS.join(", ")
+                    ),
                 ))
             }
         }

@@ -11,6 +11,12 @@ use super::locator::{syntax_error, type_name, value_span, Locator};
 use super::text::strip_bom;
 use super::types::{ConfigError, ConfigKind, ConfigOrigin, RunConfig};
 
+/// The keys of a `[run.NAME]` entry besides the ceilings ([`CEILINGS`]), in the order messages
+/// list them; a `"type": "vox"` entry of `.vscode/tasks.json` or `launch.json` takes the same.
+/// Any other key of an entry is refused; docs/configuration.md has a section for each
+/// (cli/tests/docs_configuration.rs).
+pub const RUN_KEYS: &[&str] = &["script", "cwd", "caps", "args"];
+
 /// Parses `Vox.toml`: its run entries and, when `with_lint`, its `[lint]` table. The first
 /// problem found is the file's one error.
 pub(super) fn parse(
@@ -208,11 +214,12 @@ fn run_entry(
         },
     };
     for (key, _) in table.iter() {
-        if !matches!(key, "script" | "cwd" | "caps" | "args") && !CEILINGS.contains(&key) {
+        if !RUN_KEYS.contains(&key) && !CEILINGS.contains(&key) {
             return Err(loc.err(
                 table.key(key).and_then(|k| k.span()),
                 format!(
-                    "unknown key `{key}` in `run.{name}`; remove it or use one of: script, cwd, caps, args, {}",
+                    "unknown key `{key}` in `run.{name}`; remove it or use one of: {}, {}",
+                    RUN_KEYS.join(", "),
                     CEILINGS.join(", ")
                 ),
             ));
