@@ -90,7 +90,7 @@ pub(super) fn parse(
         return Err(err(
             item.span().or(key_span),
             format!(
-                "`lint` is a {}; write it as a table: [lint] with select, ignore, exclude, and [lint.severity]",
+                "`lint` is {}; write it as a table: [lint] with select, ignore, exclude, and [lint.severity]",
                 type_name(item)
             ),
         ));
@@ -137,7 +137,7 @@ pub(super) fn parse(
                     return Err(err(
                         value_span(table, key),
                         format!(
-                            "`lint.severity` is a {}; write it as a table: [lint.severity] with lines such as D002 = \"warning\"",
+                            "`lint.severity` is {}; write it as a table: [lint.severity] with lines such as D002 = \"warning\"",
                             type_name(value)
                         ),
                     ));
@@ -163,7 +163,7 @@ pub(super) fn parse(
                             return Err(err(
                                 value_span(levels, code),
                                 format!(
-                                    "the severity of {code} in `lint.severity` is a {}; write \"error\" or \"warning\"",
+                                    "the severity of {code} in `lint.severity` is {}; write \"error\" or \"warning\"",
                                     type_name(level)
                                 ),
                             ))
@@ -201,7 +201,7 @@ fn strings(
             ConfigSection::Lint,
             value_span(table, key),
             format!(
-                "`lint.{key}` is a {}; write a list of strings such as {key} = {example}",
+                "`lint.{key}` is {}; write a list of strings such as {key} = {example}",
                 type_name(value)
             ),
         ));
@@ -215,7 +215,7 @@ fn strings(
                     ConfigSection::Lint,
                     v.span(),
                     format!(
-                        "`lint.{key}` holds a {}; write each entry as a string, such as {key} = {example}",
+                        "`lint.{key}` holds {}; write each entry as a string, such as {key} = {example}",
                         type_name(&Item::Value(v.clone()))
                     ),
                 ))

@@ -35,7 +35,7 @@ pub(super) fn parse(
             return Err(loc.err(
                 value_span(root, "run"),
                 format!(
-                    "`run` is a {}; write run configurations as tables: [run.NAME] with script = \"path/to/script.vox\"",
+                    "`run` is {}; write run configurations as tables: [run.NAME] with script = \"path/to/script.vox\"",
                     type_name(run)
                 ),
             ));
@@ -105,7 +105,7 @@ fn run_entry(
         return Err(loc.err(
             value_span(run, name),
             format!(
-                "`run.{name}` is a {}; write it as a table: [run.{name}] with script = \"path/to/script.vox\"",
+                "`run.{name}` is {}; write it as a table: [run.{name}] with script = \"path/to/script.vox\"",
                 type_name(entry)
             ),
         ));
@@ -123,7 +123,7 @@ fn run_entry(
                 return Err(loc.err(
                     value_span(table, "script"),
                     format!(
-                        "`run.{name}.script` is a {}; write a path string such as script = \"scripts/{name}.vox\"",
+                        "`run.{name}.script` is {}; write a path string such as script = \"scripts/{name}.vox\"",
                         type_name(item)
                     ),
                 ))
@@ -138,7 +138,7 @@ fn run_entry(
                 return Err(loc.err(
                     value_span(table, "cwd"),
                     format!(
-                        "`run.{name}.cwd` is a {}; write a directory string relative to Vox.toml, such as cwd = \".\"",
+                        "`run.{name}.cwd` is {}; write a directory string relative to Vox.toml, such as cwd = \".\"",
                         type_name(item)
                     ),
                 ))
@@ -152,7 +152,7 @@ fn run_entry(
                 return Err(loc.err(
                     value_span(table, "caps"),
                     format!(
-                        "`run.{name}.caps` is a {}; write a list of tokens such as caps = [\"fs:ro=data\"] (caps = [] grants none)",
+                        "`run.{name}.caps` is {}; write a list of tokens such as caps = [\"fs:ro=data\"] (caps = [] grants none)",
                         type_name(item)
                     ),
                 ));
@@ -165,7 +165,7 @@ fn run_entry(
                         return Err(loc.err(
                             v.span(),
                             format!(
-                                "`run.{name}.caps` holds a {}; write each token as a string such as \"env:ro\"",
+                                "`run.{name}.caps` holds {}; write each token as a string such as \"env:ro\"",
                                 type_name(&Item::Value(v.clone()))
                             ),
                         ))
@@ -206,7 +206,7 @@ fn run_entry(
                 return Err(loc.err(
                     value_span(table, "args"),
                     format!(
-                        "`run.{name}.args` is a {}; write a list of strings such as args = [\"--release\"]",
+                        "`run.{name}.args` is {}; write a list of strings such as args = [\"--release\"]",
                         type_name(item)
                     ),
                 ))
