@@ -18,10 +18,14 @@ fn main() {
     // A new commit (or checkout) changes HEAD or the ref it names; a path that does not exist
     // would make cargo run this on every build, so only existing ones are named.
     println!("cargo:rerun-if-changed=build.rs");
+    // In a linked worktree HEAD is the worktree's own, but the branches and packed-refs live in
+    // the repository's common directory.
     if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
-        let mut watch = vec![format!("{dir}/HEAD"), format!("{dir}/packed-refs")];
+        let common = git(&["rev-parse", "--path-format=absolute", "--git-common-dir"])
+            .unwrap_or_else(|| dir.clone());
+        let mut watch = vec![format!("{dir}/HEAD"), format!("{common}/packed-refs")];
         if let Some(head) = git(&["symbolic-ref", "-q", "HEAD"]) {
-            watch.push(format!("{dir}/{head}"));
+            watch.push(format!("{common}/{head}"));
         }
         for p in watch
             .into_iter()

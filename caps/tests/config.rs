@@ -227,7 +227,7 @@ fn vox_run_loader_is_unchanged_and_ignores_lint() {
     assert_eq!(
         err.to_string(),
         format!(
-            "{}:2:10: invalid run configuration: `run.build.script` is a integer; write a path string such as script = \"scripts/build.vox\"",
+            "{}:2:10: invalid run configuration: `run.build.script` is an integer; write a path string such as script = \"scripts/build.vox\"",
             path.display()
         )
     );
@@ -278,7 +278,7 @@ fn invalid_vox_toml_is_located() {
         toml_error("[run.a]\nscript = \"a.vox\"\ncaps = [\"env:ro\", 3]\n"),
         3,
         19,
-        &["holds a integer", "\"env:ro\""],
+        &["holds an integer", "\"env:ro\""],
     );
     assert_error(
         toml_error("# c\n[run.a]\ncwd = \"x\"\n"),
@@ -308,7 +308,7 @@ fn invalid_vox_toml_is_located() {
         toml_error("run = 3\n"),
         1,
         7,
-        &["`run` is a integer", "[run.NAME]"],
+        &["`run` is an integer", "[run.NAME]"],
     );
     assert_error(
         toml_error("[run]\nbuild = \"x.vox\"\n"),
@@ -380,7 +380,7 @@ fn invalid_json_files_are_located() {
         json_error(Tasks, "{\"tasks\": {}}"),
         1,
         11,
-        &["\"tasks\" in tasks.json is a object", "\"type\": \"vox\""],
+        &["\"tasks\" in tasks.json is an object", "\"type\": \"vox\""],
     );
     assert_error(
         json_error(
@@ -506,7 +506,7 @@ fn lint_errors_are_located_and_say_what_to_write() {
         4,
         16,
         &[
-            "`lint.select` holds a integer",
+            "`lint.select` holds an integer",
             "select = [\"D\", \"I001\"]",
         ],
     );
@@ -560,7 +560,7 @@ fn lint_errors_are_located_and_say_what_to_write() {
         "[lint.severity]\nD002 = 2\n",
         4,
         8,
-        &["is a integer", "\"error\" or \"warning\""],
+        &["is an integer", "\"error\" or \"warning\""],
     );
     check(
         "[lint.severity]\nZ9 = \"error\"\n",

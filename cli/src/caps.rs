@@ -12,16 +12,23 @@ use crate::workspace;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum CapsFormat {
+    /// One token per line (with --check: the findings as text).
     Tokens,
+    /// The `--caps` flags of a command line.
     Cli,
+    /// JSON (docs/schemas/caps.schema.json); with --check, the findings as `vox lint --format json` prints them.
     Json,
+    /// A `[run.NAME]` table to paste into Vox.toml.
     Toml,
+    /// With --check only: the findings as SARIF 2.1.0, as `vox lint --format sarif` prints them.
+    Sarif,
 }
 
 #[derive(Args, Debug)]
 pub struct CapsFlags {
     /// The script (with --check: files or directories; default the current directory).
     pub paths: Vec<PathBuf>,
+    /// Output format.
     #[arg(long, value_enum, default_value = "tokens")]
     pub format: CapsFormat,
     /// Exit 1 when a run configuration lacks a needed token or grants an unused one.
@@ -55,6 +62,10 @@ pub fn run(flags: CapsFlags) -> i32 {
         eprintln!("  usage: vox caps FILE [--format tokens|cli|json|toml]");
         return 2;
     };
+    if flags.format == CapsFormat::Sarif {
+        eprintln!("vox caps: --format sarif gives the findings of --check; a script's caps print as tokens, cli, json or toml");
+        return 2;
+    }
     if !file.is_file() {
         eprintln!("vox: {}", crate::read_error::not_found(file.display()));
         return 2;
@@ -137,20 +148,105 @@ pub fn run(flags: CapsFlags) -> i32 {
             });
             format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
         }
-        CapsFormat::Toml => {
-            let stem = abs
-                .file_stem()
-                .map_or_else(|| "script".into(), |s| s.to_string_lossy().into_owned());
-            let script = output::shown(&abs, &root);
-            let caps: Vec<String> = names.iter().map(|t| format!("{t:?}")).collect();
-            format!(
-                "[run.{stem}]\nscript = {script:?}\ncaps = [{}]\n",
-                caps.join(", ")
-            )
-        }
+        CapsFormat::Sarif => unreachable!("refused above"),
+        CapsFormat::Toml => toml_table(&abs, &cwd, &names),
     };
     let _ = out.write_all(text.as_bytes());
     i32::from(!incomplete.is_empty())
+}
+
+/// `--format toml`: a `[run.NAME]` entry for the `Vox.toml` that `vox run` would read for the
+/// script (the nearest above its directory), its `script` and `cwd` relative to that file's
+/// directory as `Vox.toml` resolves them, and a note on stderr naming the file. The tokens are
+/// relative to `cwd`, as a run configuration's are, so the entry is right from any directory.
+fn toml_table(script: &Path, cwd: &Path, tokens: &[&str]) -> String {
+    let here = workspace::absolute(Path::new("."));
+    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let script = canonical(script);
+    let dir = script.parent().unwrap_or(Path::new("/")).to_path_buf();
+    let (base, existing) = match vox_caps::config::find_vox_toml(&dir) {
+        Some(t) => (t.parent().unwrap_or(&dir).to_path_buf(), true),
+        // None yet: one in the current directory governs a script below it, else one beside it.
+        None => {
+            let here = canonical(&here);
+            (if dir.starts_with(&here) { here } else { dir }, false)
+        }
+    };
+    let here = canonical(&here);
+    let file = relative(&here, &base.join("Vox.toml"));
+    let shown_base = match relative(&here, &base) {
+        s if s == "." => "the current directory".to_string(),
+        s => format!("{s}/"),
+    };
+    if existing {
+        eprintln!(
+            "note: an entry for {file} (vox run reads it for this script); script and cwd are relative to {shown_base}"
+        );
+    } else {
+        eprintln!(
+            "note: no Vox.toml governs the script yet: create {file} with this entry (script and cwd relative to {shown_base})"
+        );
+    }
+    let stem = script
+        .file_stem()
+        .map_or_else(|| "script".into(), |s| s.to_string_lossy().into_owned());
+    let mut table = format!(
+        "[run.{}]\nscript = {}\n",
+        toml_key(&stem),
+        toml_str(&relative(&base, &script))
+    );
+    let cwd = relative(&base, &canonical(cwd));
+    if cwd != "." {
+        table.push_str(&format!("cwd = {}\n", toml_str(&cwd)));
+    }
+    let caps: Vec<String> = tokens.iter().map(|t| toml_str(t)).collect();
+    table.push_str(&format!("caps = [{}]\n", caps.join(", ")));
+    table
+}
+
+/// `to` as a path relative to the directory `from` (both absolute): `scripts/a.vox`, `..`, `.`.
+fn relative(from: &Path, to: &Path) -> String {
+    let from: Vec<_> = from.components().collect();
+    let to: Vec<_> = to.components().collect();
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = vec!["..".into(); from.len() - common];
+    parts.extend(
+        to[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    if parts.is_empty() {
+        ".".into()
+    } else {
+        parts.join("/")
+    }
+}
+
+/// A TOML basic string.
+fn toml_str(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A TOML key: bare when it can be, else quoted.
+fn toml_key(k: &str) -> String {
+    if !k.is_empty()
+        && k.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
+        k.to_string()
+    } else {
+        toml_str(k)
+    }
 }
 
 /// One `incomplete: …` note per function a syntax error lies in (its needs are not inferred).
@@ -248,11 +344,12 @@ fn check(flags: &CapsFlags) -> i32 {
         .filter(|p| p.extension().is_none_or(|e| e != "vox"))
         .collect();
     let texts = output::Texts::with_files(&loaded, configs.into_iter());
-    // `--format json` gives the findings as `vox lint --format json` does; the other formats
-    // (tokens, cli, toml) describe one script's caps, so the check prints its findings as text.
+    // `--format json` and `sarif` give the findings as `vox lint` does in those formats; the
+    // other formats (tokens, cli, toml) describe one script's caps, so the check prints text.
     let format = match flags.format {
         CapsFormat::Json => Format::Json,
-        _ => Format::Human,
+        CapsFormat::Sarif => Format::Sarif,
+        CapsFormat::Tokens | CapsFormat::Cli | CapsFormat::Toml => Format::Human,
     };
     print!("{}", output::render(format, &findings, &texts, &root));
     if findings.is_empty() {

@@ -5,6 +5,7 @@ mod check;
 mod confine;
 mod doctor;
 mod lint;
+mod man;
 mod memory;
 mod output;
 mod parallel;
@@ -69,6 +70,15 @@ enum Command {
     Completions {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
+    },
+    /// Write the manual pages: vox.1 and vox-COMMAND.1 for each command (vox.1 to standard output without --out).
+    ///
+    /// `vox man --out ~/.local/share/man/man1`, then `man vox` or `man vox-run`; or read one at
+    /// once with `vox man | man -l -`.
+    Man {
+        /// The directory to write the pages to (created when missing).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
     },
     /// Run the @test functions of a file or of every .vox file under a directory.
     Test {
@@ -180,6 +190,10 @@ fn main() -> ExitCode {
             let mut cmd = Cli::command();
             clap_complete::generate(shell, &mut cmd, "vox", &mut std::io::stdout());
             0
+        }
+        Command::Man { out } => {
+            use clap::CommandFactory as _;
+            man::run(Cli::command(), out.as_deref())
         }
         Command::Lsp { stdio: _ } => vox_server::run_stdio(),
         Command::Lint(flags) => lint::run(flags),

@@ -14,9 +14,13 @@ use vox_runtime::program::{self, LoadError, Program};
 /// Flags shared by `vox run` and `vox test`.
 #[derive(clap::Args, Clone, Debug)]
 pub struct RunFlags {
-    /// Grant one capability token (repeatable): fs:ro=DIR, fs:rw=DIR, net:allow, process:allow,
-    /// env:ro, env:rw, secrets:allow, time:real, time:frozen=MS, random:seed=N, agentos:allow,
-    /// deterministic, none. Unmentioned namespaces are denied.
+    /// Grant one capability token (repeatable); a namespace no token mentions is denied.
+    ///
+    /// fs:ro=DIR, fs:rw=DIR (read, or read and write, under DIR); net:none, net:allow (http: is
+    /// an alias); process:none, process:allow; env:none, env:ro, env:rw; secrets:none,
+    /// secrets:allow; time:real, time:frozen=MS; random:seed=N, random:deny; agentos:none,
+    /// agentos:allow; deterministic (time:frozen=0 random:seed=0 process:none net:none
+    /// env:none); none (nothing). See docs/caps.md.
     #[arg(long = "caps", value_name = "TOKEN")]
     pub caps: Vec<String>,
     /// Run with the named `[run.NAME]` entry of Vox.toml (its caps, cwd, ceilings and args).

@@ -1,6 +1,6 @@
 //! Every runnable script of the project runs, end to end through the built `vox`, with its output
-//! checked: the valid corpus (`tests/corpus/valid`), the bundled examples (`examples/`) and the
-//! `vox` code blocks of README.md and docs/*.md. Nothing is only parsed. Test-only files (no main,
+//! checked: the valid corpus (`tests/corpus/valid`) and the bundled examples (`examples/`); the
+//! docs' code blocks run in docs_run.rs. Nothing is only parsed. Test-only files (no main,
 //! no top-level statements) pass `vox test` instead.
 //!
 //! The run of a script is described by comment lines at its top (tests/corpus/README.md):
@@ -274,102 +274,6 @@ fn every_example_runs_with_its_output_checked() {
     let (ran, _) = check_dir(&dir, None);
     assert_eq!(ran, vox_files(&dir).len());
     println!("{ran} examples ran with their stdout checked");
-}
-
-/// The fenced code blocks of a Markdown file: (info string, text, line of the opening fence).
-fn code_blocks(md: &str) -> Vec<(String, String, usize)> {
-    let mut out = Vec::new();
-    let mut open: Option<(String, String, usize, String)> = None;
-    for (i, line) in md.lines().enumerate() {
-        let trimmed = line.trim_start();
-        match &mut open {
-            None => {
-                if let Some(info) = trimmed.strip_prefix("```") {
-                    let indent = line[..line.len() - trimmed.len()].to_string();
-                    open = Some((info.trim().to_string(), String::new(), i + 1, indent));
-                }
-            }
-            Some((info, text, at, indent)) => {
-                if trimmed.starts_with("```") {
-                    out.push((info.clone(), text.clone(), *at));
-                    open = None;
-                } else {
-                    text.push_str(line.strip_prefix(indent.as_str()).unwrap_or(line));
-                    text.push('\n');
-                }
-            }
-        }
-    }
-    out
-}
-
-/// Every ` ```vox ` block of README.md, ARCHITECTURE.md, docs/*.md and docs/rules/*.md (sorted)
-/// runs; the ` ```output ` block right after it is its exact stdout. A block that shows VoxScript
-/// without a `vox` tag would escape the check, so a block that looks like VoxScript (`let`, `fn`,
-/// `print(`) must be tagged `vox`.
-#[test]
-fn every_vox_block_in_the_docs_runs_with_its_output_checked() {
-    let ws = workspace();
-    let mut docs = vec![ws.join("README.md"), ws.join("ARCHITECTURE.md")];
-    for e in std::fs::read_dir(ws.join("docs")).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_some_and(|e| e == "md") {
-            docs.push(p);
-        }
-    }
-    docs.sort();
-    let mut rules = Vec::new();
-    for e in std::fs::read_dir(ws.join("docs/rules")).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_some_and(|e| e == "md") {
-            rules.push(p);
-        }
-    }
-    rules.sort();
-    docs.extend(rules);
-    let mut failures = Vec::new();
-    let mut ran = 0;
-    for doc in &docs {
-        let md = std::fs::read_to_string(doc).unwrap();
-        let blocks = code_blocks(&md);
-        for (i, (info, text, line)) in blocks.iter().enumerate() {
-            let at = format!("{}:{line}", doc.strip_prefix(&ws).unwrap().display());
-            let looks_like_vox = text.lines().any(|l| {
-                let l = l.trim_start();
-                l.starts_with("let ") || l.starts_with("fn ") || l.starts_with("print(")
-            });
-            if info != "vox" {
-                // Rust (the Zed extension in editors.md) has `fn` and `let` too.
-                if looks_like_vox && info != "rust" {
-                    failures.push(format!("{at}: VoxScript in a block not tagged `vox`"));
-                }
-                continue;
-            }
-            let want = match blocks.get(i + 1) {
-                Some((next, out, _)) if next == "output" => out.clone(),
-                _ => {
-                    failures.push(format!(
-                        "{at}: a `vox` block needs an `output` block after it"
-                    ));
-                    continue;
-                }
-            };
-            match check_script(
-                "doc.vox",
-                text,
-                Path::new("/nonexistent"),
-                None,
-                Some(&want),
-                None,
-            ) {
-                Ok(_) => ran += 1,
-                Err(e) => failures.push(format!("{at}: {e}")),
-            }
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    assert!(ran >= 1);
-    println!("{ran} doc blocks ran with their stdout checked");
 }
 
 #[test]

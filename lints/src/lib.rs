@@ -21,6 +21,6 @@ pub use driver::{
 pub use finding::{Applicability, ChainStep, Edit, Finding, Fix, Severity};
 pub use memo::FileMemo;
 pub use options::{known_codes, known_pattern, LintOptions};
-pub use registry::{rule, RuleInfo, RULES};
+pub use registry::{rule, RuleInfo, REPOSITORY, RULES, RULE_DOCS};
 pub use rules::caps_check::NEW_RUN_TITLE;
 pub use workspace::WorkspaceInfo;

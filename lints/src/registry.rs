@@ -10,3 +10,10 @@ pub use crate::rules::ALL as RULES;
 pub fn rule(code: &str) -> Option<&'static RuleInfo> {
     RULES.iter().find(|r| r.code == code)
 }
+
+/// The project's home: `repository` in the workspace's `Cargo.toml` (`[workspace.package]`).
+pub const REPOSITORY: &str = env!("CARGO_PKG_REPOSITORY");
+
+/// Where the rule pages live, `{RULE_DOCS}/D003.md`: the one base of SARIF's `helpUri` and the
+/// language server's `codeDescription`.
+pub const RULE_DOCS: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/rules");

@@ -15,8 +15,8 @@ use vox_lints::{Finding, Severity};
 use crate::convert;
 use crate::session::Snapshot;
 
-/// Where the rule pages live (the same base the SARIF output links).
-pub const DOCS: &str = "https://github.com/vox-lang/vox/blob/main/docs/rules";
+/// Where the rule pages live (the same base the SARIF output links, from Cargo.toml's repository).
+pub use vox_lints::RULE_DOCS as DOCS;
 
 pub fn uri_of(path: &Path) -> Option<Uri> {
     Uri::from_file_path(path)

@@ -1,8 +1,10 @@
 //! The ceilings a run configuration may set (the `vox run` flags) and how their values are
 //! checked.
 
-/// Ceiling keys of a run configuration (the `vox run` flag names without dashes).
-pub(crate) const CEILINGS: &[&str] = &[
+/// Ceiling keys of a run configuration (the `vox run` flag names without dashes), in `Vox.toml`
+/// and in `.vscode/tasks.json` and `launch.json` entries alike. The parsers read exactly these;
+/// docs/configuration.md has a section for each (cli/tests/docs_configuration.rs).
+pub const CEILINGS: &[&str] = &[
     "max-steps",
     "max-depth",
     "max-memory",

@@ -56,7 +56,7 @@ pub fn set_caps_vox_toml(
                 return Err(loc.err(
                     value_span(root, "run"),
                     format!(
-                        "`run` is a {}; write run configurations as [run.NAME] tables so vox can edit them",
+                        "`run` is {}; write run configurations as [run.NAME] tables so vox can edit them",
                         type_name(run_item)
                     ),
                 ));
@@ -67,7 +67,7 @@ pub fn set_caps_vox_toml(
                         return Err(loc.err(
                             value_span(run, entry),
                             format!(
-                                "`run.{entry}` is a {}; write it as a table: [run.{entry}] with script = \"{script_rel}\"",
+                                "`run.{entry}` is {}; write it as a table: [run.{entry}] with script = \"{script_rel}\"",
                                 type_name(item)
                             ),
                         ));

@@ -25,6 +25,11 @@ pub struct LintConfig {
     pub exclude: Vec<String>,
 }
 
+/// The keys of `[lint]` (`severity` is the `[lint.severity]` table), in the order messages list
+/// them. Any other key is refused; docs/configuration.md has a section for each
+/// (cli/tests/docs_configuration.rs).
+pub const LINT_KEYS: &[&str] = &["select", "ignore", "exclude", "severity"];
+
 /// What `[lint]` accepts, for messages: each rule family (in the registry's order) with its
 /// first and last code, then the finding groups.
 fn known() -> String {
@@ -85,7 +90,7 @@ pub(super) fn parse(
         return Err(err(
             item.span().or(key_span),
             format!(
-                "`lint` is a {}; write it as a table: [lint] with select, ignore, exclude, and [lint.severity]",
+                "`lint` is {}; write it as a table: [lint] with select, ignore, exclude, and [lint.severity]",
                 type_name(item)
             ),
         ));
@@ -97,7 +102,10 @@ pub(super) fn parse(
                 let codes = strings(loc, table, key, value, "[\"D\", \"I001\"]")?;
                 for (code, span) in &codes {
                     if !is_known(code) {
-                        return Err(err(span.clone(), unknown_code(code, &format!("`lint.{key}`"))));
+                        return Err(err(
+                            span.clone(),
+                            unknown_code(code, &format!("`lint.{key}`")),
+                        ));
                     }
                 }
                 let codes = codes.into_iter().map(|(c, _)| c).collect();
@@ -129,7 +137,7 @@ pub(super) fn parse(
                     return Err(err(
                         value_span(table, key),
                         format!(
-                            "`lint.severity` is a {}; write it as a table: [lint.severity] with lines such as D002 = \"warning\"",
+                            "`lint.severity` is {}; write it as a table: [lint.severity] with lines such as D002 = \"warning\"",
                             type_name(value)
                         ),
                     ));
@@ -155,7 +163,7 @@ pub(super) fn parse(
                             return Err(err(
                                 value_span(levels, code),
                                 format!(
-                                    "the severity of {code} in `lint.severity` is a {}; write \"error\" or \"warning\"",
+                                    "the severity of {code} in `lint.severity` is {}; write \"error\" or \"warning\"",
                                     type_name(level)
                                 ),
                             ))
@@ -166,7 +174,10 @@ pub(super) fn parse(
             _ => {
                 return Err(err(
                     table.key(key).and_then(|k| k.span()),
-                    format!("unknown key `{key}` in [lint]; remove it or use one of: select, ignore, exclude, severity"),
+                    format!(
+                        "unknown key `{key}` in [lint]; remove it or use one of: {}",
+                        LINT_KEYS.join(", ")
+                    ),
                 ))
             }
         }
@@ -190,7 +201,7 @@ fn strings(
             ConfigSection::Lint,
             value_span(table, key),
             format!(
-                "`lint.{key}` is a {}; write a list of strings such as {key} = {example}",
+                "`lint.{key}` is {}; write a list of strings such as {key} = {example}",
                 type_name(value)
             ),
         ));
@@ -204,7 +215,7 @@ fn strings(
                     ConfigSection::Lint,
                     v.span(),
                     format!(
-                        "`lint.{key}` holds a {}; write each entry as a string, such as {key} = {example}",
+                        "`lint.{key}` holds {}; write each entry as a string, such as {key} = {example}",
                         type_name(&Item::Value(v.clone()))
                     ),
                 ))

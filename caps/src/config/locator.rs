@@ -41,17 +41,17 @@ impl Locator<'_> {
     }
 }
 
-/// What kind of TOML value an item is, for messages.
+/// What kind of TOML value an item is, with its article, for messages ("an integer").
 pub(super) fn type_name(item: &Item) -> &'static str {
     match item {
         Item::None => "nothing",
-        Item::Value(Value::String(_)) => "string",
-        Item::Value(Value::Integer(_)) => "integer",
-        Item::Value(Value::Float(_)) => "float",
-        Item::Value(Value::Boolean(_)) => "boolean",
-        Item::Value(Value::Datetime(_)) => "date",
-        Item::Value(Value::Array(_)) | Item::ArrayOfTables(_) => "list",
-        Item::Value(Value::InlineTable(_)) | Item::Table(_) => "table",
+        Item::Value(Value::String(_)) => "a string",
+        Item::Value(Value::Integer(_)) => "an integer",
+        Item::Value(Value::Float(_)) => "a float",
+        Item::Value(Value::Boolean(_)) => "a boolean",
+        Item::Value(Value::Datetime(_)) => "a date",
+        Item::Value(Value::Array(_)) | Item::ArrayOfTables(_) => "a list",
+        Item::Value(Value::InlineTable(_)) | Item::Table(_) => "a table",
     }
 }
 

@@ -20,10 +20,12 @@ mod types;
 mod vox_toml;
 mod vscode;
 
+pub use ceilings::CEILINGS;
 pub use edit::{entry_name_for, set_caps_launch_json, set_caps_tasks_json, set_caps_vox_toml};
-pub use lint::LintConfig;
+pub use lint::{LintConfig, LINT_KEYS};
 pub use load::{load_vox_toml, load_workspace, workspace_from_texts, WorkspaceConfig};
 pub use resolve::{
     config_caps, entries_for, find_vox_toml, resolve_named, resolve_run, run_tokens,
 };
 pub use types::{ConfigError, ConfigKind, ConfigOrigin, ConfigSection, RunConfig};
+pub use vox_toml::RUN_KEYS;

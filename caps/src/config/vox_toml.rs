@@ -11,6 +11,12 @@ use super::locator::{syntax_error, type_name, value_span, Locator};
 use super::text::strip_bom;
 use super::types::{ConfigError, ConfigKind, ConfigOrigin, RunConfig};
 
+/// The keys of a `[run.NAME]` entry besides the ceilings ([`CEILINGS`]), in the order messages
+/// list them; a `"type": "vox"` entry of `.vscode/tasks.json` or `launch.json` takes the same.
+/// Any other key of an entry is refused; docs/configuration.md has a section for each
+/// (cli/tests/docs_configuration.rs).
+pub const RUN_KEYS: &[&str] = &["script", "cwd", "caps", "args"];
+
 /// Parses `Vox.toml`: its run entries and, when `with_lint`, its `[lint]` table. The first
 /// problem found is the file's one error.
 pub(super) fn parse(
@@ -29,7 +35,7 @@ pub(super) fn parse(
             return Err(loc.err(
                 value_span(root, "run"),
                 format!(
-                    "`run` is a {}; write run configurations as tables: [run.NAME] with script = \"path/to/script.vox\"",
+                    "`run` is {}; write run configurations as tables: [run.NAME] with script = \"path/to/script.vox\"",
                     type_name(run)
                 ),
             ));
@@ -99,7 +105,7 @@ fn run_entry(
         return Err(loc.err(
             value_span(run, name),
             format!(
-                "`run.{name}` is a {}; write it as a table: [run.{name}] with script = \"path/to/script.vox\"",
+                "`run.{name}` is {}; write it as a table: [run.{name}] with script = \"path/to/script.vox\"",
                 type_name(entry)
             ),
         ));
@@ -117,7 +123,7 @@ fn run_entry(
                 return Err(loc.err(
                     value_span(table, "script"),
                     format!(
-                        "`run.{name}.script` is a {}; write a path string such as script = \"scripts/{name}.vox\"",
+                        "`run.{name}.script` is {}; write a path string such as script = \"scripts/{name}.vox\"",
                         type_name(item)
                     ),
                 ))
@@ -132,7 +138,7 @@ fn run_entry(
                 return Err(loc.err(
                     value_span(table, "cwd"),
                     format!(
-                        "`run.{name}.cwd` is a {}; write a directory string relative to Vox.toml, such as cwd = \".\"",
+                        "`run.{name}.cwd` is {}; write a directory string relative to Vox.toml, such as cwd = \".\"",
                         type_name(item)
                     ),
                 ))
@@ -146,7 +152,7 @@ fn run_entry(
                 return Err(loc.err(
                     value_span(table, "caps"),
                     format!(
-                        "`run.{name}.caps` is a {}; write a list of tokens such as caps = [\"fs:ro=data\"] (caps = [] grants none)",
+                        "`run.{name}.caps` is {}; write a list of tokens such as caps = [\"fs:ro=data\"] (caps = [] grants none)",
                         type_name(item)
                     ),
                 ));
@@ -159,7 +165,7 @@ fn run_entry(
                         return Err(loc.err(
                             v.span(),
                             format!(
-                                "`run.{name}.caps` holds a {}; write each token as a string such as \"env:ro\"",
+                                "`run.{name}.caps` holds {}; write each token as a string such as \"env:ro\"",
                                 type_name(&Item::Value(v.clone()))
                             ),
                         ))
@@ -200,7 +206,7 @@ fn run_entry(
                 return Err(loc.err(
                     value_span(table, "args"),
                     format!(
-                        "`run.{name}.args` is a {}; write a list of strings such as args = [\"--release\"]",
+                        "`run.{name}.args` is {}; write a list of strings such as args = [\"--release\"]",
                         type_name(item)
                     ),
                 ))
@@ -208,11 +214,12 @@ fn run_entry(
         },
     };
     for (key, _) in table.iter() {
-        if !matches!(key, "script" | "cwd" | "caps" | "args") && !CEILINGS.contains(&key) {
+        if !RUN_KEYS.contains(&key) && !CEILINGS.contains(&key) {
             return Err(loc.err(
                 table.key(key).and_then(|k| k.span()),
                 format!(
-                    "unknown key `{key}` in `run.{name}`; remove it or use one of: script, cwd, caps, args, {}",
+                    "unknown key `{key}` in `run.{name}`; remove it or use one of: {}, {}",
+                    RUN_KEYS.join(", "),
                     CEILINGS.join(", ")
                 ),
             ));

@@ -58,13 +58,14 @@ pub(super) fn shape(kind: ConfigKind) -> Shape {
     }
 }
 
+/// What kind of JSON value `v` is, with its article, for messages ("an object").
 pub(super) fn type_name(v: &Value<'_>) -> &'static str {
     match v {
-        Value::StringLit(_) => "string",
-        Value::NumberLit(_) => "number",
-        Value::BooleanLit(_) => "boolean",
-        Value::Object(_) => "object",
-        Value::Array(_) => "list",
+        Value::StringLit(_) => "a string",
+        Value::NumberLit(_) => "a number",
+        Value::BooleanLit(_) => "a boolean",
+        Value::Object(_) => "an object",
+        Value::Array(_) => "a list",
         Value::NullKeyword(_) => "null",
     }
 }
@@ -120,7 +121,7 @@ pub(super) fn entries<'v, 't>(
         return Err(loc.err(
             root.start(),
             format!(
-                "{file} holds a {} at the top; it must be one object such as {{\"version\": \"{}\", \"{}\": []}}",
+                "{file} holds {} at the top; it must be one object such as {{\"version\": \"{}\", \"{}\": []}}",
                 type_name(root),
                 shape.version,
                 shape.list
@@ -134,7 +135,7 @@ pub(super) fn entries<'v, 't>(
         return Err(loc.err(
             list.value.start(),
             format!(
-                "\"{}\" in {file} is a {}; write a list of {}s: \"{}\": [ {{ \"type\": \"vox\", ... }} ]",
+                "\"{}\" in {file} is {}; write a list of {}s: \"{}\": [ {{ \"type\": \"vox\", ... }} ]",
                 shape.list,
                 type_name(&list.value),
                 shape.entry,
@@ -196,7 +197,7 @@ fn entry(
                 v => Err(loc.err(
                     v.start(),
                     format!(
-                        "\"{key}\" of a vox {what} in {file} is a {}; write a string such as \"{key}\": \"{example}\"",
+                        "\"{key}\" of a vox {what} in {file} is {}; write a string such as \"{key}\": \"{example}\"",
                         type_name(v)
                     ),
                 )),
@@ -211,7 +212,7 @@ fn entry(
             return Err(loc.err(
                 p.value.start(),
                 format!(
-                    "\"{key}\" of a vox {what} in {file} is a {}; write a list of strings such as \"{key}\": [{example}]",
+                    "\"{key}\" of a vox {what} in {file} is {}; write a list of strings such as \"{key}\": [{example}]",
                     type_name(&p.value)
                 ),
             ));
@@ -224,7 +225,7 @@ fn entry(
                     return Err(loc.err(
                         v.start(),
                         format!(
-                            "\"{key}\" of a vox {what} in {file} holds a {}; write each entry as a string, such as \"{key}\": [{example}]",
+                            "\"{key}\" of a vox {what} in {file} holds {}; write each entry as a string, such as \"{key}\": [{example}]",
                             type_name(v)
                         ),
                     ))

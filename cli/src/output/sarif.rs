@@ -7,13 +7,11 @@
 use std::path::Path;
 
 use serde_json::{json, Value};
-use vox_lints::{Finding, Severity, RULES};
+use vox_lints::{Finding, Severity, REPOSITORY, RULES, RULE_DOCS as DOCS};
 use vox_syntax::TextRange;
 
 use super::pretty::indented;
 use super::texts::{shown, Texts};
-
-const DOCS: &str = "https://github.com/vox-lang/vox/blob/main/docs/rules";
 
 fn level(s: Severity) -> &'static str {
     match s {
@@ -162,7 +160,7 @@ fn skeleton(rules: Vec<Value>) -> (String, usize, usize) {
             "results": [],
             "tool": {"driver": {
                 "name": "vox",
-                "informationUri": "https://github.com/vox-lang/vox",
+                "informationUri": REPOSITORY,
                 "version": env!("CARGO_PKG_VERSION"),
                 "semanticVersion": env!("CARGO_PKG_VERSION"),
                 "rules": rules,

@@ -1,6 +1,79 @@
 -- :checkhealth vox
 local M = {}
 
+-- Starts `path lsp`, sends `initialize` and waits for the answer (at most `timeout_ms`): the
+-- server's name and version, or nil and why not. Ends the server with shutdown/exit.
+local function probe_initialize(path, timeout_ms)
+  local buf = ''
+  local answer
+  local ok, proc = pcall(vim.system, { path, 'lsp' }, {
+    stdin = true,
+    stdout = function(_, data)
+      if data then
+        buf = buf .. data
+      end
+    end,
+  })
+  if not ok then
+    return nil, tostring(proc)
+  end
+  local function send(msg)
+    local body = vim.json.encode(msg)
+    proc:write(('Content-Length: %d\r\n\r\n%s'):format(#body, body))
+  end
+  send({ jsonrpc = '2.0', id = 1, method = 'initialize', params = { processId = vim.NIL, rootUri = vim.NIL, capabilities = vim.empty_dict() } })
+  vim.wait(timeout_ms, function()
+    local body = buf:match('\r\n\r\n(.*)$')
+    if body then
+      local decoded_ok, msg = pcall(vim.json.decode, body)
+      if decoded_ok and type(msg) == 'table' and msg.id == 1 then
+        answer = msg
+        return true
+      end
+    end
+    return false
+  end, 20)
+  if answer then
+    send({ jsonrpc = '2.0', id = 2, method = 'shutdown' })
+    send({ jsonrpc = '2.0', method = 'exit' })
+  end
+  pcall(function()
+    proc:write(nil)
+  end)
+  if not proc:wait(2000) then
+    proc:kill(9)
+  end
+  if not answer then
+    return nil, ('no answer to initialize within %d ms'):format(timeout_ms)
+  end
+  if answer.error then
+    return nil, 'initialize failed: ' .. tostring(answer.error.message)
+  end
+  local info = answer.result and answer.result.serverInfo or {}
+  return (info.name or 'vox') .. ' ' .. (info.version or '')
+end
+
+-- `vox doctor`'s lines as health items: ok stays ok, warn is a warning, and fail is a warning
+-- too (runs with --caps refuse children on this host; editing and linting are unaffected).
+local function report_doctor(path)
+  local res = vim.system({ path, 'doctor' }, { text = true }):wait(30000)
+  local out = (res.stdout or '') .. (res.stderr or '')
+  local any = false
+  for line in out:gmatch('[^\n]+') do
+    local status, rest = line:match('^(%a+)%s+(.*)$')
+    if status == 'ok' then
+      vim.health.ok('vox doctor: ' .. rest)
+      any = true
+    elseif status == 'warn' or status == 'fail' then
+      vim.health.warn('vox doctor: ' .. status .. ' ' .. rest, { 'see docs/jail.md in the vox repository' })
+      any = true
+    end
+  end
+  if not any then
+    vim.health.warn('`' .. path .. ' doctor` printed nothing recognisable (exit ' .. tostring(res.code) .. ')')
+  end
+end
+
 function M.check()
   local health = vim.health
   local vox = require('vox')
@@ -42,6 +115,16 @@ function M.check()
       else
         health.warn('`' .. path .. ' --version` failed: ' .. vim.trim(tostring(out)))
       end
+      local server, why = probe_initialize(path, 5000)
+      if server then
+        health.ok('`vox lsp` starts and answers initialize: ' .. vim.trim(server))
+      else
+        health.error('`' .. path .. ' lsp` does not answer initialize: ' .. why, {
+          'run `' .. path .. ' lsp` in a terminal to see its error',
+        })
+      end
+      health.start('vox: vox doctor (what this host can enforce for runs with --caps)')
+      report_doctor(path)
     else
       health.error(how, {
         "install vox and put it on PATH, or set it with require('vox').setup({ server_path = '/path/to/vox' })",

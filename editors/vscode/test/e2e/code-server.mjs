@@ -9,6 +9,9 @@
 // Environment: CODE_SERVER (the code-server binary; default: $VOX_EDITORS_CACHE/code-server/node_modules/.bin,
 // then PATH), VSIX (default: editors/vscode/voxscript.vsix), VOX_SERVER (default: editors/test/fake-vox),
 // CHROMIUM (default /usr/bin/chromium), VOX_E2E_KEEP=1 keeps the temp dir.
+// VOX_E2E_BUNDLED=1: the platform .vsix of scripts/dist, with no `vox.server.path` setting and no `vox` on PATH:
+// the extension must start the binary inside it (a step checks its log says so). VOX_SERVER then only serves the
+// test's own command-line runs.
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -50,8 +53,14 @@ fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
 fs.mkdirSync(artifacts, { recursive: true });
 // vox.server.path is machine-overridable: code-server (a remote window) reads it from the Machine settings,
 // and ignores a user-level value once the remote configuration is loaded.
+const bundled = Boolean(process.env.VOX_E2E_BUNDLED);
 fs.mkdirSync(path.join(userData, 'Machine'), { recursive: true });
-fs.writeFileSync(path.join(userData, 'Machine', 'settings.json'), JSON.stringify({ 'vox.server.path': voxServer }, null, 2));
+fs.writeFileSync(path.join(userData, 'Machine', 'settings.json'), JSON.stringify(bundled ? {} : { 'vox.server.path': voxServer }, null, 2));
+// In bundled mode no directory on PATH may hold a `vox`.
+const searchPath = (process.env.PATH || '')
+  .split(path.delimiter)
+  .filter((d) => !bundled || !fs.existsSync(path.join(d, 'vox')))
+  .join(path.delimiter);
 fs.writeFileSync(
   path.join(userData, 'User', 'settings.json'),
   JSON.stringify(
@@ -80,6 +89,7 @@ fs.writeFileSync(
 );
 const env = {
   ...process.env,
+  PATH: searchPath,
   HOME: tmp,
   XDG_CONFIG_HOME: path.join(tmp, 'config'),
   XDG_DATA_HOME: path.join(tmp, 'data'),
@@ -285,6 +295,34 @@ try {
     await page.locator('.statusbar-item', { hasText: 'VoxScript' }).first().waitFor({ state: 'visible' });
   });
 
+  if (bundled) {
+    await step('the server is the binary inside the .vsix (no setting, no vox on PATH)', async () => {
+      // The extension writes "Using vox from …" to its server output channel, which VS Code logs to a file.
+      const deadline = Date.now() + 30000;
+      let line = null;
+      const scan = (dir) => {
+        for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+          const p = path.join(dir, e.name);
+          if (e.isDirectory()) scan(p);
+          else if (e.name.endsWith('.log')) {
+            const m = fs.readFileSync(p, 'utf8').match(/Using vox from [^\n]*/);
+            if (m) line = m[0];
+          }
+        }
+      };
+      while (!line && Date.now() < deadline) {
+        scan(tmp);
+        if (!line) await new Promise((r) => setTimeout(r, 500));
+      }
+      if (!line) throw new Error('no "Using vox from" line in any log under ' + tmp);
+      log('     ' + line);
+      const want = path.join(extDir, '');
+      if (!line.includes('the extension bundle') || !line.includes(want) || !/bin\/linux-x64\/vox$/.test(line)) {
+        throw new Error(`the server did not come from the bundle in ${want}: ${line}`);
+      }
+    });
+  }
+
   await step('the Problems panel shows the D003 finding', async () => {
     await palette('View: Focus Problems');
     const panel = page.locator('.markers-panel');
@@ -344,7 +382,9 @@ try {
     const term = page.locator('.terminal-wrapper .xterm-rows');
     await waitFor(async () => {
       const t = ((await term.allInnerTexts()).join('\n')).replace(/\u00a0/g, ' ');
-      return /vox demo: starting/.test(t) && /--caps env:ro --caps fs:ro=data --caps time:real/.test(t);
+      // A long command line (the bundled binary's path) wraps over terminal rows.
+      const flat = t.replace(/\n/g, '');
+      return /vox demo: starting/.test(t) && /--caps env:ro --caps fs:ro=data --caps time:real/.test(flat);
     }, 'the task output in the terminal');
     await shot('task-output');
   });
@@ -437,7 +477,8 @@ try {
     };
     walk(logs);
     const text = found.join('\n');
-    if (!/Using vox from vox\.server\.path/.test(text)) throw new Error(`server log: ${text}`);
+    const source = bundled ? /Using vox from the extension bundle/ : /Using vox from vox\.server\.path/;
+    if (!source.test(text)) throw new Error(`server log: ${text}`);
     if (/not found|restarting|exited/.test(text)) throw new Error(`server log: ${text}`);
   });
 } catch (e) {
