@@ -216,16 +216,42 @@ fn every_method_is_documented_under_its_kind() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// The anchors of a page's headings, as GitHub makes them: lower case, spaces to `-`, other
+/// punctuation dropped (`## Tests: @test` gives `tests-test`).
+fn anchors(md: &str) -> BTreeSet<String> {
+    let mut in_block = false;
+    let mut out = BTreeSet::new();
+    for line in md.lines() {
+        if line.starts_with("```") {
+            in_block = !in_block;
+        } else if !in_block && line.starts_with('#') {
+            let heading = line.trim_start_matches('#').trim().to_lowercase();
+            out.insert(
+                heading
+                    .chars()
+                    .filter_map(|c| match c {
+                        ' ' => Some('-'),
+                        c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+                        _ => None,
+                    })
+                    .collect(),
+            );
+        }
+    }
+    out
+}
+
 /// Both pages are linked from README.md, stand on their own (no internal spec is cited, since
-/// users cannot open it) and link only files of the repository that exist.
+/// users cannot open it) and link only files of the repository that exist, and headings of
+/// these two pages that exist.
 #[test]
 fn the_language_pages_are_linked_and_link_only_what_exists() {
     let readme = read("README.md");
+    let mut problems = Vec::new();
     for page in ["docs/language.md", "docs/tutorial.md"] {
-        assert!(
-            readme.contains(&format!("]({page})")),
-            "README.md does not link {page}"
-        );
+        if !readme.contains(&format!("]({page})")) {
+            problems.push(format!("README.md does not link {page}"));
+        }
         let md = read(page);
         for internal in [
             "voxscript.md",
@@ -234,18 +260,30 @@ fn the_language_pages_are_linked_and_link_only_what_exists() {
             "decision ",
             "§",
         ] {
-            assert!(!md.contains(internal), "{page} cites `{internal}`");
+            if md.contains(internal) {
+                problems.push(format!("{page} cites `{internal}`"));
+            }
         }
         let dir = repo().join(page).parent().unwrap().to_path_buf();
         for target in md.split("](").skip(1).map(|s| &s[..s.find(')').unwrap()]) {
-            if target.starts_with('#') || target.starts_with("http") {
+            if target.starts_with("http") {
                 continue;
             }
-            let file = target.split('#').next().unwrap();
-            assert!(
-                dir.join(file).exists(),
-                "{page} links {target}, which does not exist"
-            );
+            let (file, anchor) = target.split_once('#').unwrap_or((target, ""));
+            let path = if file.is_empty() {
+                repo().join(page)
+            } else {
+                dir.join(file)
+            };
+            if !path.exists() {
+                problems.push(format!("{page} links {target}, which does not exist"));
+            } else if !anchor.is_empty() && (file.is_empty() || file.ends_with(".md")) {
+                let headings = anchors(&std::fs::read_to_string(&path).unwrap());
+                if !headings.contains(anchor) {
+                    problems.push(format!("{page} links {target}: no such heading"));
+                }
+            }
         }
     }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
