@@ -16,7 +16,9 @@ use vox_runtime::program::{self, LoadError, Program};
 pub struct RunFlags {
     /// Grant one capability token (repeatable): fs:ro=DIR, fs:rw=DIR, net:allow, process:allow,
     /// env:ro, env:rw, secrets:allow, time:real, time:frozen=MS, random:seed=N, agentos:allow,
-    /// deterministic, none. Unmentioned namespaces are denied.
+    /// deterministic, none. Unmentioned namespaces are denied. Narrow a root with fs:ro=DIR
+    /// (read-only inside an fs:rw root), fs:none=PATH (neither read nor written) or
+    /// exec:none=PATH (children may not execute it): the most specific path decides.
     #[arg(long = "caps", value_name = "TOKEN")]
     pub caps: Vec<String>,
     /// Run with the named `[run.NAME]` entry of Vox.toml (its caps, cwd, ceilings and args).
@@ -216,7 +218,7 @@ fn choose_caps(
             return Err("vox: --mesh requires explicit --caps tokens; a run configuration does not satisfy it".into());
         }
         return CapSet::from_tokens(&tokens)
-            .map(|s| (s, CapsSource::Config(c.name.clone())))
+            .map(|s| (warned(s), CapsSource::Config(c.name.clone())))
             .map_err(|e| e.render());
     }
     if !flags.caps.is_empty() {
@@ -228,7 +230,7 @@ fn choose_caps(
             }
         }
         return CapSet::from_tokens(&tokens)
-            .map(|s| (s, CapsSource::Flags))
+            .map(|s| (warned(s), CapsSource::Flags))
             .map_err(|e| e.render());
     }
     if flags.mesh {
@@ -247,6 +249,14 @@ fn choose_caps(
         return Ok((directive.caps(), CapsSource::Legacy));
     }
     Ok((CapSet::developer_default(), CapsSource::DeveloperDefault))
+}
+
+/// Prints the set's warnings (a deny that denies nothing) on stderr and passes it on.
+fn warned(set: CapSet) -> CapSet {
+    for w in set.warnings() {
+        eprintln!("{w}");
+    }
+    set
 }
 
 fn denial_token(remedy: &str) -> String {
