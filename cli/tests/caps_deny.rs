@@ -421,3 +421,161 @@ fn a_deny_outside_every_grant_is_a_warning() {
     assert_eq!(o.stderr, "");
     let _ = std::fs::remove_dir_all(&elsewhere);
 }
+
+/// The jail holds children to the same rules (issue 39 item 2; `escape.rs` has the hostile
+/// cases): `.env` cannot be read, `.git` cannot be written, `bin/` cannot be executed, the rest
+/// of the root is writable.
+#[test]
+fn children_are_held_by_the_same_rules() {
+    let d = project("children");
+    let mut flags = PROTECT.to_vec();
+    flags.extend(["--caps", "exec:none=bin", "--caps", "process:allow"]);
+    let src = r#"
+let steps = [
+    "cat .env",
+    "cat env-link",
+    "echo x > .git/hooks/pre-commit",
+    "./bin/tool",
+    "head -c 9 bin/tool",
+    "echo ok > out.txt && cat out.txt",
+    "cat .git/config",
+]
+for s in steps {
+    let r = process.run_capture("sh", ["-c", s]).unwrap()
+    let code = r.exit
+    let out = r.stdout.trim()
+    let err = r.stderr.trim()
+    print("{s}: {code} {out} {err}")
+}
+"#;
+    let o = run(&d, src, &flags);
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    let want = [
+        "cat .env: 1  cat: .env: Permission denied",
+        "cat env-link: 1  cat: env-link: Permission denied",
+        "echo x > .git/hooks/pre-commit: 2  sh: 1: cannot create .git/hooks/pre-commit: Read-only file system",
+        "./bin/tool: 126  sh: 1: ./bin/tool: Permission denied",
+        "head -c 9 bin/tool: 0 #!/bin/sh ",
+        "echo ok > out.txt && cat out.txt: 0 ok ",
+        "cat .git/config: 0 [core] ",
+    ];
+    assert_eq!(o.stdout.lines().collect::<Vec<_>>(), want, "{}", o.stderr);
+    assert!(!d.join(".git/hooks/pre-commit").exists());
+}
+
+#[test]
+fn a_program_under_exec_none_is_denied_at_the_call() {
+    let d = project("execgate");
+    let flags = [
+        "--caps",
+        "fs:rw=.",
+        "--caps",
+        "exec:none=bin",
+        "--caps",
+        "process:allow",
+    ];
+    denied(
+        &run(&d, "print(process.run_capture(\"bin/tool\", []))\n", &flags),
+        &format!(
+            "vox: capability denied: process.run_capture \u{2014} {} lies in --caps exec:none={}: \
+             children may read it but not execute it",
+            d.join("bin/tool").display(),
+            d.join("bin").display()
+        ),
+    );
+    // Beside it, programs run.
+    ok(
+        &run(
+            &d,
+            "print(process.run_capture(\"true\", []).unwrap().exit)\n",
+            &flags,
+        ),
+        "0\n",
+    );
+}
+
+#[test]
+fn what_the_jail_cannot_mount_is_refused_with_exit_77() {
+    let d = project("refuse");
+    let spawn = "print(process.run_capture(\"true\", []))\n";
+    // A deny on a path that does not exist: a child could create it, and nothing can be
+    // mounted over it. The interpreter alone is fine with it.
+    let o = run(
+        &d,
+        spawn,
+        &[
+            "--caps",
+            "fs:rw=.",
+            "--caps",
+            "fs:none=missing.env",
+            "--caps",
+            "process:allow",
+        ],
+    );
+    assert_eq!(o.code, 77, "{}{}", o.stdout, o.stderr);
+    assert_eq!(
+        o.stderr,
+        format!(
+            "vox: cannot confine child: fs:none={} does not exist (No such file or directory (os \
+             error 2)); the jail can only mount over what exists, and a child could create it: \
+             create it (an empty file will do) or drop the token\n",
+            d.join("missing.env").display()
+        )
+    );
+    // A grant inside a masked directory.
+    std::fs::create_dir_all(d.join("secrets/public")).unwrap();
+    let o = run(
+        &d,
+        spawn,
+        &[
+            "--caps",
+            "fs:rw=.",
+            "--caps",
+            "fs:none=secrets",
+            "--caps",
+            "fs:ro=secrets/public",
+            "--caps",
+            "process:allow",
+        ],
+    );
+    assert_eq!(o.code, 77, "{}{}", o.stdout, o.stderr);
+    assert!(
+        o.stderr.starts_with(&format!(
+            "vox: cannot confine child: {} lies inside fs:none={}",
+            d.join("secrets/public").display(),
+            d.join("secrets").display()
+        )),
+        "{}",
+        o.stderr
+    );
+}
+
+/// With the whole filesystem writable nothing is made read-only, but the denies still are.
+#[test]
+fn denies_hold_under_a_writable_root_directory() {
+    let d = project("slash");
+    let flags = [
+        "--caps",
+        "fs:rw=/",
+        "--caps",
+        "fs:none=.env",
+        "--caps",
+        "fs:ro=.git",
+        "--caps",
+        "process:allow",
+    ];
+    let src = r#"
+for s in ["cat .env", "touch .git/x", "touch out2.txt"] {
+    let r = process.run_capture("sh", ["-c", s]).unwrap()
+    let code = r.exit
+    let err = r.stderr.trim()
+    print("{s}: {code} {err}")
+}
+"#;
+    ok(
+        &run(&d, src, &flags),
+        "cat .env: 1 cat: .env: Permission denied\n\
+         touch .git/x: 1 touch: cannot touch '.git/x': Read-only file system\n\
+         touch out2.txt: 0 \n",
+    );
+}

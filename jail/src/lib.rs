@@ -53,7 +53,8 @@
 // Floors, from the bottom (each imports only from floors below it):
 // - types, host, env, policy (env), limits, spawned, seccomp: plain data and pure helpers;
 // - descendants (host), keeper (descendants, types), direct (keeper, spawned, types), lifetime
-//   (the face of those three, the same on every platform), tempdir (lifetime), mounts;
+//   (the face of those three, the same on every platform), tempdir (lifetime), mountinfo,
+//   denies (mountinfo), mounts (denies, mountinfo);
 // - linux / unsupported (the platform), then confine (the entry points, handed to the platform);
 // - proof (confine, tempdir), doctor (confine, lifetime, proof);
 // - this file: declarations and the public face only.
@@ -80,7 +81,11 @@ mod tempdir;
 mod types;
 
 #[cfg(target_os = "linux")]
+mod denies;
+#[cfg(target_os = "linux")]
 mod linux;
+#[cfg(target_os = "linux")]
+mod mountinfo;
 #[cfg(target_os = "linux")]
 mod mounts;
 #[cfg(target_os = "linux")]
@@ -100,6 +105,6 @@ pub use env::{
     ENV_ALLOWLIST, HIJACK_NAMES, HIJACK_PREFIXES,
 };
 pub use host::{HostSupport, SIMULATE_ENV};
-pub use policy::{ChildPolicy, FsAccess, Grant, ProcessGroup, SelfPolicy};
+pub use policy::{ChildPolicy, Denies, FsAccess, Grant, ProcessGroup, SelfPolicy};
 pub use tempdir::TempDir;
 pub use types::{Applied, Hook, JailError, Mode, RuleKind};

@@ -19,11 +19,12 @@ use landlock::{
     Scope, ABI,
 };
 
+use crate::denies;
 use crate::env::child_env;
 use crate::host::{simulated, HostSupport, SIMULATE_ENV};
 use crate::limits::Limits;
 use crate::mounts::{self, Template, SELF_CONFINED};
-use crate::policy::{ChildPolicy, FsAccess, Grant, ProcessGroup, SelfPolicy};
+use crate::policy::{system_code, ChildPolicy, FsAccess, Grant, ProcessGroup, SelfPolicy};
 use crate::seccomp::{self, Filters};
 use crate::types::{Applied, Hook, JailError, Mode, RuleKind};
 
@@ -590,21 +591,37 @@ fn prepare(
         let kernel = support.landlock_abi.unwrap_or(0);
         let abi = abi_enum(kernel);
         let built = build_ruleset(&policy.grants(), abi, !policy.net_allowed).map_err(cannot)?;
-        let places = mounts::writable_places(
-            policy
+        let layout = denies::layout(&denies::Request {
+            writable: policy
                 .write_roots
                 .iter()
                 .map(|p| p.as_path())
-                .chain([policy.temp_dir.as_path()]),
-        );
-        // With `/` writable there is nothing to make read-only.
-        if places.iter().all(|p| p.as_os_str() != "/") {
-            let template = mounts::template(&places).map_err(|e| {
+                .chain([policy.temp_dir.as_path()])
+                .collect(),
+            reachable: policy
+                .read_roots
+                .iter()
+                .map(|p| p.as_path())
+                .chain(system_code(&policy.system))
+                .collect(),
+            deny_write: &policy.denies.write,
+            deny_read: &policy.denies.read,
+            deny_exec: &policy.denies.exec,
+        })
+        .map_err(cannot)?;
+        // With `/` writable and nothing denied there is nothing to mount.
+        if layout.needs_namespace() {
+            let template = mounts::template(&layout).map_err(|e| {
                 cannot(format!("cannot prepare the read-only mount namespace: {e}"))
             })?;
             setup.mounts = Some(template);
             setup.cwd = vec![0; libc::PATH_MAX as usize + 1];
-            kinds.push(RuleKind::ReadOnlyMounts);
+            if !layout.root_writable() {
+                kinds.push(RuleKind::ReadOnlyMounts);
+            }
+            if !layout.layers.is_empty() {
+                kinds.push(RuleKind::DenyMounts);
+            }
         }
         setup.ipcns = true;
         kinds.push(RuleKind::IpcNamespace);
@@ -680,15 +697,26 @@ pub(crate) fn confine_self(policy: &SelfPolicy) -> Result<Applied, JailError> {
     // Children's read-only mount namespace: Landlock forbids mounting once confined, so it is
     // built now, for the places children may write (a failure is reported at their spawn).
     if support.user_namespaces {
-        let places = mounts::writable_places(
-            policy
+        let layout = denies::layout(&denies::Request {
+            writable: policy
                 .write_roots
                 .iter()
                 .chain(policy.temp_dir.as_ref())
-                .map(|p| p.as_path()),
-        );
-        if places.iter().all(|p| p.as_os_str() != "/") {
-            mounts::prepare(&places);
+                .map(|p| p.as_path())
+                .collect(),
+            reachable: policy
+                .read_roots
+                .iter()
+                .map(|p| p.as_path())
+                .chain(system_code(&policy.system))
+                .collect(),
+            deny_write: &policy.denies.write,
+            deny_read: &policy.denies.read,
+            deny_exec: &policy.denies.exec,
+        });
+        // A layout children cannot have is refused at their spawn, with the same reason.
+        if let Some(layout) = layout.ok().filter(|l| l.needs_namespace()) {
+            mounts::prepare(&layout);
         }
     }
     let mut kinds = vec![RuleKind::NoNewPrivs];

@@ -74,6 +74,29 @@ pub struct ChildPolicy {
     /// System code, config, devices and `/proc/self` that every child may use; filled by
     /// [`ChildPolicy::new`] with the entries that exist on this host.
     pub system: Vec<Grant>,
+    /// The denies that narrow the grants ([`Denies`]).
+    pub denies: Denies,
+}
+
+/// What Landlock cannot subtract from a granted tree, taken away by the children's mount
+/// namespace instead (issue 39): paths as the capabilities resolved them (symlinks followed).
+/// A deny outside every grant needs nothing; one a child could reach must exist when the
+/// namespace is built.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Denies {
+    /// Subtrees of writable places that stay read-only (`fs:ro=` inside `fs:rw=`).
+    pub write: Vec<PathBuf>,
+    /// Files and directories masked: neither readable nor writable (`fs:none=`).
+    pub read: Vec<PathBuf>,
+    /// Files and directories that may be read but never executed (`exec:none=`).
+    pub exec: Vec<PathBuf>,
+}
+
+impl Denies {
+    /// Whether there is nothing to deny.
+    pub fn is_empty(&self) -> bool {
+        self.write.is_empty() && self.read.is_empty() && self.exec.is_empty()
+    }
 }
 
 impl ChildPolicy {
@@ -106,7 +129,14 @@ impl ChildPolicy {
             env,
             process_group: ProcessGroup::Own,
             system,
+            denies: Denies::default(),
         }
+    }
+
+    /// Narrows the grants with `denies`.
+    pub fn with_denies(mut self, denies: Denies) -> ChildPolicy {
+        self.denies = denies;
+        self
     }
 
     /// Adds a readable and executable place (typically the resolved program's directory).
@@ -163,6 +193,9 @@ pub struct SelfPolicy {
     pub temp_dir: Option<PathBuf>,
     /// System grants, filled by [`SelfPolicy::new`].
     pub system: Vec<Grant>,
+    /// The denies of the run: the interpreter's own checks enforce them on itself; they are
+    /// here so that the children's mount namespace, built before confinement, holds them.
+    pub denies: Denies,
 }
 
 impl SelfPolicy {
@@ -188,7 +221,14 @@ impl SelfPolicy {
             net_allowed,
             temp_dir: None,
             system,
+            denies: Denies::default(),
         }
+    }
+
+    /// The run's denies, for the children's mount namespace built before confinement.
+    pub fn with_denies(mut self, denies: Denies) -> SelfPolicy {
+        self.denies = denies;
+        self
     }
 
     /// Adds a place children may be executed from.
@@ -234,6 +274,15 @@ fn root_grants(
     );
     out.extend(write.iter().map(|p| Grant::new(p, FsAccess::ReadWrite)));
     out
+}
+
+/// The system places children may read and execute (code and `/etc`): a deny beneath one needs
+/// a mount even outside every root.
+pub(crate) fn system_code(system: &[Grant]) -> impl Iterator<Item = &Path> {
+    system
+        .iter()
+        .filter(|g| g.access == FsAccess::ReadExec)
+        .map(|g| g.path.as_path())
 }
 
 fn exists(p: &Path) -> bool {

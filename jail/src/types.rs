@@ -72,6 +72,9 @@ pub enum RuleKind {
     /// A user and mount namespace in which every mount is read-only except the write roots and
     /// the temp dir: no `chmod`, `touch`, `setxattr` elsewhere (Landlock does not cover them).
     ReadOnlyMounts,
+    /// Mounts for the denies inside the grants: read-only subtrees of writable places, masked
+    /// files and directories, no-exec places ([`Denies`](crate::Denies)).
+    DenyMounts,
     /// Landlock denies TCP bind and connect (ABI ≥ 4).
     LandlockTcp,
     /// A fresh, empty network namespace (covers every socket family: UDP, raw, netlink, …).
@@ -109,6 +112,7 @@ impl fmt::Display for RuleKind {
             RuleKind::NoNewPrivs => f.write_str("no-new-privs"),
             RuleKind::LandlockFs => f.write_str("landlock-fs"),
             RuleKind::ReadOnlyMounts => f.write_str("ro-mounts"),
+            RuleKind::DenyMounts => f.write_str("deny-mounts"),
             RuleKind::LandlockTcp => f.write_str("landlock-tcp"),
             RuleKind::NetworkNamespace => f.write_str("netns"),
             RuleKind::ScopeAbstractUnix => f.write_str("scope-abstract-unix"),

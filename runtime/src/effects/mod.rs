@@ -25,6 +25,7 @@ mod io;
 mod process;
 
 pub use children::end_run;
+pub use command::run_denies;
 pub use process::run_exit_commands;
 
 macro_rules! row {

@@ -221,7 +221,12 @@ fn map_value(pairs: [(&str, Value); 3]) -> Value {
 /// `process.run(cmd, args)` = `spawn`: `Some({stdout, stderr, code})`, `None` if it could not start.
 pub(super) fn run(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     args.arity(2, 2)?;
-    let spec = Spec::new(args.str(0)?, str_list(args, 1)?, Streams::Capture);
+    let spec = Spec::new(
+        &args.name,
+        args.str(0)?,
+        str_list(args, 1)?,
+        Streams::Capture,
+    );
     let ctx = ctx(host, &args.name)?;
     Ok(match capture(ctx, &spec)? {
         Ok(c) => Value::some(map_value([
@@ -247,7 +252,12 @@ fn captured_map(result: Result<Captured, String>) -> Value {
 
 pub(super) fn run_capture(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     args.arity(2, 2)?;
-    let spec = Spec::new(args.str(0)?, str_list(args, 1)?, Streams::Capture);
+    let spec = Spec::new(
+        &args.name,
+        args.str(0)?,
+        str_list(args, 1)?,
+        Streams::Capture,
+    );
     let ctx = ctx(host, &args.name)?;
     Ok(captured_map(capture(ctx, &spec)?))
 }
@@ -255,7 +265,7 @@ pub(super) fn run_capture(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
 /// The `(cmd, args, cwd[, env])` form of `run_ex` and `run_capture_ex`.
 fn spec_ex(args: &Args, streams: Streams) -> Res<Spec<'_>> {
     args.arity(3, 4)?;
-    let mut spec = Spec::new(args.str(0)?, str_list(args, 1)?, streams);
+    let mut spec = Spec::new(&args.name, args.str(0)?, str_list(args, 1)?, streams);
     spec.cwd = Some(args.str(2)?);
     spec.env = env_arg(args, 3)?;
     Ok(spec)
@@ -269,7 +279,12 @@ pub(super) fn run_capture_ex(host: &mut dyn Host, args: &mut Args) -> Res<Value>
 
 pub(super) fn run_capture_lines(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     args.arity(2, 2)?;
-    let spec = Spec::new(args.str(0)?, str_list(args, 1)?, Streams::Capture);
+    let spec = Spec::new(
+        &args.name,
+        args.str(0)?,
+        str_list(args, 1)?,
+        Streams::Capture,
+    );
     let ctx = ctx(host, &args.name)?;
     Ok(match capture(ctx, &spec)? {
         Ok(c) => Value::ok(Value::list(c.stdout.lines().map(str_value).collect())),
@@ -279,7 +294,12 @@ pub(super) fn run_capture_lines(host: &mut dyn Host, args: &mut Args) -> Res<Val
 
 pub(super) fn run_capture_json(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     args.arity(2, 2)?;
-    let spec = Spec::new(args.str(0)?, str_list(args, 1)?, Streams::Capture);
+    let spec = Spec::new(
+        &args.name,
+        args.str(0)?,
+        str_list(args, 1)?,
+        Streams::Capture,
+    );
     let ctx = ctx(host, &args.name)?;
     let c = match capture(ctx, &spec)? {
         Ok(c) => c,
@@ -390,7 +410,12 @@ pub fn run_exit_commands(ctx: &mut RunContext) {
     let deadline = ctx.deadline.take();
     let ending = std::mem::replace(&mut ctx.ending, true);
     for (program, argv) in std::mem::take(&mut ctx.exit_commands) {
-        let spec = Spec::new(&program, argv, Streams::Inherit);
+        let spec = Spec::new(
+            "process.register_exit_command",
+            &program,
+            argv,
+            Streams::Inherit,
+        );
         let _ = run_inherited(ctx, &spec);
     }
     ctx.ending = ending;
@@ -412,7 +437,12 @@ pub(super) fn run_ex(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
 /// processes behind.
 pub(super) fn spawn_background(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     args.arity(2, 2)?;
-    let spec = Spec::new(args.str(0)?, str_list(args, 1)?, Streams::Background);
+    let spec = Spec::new(
+        &args.name,
+        args.str(0)?,
+        str_list(args, 1)?,
+        Streams::Background,
+    );
     let ctx = ctx(host, &args.name)?;
     if ctx.mesh {
         return Err(Exc::Denied {
@@ -442,7 +472,12 @@ pub(super) fn spawn_background(host: &mut dyn Host, args: &mut Args) -> Res<Valu
 /// runs with inherited streams and the run exits with its code (decision 24).
 pub(super) fn exec(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     args.arity(2, 2)?;
-    let spec = Spec::new(args.str(0)?, str_list(args, 1)?, Streams::Inherit);
+    let spec = Spec::new(
+        &args.name,
+        args.str(0)?,
+        str_list(args, 1)?,
+        Streams::Inherit,
+    );
     let ctx = ctx(host, &args.name)?;
     let run_instead = ctx.deadline.is_some()
         || ctx.limits.timeout_secs.is_some()
