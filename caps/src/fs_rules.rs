@@ -200,7 +200,7 @@ impl FsRules {
 
 /// The system places every jailed child may read and execute (`/usr`, `/bin`, `/sbin`, `/etc`,
 /// `/lib*`; the jail's list): a deny there still narrows what children can do.
-fn system_place(p: &Path) -> bool {
+pub fn system_place(p: &Path) -> bool {
     let mut names = p.components().skip(1);
     let Some(std::path::Component::Normal(first)) = names.next() else {
         return false;

@@ -348,6 +348,21 @@ impl RunContext {
         Ok(())
     }
 
+    /// A line of vox's own on stderr (not the script's output, so not counted by
+    /// `--max-output`), after what the script printed so far.
+    pub fn notice(&mut self, line: &str) {
+        self.flush_stdout();
+        match &mut self.stderr {
+            Sink::Std => {
+                let _ = writeln!(std::io::stderr(), "{line}");
+            }
+            Sink::Buffer(b) => {
+                b.extend_from_slice(line.as_bytes());
+                b.push(b'\n');
+            }
+        }
+    }
+
     /// Bytes a child wrote to a stream that vox counts under `--max-output` (`run_ex`, `exec`,
     /// exit commands): charged like script output (a chunk that crosses the limit is dropped
     /// whole), then passed on at once.

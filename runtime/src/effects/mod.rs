@@ -23,6 +23,7 @@ mod glob;
 mod http;
 mod io;
 mod process;
+mod refusal;
 
 pub use children::end_run;
 pub use command::run_denies;

@@ -41,6 +41,7 @@ use std::time::Instant;
 use super::base::{err_str, str_list, str_value};
 use super::children::{after_child, end_all, exit_code, hold, interrupt, spawn, wait, Kid, POLL};
 use super::command::{command, find_program, timeout_exc, Spec, Streams};
+use super::refusal;
 use crate::builtins::data;
 use crate::context::RunContext;
 use crate::exc::{Exc, Res};
@@ -134,11 +135,38 @@ fn capture(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Captured, String>> {
     let [stdout, stderr] = out;
     // The script's strings are copies: room for them first.
     crate::alloc::reserve(stdout.len() + stderr.len())?;
-    Ok(Ok(Captured {
+    let captured = Captured {
         code: exit_code(status),
         stdout: text(stdout),
         stderr: text(stderr),
-    }))
+    };
+    explain_refusal(ctx, spec, &captured);
+    Ok(Ok(captured))
+}
+
+/// One line on stderr when a jailed child failed on a path the jail refused
+/// ([`refusal::explain`]).
+fn explain_refusal(ctx: &mut RunContext, spec: &Spec, c: &Captured) {
+    let jailed = (ctx.receiver_imposed() || ctx.mesh) && !ctx.unconfined_children;
+    if !jailed || c.code == 0 {
+        return;
+    }
+    let cwd = match spec.cwd {
+        Some(dir) if !dir.is_empty() => ctx.cwd.join(dir),
+        _ => ctx.cwd.clone(),
+    };
+    let temp = ctx.child_tmp.as_ref().map(|t| t.path().to_path_buf());
+    let found = refusal::explain(
+        &ctx.caps,
+        spec.program,
+        &cwd,
+        temp.as_deref(),
+        c.code,
+        &c.stderr,
+    );
+    if let Some(line) = found {
+        ctx.notice(&line);
+    }
 }
 
 /// Bytes as text, without a copy when they are UTF-8.
