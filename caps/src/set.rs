@@ -22,6 +22,8 @@ enum Fs {
 pub struct CapSet {
     fs: Fs,
     net: bool,
+    /// `net:listen=` ports, sorted, unique.
+    listen: Vec<u16>,
     process: bool,
     env: EnvGrant,
     secrets: bool,
@@ -60,6 +62,7 @@ impl CapSet {
         CapSet {
             fs: Fs::Roots(FsRules::default()),
             net: false,
+            listen: Vec::new(),
             process: false,
             env: EnvGrant::None,
             secrets: false,
@@ -75,6 +78,7 @@ impl CapSet {
         CapSet {
             fs: Fs::Unscoped,
             net: true,
+            listen: Vec::new(),
             process: true,
             env: EnvGrant::Rw,
             secrets: true,
@@ -92,6 +96,7 @@ impl CapSet {
         let mut roots: Vec<(PathBuf, bool)> = Vec::new();
         let mut none: Vec<PathBuf> = Vec::new();
         let mut no_exec: Vec<PathBuf> = Vec::new();
+        let mut listen: Vec<u16> = Vec::new();
         let mut net = Slot(None);
         let mut process = Slot(None);
         let mut env = Slot(None);
@@ -120,6 +125,7 @@ impl CapSet {
                     Token::FsNone(path) => none.push(path),
                     Token::ExecNone(path) => no_exec.push(path),
                     Token::Net(allow) => net.set(allow, source)?,
+                    Token::NetListen(port) => listen.push(port),
                     Token::Process(allow) => process.set(allow, source)?,
                     Token::Env(grant) => env.set(grant, source)?,
                     Token::Secrets(allow) => secrets.set(allow, source)?,
@@ -132,9 +138,12 @@ impl CapSet {
                 }
             }
         }
+        listen.sort_unstable();
+        listen.dedup();
         Ok(CapSet {
             fs: Fs::Roots(FsRules::new(roots, none, no_exec)),
             net: net.get().unwrap_or(false),
+            listen,
             process: process.get().unwrap_or(false),
             env: env.get().unwrap_or(EnvGrant::None),
             secrets: secrets.get().unwrap_or(false),
@@ -262,6 +271,11 @@ impl CapSet {
         self.net
     }
 
+    /// The `net:listen=` ports: children may accept connections on them (sorted).
+    pub fn listen_ports(&self) -> &[u16] {
+        &self.listen
+    }
+
     /// `process.*`; children are jailed when the set is receiver-imposed (decision 16).
     pub fn process(&self) -> bool {
         self.process
@@ -318,6 +332,9 @@ impl CapSet {
                     out.push(Token::ExecNone(path.clone()).to_string());
                 }
             }
+        }
+        for &port in &self.listen {
+            out.push(Token::NetListen(port).to_string());
         }
         let switches = [
             (self.net, Token::Net(true)),

@@ -59,6 +59,9 @@ pub enum Token {
     ExecNone(PathBuf),
     /// `net:none` (false) or `net:allow` (true); `http:` is an alias.
     Net(bool),
+    /// `net:listen=<port>`: children may accept connections on this TCP port (and bind nothing
+    /// else); outbound stays as `net:` says.
+    NetListen(u16),
     /// `process:none` (false) or `process:allow` (true).
     Process(bool),
     /// `env:none`, `env:ro` or `env:rw`.
@@ -88,7 +91,7 @@ impl Token {
         match self {
             Token::FsRo(_) | Token::FsRw(_) | Token::FsNone(_) => "fs",
             Token::ExecNone(_) => "exec",
-            Token::Net(_) => "net",
+            Token::Net(_) | Token::NetListen(_) => "net",
             Token::Process(_) => "process",
             Token::Env(_) => "env",
             Token::Secrets(_) => "secrets",
@@ -131,6 +134,7 @@ impl fmt::Display for Token {
             Token::FsNone(path) => write!(f, "fs:none={}", path.display()),
             Token::ExecNone(path) => write!(f, "exec:none={}", path.display()),
             Token::Net(allow) => write!(f, "net:{}", switch(*allow)),
+            Token::NetListen(port) => write!(f, "net:listen={port}"),
             Token::Process(allow) => write!(f, "process:{}", switch(*allow)),
             Token::Env(EnvGrant::None) => f.write_str("env:none"),
             Token::Env(EnvGrant::Ro) => f.write_str("env:ro"),
@@ -204,7 +208,7 @@ impl fmt::Display for CapsError {
 impl std::error::Error for CapsError {}
 
 /// Every valid form, for messages about unknown namespaces.
-const ALL_FORMS: &str = "fs:ro=<dir>, fs:rw=<dir>, fs:none=<path>, exec:none=<path>, net:none|allow (or http:), process:none|allow, \
+const ALL_FORMS: &str = "fs:ro=<dir>, fs:rw=<dir>, fs:none=<path>, exec:none=<path>, net:none|allow (or http:), net:listen=<port>, process:none|allow, \
                          env:none|ro|rw, secrets:none|allow, time:real, time:frozen=<ms>, \
                          random:seed=<n>, random:deny, agentos:none|allow, deterministic, none";
 
@@ -213,8 +217,8 @@ fn forms(ns: &str) -> &'static str {
     match ns {
         "fs" => "fs:ro=<dir>, fs:rw=<dir> or fs:none=<path>",
         "exec" => "exec:none=<path>",
-        "net" => "net:none or net:allow",
-        "http" => "http:none or http:allow",
+        "net" => "net:none, net:allow or net:listen=<port>",
+        "http" => "http:none, http:allow or http:listen=<port>",
         "process" => "process:none or process:allow",
         "env" => "env:none, env:ro or env:rw",
         "secrets" => "secrets:none or secrets:allow",
@@ -256,6 +260,21 @@ pub fn parse_token(s: &str, base: &Path) -> Result<Token, CapsError> {
             parse_deny(s, "exec", value, base)
         }
         ("net" | "http", Some("none" | "allow")) => Ok(Token::Net(value == Some("allow"))),
+        ("net" | "http", Some(value)) if value == "listen" || value.starts_with("listen=") => {
+            match value.strip_prefix("listen=") {
+                None => Err(CapsError::invalid(
+                    s,
+                    format!("{ns}:listen needs a port, e.g. {ns}:listen=8080"),
+                )),
+                Some(port) => match parse_u64(port).filter(|p| (1..=65535).contains(p)) {
+                    Some(p) => Ok(Token::NetListen(p as u16)),
+                    None => Err(CapsError::invalid(
+                        s,
+                        format!("{ns}:listen takes a port from 1 to 65535, got {port:?}"),
+                    )),
+                },
+            }
+        }
         ("process", Some("none" | "allow")) => Ok(Token::Process(value == Some("allow"))),
         ("secrets", Some("none" | "allow")) => Ok(Token::Secrets(value == Some("allow"))),
         ("agentos", Some("none" | "allow")) => Ok(Token::Agentos(value == Some("allow"))),
@@ -506,8 +525,26 @@ mod tests {
 
     #[test]
     fn bad_values_list_the_valid_ones() {
-        assert_eq!(why("net:yes"), "write net:none or net:allow");
-        assert_eq!(why("http:on"), "write http:none or http:allow");
+        assert_eq!(
+            why("net:yes"),
+            "write net:none, net:allow or net:listen=<port>"
+        );
+        assert_eq!(
+            why("http:on"),
+            "write http:none, http:allow or http:listen=<port>"
+        );
+        assert_eq!(
+            why("net:listen"),
+            "net:listen needs a port, e.g. net:listen=8080"
+        );
+        assert_eq!(
+            why("net:listen=0"),
+            "net:listen takes a port from 1 to 65535, got \"0\""
+        );
+        assert_eq!(
+            why("net:listen=+80"),
+            "net:listen takes a port from 1 to 65535, got \"+80\""
+        );
         assert_eq!(why("process:"), "write process:none or process:allow");
         assert_eq!(why("secrets"), "write secrets:none or secrets:allow");
         assert_eq!(why("agentos:deny"), "write agentos:none or agentos:allow");
@@ -618,6 +655,11 @@ mod tests {
             assert_eq!(parse(tok).unwrap().to_string(), tok);
         }
         assert_eq!(parse("http:allow").unwrap().to_string(), "net:allow");
+        assert_eq!(parse("net:listen=8080"), Ok(Token::NetListen(8080)));
+        assert_eq!(
+            parse("http:listen=65535").unwrap().to_string(),
+            "net:listen=65535"
+        );
         assert_eq!(
             parse("time:frozen=007").unwrap().to_string(),
             "time:frozen=7"

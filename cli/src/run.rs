@@ -19,6 +19,7 @@ pub struct RunFlags {
     /// deterministic, none. Unmentioned namespaces are denied. Narrow a root with fs:ro=DIR
     /// (read-only inside an fs:rw root), fs:none=PATH (neither read nor written) or
     /// exec:none=PATH (children may not execute it): the most specific path decides.
+    /// net:listen=PORT lets children accept TCP connections on PORT.
     #[arg(long = "caps", value_name = "TOKEN")]
     pub caps: Vec<String>,
     /// Run with the named `[run.NAME]` entry of Vox.toml (its caps, cwd, ceilings and args).

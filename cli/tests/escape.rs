@@ -503,6 +503,8 @@ struct World {
     ipc: HostIpc,
     dummy: Child,
     marker: String,
+    /// A port no listener holds, for `net:listen`.
+    listen_port: u16,
 }
 
 impl World {
@@ -552,6 +554,11 @@ impl World {
             ipc,
             dummy,
             marker: format!("{pid}"),
+            listen_port: TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port(),
         }
     }
 
@@ -619,6 +626,7 @@ impl World {
         s.replace("{root}", &dir.join("root").to_string_lossy())
             .replace("{ro}", &dir.join("ro").to_string_lossy())
             .replace("{tcp}", &self.tcp.local_addr().unwrap().port().to_string())
+            .replace("{listen}", &self.listen_port.to_string())
             .replace("{udp}", &self.udp.local_addr().unwrap().port().to_string())
             .replace("{abstract}", &self.abstract_name)
             .replace("{unix_path}", &self.unix_path.to_string_lossy())
@@ -1857,6 +1865,33 @@ fn cases() -> Vec<Case> {
             flags: JAIL_ARGS,
             args: &["{abstract}"],
             stdout_has: &["abstract blocked: Permission denied"],
+            ..CASE
+        },
+        Case {
+            script: "118_listen_outbound.vox",
+            flags: &[
+                "--caps",
+                "fs:rw={root}",
+                "--caps",
+                "process:allow",
+                "--caps",
+                "env:ro",
+                "--caps",
+                "net:listen={listen}",
+            ],
+            args: &["{tcp}", "{udp}", "{listen}"],
+            stdout_has: &[
+                "connect blocked: Permission denied",
+                "fastopen blocked: ",
+                "udp blocked: Permission denied",
+                "raw blocked: Permission denied",
+                "netlink blocked: Permission denied",
+                "sctp blocked: Permission denied",
+                "unix blocked: Permission denied",
+                "other-port blocked: Permission denied",
+                "any-port blocked: Permission denied",
+                "listen on the granted port: ok",
+            ],
             ..CASE
         },
         Case {

@@ -4,8 +4,8 @@
 //! The crate takes plain data and knows nothing about the interpreter:
 //!
 //! - [`ChildPolicy`] is a **value computed per spawn** (never process-global state): read roots,
-//!   write roots, the program's directory, network on/off, the private temp dir, resource limits
-//!   and the [`EnvPolicy`].
+//!   write roots, the [`Denies`] that narrow them, the program's directory, network on/off and the
+//!   ports a child may listen on, the private temp dir, resource limits and the [`EnvPolicy`].
 //! - [`child_env`] builds a child's environment from nothing; [`env_fingerprint`] shows its shape
 //!   (names and digests, never values).
 //! - [`TempDir`] is the private per-run temp dir (0700, removed on drop).

@@ -61,6 +61,10 @@ pub struct ChildPolicy {
     pub exec_paths: Vec<PathBuf>,
     /// `net:allow`: the child's network is left open.
     pub net_allowed: bool,
+    /// `net:listen=` ports: with the network off, the child shares the host's network (no
+    /// network namespace) and may bind these TCP ports, and nothing else: no connecting, no other
+    /// port, no other socket family or type.
+    pub listen_ports: Vec<u16>,
     /// The private temp dir of the run (read-write; `TMPDIR` points to it).
     pub temp_dir: PathBuf,
     /// `RLIMIT_DATA` in bytes (`--max-memory`); `None` leaves the limit alone.
@@ -123,6 +127,7 @@ impl ChildPolicy {
             write_roots,
             exec_paths: Vec::new(),
             net_allowed,
+            listen_ports: Vec::new(),
             temp_dir: temp_dir.to_path_buf(),
             rlimit_data: None,
             rlimit_fsize: None,
@@ -136,6 +141,12 @@ impl ChildPolicy {
     /// Narrows the grants with `denies`.
     pub fn with_denies(mut self, denies: Denies) -> ChildPolicy {
         self.denies = denies;
+        self
+    }
+
+    /// Lets the child accept connections on these TCP ports (`net:listen=`).
+    pub fn with_listen_ports(mut self, ports: &[u16]) -> ChildPolicy {
+        self.listen_ports = ports.to_vec();
         self
     }
 
@@ -189,6 +200,8 @@ pub struct SelfPolicy {
     pub exec_paths: Vec<PathBuf>,
     /// Whether the interpreter may use TCP.
     pub net_allowed: bool,
+    /// `net:listen=` ports its children may bind (a child's domain is nested in this one).
+    pub listen_ports: Vec<u16>,
     /// The run's private temp dir, if one exists yet.
     pub temp_dir: Option<PathBuf>,
     /// System grants, filled by [`SelfPolicy::new`].
@@ -219,6 +232,7 @@ impl SelfPolicy {
             write_roots,
             exec_paths: Vec::new(),
             net_allowed,
+            listen_ports: Vec::new(),
             temp_dir: None,
             system,
             denies: Denies::default(),
@@ -228,6 +242,12 @@ impl SelfPolicy {
     /// The run's denies, for the children's mount namespace built before confinement.
     pub fn with_denies(mut self, denies: Denies) -> SelfPolicy {
         self.denies = denies;
+        self
+    }
+
+    /// The `net:listen=` ports children may bind.
+    pub fn with_listen_ports(mut self, ports: &[u16]) -> SelfPolicy {
+        self.listen_ports = ports.to_vec();
         self
     }
 

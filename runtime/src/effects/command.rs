@@ -239,6 +239,7 @@ pub(super) fn jail(
     let exec_dir = real.parent().unwrap_or(Path::new("/")).to_path_buf();
     let policy = ChildPolicy::new(read_roots, write_roots, caps.net(), &temp_dir, env)
         .with_denies(run_denies(caps))
+        .with_listen_ports(caps.listen_ports())
         .with_exec_path(exec_dir)
         .with_rlimit_data(ctx.limits.max_memory)
         .with_rlimit_fsize(ctx.limits.max_disk)
