@@ -1,13 +1,12 @@
 //! The gates: the filesystem check (runtime.md §1.1, decisions 17 and 18) and the check for every
 //! other namespace. A failed check is a [`Denial`]; the caller stops the script with exit 77.
 
-use std::collections::VecDeque;
-use std::ffi::OsString;
 use std::fmt;
-use std::io;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
+use crate::fs_rules::Decision;
 use crate::one_line::one_line;
+use crate::resolve::resolve;
 use crate::set::CapSet;
 use crate::token::{EnvGrant, RandomGrant, TimeGrant, Token};
 
@@ -215,14 +214,14 @@ pub fn check_path(
     };
     let resolved = resolve(&absolute);
     if set.fs_unscoped() {
-        let path = resolved.unwrap_or(absolute);
+        let path = resolved.map_or(absolute, |r| r.path);
         return Ok(Resolved {
             path,
             no_follow: false,
         });
     }
-    let resolved = match resolved {
-        Ok(resolved) => resolved,
+    let resolution = match resolved {
+        Ok(resolution) => resolution,
         Err(err) => {
             let why = err.explain(&absolute);
             return Err(Denial {
@@ -232,17 +231,45 @@ pub fn check_path(
         }
     };
     let write = access == Access::Write;
-    if set.fs_admits(&resolved, write) {
-        return Ok(Resolved {
+    let resolved = resolution.path;
+    match set.fs_decide(&resolved, &resolution.ids) {
+        Decision::Root(root) if root.writable() || !write => Ok(Resolved {
             path: resolved,
             no_follow: write,
-        });
+        }),
+        // No grant helps: at its path a deny wins, and beneath it every grant is narrower
+        // than what the script asked for (or lies under the deny too).
+        Decision::Denied(path) => Err(Denial {
+            remedy: Remedy::Explain(format!(
+                "denied by --caps {}",
+                shell_quote(&Token::FsNone(path.to_path_buf()).to_string())
+            )),
+            resource: Some(resolved),
+        }),
+        Decision::Root(_) | Decision::Outside => {
+            let token = hint(&resolved, access);
+            Err(Denial {
+                remedy: Remedy::Token(token.to_string()),
+                resource: Some(resolved),
+            })
+        }
     }
-    let token = hint(&resolved, access);
-    Err(Denial {
-        remedy: Remedy::Token(token.to_string()),
-        resource: Some(resolved),
-    })
+}
+
+/// Whether the tree at `dir` (an already checked, writable path) may be removed as a whole: not
+/// when a read-only root or an `fs:none=` path lies beneath it.
+pub fn check_remove_tree(set: &CapSet, dir: &Path) -> Result<(), Denial> {
+    match set.deny_beneath(dir) {
+        None => Ok(()),
+        Some(token) => Err(Denial {
+            remedy: Remedy::Explain(format!(
+                "{} holds --caps {}, which removing it would break",
+                dir.display(),
+                shell_quote(&token)
+            )),
+            resource: Some(dir.to_path_buf()),
+        }),
+    }
 }
 
 /// The narrowest valid token (decision 17): the directory read from or written into, or the
@@ -262,112 +289,6 @@ fn hint(resolved: &Path, access: Access) -> Token {
         Access::Write => Token::FsRw(existing),
         Access::Read | Access::List => Token::FsRo(existing),
     }
-}
-
-/// Linux's limit on symlinks followed while resolving one path (`MAXSYMLINKS`).
-const MAX_SYMLINKS: u32 = 40;
-
-#[derive(Debug)]
-enum ResolveError {
-    /// `..` after a component that does not exist; `missing` is that component's path.
-    ParentOfMissing { missing: PathBuf },
-    /// More than [`MAX_SYMLINKS`] links, most likely a loop.
-    TooManySymlinks,
-    /// A symlink whose target cannot be read.
-    UnreadableLink { link: PathBuf, err: io::Error },
-}
-
-impl ResolveError {
-    fn explain(&self, path: &Path) -> String {
-        match self {
-            ResolveError::ParentOfMissing { missing } => format!(
-                "{} uses \"..\" after {}, which does not exist; create it first or remove the \"..\"",
-                path.display(),
-                missing.display()
-            ),
-            ResolveError::TooManySymlinks => {
-                format!("too many symbolic links resolving {} (a loop?)", path.display())
-            }
-            ResolveError::UnreadableLink { link, err } => {
-                format!("cannot read symbolic link {}: {err}", link.display())
-            }
-        }
-    }
-}
-
-enum Step {
-    Root,
-    Parent,
-    Name(OsString),
-}
-
-fn push_front(queue: &mut VecDeque<Step>, path: &Path) {
-    let steps: Vec<Step> = path
-        .components()
-        .filter_map(|c| match c {
-            // Other platforms' prefixes are kept by `Root` handling; this crate targets unix.
-            Component::Prefix(_) | Component::RootDir => Some(Step::Root),
-            Component::CurDir => None,
-            Component::ParentDir => Some(Step::Parent),
-            Component::Normal(name) => Some(Step::Name(name.to_os_string())),
-        })
-        .collect();
-    for step in steps.into_iter().rev() {
-        queue.push_front(step);
-    }
-}
-
-/// Resolves an absolute path the way the kernel walks it, without requiring the tail to exist.
-///
-/// Iterative, so neither a long path nor a chain of links can exhaust the stack. A component the
-/// walk cannot see into (permission denied, a file used as a directory) counts as missing: the
-/// operation will fail on it the same way, and the lexical tail stays under the same parent.
-fn resolve(absolute: &Path) -> Result<PathBuf, ResolveError> {
-    let mut queue = VecDeque::new();
-    push_front(&mut queue, absolute);
-    let mut resolved = PathBuf::from("/");
-    let mut missing: Option<PathBuf> = None;
-    let mut links = 0;
-    while let Some(step) = queue.pop_front() {
-        match step {
-            Step::Root => resolved = PathBuf::from("/"),
-            Step::Parent => {
-                if let Some(missing) = missing {
-                    return Err(ResolveError::ParentOfMissing { missing });
-                }
-                resolved.pop();
-            }
-            Step::Name(name) => {
-                resolved.push(&name);
-                if missing.is_some() {
-                    continue;
-                }
-                match std::fs::symlink_metadata(&resolved) {
-                    Ok(meta) if meta.file_type().is_symlink() => {
-                        links += 1;
-                        if links > MAX_SYMLINKS {
-                            return Err(ResolveError::TooManySymlinks);
-                        }
-                        let target = match std::fs::read_link(&resolved) {
-                            Ok(target) => target,
-                            Err(err) => {
-                                return Err(ResolveError::UnreadableLink {
-                                    link: resolved,
-                                    err,
-                                })
-                            }
-                        };
-                        // A relative target is relative to the directory holding the link.
-                        resolved.pop();
-                        push_front(&mut queue, &target);
-                    }
-                    Ok(_) => {}
-                    Err(_) => missing = Some(resolved.clone()),
-                }
-            }
-        }
-    }
-    Ok(resolved)
 }
 
 #[cfg(test)]
@@ -436,20 +357,5 @@ mod tests {
         assert_eq!(shell_quote("fs:ro=/it's"), r"'fs:ro=/it'\''s'");
         assert_eq!(shell_quote("fs:ro=/$HOME"), "'fs:ro=/$HOME'");
         assert_eq!(shell_quote(""), "''");
-    }
-
-    #[test]
-    fn resolve_is_lexical_for_missing_paths() {
-        let base = "/nonexistent-vox-caps-test-root";
-        assert_eq!(
-            resolve(Path::new(&format!("{base}/a/./b//c"))).unwrap(),
-            PathBuf::from(format!("{base}/a/b/c"))
-        );
-        assert!(matches!(
-            resolve(Path::new(&format!("{base}/a/../b"))),
-            Err(ResolveError::ParentOfMissing { .. })
-        ));
-        // `..` before anything missing is resolved against what exists.
-        assert_eq!(resolve(Path::new("/../..")).unwrap(), PathBuf::from("/"));
     }
 }

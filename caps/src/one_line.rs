@@ -2,7 +2,7 @@
 
 /// Escapes control characters, so a path holding a newline cannot break the one-line messages
 /// the spec pins, nor an escape sequence rewrite the terminal.
-pub(crate) fn one_line(text: &str) -> String {
+pub fn one_line(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         if c.is_control() {

@@ -1,36 +1,18 @@
 //! The capability set a run executes under (runtime.md §1, decision 13).
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use crate::fs_rules::{Decision, FsRoot, FsRules};
+use crate::resolve::FileId;
 use crate::token::{CapsError, EnvGrant, RandomGrant, TimeGrant, Token};
-
-/// One filesystem root: a canonical, absolute directory and whether writes are allowed under it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct FsRoot {
-    dir: PathBuf,
-    writable: bool,
-}
-
-impl FsRoot {
-    /// The canonical directory; everything beneath it by whole path components is admitted.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
-    /// True for `fs:rw=`, false for `fs:ro=`.
-    pub fn writable(&self) -> bool {
-        self.writable
-    }
-}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Fs {
     /// The whole filesystem, read and write (developer default, legacy `fs`).
     Unscoped,
-    /// Sorted by directory, one entry per directory.
-    Roots(Vec<FsRoot>),
+    /// Roots and the denies that narrow them.
+    Roots(FsRules),
 }
 
 /// What a run may do. Everything not granted is denied.
@@ -40,6 +22,8 @@ enum Fs {
 pub struct CapSet {
     fs: Fs,
     net: bool,
+    /// `net:listen=` ports, sorted, unique.
+    listen: Vec<u16>,
     process: bool,
     env: EnvGrant,
     secrets: bool,
@@ -76,8 +60,9 @@ impl CapSet {
     /// Grants nothing: `--caps none`, `caps = []` in a run configuration.
     pub fn none() -> CapSet {
         CapSet {
-            fs: Fs::Roots(Vec::new()),
+            fs: Fs::Roots(FsRules::default()),
             net: false,
+            listen: Vec::new(),
             process: false,
             env: EnvGrant::None,
             secrets: false,
@@ -93,6 +78,7 @@ impl CapSet {
         CapSet {
             fs: Fs::Unscoped,
             net: true,
+            listen: Vec::new(),
             process: true,
             env: EnvGrant::Rw,
             secrets: true,
@@ -103,10 +89,14 @@ impl CapSet {
     }
 
     /// The union of `tokens`. Identical duplicates are fine and fs roots union (ro and rw on one
-    /// directory give rw); two different values for any other namespace are a
+    /// directory give rw); fs and exec denies narrow the roots (the most specific path decides,
+    /// see [`crate::fs_rules`]); two different values for any other namespace are a
     /// [`CapsError::Conflict`] naming both tokens (decision 13), never last-wins.
     pub fn from_tokens(tokens: &[Token]) -> Result<CapSet, CapsError> {
-        let mut roots: BTreeMap<PathBuf, bool> = BTreeMap::new();
+        let mut roots: Vec<(PathBuf, bool)> = Vec::new();
+        let mut none: Vec<PathBuf> = Vec::new();
+        let mut no_exec: Vec<PathBuf> = Vec::new();
+        let mut listen: Vec<u16> = Vec::new();
         let mut net = Slot(None);
         let mut process = Slot(None);
         let mut env = Slot(None);
@@ -117,7 +107,12 @@ impl CapSet {
         for source in tokens {
             for token in source.expand() {
                 match token {
-                    Token::FsRo(dir) | Token::FsRw(dir) if !dir.is_absolute() => {
+                    Token::FsRo(dir)
+                    | Token::FsRw(dir)
+                    | Token::FsNone(dir)
+                    | Token::ExecNone(dir)
+                        if !dir.is_absolute() =>
+                    {
                         // `parse_token` never builds these; an empty or relative root would
                         // otherwise admit far more than meant.
                         return Err(CapsError::Invalid {
@@ -125,13 +120,12 @@ impl CapSet {
                             why: "fs roots must be absolute, canonical directories".to_string(),
                         });
                     }
-                    Token::FsRo(dir) => {
-                        roots.entry(dir).or_insert(false);
-                    }
-                    Token::FsRw(dir) => {
-                        roots.insert(dir, true);
-                    }
+                    Token::FsRo(dir) => roots.push((dir, false)),
+                    Token::FsRw(dir) => roots.push((dir, true)),
+                    Token::FsNone(path) => none.push(path),
+                    Token::ExecNone(path) => no_exec.push(path),
                     Token::Net(allow) => net.set(allow, source)?,
+                    Token::NetListen(port) => listen.push(port),
                     Token::Process(allow) => process.set(allow, source)?,
                     Token::Env(grant) => env.set(grant, source)?,
                     Token::Secrets(allow) => secrets.set(allow, source)?,
@@ -144,13 +138,12 @@ impl CapSet {
                 }
             }
         }
-        let roots = roots
-            .into_iter()
-            .map(|(dir, writable)| FsRoot { dir, writable })
-            .collect();
+        listen.sort_unstable();
+        listen.dedup();
         Ok(CapSet {
-            fs: Fs::Roots(roots),
+            fs: Fs::Roots(FsRules::new(roots, none, no_exec)),
             net: net.get().unwrap_or(false),
+            listen,
             process: process.get().unwrap_or(false),
             env: env.get().unwrap_or(EnvGrant::None),
             secrets: secrets.get().unwrap_or(false),
@@ -186,7 +179,58 @@ impl CapSet {
     pub fn fs_roots(&self) -> &[FsRoot] {
         match &self.fs {
             Fs::Unscoped => &[],
-            Fs::Roots(roots) => roots,
+            Fs::Roots(rules) => &rules.roots,
+        }
+    }
+
+    /// The `fs:none=` paths, sorted; empty when the filesystem is unscoped.
+    pub fn fs_denied(&self) -> Vec<&Path> {
+        match &self.fs {
+            Fs::Unscoped => Vec::new(),
+            Fs::Roots(rules) => rules.none.iter().map(|d| d.path.as_path()).collect(),
+        }
+    }
+
+    /// The `exec:none=` paths, sorted; empty when the filesystem is unscoped.
+    pub fn exec_denied_paths(&self) -> &[PathBuf] {
+        match &self.fs {
+            Fs::Unscoped => &[],
+            Fs::Roots(rules) => &rules.no_exec,
+        }
+    }
+
+    /// `fs:ro=` roots that lie inside a writable root (the nearest rule above them is an
+    /// `fs:rw=` root): read-only subtrees of a writable place.
+    pub fn read_only_within(&self) -> Vec<PathBuf> {
+        match &self.fs {
+            Fs::Unscoped => Vec::new(),
+            Fs::Roots(rules) => rules.read_only_within(),
+        }
+    }
+
+    /// The `exec:none=` path that covers an already resolved path, if any: children may not
+    /// execute it.
+    pub fn exec_denied(&self, resolved: &Path) -> Option<&Path> {
+        match &self.fs {
+            Fs::Unscoped => None,
+            Fs::Roots(rules) => rules.exec_denied(resolved),
+        }
+    }
+
+    /// A read-only root or `fs:none=` path strictly beneath `dir`, as its token: removing the
+    /// tree at `dir` would break it.
+    pub fn deny_beneath(&self, dir: &Path) -> Option<String> {
+        match &self.fs {
+            Fs::Unscoped => None,
+            Fs::Roots(rules) => rules.deny_beneath(dir),
+        }
+    }
+
+    /// Warnings about the tokens (`vox: warning: …` lines): denies that deny nothing.
+    pub fn warnings(&self) -> Vec<String> {
+        match &self.fs {
+            Fs::Unscoped => Vec::new(),
+            Fs::Roots(rules) => rules.warnings(),
         }
     }
 
@@ -199,25 +243,37 @@ impl CapSet {
     pub fn fs_any(&self) -> bool {
         match &self.fs {
             Fs::Unscoped => true,
-            Fs::Roots(roots) => !roots.is_empty(),
+            Fs::Roots(rules) => !rules.roots.is_empty(),
         }
     }
 
-    /// Whether an already resolved, absolute path is admitted, e.g. to filter `fs.walk` results.
-    /// Unresolved paths must go through [`crate::check_path`] instead.
+    /// Whether an already resolved, absolute path is admitted, e.g. to filter `fs.walk` results:
+    /// the most specific rule decides (by path only). Unresolved paths must go through
+    /// [`crate::check_path`] instead.
     pub fn fs_admits(&self, resolved: &Path, write: bool) -> bool {
         match &self.fs {
             Fs::Unscoped => true,
             // `Path::starts_with` compares whole components: `/tmp/job` does not admit `/tmp/jobx`.
-            Fs::Roots(roots) => roots
-                .iter()
-                .any(|root| (root.writable || !write) && resolved.starts_with(&root.dir)),
+            Fs::Roots(rules) => rules.admits(resolved, write),
+        }
+    }
+
+    /// The rule deciding for a resolved path and its components' identities (the check).
+    pub(crate) fn fs_decide(&self, resolved: &Path, ids: &[Option<FileId>]) -> Decision<'_> {
+        match &self.fs {
+            Fs::Unscoped => Decision::Outside,
+            Fs::Roots(rules) => rules.decide(resolved, ids),
         }
     }
 
     /// `http.*` and `std.http.*`.
     pub fn net(&self) -> bool {
         self.net
+    }
+
+    /// The `net:listen=` ports: children may accept connections on them (sorted).
+    pub fn listen_ports(&self) -> &[u16] {
+        &self.listen
     }
 
     /// `process.*`; children are jailed when the set is receiver-imposed (decision 16).
@@ -260,8 +316,8 @@ impl CapSet {
         let mut out = Vec::new();
         match &self.fs {
             Fs::Unscoped => out.push("fs:rw=/".to_string()),
-            Fs::Roots(roots) => {
-                for root in roots {
+            Fs::Roots(rules) => {
+                for root in &rules.roots {
                     let token = if root.writable {
                         Token::FsRw(root.dir.clone())
                     } else {
@@ -269,7 +325,16 @@ impl CapSet {
                     };
                     out.push(token.to_string());
                 }
+                for deny in &rules.none {
+                    out.push(Token::FsNone(deny.path.clone()).to_string());
+                }
+                for path in &rules.no_exec {
+                    out.push(Token::ExecNone(path.clone()).to_string());
+                }
             }
+        }
+        for &port in &self.listen {
+            out.push(Token::NetListen(port).to_string());
         }
         let switches = [
             (self.net, Token::Net(true)),

@@ -5,6 +5,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::one_line::one_line;
+use crate::resolve::resolve;
 
 /// What `env.*` may do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -50,8 +51,17 @@ pub enum Token {
     FsRo(PathBuf),
     /// `fs:rw=<dir>`: reads and writes under a canonical, existing directory.
     FsRw(PathBuf),
+    /// `fs:none=<path>`: the file or directory (resolved; it need not exist) can be neither read
+    /// nor written, whatever root holds it.
+    FsNone(PathBuf),
+    /// `exec:none=<path>`: children may read but never execute the file or what lies beneath
+    /// the directory (resolved; it need not exist).
+    ExecNone(PathBuf),
     /// `net:none` (false) or `net:allow` (true); `http:` is an alias.
     Net(bool),
+    /// `net:listen=<port>`: children may accept connections on this TCP port (and bind nothing
+    /// else); outbound stays as `net:` says.
+    NetListen(u16),
     /// `process:none` (false) or `process:allow` (true).
     Process(bool),
     /// `env:none`, `env:ro` or `env:rw`.
@@ -79,8 +89,9 @@ impl Token {
     /// none and return their own name.
     pub fn namespace(&self) -> &'static str {
         match self {
-            Token::FsRo(_) | Token::FsRw(_) => "fs",
-            Token::Net(_) => "net",
+            Token::FsRo(_) | Token::FsRw(_) | Token::FsNone(_) => "fs",
+            Token::ExecNone(_) => "exec",
+            Token::Net(_) | Token::NetListen(_) => "net",
             Token::Process(_) => "process",
             Token::Env(_) => "env",
             Token::Secrets(_) => "secrets",
@@ -120,7 +131,10 @@ impl fmt::Display for Token {
         match self {
             Token::FsRo(dir) => write!(f, "fs:ro={}", dir.display()),
             Token::FsRw(dir) => write!(f, "fs:rw={}", dir.display()),
+            Token::FsNone(path) => write!(f, "fs:none={}", path.display()),
+            Token::ExecNone(path) => write!(f, "exec:none={}", path.display()),
             Token::Net(allow) => write!(f, "net:{}", switch(*allow)),
+            Token::NetListen(port) => write!(f, "net:listen={port}"),
             Token::Process(allow) => write!(f, "process:{}", switch(*allow)),
             Token::Env(EnvGrant::None) => f.write_str("env:none"),
             Token::Env(EnvGrant::Ro) => f.write_str("env:ro"),
@@ -194,16 +208,17 @@ impl fmt::Display for CapsError {
 impl std::error::Error for CapsError {}
 
 /// Every valid form, for messages about unknown namespaces.
-const ALL_FORMS: &str = "fs:ro=<dir>, fs:rw=<dir>, net:none|allow (or http:), process:none|allow, \
+const ALL_FORMS: &str = "fs:ro=<dir>, fs:rw=<dir>, fs:none=<path>, exec:none=<path>, net:none|allow (or http:), net:listen=<port>, process:none|allow, \
                          env:none|ro|rw, secrets:none|allow, time:real, time:frozen=<ms>, \
                          random:seed=<n>, random:deny, agentos:none|allow, deterministic, none";
 
 /// The valid forms of one namespace, for messages about a bad value.
 fn forms(ns: &str) -> &'static str {
     match ns {
-        "fs" => "fs:ro=<dir> or fs:rw=<dir>",
-        "net" => "net:none or net:allow",
-        "http" => "http:none or http:allow",
+        "fs" => "fs:ro=<dir>, fs:rw=<dir> or fs:none=<path>",
+        "exec" => "exec:none=<path>",
+        "net" => "net:none, net:allow or net:listen=<port>",
+        "http" => "http:none, http:allow or http:listen=<port>",
         "process" => "process:none or process:allow",
         "env" => "env:none, env:ro or env:rw",
         "secrets" => "secrets:none or secrets:allow",
@@ -237,8 +252,29 @@ pub fn parse_token(s: &str, base: &Path) -> Result<Token, CapsError> {
             s,
             "io.open / io.save take their authority from fs:",
         )),
+        ("fs", Some(value)) if value == "none" || value.starts_with("none=") => {
+            parse_deny(s, "fs", value, base)
+        }
         ("fs", Some(value)) => parse_fs(s, value, base),
+        ("exec", Some(value)) if value == "none" || value.starts_with("none=") => {
+            parse_deny(s, "exec", value, base)
+        }
         ("net" | "http", Some("none" | "allow")) => Ok(Token::Net(value == Some("allow"))),
+        ("net" | "http", Some(value)) if value == "listen" || value.starts_with("listen=") => {
+            match value.strip_prefix("listen=") {
+                None => Err(CapsError::invalid(
+                    s,
+                    format!("{ns}:listen needs a port, e.g. {ns}:listen=8080"),
+                )),
+                Some(port) => match parse_u64(port).filter(|p| (1..=65535).contains(p)) {
+                    Some(p) => Ok(Token::NetListen(p as u16)),
+                    None => Err(CapsError::invalid(
+                        s,
+                        format!("{ns}:listen takes a port from 1 to 65535, got {port:?}"),
+                    )),
+                },
+            }
+        }
         ("process", Some("none" | "allow")) => Ok(Token::Process(value == Some("allow"))),
         ("secrets", Some("none" | "allow")) => Ok(Token::Secrets(value == Some("allow"))),
         ("agentos", Some("none" | "allow")) => Ok(Token::Agentos(value == Some("allow"))),
@@ -284,7 +320,8 @@ pub fn parse_token(s: &str, base: &Path) -> Result<Token, CapsError> {
             None => Err(bad_value()),
         },
         (
-            "fs" | "net" | "http" | "process" | "env" | "secrets" | "time" | "random" | "agentos",
+            "fs" | "exec" | "net" | "http" | "process" | "env" | "secrets" | "time" | "random"
+            | "agentos",
             _,
         ) => Err(bad_value()),
         _ => Err(CapsError::invalid(s, unknown_namespace(ns))),
@@ -294,7 +331,7 @@ pub fn parse_token(s: &str, base: &Path) -> Result<Token, CapsError> {
 fn unknown_namespace(ns: &str) -> String {
     let lower = ns.to_ascii_lowercase();
     let known = [
-        "fs", "net", "http", "process", "env", "secrets", "time", "random", "agentos",
+        "fs", "exec", "net", "http", "process", "env", "secrets", "time", "random", "agentos",
     ];
     if lower != ns && known.contains(&lower.as_str()) {
         return format!("tokens are lower case; write {lower}:…");
@@ -315,6 +352,35 @@ fn number_why(what: &str, unit: &str, got: &str, max: u64) -> String {
         return format!("{what} is at most {max} ({unit}), got {got}");
     }
     format!("{what} takes a whole number of {unit} from 0 to {max}, got {got:?}")
+}
+
+/// `fs:none=<path>` and `exec:none=<path>`: a file or directory, resolved like every checked
+/// path (symlinks followed, so the final target is what is denied); it need not exist yet.
+fn parse_deny(s: &str, ns: &str, value: &str, base: &Path) -> Result<Token, CapsError> {
+    let Some(path) = value.strip_prefix("none=") else {
+        let example = if ns == "fs" { ".env" } else { "bin" };
+        return Err(CapsError::invalid(
+            s,
+            format!("{ns}:none needs a path, e.g. {ns}:none={example}"),
+        ));
+    };
+    if path.is_empty() {
+        return Err(CapsError::invalid(
+            s,
+            format!("the path is empty; write {ns}:none=<file or directory>"),
+        ));
+    }
+    let joined = base.join(path);
+    let absolute = std::path::absolute(&joined)
+        .map_err(|e| CapsError::invalid(s, format!("cannot resolve {}: {e}", one_line(path))))?;
+    let resolved = resolve(&absolute)
+        .map_err(|e| CapsError::invalid(s, one_line(&e.explain(&absolute))))?
+        .path;
+    Ok(if ns == "fs" {
+        Token::FsNone(resolved)
+    } else {
+        Token::ExecNone(resolved)
+    })
 }
 
 fn parse_fs(s: &str, value: &str, base: &Path) -> Result<Token, CapsError> {
@@ -459,17 +525,53 @@ mod tests {
 
     #[test]
     fn bad_values_list_the_valid_ones() {
-        assert_eq!(why("net:yes"), "write net:none or net:allow");
-        assert_eq!(why("http:on"), "write http:none or http:allow");
+        assert_eq!(
+            why("net:yes"),
+            "write net:none, net:allow or net:listen=<port>"
+        );
+        assert_eq!(
+            why("http:on"),
+            "write http:none, http:allow or http:listen=<port>"
+        );
+        assert_eq!(
+            why("net:listen"),
+            "net:listen needs a port, e.g. net:listen=8080"
+        );
+        assert_eq!(
+            why("net:listen=0"),
+            "net:listen takes a port from 1 to 65535, got \"0\""
+        );
+        assert_eq!(
+            why("net:listen=+80"),
+            "net:listen takes a port from 1 to 65535, got \"+80\""
+        );
         assert_eq!(why("process:"), "write process:none or process:allow");
         assert_eq!(why("secrets"), "write secrets:none or secrets:allow");
         assert_eq!(why("agentos:deny"), "write agentos:none or agentos:allow");
         assert_eq!(why("env:wo"), "write env:none, env:ro or env:rw");
         assert_eq!(why("time:none"), "write time:real or time:frozen=<ms>");
         assert_eq!(why("random:none"), "write random:seed=<n> or random:deny");
-        assert_eq!(why("fs:allow"), "write fs:ro=<dir> or fs:rw=<dir>");
-        assert_eq!(why("fs:wo=/"), "write fs:ro=<dir> or fs:rw=<dir>");
-        assert_eq!(why("fs"), "write fs:ro=<dir> or fs:rw=<dir>");
+        assert_eq!(
+            why("fs:allow"),
+            "write fs:ro=<dir>, fs:rw=<dir> or fs:none=<path>"
+        );
+        assert_eq!(
+            why("fs:wo=/"),
+            "write fs:ro=<dir>, fs:rw=<dir> or fs:none=<path>"
+        );
+        assert_eq!(
+            why("fs"),
+            "write fs:ro=<dir>, fs:rw=<dir> or fs:none=<path>"
+        );
+        assert_eq!(why("exec:allow"), "write exec:none=<path>");
+        assert_eq!(why("exec"), "write exec:none=<path>");
+        assert_eq!(why("fs:none"), "fs:none needs a path, e.g. fs:none=.env");
+        assert_eq!(
+            why("exec:none"),
+            "exec:none needs a path, e.g. exec:none=bin"
+        );
+        assert!(why("fs:none=").starts_with("the path is empty"));
+        assert!(why("exec:none=/nonexistent-vox/../x").contains("uses \"..\" after"));
         assert_eq!(
             why("fs:ro"),
             "fs:ro needs a directory, e.g. fs:ro=. for the working directory"
@@ -553,12 +655,26 @@ mod tests {
             assert_eq!(parse(tok).unwrap().to_string(), tok);
         }
         assert_eq!(parse("http:allow").unwrap().to_string(), "net:allow");
+        assert_eq!(parse("net:listen=8080"), Ok(Token::NetListen(8080)));
+        assert_eq!(
+            parse("http:listen=65535").unwrap().to_string(),
+            "net:listen=65535"
+        );
         assert_eq!(
             parse("time:frozen=007").unwrap().to_string(),
             "time:frozen=7"
         );
         assert_eq!(parse("fs:ro=/").unwrap().to_string(), "fs:ro=/");
         assert_eq!(parse("fs:rw=/").unwrap().to_string(), "fs:rw=/");
+        assert_eq!(
+            parse("fs:none=/nonexistent-vox/a//b/").unwrap(),
+            Token::FsNone(PathBuf::from("/nonexistent-vox/a/b"))
+        );
+        assert_eq!(
+            parse("exec:none=/nonexistent-vox/bin").unwrap().to_string(),
+            "exec:none=/nonexistent-vox/bin"
+        );
+        assert_eq!(parse("exec:none=/").unwrap().namespace(), "exec");
     }
 
     #[test]

@@ -378,3 +378,80 @@ fn into_path_returns_the_resolved_path() {
     let path: PathBuf = allowed(&set, Path::new("a/b"), Access::Read, &job).into_path();
     assert_eq!(path, job.join("a/b"));
 }
+
+#[test]
+fn denies_inside_a_writable_root() {
+    let s = Scratch::new("deny");
+    let w = s.dir("w");
+    let hooks = s.dir("w/.git/hooks");
+    let env = s.file("w/.env");
+    std::os::unix::fs::symlink(".env", w.join("env-link")).unwrap();
+    std::fs::hard_link(&env, w.join("env-hard")).unwrap();
+    let set = caps(&w, &["fs:rw=.", "fs:ro=.git", "fs:none=.env"]);
+    allowed(&set, Path::new("out.txt"), Access::Write, &w);
+    allowed(&set, Path::new(".git/hooks"), Access::List, &w);
+    let d = denied(&set, Path::new(".git/hooks/pre-commit"), Access::Write, &w);
+    assert_eq!(d.token(), Some(rw(&hooks).as_str()));
+    // The hint is itself sufficient: the more specific grant wins.
+    let wider = caps(&w, &["fs:rw=.", "fs:ro=.git", &rw(&hooks)]);
+    allowed(
+        &wider,
+        Path::new(".git/hooks/pre-commit"),
+        Access::Write,
+        &w,
+    );
+    for p in [".env", "env-link", "env-hard", ".git/../.env"] {
+        for access in [Access::Read, Access::Write] {
+            let d = denied(&set, Path::new(p), access, &w);
+            assert_eq!(d.token(), None, "{p}");
+            assert_eq!(
+                d.remedy(),
+                format!("denied by --caps fs:none={}", env.display()),
+                "{p}"
+            );
+            assert_eq!(
+                d.resource(),
+                Some(
+                    if p == "env-hard" {
+                        w.join("env-hard")
+                    } else {
+                        env.clone()
+                    }
+                    .as_path()
+                )
+            );
+        }
+    }
+    // A name that merely starts like the denied one is not denied.
+    allowed(&set, Path::new(".envrc"), Access::Write, &w);
+    // Removing the tree that holds a deny is refused; a tree beside it is not.
+    let d = vox_caps::check_remove_tree(&set, &w).unwrap_err();
+    assert!(d.remedy().contains("holds --caps fs:"), "{}", d.remedy());
+    vox_caps::check_remove_tree(&set, &s.dir("w/other")).unwrap();
+}
+
+#[test]
+fn deny_tokens_resolve_symlinks_and_may_name_missing_paths() {
+    let s = Scratch::new("denytok");
+    let w = s.dir("w");
+    let secret = s.file("w/real/secret.txt");
+    std::os::unix::fs::symlink("real", w.join("link")).unwrap();
+    assert_eq!(
+        parse_token("fs:none=link/secret.txt", &w),
+        Ok(Token::FsNone(secret.clone()))
+    );
+    assert_eq!(
+        parse_token("exec:none=missing/tool", &w),
+        Ok(Token::ExecNone(w.join("missing/tool")))
+    );
+    let set = caps(&w, &["fs:rw=.", "fs:none=missing/later.txt"]);
+    denied(&set, Path::new("missing/later.txt"), Access::Write, &w);
+    allowed(&set, Path::new("missing/other.txt"), Access::Write, &w);
+    assert_eq!(
+        set.tokens(),
+        [
+            format!("fs:none={}", w.join("missing/later.txt").display()),
+            rw(&w)
+        ]
+    );
+}

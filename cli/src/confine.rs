@@ -30,7 +30,9 @@ pub fn confine_self(ctx: &mut RunContext) -> Result<SelfConfinement, String> {
             write.push(root.dir().to_path_buf());
         }
     }
-    let mut policy = vox_jail::SelfPolicy::new(read, write, ctx.caps.net());
+    let mut policy = vox_jail::SelfPolicy::new(read, write, ctx.caps.net())
+        .with_denies(vox_runtime::effects::run_denies(&ctx.caps))
+        .with_listen_ports(ctx.caps.listen_ports());
     if ctx.caps.process() {
         // Children run programs from PATH and get a private temp dir: both must exist inside
         // the interpreter's own domain, which is created now, before confinement.

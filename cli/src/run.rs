@@ -20,7 +20,11 @@ pub struct RunFlags {
     /// an alias); process:none, process:allow; env:none, env:ro, env:rw; secrets:none,
     /// secrets:allow; time:real, time:frozen=MS; random:seed=N, random:deny; agentos:none,
     /// agentos:allow; deterministic (time:frozen=0 random:seed=0 process:none net:none
-    /// env:none); none (nothing). See docs/caps.md.
+    /// env:none); none (nothing).
+    ///
+    /// Narrow a root: fs:ro=DIR (read-only inside an fs:rw root), fs:none=PATH (neither read
+    /// nor written), exec:none=PATH (children may not execute it); the most specific path
+    /// decides. net:listen=PORT lets children accept TCP connections on PORT. See docs/caps.md.
     #[arg(long = "caps", value_name = "TOKEN")]
     pub caps: Vec<String>,
     /// Run with the named `[run.NAME]` entry of Vox.toml (its caps, cwd, ceilings and args).
@@ -220,7 +224,7 @@ fn choose_caps(
             return Err("vox: --mesh requires explicit --caps tokens; a run configuration does not satisfy it".into());
         }
         return CapSet::from_tokens(&tokens)
-            .map(|s| (s, CapsSource::Config(c.name.clone())))
+            .map(|s| (warned(s), CapsSource::Config(c.name.clone())))
             .map_err(|e| e.render());
     }
     if !flags.caps.is_empty() {
@@ -232,7 +236,7 @@ fn choose_caps(
             }
         }
         return CapSet::from_tokens(&tokens)
-            .map(|s| (s, CapsSource::Flags))
+            .map(|s| (warned(s), CapsSource::Flags))
             .map_err(|e| e.render());
     }
     if flags.mesh {
@@ -251,6 +255,14 @@ fn choose_caps(
         return Ok((directive.caps(), CapsSource::Legacy));
     }
     Ok((CapSet::developer_default(), CapsSource::DeveloperDefault))
+}
+
+/// Prints the set's warnings (a deny that denies nothing) on stderr and passes it on.
+fn warned(set: CapSet) -> CapSet {
+    for w in set.warnings() {
+        eprintln!("{w}");
+    }
+    set
 }
 
 fn denial_token(remedy: &str) -> String {

@@ -92,6 +92,7 @@ fn doctor_reports_what_this_host_enforces() {
         "jail ipc",
         "jail setuid",
         "jail seccomp",
+        "jail deny within",
     ] {
         let l = line(&out, check);
         assert!(

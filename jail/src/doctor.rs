@@ -251,6 +251,17 @@ pub fn doctor_lines_for(s: &HostSupport) -> Vec<DoctorLine> {
             "",
         ));
     }
+    if s.tcp_rules && s.seccomp {
+        out.push(line(
+            Ok,
+            "inbound ports",
+            "net:listen can be enforced: a listening child keeps the host's network, Landlock \
+             lets it bind only its ports and connect nowhere, and the seccomp filter refuses every \
+             socket but TCP"
+                .to_string(),
+            "",
+        ));
+    }
     if s.scoping {
         out.push(line(
             Ok,

@@ -4,8 +4,8 @@
 //! The crate takes plain data and knows nothing about the interpreter:
 //!
 //! - [`ChildPolicy`] is a **value computed per spawn** (never process-global state): read roots,
-//!   write roots, the program's directory, network on/off, the private temp dir, resource limits
-//!   and the [`EnvPolicy`].
+//!   write roots, the [`Denies`] that narrow them, the program's directory, network on/off and the
+//!   ports a child may listen on, the private temp dir, resource limits and the [`EnvPolicy`].
 //! - [`child_env`] builds a child's environment from nothing; [`env_fingerprint`] shows its shape
 //!   (names and digests, never values).
 //! - [`TempDir`] is the private per-run temp dir (0700, removed on drop).
@@ -53,7 +53,8 @@
 // Floors, from the bottom (each imports only from floors below it):
 // - types, host, env, policy (env), limits, spawned, seccomp: plain data and pure helpers;
 // - descendants (host), keeper (descendants, types), direct (keeper, spawned, types), lifetime
-//   (the face of those three, the same on every platform), tempdir (lifetime), mounts;
+//   (the face of those three, the same on every platform), tempdir (lifetime), mountinfo,
+//   denies (mountinfo), mounts (denies, mountinfo);
 // - linux / unsupported (the platform), then confine (the entry points, handed to the platform);
 // - proof (confine, tempdir), doctor (confine, lifetime, proof);
 // - this file: declarations and the public face only.
@@ -80,7 +81,11 @@ mod tempdir;
 mod types;
 
 #[cfg(target_os = "linux")]
+mod denies;
+#[cfg(target_os = "linux")]
 mod linux;
+#[cfg(target_os = "linux")]
+mod mountinfo;
 #[cfg(target_os = "linux")]
 mod mounts;
 #[cfg(target_os = "linux")]
@@ -100,6 +105,6 @@ pub use env::{
     ENV_ALLOWLIST, HIJACK_NAMES, HIJACK_PREFIXES,
 };
 pub use host::{HostSupport, SIMULATE_ENV};
-pub use policy::{ChildPolicy, FsAccess, Grant, ProcessGroup, SelfPolicy};
+pub use policy::{ChildPolicy, Denies, FsAccess, Grant, ProcessGroup, SelfPolicy};
 pub use tempdir::TempDir;
 pub use types::{Applied, Hook, JailError, Mode, RuleKind};

@@ -14,16 +14,17 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
 
 use landlock::{
-    Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd,
+    Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, PathBeneath, PathFd,
     RestrictSelfAttr, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetStatus,
     Scope, ABI,
 };
 
+use crate::denies;
 use crate::env::child_env;
 use crate::host::{simulated, HostSupport, SIMULATE_ENV};
 use crate::limits::Limits;
 use crate::mounts::{self, Template, SELF_CONFINED};
-use crate::policy::{ChildPolicy, FsAccess, Grant, ProcessGroup, SelfPolicy};
+use crate::policy::{system_code, ChildPolicy, FsAccess, Grant, ProcessGroup, SelfPolicy};
 use crate::seccomp::{self, Filters};
 use crate::types::{Applied, Hook, JailError, Mode, RuleKind};
 
@@ -230,7 +231,14 @@ struct Built {
     own_proc: bool,
 }
 
-fn build_ruleset(grants: &[Grant], abi: ABI, deny_tcp: bool) -> Result<Built, String> {
+/// The ruleset for `grants`; with `deny_tcp`, TCP bind and connect are denied but for binding the
+/// `listen` ports.
+fn build_ruleset(
+    grants: &[Grant],
+    abi: ABI,
+    deny_tcp: bool,
+    listen: &[u16],
+) -> Result<Built, String> {
     let err = |e: landlock::RulesetError| format!("cannot build the Landlock ruleset: {e}");
     let mut kinds = vec![RuleKind::LandlockFs];
     let mut ruleset = Ruleset::default()
@@ -249,6 +257,16 @@ fn build_ruleset(grants: &[Grant], abi: ABI, deny_tcp: bool) -> Result<Built, St
         kinds.push(RuleKind::ScopeSignal);
     }
     let mut created = ruleset.create().map_err(err)?;
+    if deny_tcp {
+        for &port in listen {
+            created = created
+                .add_rule(NetPort::new(port, AccessNet::BindTcp))
+                .map_err(|e| format!("cannot add a rule for TCP port {port}: {e}"))?;
+        }
+        if !listen.is_empty() {
+            kinds.push(RuleKind::InboundTcp(listen.to_vec()));
+        }
+    }
     let mut own_proc = false;
     for grant in grants {
         if grant.access == FsAccess::OwnProc {
@@ -589,22 +607,44 @@ fn prepare(
         }
         let kernel = support.landlock_abi.unwrap_or(0);
         let abi = abi_enum(kernel);
-        let built = build_ruleset(&policy.grants(), abi, !policy.net_allowed).map_err(cannot)?;
-        let places = mounts::writable_places(
-            policy
+        let built = build_ruleset(
+            &policy.grants(),
+            abi,
+            !policy.net_allowed,
+            &policy.listen_ports,
+        )
+        .map_err(cannot)?;
+        let layout = denies::layout(&denies::Request {
+            writable: policy
                 .write_roots
                 .iter()
                 .map(|p| p.as_path())
-                .chain([policy.temp_dir.as_path()]),
-        );
-        // With `/` writable there is nothing to make read-only.
-        if places.iter().all(|p| p.as_os_str() != "/") {
-            let template = mounts::template(&places).map_err(|e| {
+                .chain([policy.temp_dir.as_path()])
+                .collect(),
+            reachable: policy
+                .read_roots
+                .iter()
+                .map(|p| p.as_path())
+                .chain(system_code(&policy.system))
+                .collect(),
+            deny_write: &policy.denies.write,
+            deny_read: &policy.denies.read,
+            deny_exec: &policy.denies.exec,
+        })
+        .map_err(cannot)?;
+        // With `/` writable and nothing denied there is nothing to mount.
+        if layout.needs_namespace() {
+            let template = mounts::template(&layout).map_err(|e| {
                 cannot(format!("cannot prepare the read-only mount namespace: {e}"))
             })?;
             setup.mounts = Some(template);
             setup.cwd = vec![0; libc::PATH_MAX as usize + 1];
-            kinds.push(RuleKind::ReadOnlyMounts);
+            if !layout.root_writable() {
+                kinds.push(RuleKind::ReadOnlyMounts);
+            }
+            if !layout.layers.is_empty() {
+                kinds.push(RuleKind::DenyMounts);
+            }
         }
         setup.ipcns = true;
         kinds.push(RuleKind::IpcNamespace);
@@ -612,11 +652,20 @@ fn prepare(
         let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
         setup.uid_map = format!("{uid} {uid} 1\n").into_bytes();
         setup.gid_map = format!("{gid} {gid} 1\n").into_bytes();
-        if !policy.net_allowed {
+        // Listening children keep the host's network (others could not reach them otherwise);
+        // Landlock and the filter then bound what they do with it.
+        let net = if policy.net_allowed {
+            seccomp::Net::Open
+        } else if policy.listen_ports.is_empty() {
+            seccomp::Net::Off
+        } else {
+            seccomp::Net::Listen
+        };
+        if net == seccomp::Net::Off {
             setup.netns = true;
             kinds.push(RuleKind::NetworkNamespace);
         }
-        setup.seccomp = Some(seccomp::filters(policy.net_allowed).map_err(cannot)?);
+        setup.seccomp = Some(seccomp::filters(net).map_err(cannot)?);
         if built.own_proc {
             setup.own_proc_access = grant_access(FsAccess::OwnProc, abi, true).bits();
         }
@@ -676,19 +725,36 @@ pub(crate) fn confine_self(policy: &SelfPolicy) -> Result<Applied, JailError> {
         )));
     }
     let abi = abi_enum(kernel);
-    let built = build_ruleset(&policy.grants(), abi, !policy.net_allowed).map_err(cannot)?;
+    let built = build_ruleset(
+        &policy.grants(),
+        abi,
+        !policy.net_allowed,
+        &policy.listen_ports,
+    )
+    .map_err(cannot)?;
     // Children's read-only mount namespace: Landlock forbids mounting once confined, so it is
     // built now, for the places children may write (a failure is reported at their spawn).
     if support.user_namespaces {
-        let places = mounts::writable_places(
-            policy
+        let layout = denies::layout(&denies::Request {
+            writable: policy
                 .write_roots
                 .iter()
                 .chain(policy.temp_dir.as_ref())
-                .map(|p| p.as_path()),
-        );
-        if places.iter().all(|p| p.as_os_str() != "/") {
-            mounts::prepare(&places);
+                .map(|p| p.as_path())
+                .collect(),
+            reachable: policy
+                .read_roots
+                .iter()
+                .map(|p| p.as_path())
+                .chain(system_code(&policy.system))
+                .collect(),
+            deny_write: &policy.denies.write,
+            deny_read: &policy.denies.read,
+            deny_exec: &policy.denies.exec,
+        });
+        // A layout children cannot have is refused at their spawn, with the same reason.
+        if let Some(layout) = layout.ok().filter(|l| l.needs_namespace()) {
+            mounts::prepare(&layout);
         }
     }
     let mut kinds = vec![RuleKind::NoNewPrivs];

@@ -23,11 +23,11 @@
 //! is the result: the parent refuses the template if any mount a path can still reach is writable
 //! outside the writable places.
 
-use std::ffi::{CString, OsString};
+use std::ffi::CString;
 use std::fs::File;
 use std::io::{self, Read as _};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::os::unix::ffi::{OsStrExt as _, OsStringExt as _};
+use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -35,152 +35,12 @@ use std::sync::{Arc, Mutex};
 
 use libc::c_ulong;
 
+use crate::denies::{layers_hold, Kind, Layer, Layout};
+use crate::mountinfo::{hidden, parse_mountinfo, writable_outside, MountEntry};
+
 /// Set once the process confined itself: from then on it cannot mount anything, so templates
 /// can no longer be built (only reused).
 pub(crate) static SELF_CONFINED: AtomicBool = AtomicBool::new(false);
-
-/// One line of `/proc/self/mountinfo`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct MountEntry {
-    pub id: u64,
-    pub parent: u64,
-    pub point: PathBuf,
-    pub ro: bool,
-    /// The per-mount flags that a remount must repeat (`MS_NOSUID`, `MS_NODEV`, `MS_NOEXEC`,
-    /// `MS_NOSYMFOLLOW`): in a user namespace they are locked and cannot be cleared, and
-    /// clearing them would loosen the mount anyway. Access-time flags are kept by the kernel
-    /// when a remount names none.
-    pub flags: c_ulong,
-}
-
-/// Undoes the octal escapes of `mountinfo` (`\040` for a space, `\011`, `\012`, `\134`).
-fn unescape(field: &str) -> OsString {
-    let b = field.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\'
-            && i + 3 < b.len()
-            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
-        {
-            let v = (u32::from(b[i + 1] - b'0') << 6)
-                | (u32::from(b[i + 2] - b'0') << 3)
-                | u32::from(b[i + 3] - b'0');
-            if let Ok(v) = u8::try_from(v) {
-                out.push(v);
-                i += 4;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    OsString::from_vec(out)
-}
-
-/// Parses `mountinfo` text; malformed lines are skipped.
-pub(crate) fn parse_mountinfo(text: &str) -> Vec<MountEntry> {
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let f: Vec<&str> = line.split(' ').collect();
-        if f.len() < 6 {
-            continue;
-        }
-        let (Ok(id), Ok(parent)) = (f[0].parse(), f[1].parse()) else {
-            continue;
-        };
-        let mut ro = false;
-        let mut flags = 0;
-        for opt in f[5].split(',') {
-            match opt {
-                "ro" => ro = true,
-                "nosuid" => flags |= libc::MS_NOSUID,
-                "nodev" => flags |= libc::MS_NODEV,
-                "noexec" => flags |= libc::MS_NOEXEC,
-                "nosymfollow" => flags |= libc::MS_NOSYMFOLLOW,
-                _ => {}
-            }
-        }
-        out.push(MountEntry {
-            id,
-            parent,
-            point: PathBuf::from(unescape(f[4])),
-            ro,
-            flags,
-        });
-    }
-    out
-}
-
-/// Which mounts no path reaches: one covered by another mount on the same mount point (mounted
-/// on its root), and everything beneath a covered mount.
-pub(crate) fn hidden(mounts: &[MountEntry]) -> Vec<bool> {
-    let covered: Vec<bool> = mounts
-        .iter()
-        .map(|m| {
-            mounts
-                .iter()
-                .any(|n| n.id != m.id && n.parent == m.id && n.point == m.point)
-        })
-        .collect();
-    (0..mounts.len())
-        .map(|i| {
-            if covered[i] {
-                return true;
-            }
-            let mut at = i;
-            // Walk up the parents (bounded: ids could form a cycle in a malformed file). A
-            // covered ancestor hides what is mounted on it, except the mount covering it.
-            for _ in 0..=mounts.len() {
-                let parent = mounts[at].parent;
-                match mounts.iter().position(|m| m.id == parent) {
-                    Some(p) if p != at => {
-                        if covered[p] && mounts[at].point != mounts[p].point {
-                            return true;
-                        }
-                        at = p;
-                    }
-                    _ => return false,
-                }
-            }
-            false
-        })
-        .collect()
-}
-
-/// The writable places of a policy: resolved (symlinks followed), missing ones left out, those
-/// beneath another one folded into it, sorted.
-pub(crate) fn writable_places<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Vec<PathBuf> {
-    let mut all: Vec<PathBuf> = paths
-        .into_iter()
-        .filter_map(|p| std::fs::canonicalize(p).ok())
-        .collect();
-    all.sort();
-    all.dedup();
-    let mut out: Vec<PathBuf> = Vec::new();
-    for p in all {
-        if !out.iter().any(|q| p.starts_with(q)) {
-            out.push(p);
-        }
-    }
-    out
-}
-
-/// Whether `point` lies at or beneath one of `places`.
-fn beneath_any(point: &Path, places: &[PathBuf]) -> bool {
-    places.iter().any(|p| point.starts_with(p))
-}
-
-/// Mounts a path can reach that are writable outside `places`, as `(mount point, id)`.
-pub(crate) fn writable_outside(mounts: &[MountEntry], places: &[PathBuf]) -> Vec<(PathBuf, u64)> {
-    let hidden = hidden(mounts);
-    mounts
-        .iter()
-        .zip(hidden)
-        .filter(|(m, h)| !m.ro && !h && !beneath_any(&m.point, places))
-        .map(|(m, _)| (m.point.clone(), m.id))
-        .collect()
-}
 
 /// One step of the helper, prepared in the parent.
 enum Step {
@@ -191,6 +51,36 @@ enum Step {
         target: CString,
         flags: c_ulong,
     },
+    /// A new filesystem (`fstype`, with `data` as its options) mounted at `target`.
+    NewFs {
+        fstype: CString,
+        target: CString,
+        flags: c_ulong,
+        data: CString,
+    },
+    /// `mount_setattr(2)`: sets `set` (`MOUNT_ATTR_*`) on the mount at `target`, and on every
+    /// mount beneath it when `recursive`, keeping each mount's other flags (Linux 5.12).
+    Setattr {
+        target: CString,
+        recursive: bool,
+        set: u64,
+    },
+}
+
+/// `MOUNT_ATTR_*` and `AT_RECURSIVE` of the kernel UAPI (`linux/mount.h`, `linux/fcntl.h`).
+const MOUNT_ATTR_RDONLY: u64 = 0x1;
+const MOUNT_ATTR_NOSUID: u64 = 0x2;
+const MOUNT_ATTR_NODEV: u64 = 0x4;
+const MOUNT_ATTR_NOEXEC: u64 = 0x8;
+const AT_RECURSIVE: libc::c_uint = 0x8000;
+
+/// `struct mount_attr` (`MOUNT_ATTR_SIZE_VER0`).
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
 }
 
 struct Op {
@@ -207,9 +97,11 @@ fn cstring(p: &Path) -> Result<CString, String> {
         .map_err(|_| format!("{} contains a NUL byte", p.display()))
 }
 
-/// The helper's steps: namespaces, id maps, private propagation, read-only remounts, then the
-/// writable places bound back with their original flags.
-fn plan(mounts: &[MountEntry], places: &[PathBuf]) -> Result<Vec<Op>, String> {
+/// The helper's steps: namespaces, id maps, private propagation, read-only remounts (unless `/`
+/// is writable), then the writable places bound back with their original flags and the
+/// layout's layers ([`crate::denies`]) in path order, no-exec layers last.
+fn plan(mounts: &[MountEntry], layout: &Layout) -> Result<Vec<Op>, String> {
+    let places = &layout.places;
     // SAFETY: plain id getters.
     let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
     let op = |step, fatal, what: String| Op {
@@ -263,7 +155,8 @@ fn plan(mounts: &[MountEntry], places: &[PathBuf]) -> Result<Vec<Op>, String> {
             .filter(|(_, h)| !**h)
             .map(|(m, _)| m)
     };
-    for m in visible().filter(|m| !m.ro) {
+    let remount_all = !layout.root_writable();
+    for m in visible().filter(|m| !m.ro && remount_all) {
         ops.push(Op {
             step: Step::Mount {
                 source: None,
@@ -275,7 +168,32 @@ fn plan(mounts: &[MountEntry], places: &[PathBuf]) -> Result<Vec<Op>, String> {
             point: Some(m.point.clone()),
         });
     }
-    for place in places {
+    // Places and layers in path order (a parent's mount exists before its children's); at one
+    // path the place first, then the layers in the order of their kind.
+    let mut order: Vec<(&Path, Option<&Layer>)> = places
+        .iter()
+        .map(|p| (p.as_path(), None))
+        .chain(
+            layout
+                .layers
+                .iter()
+                .filter(|l| l.kind != Kind::NoExec)
+                .map(|l| (l.path.as_path(), Some(l))),
+        )
+        .collect();
+    order.sort_by(|a, b| (a.0, a.1.map(|l| l.kind)).cmp(&(b.0, b.1.map(|l| l.kind))));
+    let no_exec = layout.layers.iter().filter(|l| l.kind == Kind::NoExec);
+    let order = order
+        .into_iter()
+        .chain(no_exec.map(|l| (l.path.as_path(), Some(l))));
+    for (place, layer) in order {
+        if let Some(layer) = layer {
+            layer_ops(&mut ops, layer)?;
+            continue;
+        }
+        if place.as_os_str() == "/" {
+            continue;
+        }
         // The mount holding the place (the deepest one at or above it): its flags, read-only
         // included when it was read-only to begin with.
         let Some(holder) = visible()
@@ -305,7 +223,7 @@ fn plan(mounts: &[MountEntry], places: &[PathBuf]) -> Result<Vec<Op>, String> {
             format!("remounting {} writable", place.display()),
         ));
         // Mounts beneath the place were copied read-only: give back the writable ones.
-        for m in visible().filter(|m| !m.ro && m.point != *place && m.point.starts_with(place)) {
+        for m in visible().filter(|m| !m.ro && m.point != place && m.point.starts_with(place)) {
             ops.push(op(
                 Step::Mount {
                     source: None,
@@ -318,6 +236,81 @@ fn plan(mounts: &[MountEntry], places: &[PathBuf]) -> Result<Vec<Op>, String> {
         }
     }
     Ok(ops)
+}
+
+/// The steps of one layer; each is fatal (a layer that is not in place is a hole).
+fn layer_ops(ops: &mut Vec<Op>, layer: &Layer) -> Result<(), String> {
+    let target = cstring(&layer.path)?;
+    let shown = layer.path.display();
+    let mut push = |step: Step, what: String| {
+        ops.push(Op {
+            step,
+            fatal: true,
+            what,
+            point: None,
+        })
+    };
+    let bind = |target: &CString| Step::Mount {
+        source: Some(target.clone()),
+        target: target.clone(),
+        flags: libc::MS_BIND | libc::MS_REC,
+    };
+    match layer.kind {
+        Kind::Anchor => push(bind(&target), format!("binding {shown} onto itself")),
+        Kind::ReadOnly => {
+            push(bind(&target), format!("binding {shown} onto itself"));
+            push(
+                Step::Setattr {
+                    target,
+                    recursive: true,
+                    set: MOUNT_ATTR_RDONLY,
+                },
+                format!("making {shown} read-only"),
+            );
+        }
+        Kind::MaskDir => push(
+            Step::NewFs {
+                fstype: c"tmpfs".into(),
+                target,
+                flags: libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                data: c"mode=000,size=4k".into(),
+            },
+            format!("masking {shown} with an empty tmpfs"),
+        ),
+        Kind::MaskFile => {
+            push(
+                Step::Mount {
+                    source: Some(c"/dev/null".into()),
+                    target: target.clone(),
+                    flags: libc::MS_BIND,
+                },
+                format!("masking {shown} with /dev/null"),
+            );
+            push(
+                Step::Setattr {
+                    target,
+                    recursive: false,
+                    set: MOUNT_ATTR_RDONLY
+                        | MOUNT_ATTR_NOSUID
+                        | MOUNT_ATTR_NODEV
+                        | MOUNT_ATTR_NOEXEC,
+                },
+                format!("making the mask of {shown} read-only and nodev"),
+            );
+        }
+        Kind::NoExec => {
+            push(bind(&target), format!("binding {shown} onto itself"));
+            push(
+                Step::Setattr {
+                    target,
+                    recursive: true,
+                    set: MOUNT_ATTR_NOEXEC,
+                },
+                format!("making {shown} noexec"),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Runs one step in the helper: 0 or an errno. Syscalls only.
@@ -361,6 +354,47 @@ unsafe fn run_step(step: &Step) -> i32 {
                 return errno();
             }
         }
+        Step::NewFs {
+            fstype,
+            target,
+            flags,
+            data,
+        } => {
+            if libc::mount(
+                c"vox-deny".as_ptr(),
+                target.as_ptr(),
+                fstype.as_ptr(),
+                *flags,
+                data.as_ptr().cast(),
+            ) != 0
+            {
+                return errno();
+            }
+        }
+        Step::Setattr {
+            target,
+            recursive,
+            set,
+        } => {
+            let attr = MountAttr {
+                attr_set: *set,
+                attr_clr: 0,
+                propagation: 0,
+                userns_fd: 0,
+            };
+            let flags = if *recursive { AT_RECURSIVE } else { 0 };
+            if libc::syscall(
+                libc::SYS_mount_setattr,
+                libc::AT_FDCWD,
+                target.as_ptr(),
+                flags,
+                std::ptr::from_ref(&attr),
+                std::mem::size_of::<MountAttr>(),
+            ) != 0
+            {
+                return errno();
+            }
+        }
     }
     0
 }
@@ -399,25 +433,33 @@ pub(crate) struct Template {
     /// a chrooted process, but one that chroots after the template was built would otherwise
     /// hand its children the whole filesystem.)
     pub root: (u64, u64),
-    /// The writable places with their device and inode (a place removed and created again is
-    /// not the one bound in the template).
-    places: Vec<(PathBuf, Option<(u64, u64)>)>,
+    /// What the namespace was built for.
+    layout: Layout,
+    /// The device and inode of each place and layer path, in order (a place removed and
+    /// created again is not the one bound in the template, nor a file replaced the one masked).
+    ids: Vec<Option<(u64, u64)>>,
+}
+
+/// The identities of a layout's paths, places first.
+fn layout_ids(layout: &Layout) -> Vec<Option<(u64, u64)>> {
+    layout
+        .places
+        .iter()
+        .chain(layout.layers.iter().map(|l| &l.path))
+        .map(|p| identity(p))
+        .collect()
 }
 
 impl Template {
-    fn still_valid(&self, places: &[PathBuf]) -> bool {
-        self.places.len() == places.len()
-            && self
-                .places
-                .iter()
-                .zip(places)
-                .all(|((p, id), q)| p == q && *id == identity(q))
+    fn still_valid(&self, layout: &Layout) -> bool {
+        self.layout == *layout
+            && self.ids == layout_ids(layout)
             && identity(Path::new("/")) == Some(self.root)
     }
 }
 
-/// Builds a template for `places` with a helper process.
-fn build(places: &[PathBuf]) -> Result<Template, String> {
+/// Builds a template for `layout` with a helper process.
+fn build(layout: &Layout) -> Result<Template, String> {
     let text = std::fs::read_to_string("/proc/self/mountinfo")
         .map_err(|e| format!("cannot read /proc/self/mountinfo: {e}"))?;
     let mounts = parse_mountinfo(&text);
@@ -425,7 +467,7 @@ fn build(places: &[PathBuf]) -> Result<Template, String> {
         return Err("/proc/self/mountinfo lists no mounts".to_string());
     }
     let root = identity(Path::new("/")).ok_or("cannot inspect /")?;
-    let ops = plan(&mounts, places)?;
+    let ops = plan(&mounts, layout)?;
     let (report_r, report_w) = pipe().map_err(|e| format!("cannot create a pipe: {e}"))?;
     let (hold_r, hold_w) = pipe().map_err(|e| format!("cannot create a pipe: {e}"))?;
 
@@ -460,7 +502,7 @@ fn build(places: &[PathBuf]) -> Result<Template, String> {
     }
     drop(report_w);
     drop(hold_r);
-    let result = collect(pid, report_r, &ops, places);
+    let result = collect(pid, report_r, &ops, layout);
     drop(hold_w);
     let mut status = 0;
     loop {
@@ -471,12 +513,12 @@ fn build(places: &[PathBuf]) -> Result<Template, String> {
         }
     }
     let (user, mnt) = result?;
-    let places = places.iter().map(|p| (p.clone(), identity(p))).collect();
     Ok(Template {
         user,
         mnt,
         root,
-        places,
+        layout: layout.clone(),
+        ids: layout_ids(layout),
     })
 }
 
@@ -485,7 +527,7 @@ fn collect(
     pid: libc::pid_t,
     report_r: OwnedFd,
     ops: &[Op],
-    places: &[PathBuf],
+    layout: &Layout,
 ) -> Result<(OwnedFd, OwnedFd), String> {
     let mut reports = File::from(report_r);
     let mut failed: Vec<(usize, i32)> = Vec::new();
@@ -514,7 +556,7 @@ fn collect(
     let text = std::fs::read_to_string(format!("/proc/{pid}/mountinfo"))
         .map_err(|e| format!("cannot read the helper's mountinfo: {e}"))?;
     let after = parse_mountinfo(&text);
-    if let Some((point, _)) = writable_outside(&after, places).into_iter().next() {
+    if let Some((point, _)) = writable_outside(&after, &layout.places).into_iter().next() {
         let why = failed
             .iter()
             .find(|(i, _)| ops.get(*i).and_then(|o| o.point.as_ref()) == Some(&point))
@@ -525,6 +567,7 @@ fn collect(
             point.display()
         ));
     }
+    layers_hold(&after, layout)?;
     let open = |ns: &str| {
         File::open(format!("/proc/{pid}/ns/{ns}"))
             .map(OwnedFd::from)
@@ -536,7 +579,7 @@ fn collect(
 struct Cache {
     templates: Vec<Arc<Template>>,
     /// Why a template could not be built before the interpreter confined itself.
-    early_errors: Vec<(Vec<PathBuf>, String)>,
+    early_errors: Vec<(Layout, String)>,
 }
 
 static CACHE: Mutex<Cache> = Mutex::new(Cache {
@@ -544,23 +587,21 @@ static CACHE: Mutex<Cache> = Mutex::new(Cache {
     early_errors: Vec::new(),
 });
 
-/// The template for `places` (see [`writable_places`]): reused while still valid, else built.
-pub(crate) fn template(places: &[PathBuf]) -> Result<Arc<Template>, String> {
+/// The template for `layout` ([`crate::denies::layout`]): reused while still valid, else built.
+pub(crate) fn template(layout: &Layout) -> Result<Arc<Template>, String> {
     let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(t) = cache.templates.iter().find(|t| t.still_valid(places)) {
+    if let Some(t) = cache.templates.iter().find(|t| t.still_valid(layout)) {
         return Ok(Arc::clone(t));
     }
-    match build(places) {
+    match build(layout) {
         Ok(t) => {
             let t = Arc::new(t);
-            cache
-                .templates
-                .retain(|old| old.places.iter().map(|(p, _)| p).ne(places.iter()));
+            cache.templates.retain(|old| old.layout != *layout);
             cache.templates.push(Arc::clone(&t));
             Ok(t)
         }
         Err(e) => {
-            if let Some((_, early)) = cache.early_errors.iter().find(|(p, _)| p == places) {
+            if let Some((_, early)) = cache.early_errors.iter().find(|(l, _)| l == layout) {
                 return Err(early.clone());
             }
             if SELF_CONFINED.load(Ordering::Relaxed) {
@@ -574,12 +615,12 @@ pub(crate) fn template(places: &[PathBuf]) -> Result<Arc<Template>, String> {
     }
 }
 
-/// Builds the template for `places` now, while mounting is still possible (before the
+/// Builds the template for `layout` now, while mounting is still possible (before the
 /// process confines itself); a failure is remembered and reported by the first spawn.
-pub(crate) fn prepare(places: &[PathBuf]) {
-    if let Err(e) = template(places) {
+pub(crate) fn prepare(layout: &Layout) {
+    if let Err(e) = template(layout) {
         let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-        cache.early_errors.push((places.to_vec(), e));
+        cache.early_errors.push((layout.clone(), e));
     }
 }
 
@@ -587,72 +628,16 @@ pub(crate) fn prepare(places: &[PathBuf]) {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = "\
-22 27 0:21 / /proc rw,relatime - proc proc rw
-27 1 254:0 / / rw,relatime - ext4 /dev/vda rw
-24 27 0:6 / /dev rw,nosuid,relatime - devtmpfs devtmpfs rw
-26 24 0:24 / /dev/pts rw,nosuid,noexec,relatime - devpts devpts rw
-29 26 0:26 / /dev/pts rw,relatime - devpts devpts rw
-30 27 0:30 / /srv/with\\040space ro,nodev,nosymfollow - tmpfs tmpfs ro
-31 30 0:31 / /srv/with\\040space/in rw - tmpfs tmpfs rw
-40 27 0:40 / /data rw - tmpfs tmpfs rw
-41 40 0:41 / /data/sub rw - tmpfs tmpfs rw
-42 40 0:42 / /data rw - tmpfs tmpfs rw
-bad line
-";
-
-    #[test]
-    fn parses_points_flags_and_escapes() {
-        let m = parse_mountinfo(SAMPLE);
-        assert_eq!(m.len(), 10);
-        assert_eq!(m[0].point, Path::new("/proc"));
-        assert_eq!(m[3].flags, libc::MS_NOSUID | libc::MS_NOEXEC);
-        assert_eq!(m[5].point, Path::new("/srv/with space"));
-        assert!(m[5].ro);
-        assert_eq!(m[5].flags, libc::MS_NODEV | libc::MS_NOSYMFOLLOW);
-        assert_eq!(unescape("a\\011b\\134c\\012"), OsString::from("a\tb\\c\n"));
-        assert_eq!(unescape("trail\\04"), OsString::from("trail\\04"));
-    }
-
-    #[test]
-    fn stacked_mounts_and_what_lies_beneath_are_hidden() {
-        let m = parse_mountinfo(SAMPLE);
-        let h = hidden(&m);
-        let hidden_points: Vec<u64> = m
-            .iter()
-            .zip(&h)
-            .filter(|(_, h)| **h)
-            .map(|(m, _)| m.id)
-            .collect();
-        // 26 is covered by 29, 40 by 42, and 41 lies in the covered 40.
-        assert_eq!(hidden_points, vec![26, 40, 41]);
-    }
-
-    #[test]
-    fn only_reachable_writable_mounts_outside_the_places_count() {
-        let m = parse_mountinfo(SAMPLE);
-        let out: Vec<u64> = writable_outside(&m, &[PathBuf::from("/data")])
-            .into_iter()
-            .map(|(_, id)| id)
-            .collect();
-        assert_eq!(out, vec![22, 27, 24, 29, 31]);
-        assert!(writable_outside(&m, &[PathBuf::from("/")]).is_empty());
-    }
-
-    #[test]
-    fn places_are_folded() {
-        let base = std::env::temp_dir();
-        let sub = base.join(format!("vox-mounts-test-{}", std::process::id()));
-        std::fs::create_dir_all(&sub).unwrap();
-        let places = writable_places([sub.as_path(), base.as_path(), Path::new("/nonexistent/x")]);
-        assert_eq!(places, vec![std::fs::canonicalize(&base).unwrap()]);
-        std::fs::remove_dir(&sub).unwrap();
-    }
+    use crate::mountinfo::SAMPLE;
 
     #[test]
     fn the_plan_remounts_reachable_writable_mounts_and_binds_places_back() {
         let m = parse_mountinfo(SAMPLE);
-        let ops = plan(&m, &[PathBuf::from("/srv/with space")]).unwrap();
+        let layout = Layout {
+            places: vec![PathBuf::from("/srv/with space")],
+            layers: Vec::new(),
+        };
+        let ops = plan(&m, &layout).unwrap();
         let whats: Vec<&str> = ops.iter().map(|o| o.what.as_str()).collect();
         assert!(whats.contains(&"remounting /proc read-only"));
         assert!(whats.contains(&"remounting / read-only"));

@@ -61,6 +61,10 @@ pub struct ChildPolicy {
     pub exec_paths: Vec<PathBuf>,
     /// `net:allow`: the child's network is left open.
     pub net_allowed: bool,
+    /// `net:listen=` ports: with the network off, the child shares the host's network (no
+    /// network namespace) and may bind these TCP ports, and nothing else: no connecting, no other
+    /// port, no other socket family or type.
+    pub listen_ports: Vec<u16>,
     /// The private temp dir of the run (read-write; `TMPDIR` points to it).
     pub temp_dir: PathBuf,
     /// `RLIMIT_DATA` in bytes (`--max-memory`); `None` leaves the limit alone.
@@ -74,6 +78,29 @@ pub struct ChildPolicy {
     /// System code, config, devices and `/proc/self` that every child may use; filled by
     /// [`ChildPolicy::new`] with the entries that exist on this host.
     pub system: Vec<Grant>,
+    /// The denies that narrow the grants ([`Denies`]).
+    pub denies: Denies,
+}
+
+/// What Landlock cannot subtract from a granted tree, taken away by the children's mount
+/// namespace instead (issue 39): paths as the capabilities resolved them (symlinks followed).
+/// A deny outside every grant needs nothing; one a child could reach must exist when the
+/// namespace is built.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Denies {
+    /// Subtrees of writable places that stay read-only (`fs:ro=` inside `fs:rw=`).
+    pub write: Vec<PathBuf>,
+    /// Files and directories masked: neither readable nor writable (`fs:none=`).
+    pub read: Vec<PathBuf>,
+    /// Files and directories that may be read but never executed (`exec:none=`).
+    pub exec: Vec<PathBuf>,
+}
+
+impl Denies {
+    /// Whether there is nothing to deny.
+    pub fn is_empty(&self) -> bool {
+        self.write.is_empty() && self.read.is_empty() && self.exec.is_empty()
+    }
 }
 
 impl ChildPolicy {
@@ -100,13 +127,27 @@ impl ChildPolicy {
             write_roots,
             exec_paths: Vec::new(),
             net_allowed,
+            listen_ports: Vec::new(),
             temp_dir: temp_dir.to_path_buf(),
             rlimit_data: None,
             rlimit_fsize: None,
             env,
             process_group: ProcessGroup::Own,
             system,
+            denies: Denies::default(),
         }
+    }
+
+    /// Narrows the grants with `denies`.
+    pub fn with_denies(mut self, denies: Denies) -> ChildPolicy {
+        self.denies = denies;
+        self
+    }
+
+    /// Lets the child accept connections on these TCP ports (`net:listen=`).
+    pub fn with_listen_ports(mut self, ports: &[u16]) -> ChildPolicy {
+        self.listen_ports = ports.to_vec();
+        self
     }
 
     /// Adds a readable and executable place (typically the resolved program's directory).
@@ -159,10 +200,15 @@ pub struct SelfPolicy {
     pub exec_paths: Vec<PathBuf>,
     /// Whether the interpreter may use TCP.
     pub net_allowed: bool,
+    /// `net:listen=` ports its children may bind (a child's domain is nested in this one).
+    pub listen_ports: Vec<u16>,
     /// The run's private temp dir, if one exists yet.
     pub temp_dir: Option<PathBuf>,
     /// System grants, filled by [`SelfPolicy::new`].
     pub system: Vec<Grant>,
+    /// The denies of the run: the interpreter's own checks enforce them on itself; they are
+    /// here so that the children's mount namespace, built before confinement, holds them.
+    pub denies: Denies,
 }
 
 impl SelfPolicy {
@@ -186,9 +232,23 @@ impl SelfPolicy {
             write_roots,
             exec_paths: Vec::new(),
             net_allowed,
+            listen_ports: Vec::new(),
             temp_dir: None,
             system,
+            denies: Denies::default(),
         }
+    }
+
+    /// The run's denies, for the children's mount namespace built before confinement.
+    pub fn with_denies(mut self, denies: Denies) -> SelfPolicy {
+        self.denies = denies;
+        self
+    }
+
+    /// The `net:listen=` ports children may bind.
+    pub fn with_listen_ports(mut self, ports: &[u16]) -> SelfPolicy {
+        self.listen_ports = ports.to_vec();
+        self
     }
 
     /// Adds a place children may be executed from.
@@ -234,6 +294,15 @@ fn root_grants(
     );
     out.extend(write.iter().map(|p| Grant::new(p, FsAccess::ReadWrite)));
     out
+}
+
+/// The system places children may read and execute (code and `/etc`): a deny beneath one needs
+/// a mount even outside every root.
+pub(crate) fn system_code(system: &[Grant]) -> impl Iterator<Item = &Path> {
+    system
+        .iter()
+        .filter(|g| g.access == FsAccess::ReadExec)
+        .map(|g| g.path.as_path())
 }
 
 fn exists(p: &Path) -> bool {

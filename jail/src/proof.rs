@@ -1,6 +1,6 @@
 //! What `vox doctor` proves on this host by confining a probe child and trying each protection
 //! from inside it: the descriptors the invoker left open, the terminal, unix sockets, IPC,
-//! setuid bits and the seccomp filter. The probe is a forked copy of this process that runs
+//! setuid bits, the seccomp filter and the mounts of deny inside a grant. The probe is a forked copy of this process that runs
 //! the jail's own setup ([`crate::confine_hook`], the code every jailed child runs) with the
 //! network off, then makes one system call per check and reports the results on a pipe; it
 //! never executes anything. A protection the host lacks shows as the check that failed.
@@ -14,7 +14,7 @@ use std::process::Command;
 
 use crate::confine::confine_hook;
 use crate::env::EnvPolicy;
-use crate::policy::{ChildPolicy, ProcessGroup};
+use crate::policy::{ChildPolicy, Denies, ProcessGroup};
 use crate::tempdir::TempDir;
 use crate::types::Mode;
 
@@ -28,7 +28,7 @@ pub struct Proven {
 }
 
 /// The checks, in the order the probe reports them.
-const CHECKS: [(&str, &str); 6] = [
+const CHECKS: [(&str, &str); 7] = [
     (
         "descriptors",
         "a descriptor the invoker left open is close-on-exec in a confined child (close_range)",
@@ -55,14 +55,45 @@ const CHECKS: [(&str, &str); 6] = [
         "seccomp",
         "the filter is installed (PR_GET_SECCOMP = 2) and refuses io_uring_setup (EPERM)",
     ),
+    (
+        "deny within",
+        "in its writable temp dir, a file denied with fs:none cannot be opened (EACCES), a \
+         subtree made read-only refuses a new file (EROFS) and an exec:none directory is mounted \
+         noexec",
+    ),
 ];
+
+/// `ST_NOEXEC` of `statvfs(3)` (`f_flag`).
+const ST_NOEXEC: libc::c_ulong = 8;
 
 /// Confines a probe child and tries every protection: one result per check, or why no child
 /// could be confined at all.
 pub fn prove() -> Result<Vec<Proven>, String> {
     let tmp = TempDir::new().map_err(|e| format!("cannot create a temp dir: {e}"))?;
+    let (ro, secret, bin) = (
+        tmp.path().join("ro"),
+        tmp.path().join("secret"),
+        tmp.path().join("bin"),
+    );
+    for made in [
+        std::fs::create_dir(&ro),
+        std::fs::write(&secret, "secret\n"),
+        std::fs::create_dir(&bin),
+    ] {
+        made.map_err(|e| format!("cannot prepare the temp dir: {e}"))?;
+    }
     let policy = ChildPolicy::new(Vec::new(), Vec::new(), false, tmp.path(), EnvPolicy::new())
-        .with_process_group(ProcessGroup::Own);
+        .with_process_group(ProcessGroup::Own)
+        .with_denies(Denies {
+            write: vec![ro.clone()],
+            read: vec![secret.clone()],
+            exec: vec![bin.clone()],
+        });
+    let cpath = |p: &std::path::Path| {
+        CString::new(p.as_os_str().as_bytes())
+            .map_err(|_| "the temp dir's path holds a NUL byte".to_string())
+    };
+    let (ro_file, secret, bin) = (cpath(&ro.join("probe"))?, cpath(&secret)?, cpath(&bin)?);
     let mut cmd = Command::new("/bin/true");
     let (_, mut hook) =
         confine_hook(&mut cmd, &policy, Mode::Confined).map_err(|e| e.to_string())?;
@@ -106,7 +137,7 @@ pub fn prove() -> Result<Vec<Proven>, String> {
         // SAFETY: the probe: syscalls only, never returns.
         unsafe {
             let errno = || (*libc::__errno_location()).clamp(1, 250) as u8;
-            let mut out = [0u8; 7];
+            let mut out = [0u8; 8];
             if let Err(e) = hook() {
                 out[0] = 255;
                 out[1] = e.raw_os_error().unwrap_or(0).clamp(0, 250) as u8;
@@ -175,6 +206,23 @@ pub fn prove() -> Result<Vec<Proven>, String> {
             } else {
                 errno()
             };
+            // deny within
+            let mut vfs: libc::statvfs = std::mem::zeroed();
+            out[7] = if libc::open(secret.as_ptr(), libc::O_RDONLY) >= 0 {
+                252
+            } else if *libc::__errno_location() != libc::EACCES {
+                errno()
+            } else if libc::open(ro_file.as_ptr(), libc::O_CREAT | libc::O_WRONLY, 0o600) >= 0 {
+                252
+            } else if *libc::__errno_location() != libc::EROFS
+                || libc::statvfs(bin.as_ptr(), &mut vfs) != 0
+            {
+                errno()
+            } else if vfs.f_flag & ST_NOEXEC == 0 {
+                253
+            } else {
+                0
+            };
             libc::write(wfd, out.as_ptr().cast(), out.len());
             libc::_exit(0);
         }
@@ -193,7 +241,7 @@ pub fn prove() -> Result<Vec<Proven>, String> {
         let e = io::Error::from_raw_os_error(i32::from(got.get(1).copied().unwrap_or(0)));
         return Err(format!("the probe child could not be confined: {e}"));
     }
-    if got.len() != 7 {
+    if got.len() != 8 {
         return Err("the probe child died before reporting".to_string());
     }
     Ok(CHECKS
@@ -208,6 +256,7 @@ pub fn prove() -> Result<Vec<Proven>, String> {
                 253 => Err(match what {
                     "terminal" => "the child is not a session leader".to_string(),
                     "setuid" => "no_new_privs is not set".to_string(),
+                    "deny within" => "the exec:none directory is not mounted noexec".to_string(),
                     _ => "no seccomp filter is installed".to_string(),
                 }),
                 e => Err(format!(

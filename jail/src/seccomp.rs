@@ -223,6 +223,58 @@ fn net_off_rules() -> Result<Rules, String> {
     Ok(m)
 }
 
+/// With the network off but `net:listen=` ports (the host's network, no namespace): every
+/// `socket` but TCP over IPv4 and IPv6 (`SOCK_STREAM`, protocol 0 or `IPPROTO_TCP`), so no UDP,
+/// raw, netlink, SCTP, MPTCP or unix socket; and TCP fast open (`MSG_FASTOPEN`), a connect made
+/// by `sendto`/`sendmsg`. Landlock refuses `connect` and `bind` on any other port. `EACCES`.
+fn listen_rules() -> Result<Rules, String> {
+    let mut m = Rules::new();
+    let families = [libc::AF_INET, libc::AF_INET6]
+        .into_iter()
+        .map(|f| cond(0, Op::Ne, f as u64))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut socket = vec![rule(families)?];
+    // The type's low bits (`SOCK_NONBLOCK` and `SOCK_CLOEXEC` are flags above them).
+    for t in 0..16u64 {
+        if t != libc::SOCK_STREAM as u64 {
+            socket.push(rule(vec![cond(1, Op::MaskedEq(0xf), t)?])?);
+        }
+    }
+    socket.push(rule(vec![
+        cond(2, Op::Ne, 0)?,
+        cond(2, Op::Ne, libc::IPPROTO_TCP as u64)?,
+    ])?);
+    add(&mut m, libc::SYS_socket, socket);
+    let fastopen = libc::MSG_FASTOPEN as u64;
+    add(
+        &mut m,
+        libc::SYS_sendto,
+        vec![rule(vec![cond(3, Op::MaskedEq(fastopen), fastopen)?])?],
+    );
+    add(
+        &mut m,
+        libc::SYS_sendmsg,
+        vec![rule(vec![cond(2, Op::MaskedEq(fastopen), fastopen)?])?],
+    );
+    add(
+        &mut m,
+        libc::SYS_sendmmsg,
+        vec![rule(vec![cond(3, Op::MaskedEq(fastopen), fastopen)?])?],
+    );
+    Ok(m)
+}
+
+/// What a child may do with the network, as far as the filter is concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Net {
+    /// `net:allow`.
+    Open,
+    /// The network off, in an empty network namespace.
+    Off,
+    /// The network off but `net:listen=` ports: the host's network, TCP only.
+    Listen,
+}
+
 fn compile(rules: Rules, errno: i32) -> Result<BpfProgram, String> {
     let filter = SeccompFilter::new(
         rules,
@@ -236,23 +288,30 @@ fn compile(rules: Rules, errno: i32) -> Result<BpfProgram, String> {
         .map_err(|e: seccompiler::BackendError| e.to_string())
 }
 
-fn build(net_allowed: bool) -> Result<Filters, String> {
+fn build(net: Net) -> Result<Filters, String> {
     let mut programs = vec![
         compile(eperm_rules()?, libc::EPERM)?,
         compile(enosys_rules(), libc::ENOSYS)?,
     ];
-    if !net_allowed {
-        programs.push(compile(net_off_rules()?, libc::EACCES)?);
+    match net {
+        Net::Open => {}
+        Net::Off => programs.push(compile(net_off_rules()?, libc::EACCES)?),
+        Net::Listen => programs.push(compile(listen_rules()?, libc::EACCES)?),
     }
     Ok(Filters { programs })
 }
 
-/// The filters for a child with the network on or off, compiled once per process.
-pub(crate) fn filters(net_allowed: bool) -> Result<&'static Filters, String> {
+/// The filters for a child with the network on, off or listening, compiled once per process.
+pub(crate) fn filters(net: Net) -> Result<&'static Filters, String> {
     static ON: OnceLock<Result<Filters, String>> = OnceLock::new();
     static OFF: OnceLock<Result<Filters, String>> = OnceLock::new();
-    let cell = if net_allowed { &ON } else { &OFF };
-    cell.get_or_init(|| build(net_allowed))
+    static LISTEN: OnceLock<Result<Filters, String>> = OnceLock::new();
+    let cell = match net {
+        Net::Open => &ON,
+        Net::Off => &OFF,
+        Net::Listen => &LISTEN,
+    };
+    cell.get_or_init(|| build(net))
         .as_ref()
         .map_err(|e| format!("cannot compile the seccomp filter: {e}"))
 }
@@ -283,7 +342,8 @@ mod tests {
 
     #[test]
     fn both_kinds_compile() {
-        assert_eq!(filters(true).unwrap().programs.len(), 2);
-        assert_eq!(filters(false).unwrap().programs.len(), 3);
+        assert_eq!(filters(Net::Open).unwrap().programs.len(), 2);
+        assert_eq!(filters(Net::Off).unwrap().programs.len(), 3);
+        assert_eq!(filters(Net::Listen).unwrap().programs.len(), 3);
     }
 }

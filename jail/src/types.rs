@@ -72,8 +72,14 @@ pub enum RuleKind {
     /// A user and mount namespace in which every mount is read-only except the write roots and
     /// the temp dir: no `chmod`, `touch`, `setxattr` elsewhere (Landlock does not cover them).
     ReadOnlyMounts,
+    /// Mounts for the denies inside the grants: read-only subtrees of writable places, masked
+    /// files and directories, no-exec places ([`Denies`](crate::Denies)).
+    DenyMounts,
     /// Landlock denies TCP bind and connect (ABI ≥ 4).
     LandlockTcp,
+    /// With the network off, binding these TCP ports is allowed (`net:listen=`): the child keeps
+    /// the host's network, and the filter refuses every socket but TCP over IPv4 and IPv6.
+    InboundTcp(Vec<u16>),
     /// A fresh, empty network namespace (covers every socket family: UDP, raw, netlink, …).
     NetworkNamespace,
     /// Landlock scoping: no connecting to abstract unix sockets outside the sandbox (ABI ≥ 6).
@@ -109,7 +115,12 @@ impl fmt::Display for RuleKind {
             RuleKind::NoNewPrivs => f.write_str("no-new-privs"),
             RuleKind::LandlockFs => f.write_str("landlock-fs"),
             RuleKind::ReadOnlyMounts => f.write_str("ro-mounts"),
+            RuleKind::DenyMounts => f.write_str("deny-mounts"),
             RuleKind::LandlockTcp => f.write_str("landlock-tcp"),
+            RuleKind::InboundTcp(ports) => {
+                let ports: Vec<String> = ports.iter().map(u16::to_string).collect();
+                write!(f, "inbound-tcp={}", ports.join(","))
+            }
             RuleKind::NetworkNamespace => f.write_str("netns"),
             RuleKind::ScopeAbstractUnix => f.write_str("scope-abstract-unix"),
             RuleKind::ScopeSignal => f.write_str("scope-signal"),

@@ -296,6 +296,62 @@ fn net_on_allows_tcp() {
     assert_eq!(got, "hi");
 }
 
+/// `net:listen=`: the child keeps the host's network, binds its port and accepts from outside;
+/// it binds nothing else, connects nowhere and opens no UDP socket.
+#[test]
+fn listen_ports_bind_only_and_connect_nowhere() {
+    let d = Dirs::new();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let outside = TcpListener::bind("127.0.0.1:0").unwrap();
+    outside.set_nonblocking(true).unwrap();
+    let other = outside.local_addr().unwrap().port();
+    let policy = d.policy(false).with_listen_ports(&[port]);
+    let mut cmd = Command::new("/bin/true");
+    let applied = confine_command(&mut cmd, &policy, Mode::Confined).unwrap();
+    assert!(
+        applied.has(&RuleKind::InboundTcp(vec![port])),
+        "{}",
+        applied.describe()
+    );
+    assert!(!applied.has(&RuleKind::NetworkNamespace));
+    let code = format!(
+        "import socket\n\
+         def t(name, f):\n    try:\n        f(); print(name, 'ok')\n    except OSError as e:\n        print(name, e.errno)\n\
+         s = socket.socket(); s.bind(('127.0.0.1', {port})); s.listen(); print('listening')\n\
+         t('other', lambda: socket.socket().bind(('127.0.0.1', 0)))\n\
+         t('connect', lambda: socket.create_connection(('127.0.0.1', {other}), timeout=2))\n\
+         t('udp', lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM))\n\
+         c, _ = s.accept(); c.sendall(b'served'); c.close()\n"
+    );
+    let mut cmd = Command::new("python3");
+    cmd.args(["-c", &code])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped());
+    confine_command(&mut cmd, &policy, Mode::Confined).unwrap();
+    let child = cmd.spawn().unwrap();
+    let start = std::time::Instant::now();
+    let mut conn = loop {
+        match std::net::TcpStream::connect(("127.0.0.1", port)) {
+            Ok(c) => break c,
+            Err(e) if start.elapsed() > Duration::from_secs(10) => panic!("never listened: {e}"),
+            Err(_) => std::thread::sleep(Duration::from_millis(20)),
+        }
+    };
+    let mut got = String::new();
+    conn.read_to_string(&mut got).unwrap();
+    assert_eq!(got, "served");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "listening\nother 13\nconnect 13\nudp 13\n"
+    );
+    assert!(outside.accept().is_err(), "the child connected out");
+}
+
 #[test]
 fn signals_to_outside_processes_are_scoped() {
     if !probe().scoping {

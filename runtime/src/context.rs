@@ -199,6 +199,18 @@ impl RunContext {
         }
     }
 
+    /// Before removing the tree at an already checked `path`: a read-only root or an `fs:none=`
+    /// path beneath it would go with it.
+    pub fn fs_remove_tree(&mut self, what: &str, path: &Path) -> Res<()> {
+        let result = vox_caps::check_remove_tree(&self.caps, path);
+        self.audit_line(what, Some(path), result.is_ok());
+        result.map_err(|d| Exc::Denied {
+            what: what.to_string(),
+            token: d.remedy(),
+            loc: None,
+        })
+    }
+
     /// Any filesystem grant at all (`fs.cwd()` needs one, but no path check).
     pub fn fs_any(&mut self, what: &str) -> Res<()> {
         let ok = self.caps.fs_any();
@@ -334,6 +346,21 @@ impl RunContext {
             Sink::Buffer(b) => b.extend_from_slice(text.as_bytes()),
         }
         Ok(())
+    }
+
+    /// A line of vox's own on stderr (not the script's output, so not counted by
+    /// `--max-output`), after what the script printed so far.
+    pub fn notice(&mut self, line: &str) {
+        self.flush_stdout();
+        match &mut self.stderr {
+            Sink::Std => {
+                let _ = writeln!(std::io::stderr(), "{line}");
+            }
+            Sink::Buffer(b) => {
+                b.extend_from_slice(line.as_bytes());
+                b.push(b'\n');
+            }
+        }
     }
 
     /// Bytes a child wrote to a stream that vox counts under `--max-output` (`run_ex`, `exec`,

@@ -36,6 +36,8 @@ fn used(token: &Token, caps: &InferredCaps, cwd: &Path) -> bool {
                 })
         }
         Token::Deterministic => need(EffectKind::Time) || need(EffectKind::Random),
+        // Only children listen: the port is for the programs the script starts.
+        Token::NetListen(_) => need(EffectKind::Process),
         other => {
             let ns = other.namespace();
             let granted = CapSet::from_tokens(std::slice::from_ref(other))

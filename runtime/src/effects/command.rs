@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use vox_jail::lifetime::Line;
-use vox_jail::{ChildPolicy, EnvPolicy, Mode, ProcessGroup, TempDir};
+use vox_jail::{ChildPolicy, Denies, EnvPolicy, Mode, ProcessGroup, TempDir};
 
 use crate::context::RunContext;
 use crate::exc::{CeilingKind, Exc, Res};
@@ -32,6 +32,8 @@ pub(super) enum Streams {
 /// One child to start.
 #[derive(Clone)]
 pub(super) struct Spec<'a> {
+    /// The builtin that starts it (`process.run`), for a denial.
+    pub(super) what: &'a str,
     pub(super) program: &'a str,
     pub(super) argv: Vec<String>,
     /// The working directory, relative to the run's; `None` or `""` means the run's own.
@@ -42,8 +44,14 @@ pub(super) struct Spec<'a> {
 }
 
 impl<'a> Spec<'a> {
-    pub(super) fn new(program: &'a str, argv: Vec<String>, streams: Streams) -> Spec<'a> {
+    pub(super) fn new(
+        what: &'a str,
+        program: &'a str,
+        argv: Vec<String>,
+        streams: Streams,
+    ) -> Spec<'a> {
         Spec {
+            what,
             program,
             argv,
             cwd: None,
@@ -98,6 +106,20 @@ pub(super) fn command(
     let Some(program) = find_program(ctx, spec.program) else {
         return Ok(Err(format!("{}: program not found", spec.program)));
     };
+    // `exec:none=`: the program itself may not be executed (the jail refuses it too, and what
+    // the program starts in turn).
+    let real = std::fs::canonicalize(&program).unwrap_or_else(|_| program.clone());
+    if let Some(denied) = ctx.caps.exec_denied(&real) {
+        return Err(Exc::Denied {
+            what: spec.what.to_string(),
+            token: format!(
+                "{} lies in --caps exec:none={}: children may read it but not execute it",
+                real.display(),
+                denied.display()
+            ),
+            loc: None,
+        });
+    }
     let mut cmd = Command::new(&program);
     cmd.arg0(spec.program).args(&spec.argv);
     cmd.current_dir(match spec.cwd {
@@ -216,6 +238,8 @@ pub(super) fn jail(
     let real = std::fs::canonicalize(program).unwrap_or_else(|_| program.to_path_buf());
     let exec_dir = real.parent().unwrap_or(Path::new("/")).to_path_buf();
     let policy = ChildPolicy::new(read_roots, write_roots, caps.net(), &temp_dir, env)
+        .with_denies(run_denies(caps))
+        .with_listen_ports(caps.listen_ports())
         .with_exec_path(exec_dir)
         .with_rlimit_data(ctx.limits.max_memory)
         .with_rlimit_fsize(ctx.limits.max_disk)
@@ -235,6 +259,20 @@ pub(super) fn jail(
         eprintln!("vox: child environment: {fingerprint}");
     }
     Ok(hook)
+}
+
+/// The denies of the capabilities, for the children's mount namespace: read-only subtrees of
+/// writable roots, `fs:none=` and `exec:none=` paths.
+pub fn run_denies(caps: &vox_caps::CapSet) -> Denies {
+    Denies {
+        write: caps.read_only_within(),
+        read: caps
+            .fs_denied()
+            .into_iter()
+            .map(Path::to_path_buf)
+            .collect(),
+        exec: caps.exec_denied_paths().to_vec(),
+    }
 }
 
 /// The developer default: no jail, but the process group and the memory and file-size limits

@@ -236,12 +236,15 @@ pub(super) fn remove(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
 pub(super) fn remove_dir_all(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     args.arity(1, 1)?;
     let p = args.str(0)?;
-    let path = entry_path(ctx(host, &args.name)?, &args.name, p, Access::Write)?;
+    let ctx = ctx(host, &args.name)?;
+    let path = entry_path(ctx, &args.name, p, Access::Write)?;
     let is_link = fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
     // std's remove_dir_all does not follow symlinks inside the tree.
     let result = if is_link {
         fs::remove_file(&path)
     } else {
+        // A read-only root or a denied path beneath would go with the tree.
+        ctx.fs_remove_tree(&args.name, &path)?;
         fs::remove_dir_all(&path)
     };
     Ok(match result {
@@ -308,6 +311,8 @@ pub(super) fn list_dir(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
 fn stat_map(ctx: &RunContext, name: &str, shown_path: &str, entry: &Path) -> io::Result<Value> {
     let lmeta = fs::symlink_metadata(entry)?;
     let is_symlink = lmeta.file_type().is_symlink();
+    // An entry the rules deny (`fs:none=`) shows its name and kind, not its size or time.
+    let hidden = !is_symlink && !ctx.caps.fs_admits(entry, false);
     let meta = if is_symlink {
         match fs::canonicalize(entry) {
             Ok(target) if ctx.caps.fs_admits(&target, false) => {
@@ -318,16 +323,20 @@ fn stat_map(ctx: &RunContext, name: &str, shown_path: &str, entry: &Path) -> io:
     } else {
         lmeta
     };
-    let modified_ms = meta
-        .mtime()
-        .saturating_mul(1000)
-        .saturating_add(meta.mtime_nsec() / 1_000_000);
+    let modified_ms = if hidden {
+        0
+    } else {
+        meta.mtime()
+            .saturating_mul(1000)
+            .saturating_add(meta.mtime_nsec() / 1_000_000)
+    };
     let mut m = VMap::with_capacity(7);
     m.insert(Rc::from("name"), str_value(name));
     m.insert(Rc::from("path"), str_value(shown_path));
+    let size = if hidden { 0 } else { meta.len() };
     m.insert(
         Rc::from("size"),
-        Value::Int(i64::try_from(meta.len()).unwrap_or(i64::MAX)),
+        Value::Int(i64::try_from(size).unwrap_or(i64::MAX)),
     );
     m.insert(Rc::from("modified_ms"), Value::Int(modified_ms));
     m.insert(Rc::from("is_dir"), Value::Bool(meta.is_dir()));
@@ -419,6 +428,11 @@ pub(super) fn walk(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
                 format!("{rel}/{name}")
             };
             let Ok(ft) = entry.file_type() else { continue };
+            // What the rules deny (`fs:none=` beneath the walked root) is neither entered nor
+            // listed.
+            if (ft.is_dir() || ft.is_file()) && !ctx.caps.fs_admits(&entry.path(), false) {
+                continue;
+            }
             if ft.is_dir() {
                 stack.push((entry.path(), child));
             } else if ft.is_file() {

@@ -23,8 +23,10 @@ mod glob;
 mod http;
 mod io;
 mod process;
+mod refusal;
 
 pub use children::end_run;
+pub use command::run_denies;
 pub use process::run_exit_commands;
 
 macro_rules! row {

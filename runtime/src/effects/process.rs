@@ -41,6 +41,7 @@ use std::time::Instant;
 use super::base::{err_str, str_list, str_value};
 use super::children::{after_child, end_all, exit_code, hold, interrupt, spawn, wait, Kid, POLL};
 use super::command::{command, find_program, timeout_exc, Spec, Streams};
+use super::refusal;
 use crate::builtins::data;
 use crate::context::RunContext;
 use crate::exc::{Exc, Res};
@@ -134,11 +135,38 @@ fn capture(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Captured, String>> {
     let [stdout, stderr] = out;
     // The script's strings are copies: room for them first.
     crate::alloc::reserve(stdout.len() + stderr.len())?;
-    Ok(Ok(Captured {
+    let captured = Captured {
         code: exit_code(status),
         stdout: text(stdout),
         stderr: text(stderr),
-    }))
+    };
+    explain_refusal(ctx, spec, &captured);
+    Ok(Ok(captured))
+}
+
+/// One line on stderr when a jailed child failed on a path the jail refused
+/// ([`refusal::explain`]).
+fn explain_refusal(ctx: &mut RunContext, spec: &Spec, c: &Captured) {
+    let jailed = (ctx.receiver_imposed() || ctx.mesh) && !ctx.unconfined_children;
+    if !jailed || c.code == 0 {
+        return;
+    }
+    let cwd = match spec.cwd {
+        Some(dir) if !dir.is_empty() => ctx.cwd.join(dir),
+        _ => ctx.cwd.clone(),
+    };
+    let temp = ctx.child_tmp.as_ref().map(|t| t.path().to_path_buf());
+    let found = refusal::explain(
+        &ctx.caps,
+        spec.program,
+        &cwd,
+        temp.as_deref(),
+        c.code,
+        &c.stderr,
+    );
+    if let Some(line) = found {
+        ctx.notice(&line);
+    }
 }
 
 /// Bytes as text, without a copy when they are UTF-8.
@@ -221,7 +249,12 @@ fn map_value(pairs: [(&str, Value); 3]) -> Value {
 /// `process.run(cmd, args)` = `spawn`: `Some({stdout, stderr, code})`, `None` if it could not start.
 pub(super) fn run(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     args.arity(2, 2)?;
-    let spec = Spec::new(args.str(0)?, str_list(args, 1)?, Streams::Capture);
+    let spec = Spec::new(
+        &args.name,
+        args.str(0)?,
+        str_list(args, 1)?,
+        Streams::Capture,
+    );
     let ctx = ctx(host, &args.name)?;
     Ok(match capture(ctx, &spec)? {
         Ok(c) => Value::some(map_value([
@@ -247,7 +280,12 @@ fn captured_map(result: Result<Captured, String>) -> Value {
 
 pub(super) fn run_capture(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     args.arity(2, 2)?;
-    let spec = Spec::new(args.str(0)?, str_list(args, 1)?, Streams::Capture);
+    let spec = Spec::new(
+        &args.name,
+        args.str(0)?,
+        str_list(args, 1)?,
+        Streams::Capture,
+    );
     let ctx = ctx(host, &args.name)?;
     Ok(captured_map(capture(ctx, &spec)?))
 }
@@ -255,7 +293,7 @@ pub(super) fn run_capture(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
 /// The `(cmd, args, cwd[, env])` form of `run_ex` and `run_capture_ex`.
 fn spec_ex(args: &Args, streams: Streams) -> Res<Spec<'_>> {
     args.arity(3, 4)?;
-    let mut spec = Spec::new(args.str(0)?, str_list(args, 1)?, streams);
+    let mut spec = Spec::new(&args.name, args.str(0)?, str_list(args, 1)?, streams);
     spec.cwd = Some(args.str(2)?);
     spec.env = env_arg(args, 3)?;
     Ok(spec)
@@ -269,7 +307,12 @@ pub(super) fn run_capture_ex(host: &mut dyn Host, args: &mut Args) -> Res<Value>
 
 pub(super) fn run_capture_lines(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     args.arity(2, 2)?;
-    let spec = Spec::new(args.str(0)?, str_list(args, 1)?, Streams::Capture);
+    let spec = Spec::new(
+        &args.name,
+        args.str(0)?,
+        str_list(args, 1)?,
+        Streams::Capture,
+    );
     let ctx = ctx(host, &args.name)?;
     Ok(match capture(ctx, &spec)? {
         Ok(c) => Value::ok(Value::list(c.stdout.lines().map(str_value).collect())),
@@ -279,7 +322,12 @@ pub(super) fn run_capture_lines(host: &mut dyn Host, args: &mut Args) -> Res<Val
 
 pub(super) fn run_capture_json(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     args.arity(2, 2)?;
-    let spec = Spec::new(args.str(0)?, str_list(args, 1)?, Streams::Capture);
+    let spec = Spec::new(
+        &args.name,
+        args.str(0)?,
+        str_list(args, 1)?,
+        Streams::Capture,
+    );
     let ctx = ctx(host, &args.name)?;
     let c = match capture(ctx, &spec)? {
         Ok(c) => c,
@@ -390,7 +438,12 @@ pub fn run_exit_commands(ctx: &mut RunContext) {
     let deadline = ctx.deadline.take();
     let ending = std::mem::replace(&mut ctx.ending, true);
     for (program, argv) in std::mem::take(&mut ctx.exit_commands) {
-        let spec = Spec::new(&program, argv, Streams::Inherit);
+        let spec = Spec::new(
+            "process.register_exit_command",
+            &program,
+            argv,
+            Streams::Inherit,
+        );
         let _ = run_inherited(ctx, &spec);
     }
     ctx.ending = ending;
@@ -412,7 +465,12 @@ pub(super) fn run_ex(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
 /// processes behind.
 pub(super) fn spawn_background(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     args.arity(2, 2)?;
-    let spec = Spec::new(args.str(0)?, str_list(args, 1)?, Streams::Background);
+    let spec = Spec::new(
+        &args.name,
+        args.str(0)?,
+        str_list(args, 1)?,
+        Streams::Background,
+    );
     let ctx = ctx(host, &args.name)?;
     if ctx.mesh {
         return Err(Exc::Denied {
@@ -442,7 +500,12 @@ pub(super) fn spawn_background(host: &mut dyn Host, args: &mut Args) -> Res<Valu
 /// runs with inherited streams and the run exits with its code (decision 24).
 pub(super) fn exec(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     args.arity(2, 2)?;
-    let spec = Spec::new(args.str(0)?, str_list(args, 1)?, Streams::Inherit);
+    let spec = Spec::new(
+        &args.name,
+        args.str(0)?,
+        str_list(args, 1)?,
+        Streams::Inherit,
+    );
     let ctx = ctx(host, &args.name)?;
     let run_instead = ctx.deadline.is_some()
         || ctx.limits.timeout_secs.is_some()
