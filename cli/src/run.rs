@@ -11,6 +11,26 @@ use vox_runtime::eval::Interp;
 use vox_runtime::exc::{CeilingKind, Exc, Loc, QuotaKind};
 use vox_runtime::program::{self, LoadError, Program};
 
+/// What a run over a ceiling prints (after `vox: `), naming the flag that set it: the same words
+/// for `vox run` and for a `vox test` case.
+pub(crate) fn ceiling_message(kind: CeilingKind, limit: u64) -> String {
+    let flag = match kind {
+        CeilingKind::Steps => "--max-steps",
+        CeilingKind::Depth => "--max-depth",
+        CeilingKind::Output => "--max-output",
+        CeilingKind::Timeout => "--timeout",
+        CeilingKind::Memory => "--max-memory",
+        CeilingKind::HostStack => {
+            return format!("execution budget exceeded: host stack limit ({limit} nested calls)")
+        }
+    };
+    if kind == CeilingKind::Memory {
+        format!("memory limit exceeded: {flag} {limit}")
+    } else {
+        format!("execution budget exceeded: {flag} {limit}")
+    }
+}
+
 /// Flags shared by `vox run` and `vox test`.
 #[derive(clap::Args, Clone, Debug)]
 pub struct RunFlags {
@@ -318,13 +338,13 @@ fn report_exc(exc: &Exc, prog: &Program, rep: &Reporter) -> i32 {
             77
         }
         Exc::Ceiling { kind, limit, loc } => {
-            let (k, flag, code) = match kind {
-                CeilingKind::Steps => ("ceiling.steps", "--max-steps", 78),
-                CeilingKind::Depth => ("ceiling.depth", "--max-depth", 78),
-                CeilingKind::HostStack => ("ceiling.stack", "", 78),
-                CeilingKind::Output => ("ceiling.output", "--max-output", 78),
-                CeilingKind::Timeout => ("ceiling.timeout", "--timeout", 78),
-                CeilingKind::Memory => ("ceiling.memory", "--max-memory", 79),
+            let (k, code) = match kind {
+                CeilingKind::Steps => ("ceiling.steps", 78),
+                CeilingKind::Depth => ("ceiling.depth", 78),
+                CeilingKind::HostStack => ("ceiling.stack", 78),
+                CeilingKind::Output => ("ceiling.output", 78),
+                CeilingKind::Timeout => ("ceiling.timeout", 78),
+                CeilingKind::Memory => ("ceiling.memory", 79),
             };
             // The hard cap may be ending the process on another thread with the same message.
             if *kind == CeilingKind::Memory && !vox_runtime::alloc::claim_report() {
@@ -332,13 +352,7 @@ fn report_exc(exc: &Exc, prog: &Program, rep: &Reporter) -> i32 {
                     std::thread::park();
                 }
             }
-            let msg = if *kind == CeilingKind::Memory {
-                format!("vox: memory limit exceeded: {flag} {limit}")
-            } else if *kind == CeilingKind::HostStack {
-                format!("vox: execution budget exceeded: host stack limit ({limit} nested calls)")
-            } else {
-                format!("vox: execution budget exceeded: {flag} {limit}")
-            };
+            let msg = format!("vox: {}", ceiling_message(*kind, *limit));
             rep.event(k, &msg, place(loc), &[]);
             code
         }

@@ -176,7 +176,7 @@ fn describe_failure(e: &Exc, prog: &Program) -> String {
         Exc::Quota { hint, loc, .. } => {
             format!("capability denied: fs.quota \u{2014} {hint}{}", at(loc))
         }
-        Exc::Ceiling { kind, limit, .. } => format!("ceiling {kind:?} exceeded ({limit})"),
+        Exc::Ceiling { kind, limit, .. } => crate::run::ceiling_message(*kind, *limit),
         Exc::Unconfinable { reason, .. } => format!("cannot confine child: {reason}"),
         Exc::Exit(n) => format!("process.exit({n})"),
         Exc::Interrupted => "interrupted".to_string(),

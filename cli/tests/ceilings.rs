@@ -779,3 +779,22 @@ impl WithRusage for std::process::Child {
         )
     }
 }
+
+/// A `vox test` case over a ceiling fails with the words `vox run` uses, naming the flag.
+#[test]
+fn a_test_over_a_ceiling_names_the_flag_as_vox_run_does() {
+    let dir = scratch();
+    std::fs::write(
+        dir.join("t.vox"),
+        "@test\nfn spins() {\n    let mut i = 0\n    while true { i += 1 }\n}\n",
+    )
+    .unwrap();
+    let (code, out, err) = vox_in(&dir, &["test", "--max-steps", "1000", "t.vox"]);
+    assert_ne!(code, 0, "{out}{err}");
+    let text = format!("{out}{err}");
+    assert!(
+        text.contains("execution budget exceeded: --max-steps 1000"),
+        "{text}"
+    );
+    assert!(!text.contains("Steps"), "{text}");
+}

@@ -289,13 +289,13 @@ fn hover_methods_modules_locals_and_builtin_signature_help() {
     let (l, c) = find(CALLS, "split(");
     let h = hover_text(&mut lsp, &main, l, c + 1);
     assert!(
-        h.contains("split(sep = \" \")") && h.contains("method of str") && h.contains("list[str]"),
+        h.contains(".split([sep: str]) to list[str]") && h.contains("method of str"),
         "{h}"
     );
     let (l, c) = find(CALLS, "spawn(");
     let h = hover_text(&mut lsp, &main, l, c + 1);
     assert!(
-        h.contains("process.spawn(cmd, args)") && h.contains("`process:allow`"),
+        h.contains("process.spawn(cmd: str, args: list[str])") && h.contains("`process:allow`"),
         "{h}"
     );
     // Its semantic token: a builtin function (3, defaultLibrary), not the reserved word.
@@ -340,7 +340,10 @@ fn hover_methods_modules_locals_and_builtin_signature_help() {
         .request("textDocument/signatureHelp", at(&main, l, c))
         .unwrap();
     let sig = &sh["signatures"][0];
-    assert_eq!(sig["label"], "process.spawn(cmd, args)");
+    assert_eq!(
+        sig["label"],
+        "process.spawn(cmd: str, args: list[str]) to Option[map]"
+    );
     assert_eq!(
         sig["parameters"],
         json!([{"label": "cmd"}, {"label": "args"}])

@@ -1,4 +1,4 @@
-//! JSON text to a value (`json.parse`, `io.load`, `run_capture_json`), without recursion: open
+//! JSON text to a value (`json.parse`, `io.open`, `run_capture_json`), without recursion: open
 //! arrays and objects are a stack of frames, so nesting is bounded by `--max-depth` (decision 62:
 //! deeper is exit 78), never by the host stack or a library's fixed limit. Numbers follow the
 //! JSON grammar: an integer that fits in 64 bits is an int (`-0` is the int 0), any other number

@@ -20,6 +20,7 @@ mod inlay;
 mod kinds;
 mod nav;
 mod outline;
+mod reference;
 mod refs;
 mod semantic;
 mod signature;

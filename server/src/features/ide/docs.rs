@@ -1,10 +1,9 @@
 //! Documentation shown for names: builtins' rows, capability and variation labels, a user
 //! function's signature, effects and doc comment.
 
-use std::collections::HashMap;
 use std::path::Path;
 
-use vox_hir::{BuiltinCatalog, Cap, Nondet};
+use vox_hir::{Cap, Nondet};
 use vox_syntax::ast::{self, AstNode};
 use vox_syntax::{SyntaxKind as K, SyntaxNode, SyntaxTree, TextRange};
 
@@ -42,31 +41,21 @@ pub(crate) fn nondet_text(n: Nondet) -> Option<&'static str> {
     })
 }
 
-/// Signature and one-line doc of a builtin, from voxscript.md §5 (`builtin_docs.tsv`).
+/// Signature and one-line doc of a builtin (`fs.read`, `print`), from the language reference.
 pub fn builtin_doc(qualified: &str) -> Option<(&'static str, &'static str)> {
-    static DOCS: std::sync::OnceLock<HashMap<&'static str, (&'static str, &'static str)>> =
-        std::sync::OnceLock::new();
-    DOCS.get_or_init(|| {
-        include_str!("../builtin_docs.tsv")
-            .lines()
-            .filter(|l| !l.starts_with('#'))
-            .filter_map(|l| {
-                let mut parts = l.splitn(3, '\t');
-                Some((parts.next()?, (parts.next()?, parts.next()?)))
-            })
-            .collect()
-    })
-    .get(qualified)
-    .copied()
+    super::reference::reference()
+        .builtins
+        .get(qualified)
+        .map(|(s, d)| (s.as_str(), d.as_str()))
 }
 
-/// Signature and doc of a method: its `builtin_docs.tsv` row, unless that row is a global
-/// builtin's of the same name (`len(x)` is not `s.len()`).
+/// Signature (without the receiver: `trim() to str`) and doc of a method, from the language
+/// reference; a name several kinds have gets the first kind's row.
 pub fn method_doc(name: &str) -> Option<(&'static str, &'static str)> {
-    if catalog().global_fn(name).is_some() {
-        return None;
-    }
-    builtin_doc(name)
+    super::reference::reference()
+        .methods
+        .get(name)
+        .map(|(s, d)| (s.as_str(), d.as_str()))
 }
 
 pub(crate) fn builtin_markdown(ns: &str, name: &str) -> String {
