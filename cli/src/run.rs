@@ -464,6 +464,7 @@ pub(crate) fn prepare(
     ctx.mesh = flags.mesh;
     ctx.unconfined_children = flags.unconfined_children;
     ctx.verbose = flags.verbose;
+    ctx.json_events = flags.error_format == "json";
     if let Some(seed) = &flags.perturb {
         let seed = seed.parse::<u64>().map_err(|_| {
             (

@@ -184,3 +184,40 @@ fn no_line_when_the_jail_is_off() {
     assert_eq!(o.stdout, "exit 1\n", "{}", o.stderr);
     assert!(hint(&o).is_empty(), "{}", o.stderr);
 }
+
+/// Under `--error-format json` the line is a `jail.refused` event at the `process.*` call, with
+/// the token that would grant the path (what the editor's quick fix adds); a deny gives none.
+#[test]
+fn under_json_errors_the_line_is_an_event_at_the_call_with_its_token() {
+    let d = world("json");
+    let mut flags = JAIL.to_vec();
+    flags.extend(["--error-format", "json"]);
+    let o = run(&d, &sh("cat outside/secret.txt"), &flags);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let ev: serde_json::Value = serde_json::from_str(o.stderr.trim()).expect(&o.stderr);
+    assert_eq!(ev["kind"], "jail.refused");
+    assert_eq!(ev["file"], "s.vox");
+    assert_eq!(ev["line"], 1);
+    assert_eq!(ev["column"], 9, "{ev}");
+    assert_eq!(
+        ev["token"],
+        format!("fs:ro={}", d.join("outside").display()).as_str()
+    );
+    assert!(ev["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("vox: the jail refused sh reading "));
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/schemas/error-event.schema.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let kinds = schema["properties"]["kind"]["enum"].as_array().unwrap();
+    assert!(kinds.iter().any(|k| k == "jail.refused"));
+    let o = run(&d, &sh("cat root/.env"), &flags);
+    let ev: serde_json::Value = serde_json::from_str(o.stderr.trim()).expect(&o.stderr);
+    assert_eq!(ev["kind"], "jail.refused");
+    assert!(ev.get("token").is_none(), "{ev}");
+}

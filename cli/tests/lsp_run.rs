@@ -400,6 +400,75 @@ fn denial(client: &str) {
     assert_eq!(lsp.shutdown(), Some(0));
 }
 
+/// A jailed child refused a path (the run itself succeeds): the `jail.refused` line becomes a
+/// diagnostic at the `process.*` call whose fix grants the path in the run configuration; the
+/// next run reads it and the diagnostic goes.
+#[test]
+fn a_childs_refusal_becomes_a_diagnostic_with_its_grant_fix() {
+    let ws = TempDir::new("refused");
+    ws.write("outside/secret.txt", "s\n");
+    let text = "fn main() {\n    let r = process.run_capture(\"cat\", [\"outside/secret.txt\"]).unwrap()\n    print(r.exit, r.stdout.trim())\n}\n";
+    let a = ws.write("peek.vox", text);
+    ws.write(
+        "Vox.toml",
+        "[run.peek]\nscript = \"peek.vox\"\ncaps = [\"process:allow\"]\n",
+    );
+    let mut lsp = Lsp::start(&ws.0, "vscode");
+    lsp.open(&a, text);
+    let id = run(&mut lsp, "vox.run", json!({"uri": uri(&a)}));
+    let (out, err, code) = collect(&mut lsp, id);
+    assert_eq!((out.as_str(), code), ("1 \n", 0), "{err}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let d = loop {
+        let diags = lsp.diagnostics(&a);
+        if let Some(d) = diags.iter().find(|d| d["code"] == "jail.refused") {
+            break d.clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no run diagnostic: {diags:?} {err}"
+        );
+    };
+    assert_eq!(d["source"], "vox run");
+    assert_eq!(d["range"]["start"], json!({"line": 1, "character": 12}));
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("the jail refused cat reading "),
+        "{d}"
+    );
+    let actions = lsp
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri(&a)}, "range": d["range"], "context": {"diagnostics": [d], "only": ["quickfix"]}}),
+        )
+        .unwrap();
+    let grant = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["title"] == "Grant `fs:ro=outside` in run configuration `peek` (Vox.toml)")
+        .unwrap_or_else(|| panic!("{actions:#}"));
+    apply_workspace_edit(&lsp.action_edit(grant), lsp.utf8);
+    assert_eq!(
+        std::fs::read_to_string(ws.path("Vox.toml")).unwrap(),
+        "[run.peek]\nscript = \"peek.vox\"\ncaps = [\"process:allow\", \"fs:ro=outside\"]\n"
+    );
+    lsp.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&ws.path("Vox.toml")), "type": 2}]}),
+    );
+    let id = run(&mut lsp, "vox.run", json!({"uri": uri(&a)}));
+    let (out, err, code) = collect(&mut lsp, id);
+    assert_eq!((out.as_str(), code), ("0 s\n", 0), "{err}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while lsp.diagnostics(&a).iter().any(|d| d["source"] == "vox run") {
+        assert!(Instant::now() < deadline, "the run diagnostic stayed");
+    }
+    assert_eq!(lsp.shutdown(), Some(0));
+}
+
 #[test]
 fn denial_becomes_a_diagnostic_with_its_grant_fix_pull() {
     denial("vscode");

@@ -68,8 +68,12 @@ pub struct RunContext {
     pub unconfined_children: bool,
     pub mesh: bool,
     pub verbose: bool,
-    /// The script location of the builtin call being made, for audit lines: (file, line, column).
+    /// The script location of the builtin call being made, for audit lines and events: (file,
+    /// line, column). Kept only when [`RunContext::wants_call_site`].
     pub call_site: Option<(String, u32, u32)>,
+    /// `--error-format json`: vox's own lines during the run (a child's refusal explained) are
+    /// JSON events at the call, as the terminal ones are.
+    pub json_events: bool,
     /// The private temp dir jailed children get as `TMPDIR` (runtime.md §4), created by the
     /// first jailed spawn and removed when the run ends.
     pub child_tmp: Option<vox_jail::TempDir>,
@@ -120,6 +124,7 @@ impl RunContext {
             mesh: false,
             verbose: false,
             call_site: None,
+            json_events: false,
             child_tmp: None,
             children_started: false,
             background: Vec::new(),
@@ -346,6 +351,35 @@ impl RunContext {
             Sink::Buffer(b) => b.extend_from_slice(text.as_bytes()),
         }
         Ok(())
+    }
+
+    /// Whether builtin calls record their location (`call_site`): for audit lines and JSON events.
+    pub fn wants_call_site(&self) -> bool {
+        self.audit.is_some() || self.json_events
+    }
+
+    /// A line of vox's own on stderr, as a JSON event of `kind` at the current call under
+    /// `--error-format json` (with `extra` fields such as the token that would grant it), else
+    /// as the plain line.
+    pub fn notice_event(&mut self, kind: &str, line: &str, extra: &[(&str, String)]) {
+        if !self.json_events {
+            return self.notice(line);
+        }
+        let mut obj = serde_json::Map::new();
+        obj.insert("kind".into(), kind.into());
+        obj.insert("message".into(), line.into());
+        let (file, l, c) = match &self.call_site {
+            Some((f, l, c)) => (f.clone().into(), (*l).into(), (*c).into()),
+            None => Default::default(),
+        };
+        obj.insert("file".into(), file);
+        obj.insert("line".into(), l);
+        obj.insert("column".into(), c);
+        for (k, v) in extra {
+            obj.insert((*k).into(), v.clone().into());
+        }
+        let text = serde_json::Value::Object(obj).to_string();
+        self.notice(&text);
     }
 
     /// A line of vox's own on stderr (not the script's output, so not counted by

@@ -185,7 +185,7 @@ impl<'p> Interp<'p> {
                     self.tick()?;
                     let def = Catalog::get().row(*b);
                     let args = self.eval_args(args)?;
-                    if self.ctx.audit.is_some() {
+                    if self.ctx.wants_call_site() {
                         // After the arguments: a nested call must not take this call's place.
                         self.ctx.call_site = Some(self.prog.loc_text(self.loc(id)));
                     }
@@ -201,7 +201,7 @@ impl<'p> Interp<'p> {
                 let f = self.eval(*callee)?;
                 let args = self.eval_args(args)?;
                 let named = self.eval_named(named)?;
-                if self.ctx.audit.is_some() {
+                if self.ctx.wants_call_site() {
                     self.ctx.call_site = Some(self.prog.loc_text(self.loc(id)));
                 }
                 self.call_value(&f, args, named)
@@ -215,7 +215,7 @@ impl<'p> Interp<'p> {
                 let r = self.eval(*recv)?;
                 let args = self.eval_args(args)?;
                 let named = self.eval_named(named)?;
-                if self.ctx.audit.is_some() {
+                if self.ctx.wants_call_site() {
                     self.ctx.call_site = Some(self.prog.loc_text(self.loc(id)));
                 }
                 self.method_call(r, name, args, named)

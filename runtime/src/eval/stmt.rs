@@ -232,7 +232,7 @@ impl<'p> Interp<'p> {
         let args = self
             .eval_args(args)
             .map_err(|f| self.locate(f, self.loc(call)))?;
-        if self.ctx.audit.is_some() {
+        if self.ctx.wants_call_site() {
             self.ctx.call_site = Some(self.prog.loc_text(self.loc(call)));
         }
         // Drop the place's own reference if it still holds the receiver (the arguments may have

@@ -554,6 +554,7 @@ fn event_of(line: &str) -> Option<Value> {
     let v: Value = serde_json::from_str(line).ok()?;
     let kind = v.get("kind")?.as_str()?;
     let known = kind == "caps.denied"
+        || kind == "jail.refused"
         || kind.starts_with("ceiling.")
         || kind.starts_with("quota.")
         || matches!(kind, "runtime.error" | "panic" | "syntax.error");
