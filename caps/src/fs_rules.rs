@@ -143,6 +143,21 @@ impl FsRules {
         }
     }
 
+    /// The narrowing rule that refuses an access a broader grant would allow, as a token: the
+    /// `fs:none=` path that decides, or, for a write, the `fs:ro=` root inside a writable place
+    /// that decides. `None` when no grant covers the path at all (a missing token, not a deny).
+    pub fn blocking_rule(&self, resolved: &Path, write: bool) -> Option<String> {
+        match self.decide(resolved, &[]) {
+            Decision::Denied(p) => Some(format!("fs:none={}", p.display())),
+            Decision::Root(r) if write && !r.writable => {
+                let parent = r.dir.parent()?;
+                matches!(self.decide(parent, &[]), Decision::Root(p) if p.writable)
+                    .then(|| format!("fs:ro={}", r.dir.display()))
+            }
+            _ => None,
+        }
+    }
+
     /// The `exec:none=` path covering `resolved`, if any.
     pub fn exec_denied(&self, resolved: &Path) -> Option<&Path> {
         self.no_exec

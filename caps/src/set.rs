@@ -258,6 +258,29 @@ impl CapSet {
         }
     }
 
+    /// The rule that decides for a resolved path, as a token (`fs:rw=/p`, `fs:ro=/p/.git`,
+    /// `fs:none=/p/.env`); `None` outside every root or without fs scoping. For audit lines.
+    pub fn fs_rule_for(&self, resolved: &Path) -> Option<String> {
+        match self.fs_decide(resolved, &[]) {
+            Decision::Root(r) => Some(format!(
+                "fs:{}={}",
+                if r.writable() { "rw" } else { "ro" },
+                r.dir().display()
+            )),
+            Decision::Denied(p) => Some(format!("fs:none={}", p.display())),
+            Decision::Outside => None,
+        }
+    }
+
+    /// The deny that refuses an access a broader grant here would allow (`fs:none=…`, or an
+    /// `fs:ro=…` inside a writable root for a write), as a token; see `FsRules::blocking_rule`.
+    pub fn fs_blocking_rule(&self, resolved: &Path, write: bool) -> Option<String> {
+        match &self.fs {
+            Fs::Unscoped => None,
+            Fs::Roots(rules) => rules.blocking_rule(resolved, write),
+        }
+    }
+
     /// The rule deciding for a resolved path and its components' identities (the check).
     pub(crate) fn fs_decide(&self, resolved: &Path, ids: &[Option<FileId>]) -> Decision<'_> {
         match &self.fs {

@@ -245,6 +245,10 @@ impl RunContext {
             resource.map_or(serde_json::Value::Null, |p| p.display().to_string().into()),
         );
         obj.insert("allowed".into(), allowed.into());
+        // The filesystem rule that decided (`fs:rw=…`, the `fs:ro=…` or `fs:none=…` inside it).
+        if let Some(rule) = resource.and_then(|p| self.caps.fs_rule_for(p)) {
+            obj.insert("rule".into(), rule.into());
+        }
         if let Some((f, l, c)) = &self.call_site {
             obj.insert("file".into(), f.clone().into());
             obj.insert("line".into(), (*l).into());

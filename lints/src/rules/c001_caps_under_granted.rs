@@ -7,7 +7,7 @@ use vox_syntax::{Severity, TextRange};
 
 use vox_analysis::local_effects;
 
-use super::caps_check::{imports_ok, reachable, run_caps, satisfies, token_for};
+use super::caps_check::{blocking_rule, imports_ok, reachable, run_caps, satisfies, token_for};
 use crate::context::FileCx;
 use crate::finding::Finding;
 
@@ -32,6 +32,56 @@ fn lacks(
     );
     f.help = Some(format!("add \"{token}\" to its caps"));
     f.fixes.extend(add_fix(cx, run, token));
+    f
+}
+
+/// `run` refuses what `by` needs with the narrowing rule `rule` (`fs:none=…`, or `fs:ro=…` inside
+/// a writable root), which no added grant can undo; with the fix that removes it.
+fn refused(
+    cx: &FileCx<'_>,
+    run: &vox_caps::config::RunConfig,
+    file: std::path::PathBuf,
+    at: TextRange,
+    rule: &str,
+    by: &str,
+) -> Finding {
+    // The rule as the configuration spells it (relative), else as the check resolved it.
+    let written = run
+        .caps
+        .iter()
+        .flatten()
+        .find(|t| vox_caps::parse_token(t, &run.cwd).is_ok_and(|p| p.to_string() == rule))
+        .cloned();
+    let shown = written.clone().unwrap_or_else(|| rule.to_string());
+    let mut f = Finding::new(
+        "C001",
+        Severity::Error,
+        file,
+        at,
+        format!(
+            "run configuration `{}` refuses what {by} needs with `{shown}`: that run would exit 77",
+            run.name
+        ),
+    );
+    f.help = Some(format!(
+        "remove \"{shown}\" from its caps, or narrow it so that it no longer covers the path"
+    ));
+    if let Some(token) = written {
+        let caps: Vec<String> = run
+            .caps
+            .iter()
+            .flatten()
+            .filter(|t| **t != token)
+            .cloned()
+            .collect();
+        f.fixes.extend(super::caps_check::config_fix(
+            cx,
+            run,
+            &caps,
+            format!("Remove `{token}` from run configuration `{}`", run.name),
+            crate::finding::Applicability::Unsafe,
+        ));
+    }
     f
 }
 
@@ -91,8 +141,18 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
             .iter()
             .filter(|n| !satisfies(&set, &run.cwd, n))
             .collect();
+        // A need a deny refuses gets the deny named (adding a grant cannot help); the others, the
+        // token to add.
+        let blocker = |n: &vox_analysis::CapNeed| blocking_rule(&set, &run.cwd, n);
+        let mut rules: Vec<String> = missing.iter().filter_map(|n| blocker(n)).collect();
+        rules.sort();
+        rules.dedup();
         // On the configuration entry too, once per missing token (decision 39).
-        let mut tokens: Vec<String> = missing.iter().map(|n| token_for(n, &run.cwd)).collect();
+        let mut tokens: Vec<String> = missing
+            .iter()
+            .filter(|n| blocker(n).is_none())
+            .map(|n| token_for(n, &run.cwd))
+            .collect();
         tokens.sort();
         tokens.dedup();
         let script = cx
@@ -117,6 +177,10 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
             let (file, at) = (run.origin.file.clone(), cx.ws.entry_range(run));
             out.push(lacks(cx, run, file, at, &token, &script));
         }
+        for rule in &rules {
+            let (file, at) = (run.origin.file.clone(), cx.ws.entry_range(run));
+            out.push(refused(cx, run, file, at, rule, &script));
+        }
         if !missing.is_empty() {
             // Each call that needs a missing token, wherever the script's entry points reach it.
             for f in &reach {
@@ -126,10 +190,16 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                     let Some(need) = missing.iter().find(|n| n.effect == effect) else {
                         continue;
                     };
-                    let token = token_for(need, &run.cwd);
                     let at = TextRange::new(base + r.start, base + r.end);
                     let by = format!("`{}`", effect.builtin);
-                    out.push(lacks(cx, run, file.path(cx.db).clone(), at, &token, &by));
+                    let path = file.path(cx.db).clone();
+                    match blocker(need) {
+                        Some(rule) => out.push(refused(cx, run, path, at, &rule, &by)),
+                        None => {
+                            let token = token_for(need, &run.cwd);
+                            out.push(lacks(cx, run, path, at, &token, &by));
+                        }
+                    }
                 }
             }
         }

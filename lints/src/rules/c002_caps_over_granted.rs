@@ -1,7 +1,8 @@
 //! C002 caps-over-granted: a run configuration grants a token the script can never use.
 //! `X:none` never counts, a root broader than needed is not over-granted (C004 explains
-//! widening), rw is not over-granted for reads, and `deterministic` counts as used when the
-//! script reads the clock or randomness (decision 30). Reported on line 1; fix: remove it.
+//! widening), rw is not over-granted for reads, `deterministic` counts as used when the script
+//! reads the clock or randomness, and a deny inside a grant (`fs:none=`, `exec:none=`, `fs:ro=`
+//! inside an `fs:rw=` root) only narrows, so it is never unused. Reported on line 1; fix: remove it.
 
 use std::path::Path;
 
@@ -73,10 +74,17 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
         .unwrap_or(cx.text.len()) as u32;
     for run in runs {
         let Some(tokens) = &run.caps else { continue };
+        // An `fs:ro=` inside a writable root narrows it (a deny): it grants nothing to use.
+        let narrowing = super::caps_check::run_caps(run)
+            .map(|s| s.read_only_within())
+            .unwrap_or_default();
         for t in tokens {
             let Ok(tok) = vox_caps::parse_token(t, &run.cwd) else {
                 continue;
             };
+            if matches!(&tok, Token::FsRo(d) if narrowing.contains(d)) {
+                continue;
+            }
             if used(&tok, caps, &run.cwd) {
                 continue;
             }

@@ -47,18 +47,38 @@ pub fn satisfies(set: &CapSet, cwd: &Path, need: &CapNeed) -> bool {
         EffectKind::Random => set.random() != RandomGrant::Denied,
         EffectKind::Output => true,
         EffectKind::FsCwd => set.fs_any(),
-        EffectKind::FsRead | EffectKind::FsWrite | EffectKind::FsList => {
-            let write = e.kind == EffectKind::FsWrite;
-            let target = match &e.path {
-                Some(PathKey::Const(p))
-                | Some(PathKey::Prefix(p))
-                | Some(PathKey::InputOr(p))
-                | Some(PathKey::InputUnder(p)) => resolve(cwd, p),
-                _ => resolve(cwd, "."),
-            };
-            set.fs_admits(&target, write)
-        }
+        EffectKind::FsRead | EffectKind::FsWrite | EffectKind::FsList => match fs_target(cwd, need)
+        {
+            Some((target, write)) => set.fs_admits(&target, write),
+            None => true,
+        },
     }
+}
+
+/// The path a filesystem need touches (resolved against `cwd`) and whether it writes.
+pub fn fs_target(cwd: &Path, need: &CapNeed) -> Option<(PathBuf, bool)> {
+    let e = &need.effect;
+    if !matches!(
+        e.kind,
+        EffectKind::FsRead | EffectKind::FsWrite | EffectKind::FsList
+    ) {
+        return None;
+    }
+    let target = match &e.path {
+        Some(PathKey::Const(p))
+        | Some(PathKey::Prefix(p))
+        | Some(PathKey::InputOr(p))
+        | Some(PathKey::InputUnder(p)) => resolve(cwd, p),
+        _ => resolve(cwd, "."),
+    };
+    Some((target, e.kind == EffectKind::FsWrite))
+}
+
+/// The deny in `set` that refuses `need` although a broader grant covers it (`fs:none=…`, or
+/// `fs:ro=…` inside a writable root for a write), as a token.
+pub fn blocking_rule(set: &CapSet, cwd: &Path, need: &CapNeed) -> Option<String> {
+    let (target, write) = fs_target(cwd, need)?;
+    set.fs_blocking_rule(&target, write)
 }
 
 /// Whether `set` admits reading every imported file.
