@@ -44,7 +44,8 @@ pub(crate) fn config_of<'a>(
         .find(|r| r.name == name)
 }
 
-/// The C001/C002 fix: the caps of the named run configuration with a token added or removed.
+/// The C001/C002 fix: the caps of the named run configuration with a token added or removed
+/// (C001 removes the deny that refuses a need: `remove "fs:none=.env"` in its help).
 /// `entry_file`: the configuration file the finding is in (the fix at a configuration entry
 /// edits that file's entry).
 pub(crate) fn caps_fix<'a>(
@@ -65,7 +66,10 @@ pub(crate) fn caps_fix<'a>(
         None => config_of(snap, script, name),
     }?;
     let mut list = run.caps.clone().unwrap_or_default();
-    let (title, grant) = if f.code == "C001" {
+    // C001 adds the missing token, or (when a deny refuses the need) removes the deny; C002
+    // removes the unused token.
+    let add = f.code == "C001" && quoted_token(help, "add").is_some();
+    let (title, grant) = if add {
         let token = quoted_token(help, "add")?;
         if !list.iter().any(|t| t == token) {
             list.push(token.to_string());
