@@ -4,7 +4,9 @@
 //! unused.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+mod common;
+use common::vox_in as vox;
 
 fn project(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("vox-deny-lint-{name}-{}", std::process::id()));
@@ -22,21 +24,6 @@ fn project(name: &str) -> PathBuf {
     )
     .unwrap();
     d
-}
-
-fn vox(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let bin = std::env::var_os("VOX_TEST_BIN")
-        .unwrap_or_else(|| std::ffi::OsString::from(env!("CARGO_BIN_EXE_vox")));
-    let out = Command::new(bin)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

@@ -4,45 +4,9 @@
 //! benchmark is the one the README states for it.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .unwrap()
-}
-
-/// Every page a user reads: README.md, ARCHITECTURE.md, CHANGELOG.md, docs/**/*.md and the
-/// editors' READMEs.
-fn pages() -> Vec<PathBuf> {
-    let ws = workspace();
-    let mut out = Vec::new();
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|e| e == "md") {
-                out.push(p);
-            }
-        }
-    }
-    for top in ["README.md", "ARCHITECTURE.md", "CHANGELOG.md"] {
-        if ws.join(top).is_file() {
-            out.push(ws.join(top));
-        }
-    }
-    walk(&ws.join("docs"), &mut out);
-    for e in std::fs::read_dir(ws.join("editors")).unwrap() {
-        let readme = e.unwrap().path().join("README.md");
-        if readme.is_file() {
-            out.push(readme);
-        }
-    }
-    out.sort();
-    out
-}
+mod common;
 
 /// The targets of a page's Markdown links and images (`[text](target)`), outside code.
 fn link_targets(md: &str) -> Vec<(usize, String)> {
@@ -69,10 +33,10 @@ fn link_targets(md: &str) -> Vec<(usize, String)> {
 
 #[test]
 fn every_link_points_at_a_file_in_the_repository() {
-    let ws = workspace();
+    let ws = common::repo_root();
     let mut failures = Vec::new();
     let mut checked = 0;
-    for page in pages() {
+    for page in common::doc_pages() {
         let rel = page.strip_prefix(&ws).unwrap().display().to_string();
         let md = std::fs::read_to_string(&page).unwrap();
         for (line, target) in link_targets(&md) {
@@ -135,9 +99,9 @@ fn cites_internal_material(line: &str) -> Option<&'static str> {
 
 #[test]
 fn no_page_cites_material_users_cannot_open() {
-    let ws = workspace();
+    let ws = common::repo_root();
     let mut failures = Vec::new();
-    for page in pages() {
+    for page in common::doc_pages() {
         let rel = page.strip_prefix(&ws).unwrap().display().to_string();
         let md = std::fs::read_to_string(&page).unwrap();
         for (i, line) in md.lines().enumerate() {
@@ -161,7 +125,7 @@ fn internal_citations_are_recognised() {
 
 /// The benchmarks users run: every `bench/*.py` with a command line (`__main__`).
 fn benchmarks() -> Vec<String> {
-    let ws = workspace();
+    let ws = common::repo_root();
     let mut out: Vec<String> = std::fs::read_dir(ws.join("bench"))
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -179,7 +143,7 @@ fn benchmarks() -> Vec<String> {
 
 #[test]
 fn the_readme_lists_every_benchmark() {
-    let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(common::repo_root().join("README.md")).unwrap();
     let section = readme
         .split("## Benchmarks")
         .nth(1)
@@ -261,7 +225,7 @@ fn bench_paragraphs(md: &str) -> Vec<(usize, String, Vec<String>)> {
 
 #[test]
 fn a_benchmark_figure_on_any_page_is_the_one_the_readme_states() {
-    let ws = workspace();
+    let ws = common::repo_root();
     let readme = std::fs::read_to_string(ws.join("README.md")).unwrap();
     let mut stated: std::collections::BTreeMap<String, BTreeSet<String>> = Default::default();
     for (_, text, names) in bench_paragraphs(&readme) {
@@ -271,7 +235,7 @@ fn a_benchmark_figure_on_any_page_is_the_one_the_readme_states() {
     }
     let mut failures = Vec::new();
     let mut compared = 0;
-    for page in pages() {
+    for page in common::doc_pages() {
         if page == ws.join("README.md") {
             continue;
         }
@@ -313,7 +277,7 @@ fn figures_are_read_with_their_units() {
 /// when selected (with or without `--determinism`), an error under `--strict`.
 #[test]
 fn the_input_rules_severity_is_stated_one_way_and_is_true() {
-    let ws = workspace();
+    let ws = common::repo_root();
     for n in 1..=4 {
         let page = std::fs::read_to_string(ws.join(format!("docs/rules/I00{n}.md"))).unwrap();
         assert!(
@@ -360,7 +324,7 @@ fn doctor_checks(text: &str) -> Vec<String> {
 /// verdicts and details depend on the host; the checks do not).
 #[test]
 fn the_doctor_sample_has_the_checks_vox_doctor_prints() {
-    let page = std::fs::read_to_string(workspace().join("docs/jail.md")).unwrap();
+    let page = std::fs::read_to_string(common::repo_root().join("docs/jail.md")).unwrap();
     let section = page.split("## `vox doctor`").nth(1).unwrap();
     let sample = section.split("```").nth(1).unwrap();
     let dir = std::env::temp_dir().join(format!("vox-docs-doctor-{}", std::process::id()));
@@ -381,7 +345,7 @@ fn the_doctor_sample_has_the_checks_vox_doctor_prints() {
 /// sees no code the page did not prepare them for.
 #[test]
 fn a_rule_page_mentions_every_code_its_examples_raise() {
-    let ws = workspace();
+    let ws = common::repo_root();
     let mut failures = Vec::new();
     let mut linted = 0;
     let mut rules: Vec<PathBuf> = std::fs::read_dir(ws.join("docs/rules"))

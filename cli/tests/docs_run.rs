@@ -23,44 +23,6 @@ use std::process::Command;
 mod common;
 use common::{copy_tree, scratch};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .unwrap()
-}
-
-/// Every page a user reads, sorted: README.md, ARCHITECTURE.md, CHANGELOG.md, docs/**/*.md and
-/// editors/*/README.md.
-fn pages() -> Vec<PathBuf> {
-    let ws = workspace();
-    let mut out = Vec::new();
-    for top in ["README.md", "ARCHITECTURE.md", "CHANGELOG.md"] {
-        if ws.join(top).is_file() {
-            out.push(ws.join(top));
-        }
-    }
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|e| e == "md") {
-                out.push(p);
-            }
-        }
-    }
-    walk(&ws.join("docs"), &mut out);
-    for e in std::fs::read_dir(ws.join("editors")).unwrap() {
-        let readme = e.unwrap().path().join("README.md");
-        if readme.is_file() {
-            out.push(readme);
-        }
-    }
-    out.sort();
-    out
-}
-
 /// A fenced code block: its info string, text, and the line of its opening fence.
 struct Block {
     info: String,
@@ -225,7 +187,7 @@ fn script_name(steps: &[Step]) -> Option<String> {
 /// A fresh copy of the repository root as the pages imply it: `examples/`, and the built `vox`
 /// where the README's build puts it.
 fn repo_copy() -> PathBuf {
-    let ws = workspace();
+    let ws = common::repo_root();
     let dir = scratch();
     copy_tree(&ws.join("examples"), &dir.join("examples"));
     for profile in ["release", "debug"] {
@@ -262,11 +224,11 @@ fn could_run(line: &str, root: &Path) -> bool {
 
 #[test]
 fn every_code_block_in_the_docs_runs_as_shown() {
-    let ws = workspace();
+    let ws = common::repo_root();
     let root = repo_copy();
     let mut failures = Vec::new();
     let (mut scripts, mut sessions) = (0, 0);
-    for page in pages() {
+    for page in common::doc_pages() {
         let rel = page.strip_prefix(&ws).unwrap().display().to_string();
         let md = std::fs::read_to_string(&page).unwrap();
         let blocks = code_blocks(&md);

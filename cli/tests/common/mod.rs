@@ -97,3 +97,42 @@ pub fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// The repository's root.
+pub fn repo_root() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// Every page a user reads, sorted: README.md, ARCHITECTURE.md, CHANGELOG.md, docs/**/*.md and
+/// editors/*/README.md (the docs tests run and cross-check them).
+pub fn doc_pages() -> Vec<std::path::PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|e| e == "md") {
+                out.push(p);
+            }
+        }
+    }
+    let ws = repo_root();
+    let mut out = Vec::new();
+    for top in ["README.md", "ARCHITECTURE.md", "CHANGELOG.md"] {
+        if ws.join(top).is_file() {
+            out.push(ws.join(top));
+        }
+    }
+    walk(&ws.join("docs"), &mut out);
+    for e in std::fs::read_dir(ws.join("editors")).unwrap() {
+        let readme = e.unwrap().path().join("README.md");
+        if readme.is_file() {
+            out.push(readme);
+        }
+    }
+    out.sort();
+    out
+}
