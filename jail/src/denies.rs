@@ -28,6 +28,7 @@ use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 
 use crate::mountinfo::{hidden, MountEntry};
+use crate::policy::{system_code, Denies, Grant};
 
 /// What one extra mount does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -85,6 +86,35 @@ pub(crate) struct Request<'a> {
     pub deny_write: &'a [PathBuf],
     pub deny_read: &'a [PathBuf],
     pub deny_exec: &'a [PathBuf],
+}
+
+impl<'a> Request<'a> {
+    /// The request of a policy (a child's, or the interpreter's own for the children it will
+    /// start): its write roots and temp dir are writable; its read roots and the system code
+    /// places are reachable.
+    pub fn of(
+        write_roots: &'a [PathBuf],
+        temp_dir: Option<&'a Path>,
+        read_roots: &'a [PathBuf],
+        system: &'a [Grant],
+        denies: &'a Denies,
+    ) -> Self {
+        Request {
+            writable: write_roots
+                .iter()
+                .map(PathBuf::as_path)
+                .chain(temp_dir)
+                .collect(),
+            reachable: read_roots
+                .iter()
+                .map(PathBuf::as_path)
+                .chain(system_code(system))
+                .collect(),
+            deny_write: &denies.write,
+            deny_read: &denies.read,
+            deny_exec: &denies.exec,
+        }
+    }
 }
 
 fn canonical(p: &Path) -> Option<PathBuf> {

@@ -24,7 +24,7 @@ use crate::env::child_env;
 use crate::host::{simulated, HostSupport, SIMULATE_ENV};
 use crate::limits::Limits;
 use crate::mounts::{self, Template, SELF_CONFINED};
-use crate::policy::{system_code, ChildPolicy, FsAccess, Grant, ProcessGroup, SelfPolicy};
+use crate::policy::{ChildPolicy, FsAccess, Grant, ProcessGroup, SelfPolicy};
 use crate::seccomp::{self, Filters};
 use crate::types::{Applied, Hook, JailError, Mode, RuleKind};
 
@@ -614,23 +614,13 @@ fn prepare(
             &policy.listen_ports,
         )
         .map_err(cannot)?;
-        let layout = denies::layout(&denies::Request {
-            writable: policy
-                .write_roots
-                .iter()
-                .map(|p| p.as_path())
-                .chain([policy.temp_dir.as_path()])
-                .collect(),
-            reachable: policy
-                .read_roots
-                .iter()
-                .map(|p| p.as_path())
-                .chain(system_code(&policy.system))
-                .collect(),
-            deny_write: &policy.denies.write,
-            deny_read: &policy.denies.read,
-            deny_exec: &policy.denies.exec,
-        })
+        let layout = denies::layout(&denies::Request::of(
+            &policy.write_roots,
+            Some(&policy.temp_dir),
+            &policy.read_roots,
+            &policy.system,
+            &policy.denies,
+        ))
         .map_err(cannot)?;
         // With `/` writable and nothing denied there is nothing to mount.
         if layout.needs_namespace() {
@@ -735,23 +725,13 @@ pub(crate) fn confine_self(policy: &SelfPolicy) -> Result<Applied, JailError> {
     // Children's read-only mount namespace: Landlock forbids mounting once confined, so it is
     // built now, for the places children may write (a failure is reported at their spawn).
     if support.user_namespaces {
-        let layout = denies::layout(&denies::Request {
-            writable: policy
-                .write_roots
-                .iter()
-                .chain(policy.temp_dir.as_ref())
-                .map(|p| p.as_path())
-                .collect(),
-            reachable: policy
-                .read_roots
-                .iter()
-                .map(|p| p.as_path())
-                .chain(system_code(&policy.system))
-                .collect(),
-            deny_write: &policy.denies.write,
-            deny_read: &policy.denies.read,
-            deny_exec: &policy.denies.exec,
-        });
+        let layout = denies::layout(&denies::Request::of(
+            &policy.write_roots,
+            policy.temp_dir.as_deref(),
+            &policy.read_roots,
+            &policy.system,
+            &policy.denies,
+        ));
         // A layout children cannot have is refused at their spawn, with the same reason.
         if let Some(layout) = layout.ok().filter(|l| l.needs_namespace()) {
             mounts::prepare(&layout);
