@@ -22,21 +22,9 @@ fn read(rel: &str) -> String {
     std::fs::read_to_string(repo().join(rel)).unwrap()
 }
 
-/// How the page names a capability: the label hover shows (`server/src/features/ide/docs.rs`).
+/// How the page names a capability: the label hover shows, `none` for no capability.
 fn cap_label(cap: Cap) -> &'static str {
-    match cap {
-        Cap::None => "none",
-        Cap::FsRead => "fs:ro",
-        Cap::FsWrite => "fs:rw",
-        Cap::Net => "net:allow",
-        Cap::Process => "process:allow",
-        Cap::EnvRo => "env:ro",
-        Cap::EnvRw => "env:rw",
-        Cap::Secrets => "secrets:allow",
-        Cap::Time => "time:real",
-        Cap::Random => "random:seed",
-        Cap::Agentos => "agentos:allow",
-    }
+    cap.label().unwrap_or("none")
 }
 
 /// The text from the line that starts with `heading` up to the next heading of the same level.

@@ -17,6 +17,26 @@ pub enum Cap {
     Agentos,
 }
 
+impl Cap {
+    /// How users name the grant a builtin needs (`fs:ro`, `net:allow`): hover, completion,
+    /// inlay hints and docs/language.md use it; `None` for a builtin that needs nothing.
+    pub fn label(self) -> Option<&'static str> {
+        Some(match self {
+            Cap::None => return None,
+            Cap::FsRead => "fs:ro",
+            Cap::FsWrite => "fs:rw",
+            Cap::Net => "net:allow",
+            Cap::Process => "process:allow",
+            Cap::EnvRo => "env:ro",
+            Cap::EnvRw => "env:rw",
+            Cap::Secrets => "secrets:allow",
+            Cap::Time => "time:real",
+            Cap::Random => "random:seed",
+            Cap::Agentos => "agentos:allow",
+        })
+    }
+}
+
 /// The source of variation a builtin has (voxscript.md §5.1 "Nondeterministic column").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Nondet {

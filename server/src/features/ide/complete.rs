@@ -265,7 +265,7 @@ pub fn completion(
                     r.name,
                     &vox_hir::catalog::qualified(r.ns, r.name),
                     CompletionItemKind::FUNCTION,
-                    cap_label(r.cap),
+                    r.cap.label(),
                     None,
                 );
             }
@@ -338,7 +338,7 @@ pub fn completion(
             r.name,
             r.name,
             CompletionItemKind::FUNCTION,
-            cap_label(r.cap),
+            r.cap.label(),
             None,
         );
     }

@@ -3,29 +3,13 @@
 
 use std::path::Path;
 
-use vox_hir::{Cap, Nondet};
+use vox_hir::Nondet;
 use vox_syntax::ast::{self, AstNode};
 use vox_syntax::{SyntaxKind as K, SyntaxNode, SyntaxTree, TextRange};
 
 use crate::session::Snapshot;
 
 use super::defs::*;
-
-pub fn cap_label(cap: Cap) -> Option<&'static str> {
-    Some(match cap {
-        Cap::None => return None,
-        Cap::FsRead => "fs:ro",
-        Cap::FsWrite => "fs:rw",
-        Cap::Net => "net:allow",
-        Cap::Process => "process:allow",
-        Cap::EnvRo => "env:ro",
-        Cap::EnvRw => "env:rw",
-        Cap::Secrets => "secrets:allow",
-        Cap::Time => "time:real",
-        Cap::Random => "random:seed",
-        Cap::Agentos => "agentos:allow",
-    })
-}
 
 pub(crate) fn nondet_text(n: Nondet) -> Option<&'static str> {
     Some(match n {
@@ -70,7 +54,7 @@ pub(crate) fn builtin_markdown(ns: &str, name: &str) -> String {
         sig.to_string()
     };
     let mut s = format!("```voxscript\n{sig}\n```\n{doc}");
-    match cap_label(row.cap) {
+    match row.cap.label() {
         Some(c) => s.push_str(&format!("\n\nneeds: `{c}`")),
         None => s.push_str("\n\nneeds no capability"),
     }

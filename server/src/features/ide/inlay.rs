@@ -55,7 +55,7 @@ pub fn inlay_hints(snap: &Snapshot, p: InlayHintParams) -> Result<Option<Vec<Inl
         };
         match resolve(snap, &view, name_tok) {
             Some(Target::Builtin(ns, name)) if snap.settings.inlay_caps => {
-                let Some(c) = catalog().lookup(ns, name).and_then(|r| cap_label(r.cap)) else {
+                let Some(c) = catalog().lookup(ns, name).and_then(|r| r.cap.label()) else {
                     continue;
                 };
                 out.push(InlayHint {

@@ -71,7 +71,7 @@ pub fn signature_help(snap: &Snapshot, p: SignatureHelpParams) -> Result<Option<
             let q = vox_hir::catalog::qualified(ns, name);
             let needs = catalog()
                 .lookup(ns, name)
-                .and_then(|r| cap_label(r.cap))
+                .and_then(|r| r.cap.label())
                 .map(|c| format!("needs {c}"));
             let (sig, line) = builtin_doc(&q).unwrap_or(("", ""));
             let doc = [Some(line.to_string()).filter(|l| !l.is_empty()), needs]
