@@ -24,11 +24,11 @@ mod common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::{json, Value};
 use vox_caps::config::{CEILINGS, LINT_KEYS, RUN_KEYS};
 
+use common::session::{compare, run_steps, steps};
 use common::{scratch, vox_in};
 
 fn repo() -> PathBuf {
@@ -246,112 +246,11 @@ fn as_file(b: &Block) -> (&'static str, String, Vec<Value>) {
     }
 }
 
-/// One command of a session and what the page says it prints.
-struct Step {
-    command: String,
-    want: String,
-}
-
-fn steps(session: &str) -> Vec<Step> {
-    let mut out: Vec<Step> = Vec::new();
-    for line in session.lines() {
-        if let Some(cmd) = line.strip_prefix("$ ") {
-            out.push(Step {
-                command: cmd.to_string(),
-                want: String::new(),
-            });
-        } else if let Some(step) = out.last_mut() {
-            step.want.push_str(line);
-            step.want.push('\n');
-        }
-    }
-    out
-}
-
-/// The `vox` to run: the build under test, or `VOX_TEST_BIN`.
-fn vox_bin() -> PathBuf {
-    std::env::var_os("VOX_TEST_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_vox")))
-}
-
-/// Runs the steps in `dir` with one bash; what each printed (stdout, then stderr) and its status.
-fn run_steps(dir: &Path, steps: &[Step]) -> Vec<(String, i32)> {
-    let bin = scratch();
-    std::os::unix::fs::symlink(vox_bin(), bin.join("vox")).unwrap();
-    let capture = scratch();
-    let c = capture.display();
-    let mut script = String::from("set +e\n");
-    for (i, s) in steps.iter().enumerate() {
-        script.push_str(&format!(
-            "{{ {}\n}} >{c}/{i}.out 2>{c}/{i}.err </dev/null\ns=$?; echo $s >{c}/{i}.status; (exit $s)\n",
-            s.command
-        ));
-    }
-    let status = Command::new("bash")
-        .arg("-c")
-        .arg(script + "exit 0\n")
-        .current_dir(dir)
-        .env_clear()
-        .env(
-            "PATH",
-            format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display()),
-        )
-        .env("HOME", dir)
-        .env("LANG", "C.UTF-8")
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let read = |name: String| std::fs::read_to_string(capture.join(name)).unwrap_or_default();
-    let out = (0..steps.len())
-        .map(|i| {
-            let printed = read(format!("{i}.out")) + &read(format!("{i}.err"));
-            (
-                printed,
-                read(format!("{i}.status")).trim().parse().unwrap_or(-1),
-            )
-        })
-        .collect();
-    let _ = std::fs::remove_dir_all(&bin);
-    let _ = std::fs::remove_dir_all(&capture);
-    out
-}
-
-/// Whether `got` is what the page shows, where a line `...` stands for any number of lines.
-fn matches(want: &str, got: &str) -> bool {
-    fn go(w: &[&str], g: &[&str]) -> bool {
-        match w.split_first() {
-            None => g.is_empty(),
-            Some((&"...", rest)) => (0..=g.len()).any(|k| go(rest, &g[k..])),
-            Some((line, rest)) => g.first() == Some(line) && go(rest, &g[1..]),
-        }
-    }
-    let w: Vec<&str> = want.lines().collect();
-    let g: Vec<&str> = got.lines().collect();
-    go(&w, &g)
-}
-
 /// Runs a session in `dir`; the differences from the page, if any.
 fn check_session(at: usize, dir: &Path, session: &str) -> Result<(), String> {
     let st = steps(session);
     let got = run_steps(dir, &st);
-    for (i, (step, (printed, code))) in st.iter().zip(&got).enumerate() {
-        let shows_status = st.get(i + 1).is_some_and(|n| n.command == "echo $?");
-        let printed = printed.replace(&dir.display().to_string(), "$PWD");
-        if *code != 0 && !shows_status {
-            return Err(format!(
-                "docs/configuration.md:{at}: `{}` exited {code} (show it with `$ echo $?`)\n{printed}",
-                step.command
-            ));
-        }
-        if !matches(&step.want, &printed) {
-            return Err(format!(
-                "docs/configuration.md:{at}: `{}`\n--- the page shows\n{}--- it printed\n{printed}",
-                step.command, step.want
-            ));
-        }
-    }
-    Ok(())
+    compare(&format!("docs/configuration.md:{at}"), dir, &st, &got)
 }
 
 /// vox's verdict on the workspace's configuration files: the `config.invalid` messages of

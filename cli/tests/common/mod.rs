@@ -6,6 +6,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
+pub mod session;
+
 /// Runs the built `vox` with `args` in `dir`: (exit code, stdout, stderr). `VOX_TEST_BIN` names
 /// another build to run instead (to see a new test fail on an older one).
 pub fn vox_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
@@ -135,4 +137,11 @@ pub fn doc_pages() -> Vec<std::path::PathBuf> {
     }
     out.sort();
     out
+}
+
+/// The `vox` under test: the build of this crate, or the one `VOX_TEST_BIN` names.
+pub fn vox_bin() -> std::path::PathBuf {
+    std::env::var_os("VOX_TEST_BIN")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_BIN_EXE_vox")))
 }
