@@ -164,13 +164,10 @@ fn explain_refusal(ctx: &mut RunContext, spec: &Spec, c: &Captured) {
         c.code,
         &c.stderr,
     );
-    if let Some(line) = found {
+    if let Some(refusal) = found {
         // The token that would grant it, for the editor's quick fix (none when a deny decided).
-        let token = line
-            .rsplit_once("grant with --caps ")
-            .map(|(_, t)| t.trim().to_string());
-        let extra: Vec<(&str, String)> = token.into_iter().map(|t| ("token", t)).collect();
-        ctx.notice_event("jail.refused", &line, &extra);
+        let extra: Vec<(&str, String)> = refusal.token.into_iter().map(|t| ("token", t)).collect();
+        ctx.notice_event("jail.refused", &refusal.line, &extra);
     }
 }
 

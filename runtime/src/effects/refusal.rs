@@ -140,7 +140,14 @@ fn always_granted(path: &Path, verb: Verb, temp_dir: Option<&Path>) -> bool {
     kernel || (verb != Verb::Write && system_place(path))
 }
 
-/// The one line for a failed jailed child, or `None`. `cwd` is the child's working directory.
+/// What the jail refused a child: the one line, and the token that would grant it (none when a
+/// deny decided or no token would).
+pub(super) struct Refusal {
+    pub line: String,
+    pub token: Option<String>,
+}
+
+/// The refusal of a failed jailed child, or `None`. `cwd` is the child's working directory.
 pub(super) fn explain(
     caps: &CapSet,
     program: &str,
@@ -148,7 +155,7 @@ pub(super) fn explain(
     temp_dir: Option<&Path>,
     exit: i64,
     stderr: &str,
-) -> Option<String> {
+) -> Option<Refusal> {
     if exit == 0 {
         return None;
     }
@@ -170,13 +177,19 @@ pub(super) fn explain(
                 if always_granted(&shown, verb, temp_dir) {
                     continue;
                 }
-                return Some(line(program, verb, &shown, &denial.remedy()));
+                return Some(Refusal {
+                    line: line(program, verb, &shown, &denial.remedy()),
+                    token: denial.token().map(String::from),
+                });
             }
         };
         if verb == Verb::Exec {
             if let Some(denied) = caps.exec_denied(&resolved) {
                 let why = format!("it lies in --caps exec:none={}", denied.display());
-                return Some(line(program, verb, &resolved, &why));
+                return Some(Refusal {
+                    line: line(program, verb, &resolved, &why),
+                    token: None,
+                });
             }
         }
         // Granted: the jail did not refuse this one.
