@@ -110,25 +110,8 @@ impl Reporter {
     ) {
         let mut err = std::io::stderr().lock();
         if self.json {
-            let mut obj = serde_json::Map::new();
-            obj.insert("kind".into(), kind.into());
-            obj.insert("message".into(), message.into());
-            match &place {
-                Some((f, l, c)) => {
-                    obj.insert("file".into(), f.clone().into());
-                    obj.insert("line".into(), (*l).into());
-                    obj.insert("column".into(), (*c).into());
-                }
-                None => {
-                    obj.insert("file".into(), serde_json::Value::Null);
-                    obj.insert("line".into(), serde_json::Value::Null);
-                    obj.insert("column".into(), serde_json::Value::Null);
-                }
-            }
-            for (k, v) in extra {
-                obj.insert((*k).into(), v.clone().into());
-            }
-            let _ = writeln!(err, "{}", serde_json::Value::Object(obj));
+            let event = vox_runtime::context::event_json(kind, message, place.as_ref(), extra);
+            let _ = writeln!(err, "{event}");
         } else {
             let _ = writeln!(err, "{message}");
             if kind == "runtime.error" || kind == "panic" {

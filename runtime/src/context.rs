@@ -369,20 +369,7 @@ impl RunContext {
         if !self.json_events {
             return self.notice(line);
         }
-        let mut obj = serde_json::Map::new();
-        obj.insert("kind".into(), kind.into());
-        obj.insert("message".into(), line.into());
-        let (file, l, c) = match &self.call_site {
-            Some((f, l, c)) => (f.clone().into(), (*l).into(), (*c).into()),
-            None => Default::default(),
-        };
-        obj.insert("file".into(), file);
-        obj.insert("line".into(), l);
-        obj.insert("column".into(), c);
-        for (k, v) in extra {
-            obj.insert((*k).into(), v.clone().into());
-        }
-        let text = serde_json::Value::Object(obj).to_string();
+        let text = event_json(kind, line, self.call_site.as_ref(), extra).to_string();
         self.notice(&text);
     }
 
@@ -515,4 +502,29 @@ pub fn interrupt_signal() -> Option<i32> {
         0 => None,
         sig => Some(sig),
     }
+}
+
+/// One `--error-format json` event (docs/schemas/error-event.schema.json): `kind`, `message`,
+/// the script place (`file`, `line`, `column`, null when unknown) and `extra` fields. The CLI's
+/// terminal events and the run's own lines (a child's refusal) are written with it.
+pub fn event_json(
+    kind: &str,
+    message: &str,
+    place: Option<&(String, u32, u32)>,
+    extra: &[(&str, String)],
+) -> serde_json::Value {
+    let mut obj = serde_json::Map::new();
+    obj.insert("kind".into(), kind.into());
+    obj.insert("message".into(), message.into());
+    let (file, line, column) = match place {
+        Some((f, l, c)) => (f.clone().into(), (*l).into(), (*c).into()),
+        None => Default::default(),
+    };
+    obj.insert("file".into(), file);
+    obj.insert("line".into(), line);
+    obj.insert("column".into(), column);
+    for (k, v) in extra {
+        obj.insert((*k).into(), v.clone().into());
+    }
+    serde_json::Value::Object(obj)
 }
