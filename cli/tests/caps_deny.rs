@@ -6,7 +6,8 @@
 
 use std::os::unix::fs::{symlink, PermissionsExt as _};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+mod common;
 
 struct Out {
     code: i32,
@@ -43,19 +44,16 @@ fn project(name: &str) -> PathBuf {
 
 fn run(dir: &Path, src: &str, flags: &[&str]) -> Out {
     std::fs::write(dir.join("s.vox"), src).unwrap();
-    let bin = std::env::var_os("VOX_TEST_BIN")
-        .unwrap_or_else(|| std::ffi::OsString::from(env!("CARGO_BIN_EXE_vox")));
-    let out = Command::new(bin)
-        .arg("run")
-        .args(flags)
-        .arg("s.vox")
-        .current_dir(dir)
-        .output()
-        .unwrap();
+    let args: Vec<&str> = ["run"]
+        .into_iter()
+        .chain(flags.iter().copied())
+        .chain(["s.vox"])
+        .collect();
+    let (code, stdout, stderr) = common::vox_in(dir, &args);
     Out {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code,
+        stdout,
+        stderr,
     }
 }
 

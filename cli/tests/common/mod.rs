@@ -11,9 +11,7 @@ pub mod session;
 /// Runs the built `vox` with `args` in `dir`: (exit code, stdout, stderr). `VOX_TEST_BIN` names
 /// another build to run instead (to see a new test fail on an older one).
 pub fn vox_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let bin = std::env::var_os("VOX_TEST_BIN")
-        .unwrap_or_else(|| std::ffi::OsString::from(env!("CARGO_BIN_EXE_vox")));
-    let out = Command::new(bin)
+    let out = Command::new(vox_bin())
         .args(args)
         .current_dir(dir)
         .output()
