@@ -149,10 +149,8 @@ impl FsRules {
     pub fn blocking_rule(&self, resolved: &Path, write: bool) -> Option<String> {
         match self.decide(resolved, &[]) {
             Decision::Denied(p) => Some(format!("fs:none={}", p.display())),
-            Decision::Root(r) if write && !r.writable => {
-                let parent = r.dir.parent()?;
-                matches!(self.decide(parent, &[]), Decision::Root(p) if p.writable)
-                    .then(|| format!("fs:ro={}", r.dir.display()))
+            Decision::Root(r) if write && self.narrows(r) => {
+                Some(format!("fs:ro={}", r.dir.display()))
             }
             _ => None,
         }
@@ -179,17 +177,21 @@ impl FsRules {
             .map(|r| format!("fs:ro={}", r.dir.display()))
     }
 
+    /// Whether `root` is an `fs:ro=` root inside a writable place (the nearest rule above it is
+    /// an `fs:rw=` root): a deny that narrows that grant, not a grant of its own.
+    fn narrows(&self, root: &FsRoot) -> bool {
+        let parent = root.dir.parent().unwrap_or(Path::new("/"));
+        !root.writable
+            && root.dir != Path::new("/")
+            && matches!(self.decide(parent, &[]), Decision::Root(p) if p.writable)
+    }
+
     /// `fs:ro=` roots that lie inside a writable place: the nearest rule above them is an
     /// `fs:rw=` root. Children get them as read-only mounts.
     pub fn read_only_within(&self) -> Vec<PathBuf> {
         self.roots
             .iter()
-            .filter(|r| !r.writable)
-            .filter(|r| {
-                let parent = r.dir.parent().unwrap_or(Path::new("/"));
-                r.dir != Path::new("/")
-                    && matches!(self.decide(parent, &[]), Decision::Root(p) if p.writable)
-            })
+            .filter(|r| self.narrows(r))
             .map(|r| r.dir.clone())
             .collect()
     }
