@@ -31,14 +31,24 @@ type KeptParses = Arc<Mutex<Vec<(SourceFile, KeptParse)>>>;
 /// How many files' latest parses an editor's database keeps for re-parsing.
 const KEPT_PARSES: usize = 8;
 
-/// Names of the queries that executed, in order, when logging is on (tests read it to check
-/// what an edit re-ran).
+/// Names of the queries that executed, in order, and how many memos were checked and kept,
+/// when logging is on (tests read it to check what an edit re-ran and re-checked).
 #[derive(Clone, Default)]
-pub struct EventLog(Arc<Mutex<Vec<String>>>);
+pub struct EventLog {
+    executed: Arc<Mutex<Vec<String>>>,
+    validated: Arc<std::sync::atomic::AtomicUsize>,
+}
 
 impl EventLog {
+    /// The queries executed since the last call.
     pub fn take(&self) -> Vec<String> {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+        std::mem::take(&mut *self.executed.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// How many memos were found still valid (salsa's `DidValidateMemoizedValue`) since the
+    /// last call: each costs a check, whether shallow (durability) or deep.
+    pub fn take_validated(&self) -> usize {
+        self.validated.swap(0, std::sync::atomic::Ordering::Relaxed)
     }
 }
 
@@ -69,9 +79,17 @@ impl AnalysisDb {
         let log = EventLog::default();
         let sink = log.clone();
         let storage = salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
-            if let salsa::EventKind::WillExecute { database_key } = event.kind {
-                let line = format!("{database_key:?}");
-                sink.0.lock().unwrap_or_else(|e| e.into_inner()).push(line);
+            match event.kind {
+                salsa::EventKind::WillExecute { database_key } => {
+                    let line = format!("{database_key:?}");
+                    let mut executed = sink.executed.lock().unwrap_or_else(|e| e.into_inner());
+                    executed.push(line);
+                }
+                salsa::EventKind::DidValidateMemoizedValue { .. } => {
+                    sink.validated
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+                _ => {}
             }
         })));
         (

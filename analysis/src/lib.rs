@@ -13,6 +13,7 @@ mod call_graph;
 mod caps_infer;
 mod db;
 pub mod facts;
+mod importers;
 mod imports;
 mod inputs;
 mod items;
@@ -21,7 +22,6 @@ mod kinds;
 mod observed;
 mod param_ranges;
 mod parsed;
-mod resolver;
 mod summaries;
 mod text;
 
@@ -32,15 +32,16 @@ pub use caps_infer::{
 };
 pub use db::{AnalysisDb, Db, EventLog};
 pub use facts::{fn_checks, fn_facts, fn_kinds, FnFacts, FnKinds};
+pub use importers::importers_of;
 pub use imports::{
     import_errors, import_path, resolve_imports, ImportError, ImportErrorAt, ImportTarget,
     ResolvedImports,
 };
-pub use inputs::{SourceFile, Workspace};
+pub use inputs::{FileGroup, SourceFile, Workspace, GROUPS};
 pub use items::{file_items, file_parse, file_syntax, fn_base, fn_starts, parse, FileItems, FnDef};
 pub use kind::Kind;
-pub use observed::{observed_returns, ObservedReturns};
-pub use param_ranges::{param_tiers, ParamTiers};
+pub use observed::{file_observed, return_observed, FileObserved};
+pub use param_ranges::{file_param_tiers, param_tier, FileTiers};
 pub use parsed::{FileSyntax, ImportSite, KeptParse};
 pub use summaries::{
     callee, local_effects, summary, Effect, EffectKind, PathKey, Summary, Witness,

@@ -6,35 +6,50 @@
 //! it from an observed function, passes it to another function), and, conservatively, when the
 //! function is `main` (its value is printed), is named other than as a direct callee (passed as
 //! a value), or is `pub` in a file that no workspace file imports (callers outside the
-//! workspace).
+//! workspace). Callers are in the function's file or in the files importing it, so one file's
+//! answer reads its own calls and its importers' calls and answers (cyclic only through import
+//! cycles, iterated to a fixpoint by salsa from "not observed").
 
-use std::collections::HashSet;
+use rustc_hash::FxHashMap;
 
-use crate::call_graph::file_calls;
+use crate::call_graph::{file_calls, FileCalls};
 use crate::db::Db;
-use crate::inputs::{SourceFile, Workspace};
-use crate::items::file_items;
-use crate::items::FnDef;
-use crate::resolver::{imported_files, numbered_functions, numbers};
+use crate::importers::importers_of;
+use crate::inputs::SourceFile;
+use crate::items::{file_items, FnDef};
 
-/// The functions (file, index among its functions; `u32::MAX` for a synthetic main) whose
-/// returned order some use shows.
+/// Per function of a file, in [`crate::FileItems::all`] order: whether its returned order is
+/// observed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ObservedReturns(HashSet<(SourceFile, u32)>);
+pub struct FileObserved(Box<[bool]>);
 
-impl ObservedReturns {
-    pub fn contains(&self, db: &dyn Db, f: FnDef<'_>) -> bool {
-        self.0.contains(&(f.file(db), f.index(db)))
-    }
+/// Whether some use shows `f`'s returned order.
+pub fn return_observed(db: &dyn Db, f: FnDef<'_>) -> bool {
+    let observed = &file_observed(db, f.file(db)).0;
+    let i = f.index(db);
+    let k = if i == u32::MAX {
+        observed.len().wrapping_sub(1)
+    } else {
+        i as usize
+    };
+    observed.get(k).copied().unwrap_or(true)
 }
 
-#[salsa::tracked(returns(ref))]
-pub fn observed_returns(db: &dyn Db, ws: Workspace) -> ObservedReturns {
-    let files: Vec<SourceFile> = ws.files(db).values().copied().collect();
-    let imported = imported_files(db, &files);
-    let fns = numbered_functions(db, &files);
-    let ids = numbers(&fns);
-    let mut observed = vec![false; fns.len()];
+fn unobserved(db: &dyn Db, _id: salsa::Id, file: SourceFile) -> FileObserved {
+    FileObserved(vec![false; file_items(db, file).all().count()].into())
+}
+
+#[salsa::tracked(returns(ref), cycle_initial = unobserved)]
+pub fn file_observed(db: &dyn Db, file: SourceFile) -> FileObserved {
+    let items = file_items(db, file);
+    let n = items.all().count();
+    let importers = importers_of(db, file);
+    let position: FxHashMap<FnDef<'_>, u32> = items
+        .all()
+        .enumerate()
+        .map(|(k, f)| (f, k as u32))
+        .collect();
+    let mut observed = vec![false; n];
     let mut work: Vec<usize> = Vec::new();
     let mark = |k: usize, observed: &mut Vec<bool>, work: &mut Vec<usize>| {
         if !observed[k] {
@@ -42,55 +57,63 @@ pub fn observed_returns(db: &dyn Db, ws: Workspace) -> ObservedReturns {
             work.push(k);
         }
     };
-    // (callee, a caller whose result its returned order reaches): flat, not a map of vectors
-    // (a workspace has tens of thousands of functions).
+    for (k, item) in items.items.fns.iter().enumerate() {
+        if &*item.name == "main" || (item.is_pub && importers.is_empty()) {
+            mark(k, &mut observed, &mut work);
+        }
+    }
+    // (callee, caller here) where the callee's returned order reaches the caller's result.
     let mut fed_by: Vec<(u32, u32)> = Vec::new();
-    let mut first = 0;
-    for file in &files {
-        let items = &file_items(db, *file).items;
-        let fc = file_calls(db, *file);
+    // What a file's calls say of this file's functions; `caller_observed` is known for an
+    // importer's functions (`None` for this file's own, which the propagation below decides).
+    let mut read = |fc: &FileCalls<'_>,
+                    caller_observed: Option<&[bool]>,
+                    observed: &mut Vec<bool>,
+                    work: &mut Vec<usize>| {
         for k in 0..fc.functions() {
-            let id = first + k;
-            if let Some(item) = items.fns.get(fns[id].2 as usize) {
-                if &*item.name == "main" || (item.is_pub && !imported.contains(file)) {
-                    mark(id, &mut observed, &mut work);
-                }
-            }
             for c in fc.calls(k).iter().filter(|c| !c.direct) {
-                if let Some(&g) = ids.get(&c.callee) {
-                    mark(g as usize, &mut observed, &mut work);
+                if let Some(&g) = position.get(&c.callee) {
+                    mark(g as usize, observed, work);
                 }
             }
         }
         for (_, g) in fc.observed() {
-            if let Some(&g) = ids.get(g) {
-                mark(g as usize, &mut observed, &mut work);
+            if let Some(&g) = position.get(g) {
+                mark(g as usize, observed, work);
             }
         }
         for (k, g) in fc.returned() {
-            if let Some(&g) = ids.get(g) {
-                fed_by.push(((first + *k as usize) as u32, g));
+            if let Some(&g) = position.get(g) {
+                match caller_observed {
+                    None => fed_by.push((g, *k)),
+                    Some(o) if o.get(*k as usize).copied().unwrap_or(true) => {
+                        mark(g as usize, observed, work)
+                    }
+                    Some(_) => {}
+                }
             }
         }
-        first += fc.functions();
+    };
+    read(file_calls(db, file), None, &mut observed, &mut work);
+    for importer in importers.iter() {
+        let theirs = &file_observed(db, *importer).0;
+        read(
+            file_calls(db, *importer),
+            Some(theirs),
+            &mut observed,
+            &mut work,
+        );
     }
-    drop(ids);
     // A callee whose order reaches an observed caller's result is observed.
-    fed_by.sort_unstable();
+    fed_by.sort_unstable_by_key(|&(g, k)| (k, g));
     while let Some(c) = work.pop() {
-        let from = fed_by.partition_point(|&(callee, _)| (callee as usize) < c);
-        for &(callee, g) in &fed_by[from..] {
-            if callee as usize != c {
+        let from = fed_by.partition_point(|&(_, k)| (k as usize) < c);
+        for &(g, k) in &fed_by[from..] {
+            if k as usize != c {
                 break;
             }
             mark(g as usize, &mut observed, &mut work);
         }
     }
-    let observed = fns
-        .iter()
-        .zip(&observed)
-        .filter(|(_, o)| **o)
-        .map(|((_, file, index), _)| (*file, *index))
-        .collect();
-    ObservedReturns(observed)
+    FileObserved(observed.into())
 }

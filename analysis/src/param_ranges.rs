@@ -4,9 +4,12 @@
 //! `±2^40`, `±2^24`, `±2^12`); this query picks, per function, the tightest tier its call sites
 //! justify.
 //!
-//! The iteration descends from "every parameter unbounded", which is sound, and each round is
-//! sound if the one before was: a callee's arguments are computed under its callers' current
-//! tiers. So it may stop after any round; it stops when nothing changes (a few rounds).
+//! A function's callers are in its own file or in the files that import it
+//! ([`importers_of`]), so one file's tiers read its own calls and its importers' calls and tiers
+//! (a query per file, cyclic only through import cycles, iterated to a fixpoint by salsa from
+//! "unbounded"). Within the file, the iteration ascends from "every parameter unbounded", which
+//! is sound, and each round is sound if the one before was (a callee's arguments are computed
+//! under its callers' current tiers); it stops when nothing changes.
 //!
 //! Unbounded (tier 0): a function named anywhere other than as a direct callee (passed as a
 //! value, its arguments come from elsewhere), a
@@ -14,130 +17,148 @@
 //! call with named arguments or fewer arguments than parameters. A function nothing calls gets
 //! the tightest tier: its own findings still show, none that only a huge argument could cause.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
-use crate::call_graph::file_calls;
+use crate::call_graph::{file_calls, FileCalls};
 use crate::db::Db;
-use crate::facts::TIERS;
-use crate::inputs::{SourceFile, Workspace};
+use crate::facts::{ArgTiers, TIERS};
+use crate::importers::importers_of;
+use crate::inputs::SourceFile;
 use crate::items::{file_items, FnDef};
 use crate::kind::Kind;
-use crate::resolver::{imported_files, numbered_functions, numbers};
 
-/// Per function (file, index among its functions) with an int parameter: the tier its
-/// parameters are checked under. Absent: tier 0.
+/// Per function of a file, in [`crate::FileItems::all`] order: the tier its int parameters are
+/// checked under (0 for a function without one).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ParamTiers(HashMap<(SourceFile, u32), u8>);
+pub struct FileTiers(Box<[u8]>);
 
-impl ParamTiers {
-    pub fn get(&self, db: &dyn Db, f: FnDef<'_>) -> u8 {
-        self.0.get(&(f.file(db), f.index(db))).copied().unwrap_or(0)
-    }
+/// The tier `f`'s int parameters are checked under.
+pub fn param_tier(db: &dyn Db, f: FnDef<'_>) -> u8 {
+    let tiers = &file_param_tiers(db, f.file(db)).0;
+    let i = f.index(db);
+    let k = if i == u32::MAX {
+        tiers.len().wrapping_sub(1)
+    } else {
+        i as usize
+    };
+    tiers.get(k).copied().unwrap_or(0)
 }
 
-/// Rounds of the descending iteration at most.
-const ROUNDS: usize = 16;
-
-/// A function with an int parameter.
-struct Node {
-    /// Its number among the workspace's functions.
-    id: usize,
-    /// Positions of the parameters typed `int`.
-    int_params: Vec<u16>,
-    /// Unbounded whatever the call sites say.
-    pinned: bool,
+/// Who calls: a function of the file itself (by position), or of an importer, whose tier is
+/// known.
+#[derive(Clone, Copy)]
+enum Caller {
+    Here(u32),
+    Known(u8),
 }
 
-#[salsa::tracked(returns(ref))]
-pub fn param_tiers(db: &dyn Db, ws: Workspace) -> ParamTiers {
-    let files: Vec<SourceFile> = ws.files(db).values().copied().collect();
-    let imported = imported_files(db, &files);
-    // Every function of the workspace, numbered; nodes for those with int parameters.
-    let fns = numbered_functions(db, &files);
-    let ids = numbers(&fns);
-    // Flat tables, not a map of vectors: a workspace has tens of thousands of functions.
-    let mut nodes: Vec<Node> = Vec::new();
-    let mut node_of: Vec<u32> = vec![u32::MAX; fns.len()];
-    let mut items = None;
-    for (id, &(_, file, index)) in fns.iter().enumerate() {
-        // One read per file: the functions come grouped by file.
-        let its = match items {
-            Some((f, it)) if f == file => it,
-            _ => items.insert((file, file_items(db, file))).1,
-        };
-        let Some(item) = its.items.fns.get(index as usize) else {
-            continue;
-        };
-        let int_params: Vec<u16> = item
-            .params
-            .iter()
-            .enumerate()
-            .filter(|(_, (_, ty))| ty.as_deref().map(Kind::from_annotation) == Some(Kind::Int))
-            .map(|(i, _)| u16::try_from(i).unwrap_or(u16::MAX))
-            .collect();
-        if int_params.is_empty() {
-            continue;
-        }
-        node_of[id] = nodes.len() as u32;
-        nodes.push(Node {
-            id,
-            int_params,
-            pinned: item.is_pub && !imported.contains(&file),
-        });
-    }
-    if nodes.is_empty() {
-        return ParamTiers::default();
-    }
-    // Every reference to a node: a direct call with its arguments (borrowed from the resolved
-    // calls), or anything else (pinned). A direct call without int arguments gives the int
-    // parameters values of unclear kind: unbounded, like a missing entry below.
-    let mut calls: Vec<(u32, u32, &[crate::facts::ArgTiers])> = Vec::new();
-    let mut caller = 0u32;
-    for file in &files {
-        let fc = file_calls(db, *file);
+/// What [`file_param_tiers`] gathers from a file's calls.
+struct Reading<'r, 'a, 'db> {
+    position: &'r FxHashMap<FnDef<'db>, u32>,
+    int_params: &'r [Vec<u16>],
+    pinned: &'r mut [bool],
+    calls: &'r mut Vec<(u32, Caller, &'a [ArgTiers])>,
+}
+
+impl<'a, 'db> Reading<'_, 'a, 'db> {
+    /// The calls `fc` makes of the file's functions with int parameters, each caller named by
+    /// `caller` (from its position in its file).
+    fn read(&mut self, fc: &'a FileCalls<'db>, caller: impl Fn(usize) -> Caller) {
         for k in 0..fc.functions() {
             for c in fc.calls(k) {
-                let Some(&n) = ids.get(&c.callee).map(|&g| &node_of[g as usize]) else {
+                let Some(&g) = self.position.get(&c.callee) else {
                     continue;
                 };
-                if n == u32::MAX {
+                if self.int_params.get(g as usize).is_none_or(Vec::is_empty) {
                     continue;
                 }
                 if c.direct {
-                    calls.push((n, caller, &c.args));
+                    self.calls.push((g, caller(k), &c.args));
                 } else {
-                    nodes[n as usize].pinned = true;
+                    self.pinned[g as usize] = true;
                 }
             }
-            caller += 1;
         }
     }
-    drop(ids);
-    // Each node's calls together: `first[n]..first[n + 1]`.
-    calls.sort_by_key(|&(n, caller, _)| (n, caller));
-    let mut first = vec![0usize; nodes.len() + 1];
-    for &(n, _, _) in &calls {
-        first[n as usize + 1] += 1;
+}
+
+fn unbounded(db: &dyn Db, _id: salsa::Id, file: SourceFile) -> FileTiers {
+    FileTiers(vec![0; file_items(db, file).all().count()].into())
+}
+
+#[salsa::tracked(returns(ref), cycle_initial = unbounded)]
+pub fn file_param_tiers(db: &dyn Db, file: SourceFile) -> FileTiers {
+    let items = file_items(db, file);
+    let n = items.all().count();
+    let importers = importers_of(db, file);
+    let int_params: Vec<Vec<u16>> = items
+        .items
+        .fns
+        .iter()
+        .map(|item| {
+            item.params
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, ty))| ty.as_deref().map(Kind::from_annotation) == Some(Kind::Int))
+                .map(|(i, _)| u16::try_from(i).unwrap_or(u16::MAX))
+                .collect()
+        })
+        .collect();
+    if int_params.iter().all(Vec::is_empty) {
+        return FileTiers(vec![0; n].into());
     }
-    for n in 0..nodes.len() {
-        first[n + 1] += first[n];
+    let position: FxHashMap<FnDef<'_>, u32> = items
+        .all()
+        .enumerate()
+        .map(|(k, f)| (f, k as u32))
+        .collect();
+    let mut pinned: Vec<bool> = items
+        .items
+        .fns
+        .iter()
+        .map(|item| item.is_pub && importers.is_empty())
+        .collect();
+    // Every direct call of a function with int parameters: (callee, caller, its int arguments).
+    let mut calls: Vec<(u32, Caller, &[ArgTiers])> = Vec::new();
+    let mut cx = Reading {
+        position: &position,
+        int_params: &int_params,
+        pinned: &mut pinned,
+        calls: &mut calls,
+    };
+    cx.read(file_calls(db, file), |k| Caller::Here(k as u32));
+    for importer in importers.iter() {
+        let tiers = &file_param_tiers(db, *importer).0;
+        cx.read(file_calls(db, *importer), |k| {
+            Caller::Known(tiers.get(k).copied().unwrap_or(0))
+        });
     }
-    let mut tier: Vec<u8> = vec![0; fns.len()];
-    for _ in 0..ROUNDS {
+    calls.sort_by_key(|&(g, _, _)| g);
+    let mut tier: Vec<u8> = vec![0; n];
+    // Ascends: a caller's tier only grows, and so do its arguments' tiers; at most a few rounds.
+    for _ in 0..(TIERS.len() * n + 1) {
         let mut changed = false;
-        for (n, node) in nodes.iter().enumerate() {
-            if node.pinned {
+        let mut i = 0;
+        for g in 0..int_params.len() {
+            let from = i;
+            while i < calls.len() && calls[i].0 as usize == g {
+                i += 1;
+            }
+            if int_params[g].is_empty() || pinned[g] {
                 continue;
             }
             let mut t = (TIERS.len() - 1) as u8;
-            for &(_, caller, args) in &calls[first[n]..first[n + 1]] {
-                let ct = tier[caller as usize] as usize;
-                for &p in &node.int_params {
+            for &(_, caller, args) in &calls[from..i] {
+                let ct = match caller {
+                    Caller::Here(k) => tier[k as usize],
+                    Caller::Known(t) => t,
+                } as usize;
+                for &p in &int_params[g] {
                     t = t.min(args.get(usize::from(p)).map_or(0, |a| a[ct]));
                 }
             }
-            if t != tier[node.id] {
-                tier[node.id] = t;
+            if t != tier[g] {
+                tier[g] = t;
                 changed = true;
             }
         }
@@ -145,11 +166,5 @@ pub fn param_tiers(db: &dyn Db, ws: Workspace) -> ParamTiers {
             break;
         }
     }
-    ParamTiers(
-        nodes
-            .iter()
-            .filter(|node| tier[node.id] != 0)
-            .map(|node| ((fns[node.id].1, fns[node.id].2), tier[node.id]))
-            .collect(),
-    )
+    FileTiers(tier.into())
 }

@@ -34,7 +34,7 @@ fn database(text: &[u8]) -> (AnalysisDb, SourceFile) {
     let mut db = AnalysisDb::new(vox_runtime::catalog::Catalog::get());
     let path = PathBuf::from("/ws/script.vox");
     let f = SourceFile::new(&db, path.clone(), Text::new(Arc::from(text)));
-    let ws = Workspace::new(&db, PathBuf::from("/ws"), Arc::new([(path, f)].into()));
+    let ws = Workspace::create(&db, PathBuf::from("/ws"), Arc::new([(path, f)].into()));
     db.set_workspace(ws);
     (db, f)
 }

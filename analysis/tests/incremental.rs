@@ -81,7 +81,7 @@ fn setup() -> Ws {
         files.insert(name, f);
         map.insert(PathBuf::from(path), f);
     }
-    let ws = Workspace::new(&db, PathBuf::from("/ws"), Arc::new(map));
+    let ws = Workspace::create(&db, PathBuf::from("/ws"), Arc::new(map));
     db.set_workspace(ws);
     Ws { db, log, files }
 }

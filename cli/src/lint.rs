@@ -59,21 +59,14 @@ fn all_facts(db: &vox_analysis::AnalysisDb, files: &[vox_analysis::SourceFile], 
     });
 }
 
-/// Summaries and resolved calls of every function of `files` (their facts made), a file as
-/// soon as every file it imports is done ([`after_imports`]): a summary reads its callees', so
-/// no core waits on another's, and a deep import chain (each file importing the next) leaves
-/// only its summaries, the small part, to one core. `beside` runs on one more thread meanwhile
-/// (it may read every function's facts), for the cores such a chain leaves idle.
-fn summaries_in_import_order(
+/// For each of `files`, the indices of the files among them it imports.
+fn import_graph(
     db: &vox_analysis::AnalysisDb,
     files: &[vox_analysis::SourceFile],
-    threads: usize,
-    phases: &mut Phases,
-    beside: impl Fn(&vox_analysis::AnalysisDb) + Sync,
-) {
+) -> Vec<Vec<usize>> {
     let index: std::collections::HashMap<vox_analysis::SourceFile, usize> =
         files.iter().enumerate().map(|(i, f)| (*f, i)).collect();
-    let imports: Vec<Vec<usize>> = files
+    files
         .iter()
         .map(|f| {
             let mut v: Vec<usize> = vox_analysis::resolve_imports(db, *f)
@@ -88,19 +81,39 @@ fn summaries_in_import_order(
             v.dedup();
             v
         })
-        .collect();
-    phases.mark("import graph");
-    std::thread::scope(|s| {
-        worker(s, db, &beside);
-        after_imports(db, files, &imports, threads, |db, f| {
-            for def in vox_analysis::file_items(db, f).all() {
-                let _ = vox_analysis::summary(db, def);
-            }
-            // What the workspace queries and the chains walk, resolved here on every core.
-            let _ = vox_analysis::file_calls(db, f);
-            // What the lint's plan asks of every file (below a deep chain, the longest walk).
-            let _ = vox_analysis::import_errors(db, f);
-        });
+        .collect()
+}
+
+/// The reverse of [`import_graph`]: for each file, the files that import it.
+fn reversed(graph: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let mut out = vec![Vec::new(); graph.len()];
+    for (i, targets) in graph.iter().enumerate() {
+        for &j in targets {
+            out[j].push(i);
+        }
+    }
+    out
+}
+
+/// Summaries and resolved calls of every function of `files` (their facts made), a file as
+/// soon as every file it imports is done ([`after_imports`]): a summary reads its callees', so
+/// no core waits on another's, and a deep import chain (each file importing the next) leaves
+/// only its summaries, the small part, to one core.
+fn summaries_in_import_order(
+    db: &vox_analysis::AnalysisDb,
+    files: &[vox_analysis::SourceFile],
+    imports: &[Vec<usize>],
+    threads: usize,
+    phases: &mut Phases,
+) {
+    after_imports(db, files, imports, threads, |db, f| {
+        for def in vox_analysis::file_items(db, f).all() {
+            let _ = vox_analysis::summary(db, def);
+        }
+        // What the per-file tables and the chains walk, resolved here on every core.
+        let _ = vox_analysis::file_calls(db, f);
+        // What the lint's plan asks of every file (below a deep chain, the longest walk).
+        let _ = vox_analysis::import_errors(db, f);
     });
     phases.mark("summaries");
 }
@@ -408,12 +421,9 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
             break all;
         }
     };
-    // The workspace tables that read facts only, beside the summaries.
-    summaries_in_import_order(&loaded.db, &all, threads, &mut phases, |db| {
-        for part in vox_lints::FACTS_PARTS {
-            vox_lints::prepare_workspace(db, &info, &opts, part);
-        }
-    });
+    let graph = import_graph(&loaded.db, &all);
+    phases.mark("import graph");
+    summaries_in_import_order(&loaded.db, &all, &graph, threads, &mut phases);
     // Files the targets import (directly or not) that are not targets themselves: what the
     // targets reach there is reported too, with its chain (a script's output depends on it).
     let reached = imported_by_targets(&loaded);
@@ -453,11 +463,12 @@ fn run_round(flags: LintFlags, round: usize, fixed: usize) -> i32 {
                 .is_some_and(|at| at.file != **f)
     });
     phases.mark("plan");
-    let parts: Vec<usize> = vox_lints::CALLS_PARTS.collect();
-    parallel(&loaded.db, &parts, threads, |db, part| {
-        vox_lints::prepare_workspace(db, &info, &opts, *part)
+    // A file's parameter ranges and observed results read its importers': importers first, so
+    // that no core waits on another and no import chain recurses deeply.
+    after_imports(&loaded.db, &all, &reversed(&graph), threads, |db, f| {
+        vox_lints::prepare_file(db, f, &opts)
     });
-    phases.mark("workspace tables");
+    phases.mark("per-file tables");
     let mut held = Held::default();
     for r in parallel(&loaded.db, &early, threads, lint_and_release) {
         held.add(r);

@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use salsa::Setter;
 use vox_analysis::{AnalysisDb, ImportTarget, SourceFile, Text, Workspace};
 
 pub struct Loaded {
@@ -166,7 +165,7 @@ pub fn load_files(
     }
     let largest = files.values().map(|f| f.text(&db).len()).max().unwrap_or(0);
     crate::memory::huge_pages_for_largest(largest);
-    let ws = Workspace::new(&db, root.clone(), Arc::new(files));
+    let ws = Workspace::create(&db, root.clone(), Arc::new(files));
     db.set_workspace(ws);
     let targets = {
         let files = ws.files(&db);
@@ -207,7 +206,7 @@ pub fn add_imported(loaded: &mut Loaded) -> bool {
         }
     }
     if added {
-        loaded.ws.set_files(&mut loaded.db).to(Arc::new(files));
+        loaded.ws.replace_files(&mut loaded.db, Arc::new(files));
     }
     added
 }

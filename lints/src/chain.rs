@@ -11,7 +11,6 @@ use vox_analysis::{entry_points, file_calls, fn_base, Db, FnDef, SourceFile};
 use vox_syntax::TextRange;
 
 use crate::finding::ChainStep;
-use crate::workspace::WorkspaceInfo;
 
 fn fn_name(db: &dyn Db, f: FnDef<'_>) -> String {
     let n = f.name(db);
@@ -30,10 +29,10 @@ pub struct Chains<'db> {
 }
 
 impl<'db> Chains<'db> {
-    pub fn new(db: &'db dyn Db, file: SourceFile, ws: &WorkspaceInfo) -> Chains<'db> {
+    pub fn new(db: &'db dyn Db, file: SourceFile) -> Chains<'db> {
         let mut starts = entry_points(db, file);
-        for importer in ws.importers(db, file) {
-            starts.extend(entry_points(db, importer));
+        for importer in vox_analysis::importers_of(db, file).iter() {
+            starts.extend(entry_points(db, *importer));
         }
         // The search reaches at least the file's functions: sized for them up front.
         let items = vox_analysis::file_items(db, file);

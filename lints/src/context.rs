@@ -79,7 +79,7 @@ impl<'a> FileCx<'a> {
     /// The call chain from an entry point to `f` (empty when `f` is one, or unreachable).
     pub fn chain_to(&self, f: FnDef<'a>) -> Vec<crate::finding::ChainStep> {
         self.chains
-            .get_or_init(|| crate::chain::Chains::new(self.db, self.file, self.ws))
+            .get_or_init(|| crate::chain::Chains::new(self.db, self.file))
             .to(self.db, f)
     }
 

@@ -144,29 +144,19 @@ fn lint<T: Held>(
     out
 }
 
-/// The parts of [`prepare_workspace`] that read every function's facts only.
-pub const FACTS_PARTS: std::ops::Range<usize> = 0..1;
-/// The parts that also read resolved calls (`vox_analysis::file_calls`, which follows
-/// summaries).
-pub const CALLS_PARTS: std::ops::Range<usize> = 1..3;
-
-/// Computes part `part` of the workspace-wide tables that the enabled rules read: D005's
-/// literal collisions ([`FACTS_PARTS`]), D004's parameter bounds and D002/D007's observed
-/// results ([`CALLS_PARTS`]). Each looks at every function of the workspace. [`lint_file`]
-/// computes a table when a file first needs it, on one core while the other lints wait for
-/// it; a caller linting many files on several cores asks for the parts on other threads first.
-pub fn prepare_workspace(db: &dyn Db, ws: &WorkspaceInfo, opts: &LintOptions, part: usize) {
-    match part {
-        0 if opts.enabled("D005") => {
-            let _ = rules::d005_unnormalised_path::collisions(db, ws);
-        }
-        1 if opts.enabled("D004") => {
-            let _ = vox_analysis::param_tiers(db, db.workspace());
-        }
-        2 if opts.enabled("D002") || opts.enabled("D007") => {
-            let _ = vox_analysis::observed_returns(db, db.workspace());
-        }
-        _ => {}
+/// Computes what the enabled rules read of `file` beside its own facts: D004's parameter
+/// bounds and D002/D007's observed results (which read the files importing it) and D005's
+/// colliding literals. [`lint_file`] computes them when it first needs them; a caller linting
+/// many files on several cores may ask for them first, importers before the files they import.
+pub fn prepare_file(db: &dyn Db, file: SourceFile, opts: &LintOptions) {
+    if opts.enabled("D004") {
+        let _ = vox_analysis::file_param_tiers(db, file);
+    }
+    if opts.enabled("D002") || opts.enabled("D007") {
+        let _ = vox_analysis::file_observed(db, file);
+    }
+    if opts.enabled("D005") {
+        let _ = rules::literal_index::file_collisions(db, file);
     }
 }
 

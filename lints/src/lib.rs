@@ -15,9 +15,7 @@ mod suppress;
 mod workspace;
 
 pub use context::FileCx;
-pub use driver::{
-    check_file, lint_file, lint_file_memo, prepare_workspace, CALLS_PARTS, FACTS_PARTS, MANY_ERRORS,
-};
+pub use driver::{check_file, lint_file, lint_file_memo, prepare_file, MANY_ERRORS};
 pub use finding::{Applicability, ChainStep, Edit, Finding, Fix, Severity};
 pub use memo::FileMemo;
 pub use options::{known_codes, known_pattern, LintOptions};

@@ -6,8 +6,8 @@
 //! its facts and position, and a little of the rest of the workspace:
 //! - the calls of the file's functions (the chains);
 //! - the order-related facts of the local functions it passes order to (D002/D007, `order_args`);
-//! - the bound of its int parameters (D004, `param_tiers`) and whether some caller observes its
-//!   result's order (`observed_returns`);
+//! - the bound of its int parameters (D004, `param_tier`) and whether some caller observes its
+//!   result's order (`return_observed`);
 //! - path literals colliding with another (D005).
 //!
 //! After an edit, a function the edit did not touch keeps its findings, moved with the text, when
@@ -141,9 +141,7 @@ fn at(base: u32, r: TextRange) -> TextRange {
 /// Whether `cx`'s file has literals colliding with another's (D005): their findings name
 /// positions the memo does not follow, so such a file is linted whole.
 fn collides(cx: &FileCx<'_>) -> bool {
-    crate::rules::d005_unnormalised_path::collisions(cx.db, cx.ws)
-        .get(&cx.path)
-        .is_some_and(|m| !m.is_empty())
+    !crate::rules::literal_index::file_collisions(cx.db, cx.file).is_empty()
 }
 
 impl FileMemo {
@@ -219,8 +217,6 @@ impl FileMemo {
         }
         // Untouched functions keep their findings unless what they read of others changed (an
         // untouched function's facts are as they were, so only touched ones count).
-        let mut tiers = None;
-        let mut observed = None;
         let mut lint = touched.clone();
         for (i, d) in defs.iter().enumerate() {
             if touched[i] {
@@ -228,16 +224,10 @@ impl FileMemo {
             }
             let m = &mut self.fns[i];
             let stale = m.order_callees.iter().any(|&k| touched[k as usize])
-                || m.tier.is_some_and(|t| {
-                    t != tiers
-                        .get_or_insert_with(|| vox_analysis::param_tiers(db, db.workspace()))
-                        .get(db, *d)
-                })
-                || m.observed.is_some_and(|o| {
-                    o != observed
-                        .get_or_insert_with(|| vox_analysis::observed_returns(db, db.workspace()))
-                        .contains(db, *d)
-                })
+                || m.tier
+                    .is_some_and(|t| t != vox_analysis::param_tier(db, *d))
+                || m.observed
+                    .is_some_and(|o| o != vox_analysis::return_observed(db, *d))
                 || lines_moved && m.start + m.len > moved.a && m.findings.iter().any(names_a_line)
                 || !m.findings.iter_mut().all(|f| moved.finding(f, &cx.path));
             lint[i] = stale;
@@ -294,7 +284,6 @@ impl FileMemo {
             None => (Vec::new(), None),
         };
         old.resize_with(defs.len(), || None);
-        let (mut tiers, mut observed) = (None, None);
         let mut literals = false;
         let mut fns = Vec::with_capacity(defs.len());
         for (k, d) in defs.iter().enumerate() {
@@ -324,18 +313,10 @@ impl FileMemo {
                     .collect(),
                 literals: has_literals(facts),
                 tier: (opts.enabled("D004") && facts.overflows.iter().any(|o| o.tiers != 0b1111))
-                    .then(|| {
-                        tiers
-                            .get_or_insert_with(|| vox_analysis::param_tiers(db, db.workspace()))
-                            .get(db, *d)
-                    }),
+                    .then(|| vox_analysis::param_tier(db, *d)),
                 observed: ((opts.enabled("D002") || opts.enabled("D007"))
                     && !facts.returned_order.is_empty())
-                .then(|| {
-                    observed
-                        .get_or_insert_with(|| vox_analysis::observed_returns(db, db.workspace()))
-                        .contains(db, *d)
-                }),
+                .then(|| vox_analysis::return_observed(db, *d)),
                 findings: std::mem::take(&mut by_fn[k]),
             };
             literals |= m.literals;

@@ -1,26 +1,17 @@
-//! The workspace around the file being linted: its root and run configurations, with the
-//! tables every file's lint shares (importers, run scripts, D005's colliding literals).
+//! The workspace around the file being linted: its root and run configurations. What a lint
+//! reads of other files (importers, D005's literals, parameter ranges) comes from the analysis
+//! database's queries, so nothing here depends on the files' texts.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
-use vox_analysis::{Db, SourceFile};
 use vox_caps::config::RunConfig;
 use vox_syntax::{LineIndex, TextRange};
-
-/// D005's literals that collide with an earlier one: by file, then the literal's range → the
-/// earlier literal's file, text and range.
-pub(crate) type Collisions = HashMap<PathBuf, HashMap<(u32, u32), (PathBuf, String, TextRange)>>;
 
 /// The workspace around the file being linted: its root and run configurations.
 pub struct WorkspaceInfo {
     pub root: PathBuf,
     pub runs: Vec<RunConfig>,
-    /// Path literals colliding by case or normalisation with an earlier one, built once (D005).
-    pub(crate) path_literals: OnceLock<Arc<Collisions>>,
-    /// For each file, the workspace files that import it, built once (chains).
-    importers: OnceLock<HashMap<SourceFile, Vec<SourceFile>>>,
     /// Each run configuration's script, canonical, computed once (every file asks).
     run_scripts: OnceLock<Vec<SameFile>>,
 }
@@ -30,29 +21,8 @@ impl WorkspaceInfo {
         WorkspaceInfo {
             root,
             runs,
-            path_literals: OnceLock::new(),
-            importers: OnceLock::new(),
             run_scripts: OnceLock::new(),
         }
-    }
-
-    /// The workspace files that import `file` directly, in path order.
-    pub fn importers(&self, db: &dyn Db, file: SourceFile) -> Vec<SourceFile> {
-        let map = self.importers.get_or_init(|| {
-            let mut map: HashMap<SourceFile, Vec<SourceFile>> = HashMap::new();
-            for f in db.workspace().files(db).values() {
-                for t in &vox_analysis::resolve_imports(db, *f).targets {
-                    if let vox_analysis::ImportTarget::File(target) = t {
-                        let v = map.entry(*target).or_default();
-                        if !v.contains(f) {
-                            v.push(*f);
-                        }
-                    }
-                }
-            }
-            map
-        });
-        map.get(&file).cloned().unwrap_or_default()
     }
 
     /// The range of a run configuration's entry in its file (C001/C002 are reported there too).

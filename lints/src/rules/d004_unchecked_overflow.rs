@@ -12,15 +12,11 @@ use crate::context::FileCx;
 use crate::finding::{Applicability, Finding, Fix};
 
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
-    // The workspace query looks at every function: asked only for a finding that depends on the
-    // parameters' bounds.
-    let mut tiers = None;
     for (def, facts, base) in cx.functions() {
+        // Asked only for a finding that depends on the parameters' bounds.
         let depends = facts.overflows.iter().any(|o| o.tiers != 0b1111);
         let tier = if depends {
-            tiers
-                .get_or_insert_with(|| vox_analysis::param_tiers(cx.db, cx.db.workspace()))
-                .get(cx.db, def)
+            vox_analysis::param_tier(cx.db, def)
         } else {
             0
         };

@@ -5,12 +5,6 @@
 //! workspace that differ only by case or Unicode normalisation (they name one file on macOS and
 //! Windows, two on Linux). Safe fixes: the normalised literal; `path.normalize(…)` around input.
 
-use std::borrow::Cow;
-use std::collections::hash_map::Entry;
-use std::path::PathBuf;
-use std::sync::Arc;
-
-use rustc_hash::FxHashMap;
 use unicode_normalization::UnicodeNormalization;
 use vox_analysis::facts::PathShape;
 use vox_syntax::TextRange;
@@ -19,80 +13,10 @@ use super::sites::W;
 use crate::context::FileCx;
 use crate::finding::{Applicability, Finding, Fix};
 
-/// Literals of the workspace that collide with an earlier one (file order, then position): by
-/// file, then literal range → the earlier literal's file, text and range. Built once per
-/// workspace.
-pub(crate) fn collisions(
-    db: &dyn vox_analysis::Db,
-    info: &crate::workspace::WorkspaceInfo,
-) -> Arc<crate::workspace::Collisions> {
-    info.path_literals
-        .get_or_init(|| {
-            let files: Vec<(&PathBuf, vox_analysis::SourceFile)> = db
-                .workspace()
-                .files(db)
-                .iter()
-                .map(|(p, f)| (p, *f))
-                .collect();
-            // (file's index, literal, range): borrowed from the facts, so that a workspace of
-            // many literals copies none of them here.
-            let mut all: Vec<(usize, &str, TextRange)> = Vec::new();
-            for (i, (_, file)) in files.iter().enumerate() {
-                for f in vox_analysis::file_items(db, *file).all() {
-                    // Most functions have no literal: their base is not asked.
-                    let mut base = None;
-                    for p in &vox_analysis::fn_facts(db, f).paths {
-                        if let PathShape::Literal(s, r) = &p.shape {
-                            let base = *base.get_or_insert_with(|| vox_analysis::fn_base(db, f));
-                            all.push((i, s, TextRange::new(base + r.start, base + r.end)));
-                        }
-                    }
-                }
-            }
-            all.sort_by_key(|&(i, _, r)| (i, r.start));
-            let mut first: FxHashMap<Cow<'_, str>, usize> = FxHashMap::default();
-            let mut out = crate::workspace::Collisions::new();
-            for (k, &(i, lit, r)) in all.iter().enumerate() {
-                // Only literals that differ from their folded form can collide with another.
-                match first.entry(fold_key(lit)) {
-                    Entry::Occupied(e) => {
-                        let (j, earlier, er) = all[*e.get()];
-                        if earlier != lit {
-                            out.entry(files[i].0.clone()).or_default().insert(
-                                (r.start, r.end),
-                                (files[j].0.clone(), earlier.to_string(), er),
-                            );
-                        }
-                    }
-                    Entry::Vacant(e) => {
-                        e.insert(k);
-                    }
-                }
-            }
-            Arc::new(out)
-        })
-        .clone()
-}
-
-/// What a literal is compared by: lower case, NFC (borrowed when that is the literal itself).
-fn fold_key(s: &str) -> Cow<'_, str> {
-    if s.is_ascii() {
-        if s.bytes().any(|b| b.is_ascii_uppercase()) {
-            Cow::Owned(s.to_ascii_lowercase())
-        } else {
-            Cow::Borrowed(s)
-        }
-    } else {
-        Cow::Owned(s.nfc().collect::<String>().to_lowercase())
-    }
-}
-
 pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
-    // The workspace's literals are walked once, and only for a file with a literal.
-    let all = std::cell::OnceCell::new();
     let collision = |lr: TextRange, lit: &str| {
-        let all = all.get_or_init(|| collisions(cx.db, cx.ws));
-        let (f0, l0, r0) = all.get(&cx.path)?.get(&(lr.start, lr.end))?;
+        let all = super::literal_index::file_collisions(cx.db, cx.file);
+        let (f0, l0, r0) = all.get(&(lr.start, lr.end))?;
         let place = if *f0 == cx.path {
             format!("line {}", cx.line(r0.start))
         } else {

@@ -20,7 +20,7 @@ mod d001_transcendental;
 mod d002_map_iteration_order;
 mod d003_wall_clock;
 mod d004_unchecked_overflow;
-pub(crate) mod d005_unnormalised_path;
+mod d005_unnormalised_path;
 mod d006_unseeded_random;
 mod d007_unordered_listing;
 mod i001_environment_input;
@@ -28,6 +28,7 @@ mod i002_process_output;
 mod i003_network_input;
 mod i004_secret_input;
 mod inputs;
+pub(crate) mod literal_index;
 mod order;
 mod sites;
 

@@ -2,7 +2,7 @@
 //! at the source, naming where it shows. Order passed to a user function counts when that
 //! function's body uses its order (or, for a loop that calls it, when it writes output). Order
 //! that reaches a function's result counts when some caller uses the result's order
-//! (`observed_returns`).
+//! (`vox_analysis::file_observed`).
 
 use std::collections::BTreeMap;
 
@@ -46,13 +46,8 @@ impl std::fmt::Display for Shown<'_> {
 /// Sources of `kind` whose order shows, with a description of the first place it shows.
 pub fn leaks<'a>(cx: &FileCx<'a>, kind: OrderKind) -> Vec<(TextRange, Shown<'a>, TextRange)> {
     let mut found: BTreeMap<(u32, u32), (Shown<'a>, TextRange)> = BTreeMap::new();
-    // The workspace query looks at every function: asked only when order reaches a result.
-    let mut observed = None;
     for (def, facts, base) in cx.functions() {
-        let shown = !facts.returned_order.is_empty()
-            && observed
-                .get_or_insert_with(|| vox_analysis::observed_returns(cx.db, cx.db.workspace()))
-                .contains(cx.db, def);
+        let shown = !facts.returned_order.is_empty() && vox_analysis::return_observed(cx.db, def);
         let returned = shown
             .then_some(facts.returned_order.iter())
             .into_iter()

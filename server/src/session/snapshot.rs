@@ -135,30 +135,32 @@ impl Snapshot {
     /// The files related to `path` by imports, either way, transitively.
     pub fn related(&self, path: &Path) -> std::collections::BTreeSet<PathBuf> {
         let db = &self.db;
-        let mut edges: Vec<(PathBuf, PathBuf)> = Vec::new();
-        for (p, f) in self.files.iter() {
-            for t in &vox_analysis::resolve_imports(db, *f).targets {
-                if let ImportTarget::File(g) = t {
-                    edges.push((p.clone(), g.path(db).clone()));
-                }
-            }
-        }
         let mut seen = std::collections::BTreeSet::new();
-        let mut todo = vec![path.to_path_buf()];
-        while let Some(p) = todo.pop() {
-            for (a, b) in &edges {
-                let next = if *a == p {
-                    b
-                } else if *b == p {
-                    a
-                } else {
-                    continue;
-                };
-                if seen.insert(next.clone()) {
-                    todo.push(next.clone());
+        let Some(file) = self.file(path) else {
+            return seen;
+        };
+        let mut todo = vec![file];
+        let mut files = std::collections::HashSet::from([file]);
+        while let Some(f) = todo.pop() {
+            let imported = vox_analysis::resolve_imports(db, f)
+                .targets
+                .iter()
+                .filter_map(|t| match t {
+                    ImportTarget::File(g) => Some(*g),
+                    ImportTarget::Missing(_) => None,
+                })
+                .collect::<Vec<_>>();
+            for g in imported
+                .into_iter()
+                .chain(vox_analysis::importers_of(db, f).iter().copied())
+            {
+                if files.insert(g) {
+                    seen.insert(g.path(db).clone());
+                    todo.push(g);
                 }
             }
         }
+        seen.remove(path);
         seen
     }
 
@@ -234,34 +236,16 @@ impl Snapshot {
             return Vec::new();
         }
         let db = &self.db;
-        // Reverse import edges, followed from `file`.
+        // `file` and the files importing it, directly or not: their lints report in `file`.
         let mut importers: BTreeMap<PathBuf, SourceFile> = BTreeMap::new();
         importers.insert(path.to_path_buf(), file);
         let mut frontier = vec![file];
-        let all: Vec<(PathBuf, SourceFile)> =
-            self.files.iter().map(|(p, f)| (p.clone(), *f)).collect();
-        let mut edges: Vec<(SourceFile, Vec<SourceFile>)> = Vec::new();
-        for (_, f) in &all {
-            let targets: Vec<SourceFile> = vox_analysis::resolve_imports(db, *f)
-                .targets
-                .iter()
-                .filter_map(|t| match t {
-                    ImportTarget::File(g) => Some(*g),
-                    ImportTarget::Missing(_) => None,
-                })
-                .collect();
-            if !targets.is_empty() {
-                edges.push((*f, targets));
-            }
-        }
         while let Some(g) = frontier.pop() {
-            for (f, targets) in &edges {
-                if targets.contains(&g) {
-                    let p = f.path(db).clone();
-                    if !importers.contains_key(&p) && !self.excluded(&p) {
-                        importers.insert(p, *f);
-                        frontier.push(*f);
-                    }
+            for f in vox_analysis::importers_of(db, g).iter() {
+                let p = f.path(db);
+                if !importers.contains_key(p) && !self.excluded(p) {
+                    importers.insert(p.clone(), *f);
+                    frontier.push(*f);
                 }
             }
         }

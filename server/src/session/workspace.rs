@@ -10,7 +10,7 @@ use super::snapshot::*;
 use crate::base::lock;
 use crate::convert::{self, Encoding};
 use ropey::Rope;
-use salsa::Setter;
+use salsa::{Durability, Setter};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -65,9 +65,30 @@ impl Session {
         encoding: Encoding,
         walk_root: bool,
     ) -> Session {
-        let catalog: &'static (dyn vox_hir::BuiltinCatalog + Sync) =
-            vox_runtime::catalog::Catalog::get();
-        let mut db = AnalysisDb::new(catalog);
+        let db = AnalysisDb::new(vox_runtime::catalog::Catalog::get());
+        Self::load_into(db, folder, root, settings, encoding, walk_root)
+    }
+
+    /// [`Self::load`] with a database that logs what each query run executes and checks
+    /// (tests count the work of an edit).
+    pub fn load_logged(
+        root: PathBuf,
+        settings: Settings,
+        encoding: Encoding,
+    ) -> (Session, vox_analysis::EventLog) {
+        let (db, log) = AnalysisDb::with_log(vox_runtime::catalog::Catalog::get());
+        let s = Self::load_into(db, root.clone(), root, settings, encoding, true);
+        (s, log)
+    }
+
+    fn load_into(
+        mut db: AnalysisDb,
+        folder: PathBuf,
+        root: PathBuf,
+        settings: Settings,
+        encoding: Encoding,
+        walk_root: bool,
+    ) -> Session {
         let config = Arc::new(vox_caps::config::load_workspace(&root));
         let exclude = exclude_override(&root, &config.lint.exclude);
         let mut files = BTreeMap::new();
@@ -94,13 +115,10 @@ impl Session {
                     }
                 }
             }
-            files.insert(
-                p.clone(),
-                SourceFile::new(&db, p, Text::new(Arc::from(text))),
-            );
+            files.insert(p.clone(), disk_file(&db, p, text));
         }
         let files = Arc::new(files);
-        let ws = Workspace::new(&db, root.clone(), files.clone());
+        let ws = Workspace::create(&db, root.clone(), files.clone());
         db.set_workspace(ws);
         let info = Arc::new(WorkspaceInfo::new(root.clone(), config.runs.clone()));
         let mut s = Session {
@@ -169,7 +187,7 @@ impl Session {
                         continue;
                     }
                     if let Ok(text) = std::fs::read(&p) {
-                        let nf = SourceFile::new(&self.db, p.clone(), Text::new(Arc::from(text)));
+                        let nf = disk_file(&self.db, p.clone(), text);
                         files.insert(p, nf);
                         todo.push(nf);
                         added = true;
@@ -179,26 +197,34 @@ impl Session {
             if added {
                 // Later resolutions must see the files added so far.
                 self.files = Arc::new(files.clone());
-                self.ws.set_files(&mut self.db).to(self.files.clone());
+                self.ws.replace_files(&mut self.db, self.files.clone());
                 added = false;
             }
         }
     }
 
-    /// Gives a script its new text (an editor buffer, or the disk after a close).
+    /// Gives a script its new text (an editor buffer, or the disk after a close). An open
+    /// document's text is of low durability, a file on disk's of medium: typing changes only
+    /// low-durability inputs, so salsa checks what reads other files alone at once
+    /// (`Durability` in salsa's documentation).
     pub fn set_script_text(&mut self, path: &Path, text: Vec<u8>) {
+        let durability = self.durability(path);
         let file = match self.files.get(path) {
             Some(f) => {
                 let f = *f;
-                f.set_text(&mut self.db).to(Text::new(Arc::from(text)));
+                f.set_text(&mut self.db)
+                    .with_durability(durability)
+                    .to(Text::new(Arc::from(text)));
                 f
             }
             None => {
-                let f = SourceFile::new(&self.db, path.to_path_buf(), Text::new(Arc::from(text)));
+                let f = SourceFile::builder(path.to_path_buf(), Text::new(Arc::from(text)))
+                    .durability(durability)
+                    .new(&self.db);
                 let mut files = (*self.files).clone();
                 files.insert(path.to_path_buf(), f);
                 self.files = Arc::new(files);
-                self.ws.set_files(&mut self.db).to(self.files.clone());
+                self.ws.replace_files(&mut self.db, self.files.clone());
                 f
             }
         };
@@ -212,18 +238,22 @@ impl Session {
             let mut files = (*self.files).clone();
             files.remove(path);
             self.files = Arc::new(files);
-            self.ws.set_files(&mut self.db).to(self.files.clone());
+            self.ws.replace_files(&mut self.db, self.files.clone());
             self.touch();
         }
     }
 
     fn touch(&mut self) {
         self.revision += 1;
-        // The D005 cache of the workspace's path literals belongs to one revision.
-        self.info = Arc::new(WorkspaceInfo::new(
-            self.root.clone(),
-            self.config.runs.clone(),
-        ));
+    }
+
+    /// Low for an open document's text, medium for a file read from disk.
+    fn durability(&self, path: &Path) -> Durability {
+        if self.docs.contains_key(path) {
+            Durability::LOW
+        } else {
+            Durability::MEDIUM
+        }
     }
 
     /// Reads the three configuration files again (open buffers first, else the disk).
@@ -254,6 +284,10 @@ impl Session {
             self.exclude = Arc::new(exclude_override(&self.root, &self.config.lint.exclude));
         }
         self.opts = self.lint_options();
+        self.info = Arc::new(WorkspaceInfo::new(
+            self.root.clone(),
+            self.config.runs.clone(),
+        ));
         self.touch();
     }
 
@@ -287,7 +321,10 @@ impl Session {
             return;
         }
         self.root = root.to_path_buf();
-        self.ws.set_root(&mut self.db).to(self.root.clone());
+        self.ws
+            .set_root(&mut self.db)
+            .with_durability(Durability::MEDIUM)
+            .to(self.root.clone());
         self.reload_config();
     }
 
@@ -335,7 +372,9 @@ impl Session {
             // imports when it runs.
             let text = rope_bytes(&self.docs[path].rope);
             if let Some(f) = self.files.get(path).copied() {
-                f.set_text(&mut self.db).to(Text::new(Arc::from(text)));
+                f.set_text(&mut self.db)
+                    .with_durability(Durability::LOW)
+                    .to(Text::new(Arc::from(text)));
             }
             self.touch();
             if let Some(d) = self.docs.get_mut(path) {
@@ -417,4 +456,11 @@ impl Session {
             generation: self.generation.clone(),
         }
     }
+}
+
+/// A workspace file read from disk: medium durability (see [`Session::set_script_text`]).
+fn disk_file(db: &AnalysisDb, path: PathBuf, text: Vec<u8>) -> SourceFile {
+    SourceFile::builder(path, Text::new(Arc::from(text)))
+        .durability(Durability::MEDIUM)
+        .new(db)
 }

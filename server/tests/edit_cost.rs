@@ -1,0 +1,150 @@
+//! Issue 43: the work an edit costs does not grow with the workspace. An edit inside one
+//! function of a script, in a workspace of N generated scripts importing shared libraries, is
+//! followed by what the server computes for it (the script's published findings and its
+//! inferred capabilities); salsa's event log counts the queries that ran again and the memos
+//! that were checked. The same edit in workspaces of 10 and 1,000 scripts runs the same queries,
+//! and checks memos in proportion to the workspace's groups, not its files (a loop over every
+//! file would check a thousand more).
+
+use std::path::{Path, PathBuf};
+
+use tower_lsp_server::ls_types::{Position, Range, TextDocumentContentChangeEvent, Uri};
+use vox_server::session::{inferred_tokens, Session, Settings};
+use vox_server::Encoding;
+
+const LIBS: usize = 5;
+
+fn lib(k: usize) -> String {
+    format!(
+        "pub fn scale_{k}(x: int, by: int) to int {{\n    return x * by + {k}\n}}\n\n\
+         pub fn names_{k}(dir: str) to list[str] {{\n    let mut out = []\n    for name in fs.list_dir(dir).unwrap() {{\n        out.push(name)\n    }}\n    return out\n}}\n"
+    )
+}
+
+fn script(i: usize) -> String {
+    let (a, b) = (i % LIBS, (i * 3 + 1) % LIBS);
+    format!(
+        "import \"../libs/lib_{a}.vox\" as la\nimport \"../libs/lib_{b}.vox\" as lb\n\n\
+         fn step_{i}(n: int) to int {{\n    return lb.scale_{b}(la.scale_{a}(n, 2), 3)\n}}\n\n\
+         fn main() {{\n    print(step_{i}({i}))\n    for name in la.names_{a}(\"data/In_{i}\") {{\n        print(name)\n    }}\n    print(fs.read_text(\"data/config.txt\").unwrap_or(\"\"))\n}}\n"
+    )
+}
+
+/// The script being edited: functions with findings of every workspace-wide kind (D004 through
+/// parameter ranges, D002/D007 through observed results, D005 literals, chains into a library).
+fn edited() -> String {
+    let mut s = String::from("import \"./libs/lib_0.vox\" as lib0\n\n");
+    for i in 0..30 {
+        s += &format!(
+            "fn work_{i}(items: list[int], scale: int) to int {{\n    let mut total = 0\n    let base = 1{i}\n    for x in items {{\n        total = total + x * base * scale\n    }}\n    let m = {{\"a\": 1, \"b\": 2}}\n    for k in m.keys() {{\n        print(k)\n    }}\n    print(fs.read_text(\"Data/config.txt\").unwrap_or(\"\"))\n    return total + lib0.scale_0(scale, 2)\n}}\n\n"
+        );
+    }
+    s += "fn main() {\n";
+    for i in 0..30 {
+        s += &format!("    print(work_{i}([1, 2, 3], {i}))\n");
+    }
+    s += "    print(lib0.names_0(\"data\"))\n}\n";
+    s
+}
+
+fn workspace(n: usize) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("vox-edit-cost-{n}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("libs")).unwrap();
+    std::fs::create_dir_all(dir.join("scripts")).unwrap();
+    for k in 0..LIBS {
+        std::fs::write(dir.join(format!("libs/lib_{k}.vox")), lib(k)).unwrap();
+    }
+    for i in 0..n {
+        std::fs::write(dir.join(format!("scripts/s_{i}.vox")), script(i)).unwrap();
+    }
+    std::fs::write(dir.join("edited.vox"), edited()).unwrap();
+    dir.canonicalize().unwrap()
+}
+
+fn position(text: &str, offset: usize) -> Position {
+    let line = text[..offset].matches('\n').count() as u32;
+    let col = offset - text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    Position::new(line, col as u32)
+}
+
+/// What the server computes after a change of `path`: its published findings and its
+/// inferred capabilities.
+fn after_change(s: &Session, path: &Path) -> usize {
+    let snap = s.snapshot();
+    let n = snap.shown_findings(path).len();
+    let _ = inferred_tokens(&snap, path, &snap.root);
+    n
+}
+
+/// (queries executed, memos checked) by the third of three edits inside `work_12`'s body, and
+/// how many findings the script has.
+fn edit_cost(n: usize) -> (Vec<String>, usize, usize) {
+    let dir = workspace(n);
+    let path = dir.join("edited.vox");
+    let (mut s, log) = Session::load_logged(dir.clone(), Settings::defaults(), Encoding::Utf16);
+    let mut text = edited();
+    let uri: Uri = format!("file://{}", path.display()).parse().unwrap();
+    s.open(path.clone(), uri, text.clone(), 1);
+    let findings = after_change(&s, &path);
+    let at = text.find("let base = 112").unwrap() + "let base = 1".len();
+    let mut cost = (Vec::new(), 0);
+    for (version, digit) in [(2, "7"), (3, "8"), (4, "9")] {
+        let range = Range::new(position(&text, at), position(&text, at + 1));
+        text.replace_range(at..at + 1, digit);
+        let change = TextDocumentContentChangeEvent {
+            range: Some(range),
+            range_length: None,
+            text: digit.to_string(),
+        };
+        log.take();
+        log.take_validated();
+        assert!(s.change(&path, vec![change], version));
+        assert_eq!(
+            after_change(&s, &path),
+            findings,
+            "an edit of a literal changed the findings"
+        );
+        cost = (log.take(), log.take_validated());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    (cost.0, cost.1, findings)
+}
+
+/// The query names, without their keys.
+fn names(executed: &[String]) -> Vec<String> {
+    let mut v: Vec<String> = executed
+        .iter()
+        .map(|e| e.split('(').next().unwrap_or(e).to_string())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn an_edit_costs_the_same_in_a_workspace_of_ten_and_of_a_thousand_scripts() {
+    let (small, small_checked, small_findings) = edit_cost(10);
+    let (large, large_checked, large_findings) = edit_cost(1000);
+    assert!(small_findings >= 30, "the script has findings of its own");
+    assert_eq!(small_findings, large_findings);
+    assert!(
+        !small.is_empty(),
+        "the edit re-ran the edited function's queries"
+    );
+    assert_eq!(
+        names(&small),
+        names(&large),
+        "the same edit re-ran other queries in the larger workspace"
+    );
+    // The edited file's group holds about 1000/64 files more in the larger workspace; a walk
+    // over the workspace's files would check at least 1000 memos more.
+    let groups = vox_analysis::GROUPS;
+    eprintln!(
+        "executed {}; checked {small_checked} among 10 scripts, {large_checked} among 1,000",
+        small.len()
+    );
+    assert!(
+        large_checked <= small_checked + 2 * (1000 / groups + 1) * 4,
+        "the edit checked {large_checked} memos among 1,000 scripts, {small_checked} among 10"
+    );
+}
