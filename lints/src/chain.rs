@@ -64,6 +64,11 @@ impl<'db> Chains<'db> {
         Chains { starts, prev }
     }
 
+    /// Whether the search reached `f` (an entry point, or called from one).
+    pub fn reaches(&self, f: FnDef<'db>) -> bool {
+        self.starts.contains(&f) || self.prev.contains_key(&f)
+    }
+
     /// The chain ending in `target` (each step: a function and the call it makes); empty when
     /// `target` is an entry point or unreachable.
     pub fn to(&self, db: &dyn Db, target: FnDef<'db>) -> Vec<ChainStep> {

@@ -76,6 +76,13 @@ impl<'a> FileCx<'a> {
         fixes
     }
 
+    /// Whether a call chain from an entry point reaches `f` (or `f` is one).
+    pub fn reached(&self, f: FnDef<'a>) -> bool {
+        self.chains
+            .get_or_init(|| crate::chain::Chains::new(self.db, self.file))
+            .reaches(f)
+    }
+
     /// The call chain from an entry point to `f` (empty when `f` is one, or unreachable).
     pub fn chain_to(&self, f: FnDef<'a>) -> Vec<crate::finding::ChainStep> {
         self.chains

@@ -41,7 +41,6 @@ pub fn lint_file_memo(
     memo: &mut Option<FileMemo>,
     stamp: u64,
 ) -> Vec<Arc<Finding>> {
-    // A file with syntax errors is linted whole, and keeps no memo.
     let prev = memo.take();
     lint(
         db,
@@ -49,10 +48,6 @@ pub fn lint_file_memo(
         ws,
         opts,
         |cx, errors, out: &mut Vec<Arc<Finding>>| {
-            if errors > 0 {
-                Held::report_into(out, |o| run_per_function(cx, opts, errors, o));
-                return;
-            }
             let n = cx.items.all().count();
             let (prev, lint) = match prev.and_then(|m| m.plan(cx, opts, stamp)) {
                 Some((m, lint)) => (Some(m), lint),

@@ -37,6 +37,8 @@ pub struct FileMemo {
     items: Arc<vox_hir::ItemTree>,
     /// In `FileItems::all` order.
     fns: Vec<FnMemo>,
+    /// The positions of the functions a syntax error lay in (left out of the lint).
+    broken: Vec<usize>,
     /// How many functions the lint that made this memo linted, and how many it kept.
     pub linted: usize,
     pub kept: usize,
@@ -192,24 +194,28 @@ impl FileMemo {
                     || d.text(db).len() != m.len
             })
             .collect();
-        // What touched functions show the others must be as it was: their calls (chains), and
-        // no new or old path literal among them when the file has collisions.
+        // What touched functions show the others must be as it was: their calls (the chains
+        // through them, unless no chain reaches them: the items are as they were, so what
+        // reaches a function is too), and no new or old path literal among them when the file
+        // has collisions.
         let mut literals = false;
         for (i, d) in defs.iter().enumerate().filter(|(i, _)| touched[*i]) {
             let facts = fn_facts(db, *d);
             let m = &self.fns[i];
             literals |= m.literals || has_literals(facts);
             let base = fn_base(db, *d);
-            if facts.calls.len() != m.calls.len() {
+            let same_calls = facts.calls.len() == m.calls.len()
+                && facts
+                    .calls
+                    .iter()
+                    .zip(&m.calls)
+                    .all(|(c, (t0, r0, direct0))| {
+                        c.target == *t0
+                            && c.direct == *direct0
+                            && moved.range(at(m.start, *r0)) == Some(at(base, c.range))
+                    });
+            if !same_calls && cx.reached(*d) {
                 return None;
-            }
-            for (c, (t0, r0, direct0)) in facts.calls.iter().zip(&m.calls) {
-                if c.target != *t0
-                    || c.direct != *direct0
-                    || moved.range(at(m.start, *r0)) != Some(at(base, c.range))
-                {
-                    return None;
-                }
             }
         }
         if literals && opts.enabled("D005") && collides(cx) {
@@ -218,8 +224,12 @@ impl FileMemo {
         // Untouched functions keep their findings unless what they read of others changed (an
         // untouched function's facts are as they were, so only touched ones count).
         let mut lint = touched.clone();
+        // A function a syntax error now lies in, or no longer does, is linted again (left out,
+        // or back in).
+        let broken = cx.broken_functions();
         for (i, d) in defs.iter().enumerate() {
-            if touched[i] {
+            if touched[i] || broken.contains(&i) != self.broken.contains(&i) {
+                lint[i] = true;
                 continue;
             }
             let m = &mut self.fns[i];
@@ -335,6 +345,7 @@ impl FileMemo {
             text: cx.text.clone(),
             items: cx.items.items.clone(),
             fns,
+            broken: cx.broken_functions(),
             linted,
             kept: lint.len() - linted,
         })

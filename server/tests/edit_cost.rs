@@ -148,3 +148,84 @@ fn an_edit_costs_the_same_in_a_workspace_of_ten_and_of_a_thousand_scripts() {
         "the edit checked {large_checked} memos among 1,000 scripts, {small_checked} among 10"
     );
 }
+
+/// Replaces `text[a..b]` by `insert` in the open document, as an editor sends it.
+fn change(
+    s: &mut Session,
+    path: &Path,
+    text: &mut String,
+    a: usize,
+    b: usize,
+    insert: &str,
+    v: i32,
+) {
+    let range = Range::new(position(text, a), position(text, b));
+    text.replace_range(a..b, insert);
+    let change = TextDocumentContentChangeEvent {
+        range: Some(range),
+        range_length: None,
+        text: insert.to_string(),
+    };
+    assert!(s.change(path, vec![change], v));
+}
+
+/// After each edit: the findings equal a lint without the memo, and how many functions' findings
+/// the memo kept.
+fn kept_after(s: &Session, path: &Path) -> usize {
+    let snap = s.snapshot();
+    let got = snap.shown_findings(path);
+    let mut whole = s.snapshot();
+    whole.memos = Default::default();
+    assert_eq!(
+        got,
+        whole.shown_findings(path),
+        "the memo's findings differ from a whole lint"
+    );
+    let memos = snap.memos.lock().unwrap();
+    memos.get(&(path.to_path_buf(), true)).map_or(0, |m| m.kept)
+}
+
+#[test]
+fn typing_that_leaves_a_syntax_error_in_one_function_keeps_the_others_findings() {
+    let dir = workspace(3);
+    let path = dir.join("edited.vox");
+    let mut s = Session::load(dir.clone(), Settings::defaults(), Encoding::Utf16);
+    let mut text = edited();
+    let uri: Uri = format!("file://{}", path.display()).parse().unwrap();
+    s.open(path.clone(), uri, text.clone(), 1);
+    kept_after(&s, &path);
+    // `let base = 112` loses its value: a syntax error in work_12 alone.
+    let at = text.find("let base = 112").unwrap() + "let base = ".len();
+    change(&mut s, &path, &mut text, at, at + 3, "", 2);
+    assert!(
+        kept_after(&s, &path) >= 29,
+        "the other functions' findings are kept"
+    );
+    // Typing on in the broken function, then repairing it.
+    change(&mut s, &path, &mut text, at, at, "(", 3);
+    assert!(kept_after(&s, &path) >= 29);
+    change(&mut s, &path, &mut text, at, at + 1, "112", 4);
+    assert!(kept_after(&s, &path) >= 29);
+    // A new function typed between two others, nobody calls it yet: its calls do not move
+    // any chain.
+    let gap = text.find("fn work_13(").unwrap();
+    change(
+        &mut s,
+        &path,
+        &mut text,
+        gap,
+        gap,
+        "fn fresh(x: int) to int {\n    return work_3([x], x)\n}\n\n",
+        5,
+    );
+    // New items: linted whole (the server lints after every change).
+    kept_after(&s, &path);
+    let body = text.find("return work_3([x], x)").unwrap() + "return work_3([x], x)".len();
+    change(&mut s, &path, &mut text, body, body, " + work_4([x], 2)", 6);
+    let kept = kept_after(&s, &path);
+    assert!(
+        kept >= 29,
+        "a call typed in an unreached function keeps the memo: {kept} kept"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
