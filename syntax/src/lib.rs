@@ -99,23 +99,38 @@ fn finish_parse(mut tree: SyntaxTree, mut diags: Vec<Diagnostic>, threads: usize
 }
 
 /// Parses `new_text` knowing `old`, a parse of an earlier version of the same file: when the
-/// change lies inside one top-level function and neither version has any diagnostic, only that
-/// function is parsed again and spliced in. The result is what [`parse`] gives for `new_text`
+/// change lies inside one top-level function, only that function is parsed again and spliced
+/// in. Syntax errors may lie in that function (in either version) but nowhere else, and the new
+/// function must end where it did, at its closing `}`, with no error at its end (an unclosed
+/// bracket or comment would run on into the next function in the whole file). The result is what [`parse`] gives for `new_text`
 /// (`syntax/tests/reparse.rs` checks it over random edits), only sooner; `None` when this cannot
 /// be done, and the caller parses in full.
 pub fn reparse(old: &SyntaxTree, new_text: &[u8]) -> Option<SyntaxTree> {
-    let plan = plan_splice(old, new_text)?;
+    let mut plan = plan_splice(old, new_text)?;
+    let diags = plan.diagnostics.take();
     let mut tree = old.clone();
-    apply_splice(&mut tree, plan, new_text).map(|_| tree)
+    apply_splice(&mut tree, plan, new_text)?;
+    Some(finish_splice(tree, diags))
+}
+
+/// A spliced tree with diagnostics in either version: the whole file's checks and diagnostics,
+/// made as a parse makes them (on one thread: a file being edited is checked where it is
+/// edited).
+fn finish_splice(tree: SyntaxTree, diags: Option<Vec<Diagnostic>>) -> SyntaxTree {
+    match diags {
+        Some(d) => finish_parse(tree, d, 1),
+        None => tree,
+    }
 }
 
 /// [`reparse`] on a tree the caller gives up: spliced in place, so that what lies outside the
 /// changed function is not copied. Also says what was replaced. On `None`, the tree is gone and
 /// the caller parses in full.
 pub fn reparse_owned(mut tree: SyntaxTree, new_text: &[u8]) -> Option<(SyntaxTree, Spliced)> {
-    let plan = plan_splice(&tree, new_text)?;
+    let mut plan = plan_splice(&tree, new_text)?;
+    let diags = plan.diagnostics.take();
     let spliced = apply_splice(&mut tree, plan, new_text)?;
-    Some((tree, spliced))
+    Some((finish_splice(tree, diags), spliced))
 }
 
 /// The top-level function a [`reparse_owned`] replaced.
@@ -134,12 +149,24 @@ struct Plan {
     /// The new function, alone, rooted at its `FnDecl`.
     function: SyntaxTree,
     renamed: bool,
+    /// When either version has a diagnostic: the new function's lexer and parser diagnostics,
+    /// in file offsets (the whole file's checks run again after the splice).
+    diagnostics: Option<Vec<Diagnostic>>,
+}
+
+/// The lexer and the parser over `text`, without the whole-file checks: the tree and their
+/// diagnostics.
+fn parse_unchecked(text: &[u8]) -> (SyntaxTree, Vec<Diagnostic>) {
+    let lexed = lexer::lex(text);
+    let mut p = parser::Parser::new(text, lexed.tokens);
+    p.source_file();
+    let (builder, parse_diags) = p.into_parts();
+    let mut diags = lexed.diagnostics;
+    diags.extend(parse_diags);
+    (builder.finish(text.into(), Vec::new()), diags)
 }
 
 fn plan_splice(old: &SyntaxTree, new_text: &[u8]) -> Option<Plan> {
-    if !old.diagnostics().is_empty() {
-        return None;
-    }
     let old_text = old.bytes();
     let prefix = common_prefix(old_text, new_text);
     if prefix == old_text.len() && prefix == new_text.len() {
@@ -157,11 +184,58 @@ fn plan_splice(old: &SyntaxTree, new_text: &[u8]) -> Option<Plan> {
         return None;
     }
     let r = item.range();
-    let new_end = (r.end as i64 + new_text.len() as i64 - old_text.len() as i64) as usize;
-    let alone = parse(&new_text[r.start as usize..new_end]);
-    if !alone.diagnostics().is_empty() {
+    // Old diagnostics only inside the function; one at its first token may be the previous
+    // item's ("expected `}`, found `fn`").
+    if old
+        .diagnostics()
+        .iter()
+        .any(|d| d.range.start <= r.start || d.range.end > r.end)
+    {
         return None;
     }
+    let new_end = (r.end as i64 + new_text.len() as i64 - old_text.len() as i64) as usize;
+    let piece = &new_text[r.start as usize..new_end];
+    let (alone, diags) = parse_unchecked(piece);
+    let diagnostics = if diags.is_empty() && old.diagnostics().is_empty() {
+        // The function passes the checks alone, where they are stricter, or the whole file
+        // is checked again.
+        let mut checked = Vec::new();
+        validate::validate_on(alone.root(), false, true, &mut checked, 1);
+        (!checked.is_empty()).then(Vec::new)
+    } else {
+        // An error's recovery may run to the end of the text it is given: here the function's
+        // end, in the whole file the next functions. So the function must close normally: its
+        // body is a block ending at the function's last byte with its own `}`.
+        let closed = alone.root().children().next().is_some_and(|f| {
+            f.children().last().is_some_and(|b| {
+                b.kind() == SyntaxKind::Block
+                    && b.range().end as usize == piece.len()
+                    && b.children_with_tokens()
+                        .last()
+                        .is_some_and(|t| t.kind() == SyntaxKind::RBrace)
+            })
+        });
+        if !closed
+            || diags
+                .iter()
+                .any(|d| d.range.end as usize >= piece.len() || d.code == "syntax.not-a-script")
+        {
+            return None;
+        }
+        Some(
+            diags
+                .into_iter()
+                .map(|mut d| {
+                    let at = |x: TextRange| TextRange::new(x.start + r.start, x.end + r.start);
+                    d.range = at(d.range);
+                    for e in d.fix.iter_mut().flat_map(|f| f.edits.iter_mut()) {
+                        e.range = at(e.range);
+                    }
+                    d
+                })
+                .collect(),
+        )
+    };
     let mut items = alone.root().children();
     let f = items.next()?;
     if items.next().is_some()
@@ -175,12 +249,22 @@ fn plan_splice(old: &SyntaxTree, new_text: &[u8]) -> Option<Plan> {
         old_range: r,
         renamed: fn_name(item) != fn_name(f),
         function: alone.subtree(f),
+        diagnostics,
     })
 }
 
 fn apply_splice(tree: &mut SyntaxTree, plan: Plan, new_text: &[u8]) -> Option<Spliced> {
     let new_len = plan.function.bytes().len() as u32;
     tree.splice_item(plan.item, &plan.function, new_text.into());
+    let spliced = Spliced {
+        old_range: plan.old_range,
+        new_range: TextRange::new(plan.old_range.start, plan.old_range.start + new_len),
+        renamed: plan.renamed,
+    };
+    if plan.diagnostics.is_some() {
+        // The caller checks the whole tree ([`finish_splice`]).
+        return Some(spliced);
+    }
     // Inside items there is nothing new to check: the others are unchanged, and the new function
     // passed the checks alone, where they are stricter (no variant of the file's types is known
     // to it; as `main`, no other statement could conflict). Across items, only a new name can
@@ -192,11 +276,7 @@ fn apply_splice(tree: &mut SyntaxTree, plan: Plan, new_text: &[u8]) -> Option<Sp
             return None;
         }
     }
-    Some(Spliced {
-        old_range: plan.old_range,
-        new_range: TextRange::new(plan.old_range.start, plan.old_range.start + new_len),
-        renamed: plan.renamed,
-    })
+    Some(spliced)
 }
 
 /// How many leading bytes `a` and `b` share (compared a block at a time: files are long, edits

@@ -68,13 +68,16 @@ const PIECES: &[&str] = &[
 fn reparse_equals_a_full_parse_over_random_edit_sequences() {
     let files = corpus(&["tests/corpus", "examples", "tests/lint"]);
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let (mut spliced, mut steps) = (0usize, 0usize);
+    let (mut spliced, mut steps, mut with_errors) = (0usize, 0usize, 0usize);
     for path in &files {
-        let mut text = std::fs::read(path).unwrap();
-        let mut tree = parse(&text);
-        if !tree.diagnostics().is_empty() || text.is_empty() {
+        let original = std::fs::read(path).unwrap();
+        let clean = parse(&original);
+        if !clean.diagnostics().is_empty() || original.is_empty() {
             continue;
         }
+        let (mut text, mut tree) = (original.clone(), clean.clone());
+        // Edits in a row that left diagnostics: typing goes on from a broken file for a while.
+        let mut broken = 0;
         for _ in 0..40 {
             let at = rng.below(text.len());
             let mut next = text.clone();
@@ -104,6 +107,8 @@ fn reparse_equals_a_full_parse_over_random_edit_sequences() {
             let incremental = reparse(&tree, &next);
             if let Some(inc) = &incremental {
                 spliced += 1;
+                with_errors +=
+                    usize::from(!tree.diagnostics().is_empty() || !inc.diagnostics().is_empty());
                 assert!(
                     *inc == full,
                     "{}: reparse differs after an edit at {at}\n{}\n---\n{}",
@@ -115,31 +120,49 @@ fn reparse_equals_a_full_parse_over_random_edit_sequences() {
                 assert_eq!(inc.print(), next);
             }
             // Go on from the incremental tree when there is one (a spliced tree must be as good
-            // a base for the next edit as a parsed one), as long as the file stays clean.
-            if full.diagnostics().is_empty() {
+            // a base for the next edit as a parsed one), with diagnostics for up to four edits
+            // in a row, then from the clean file again.
+            broken = if full.diagnostics().is_empty() {
+                0
+            } else {
+                broken + 1
+            };
+            if broken <= 4 {
                 tree = incremental.unwrap_or(full);
                 text = next;
+            } else {
+                (text, tree, broken) = (original.clone(), clean.clone(), 0);
             }
         }
     }
     assert!(steps > 1000, "only {steps} edits tried");
-    eprintln!("{spliced} of {steps} edits spliced");
+    eprintln!("{spliced} of {steps} edits spliced, {with_errors} with diagnostics");
     assert!(
-        spliced > steps / 10,
+        with_errors > steps / 40,
+        "only {with_errors} spliced edits had diagnostics"
+    );
+    assert!(
+        spliced > steps / 15,
         "only {spliced} of {steps} edits were spliced"
     );
 }
 
 #[test]
-fn an_edit_outside_any_function_or_to_a_file_with_diagnostics_is_not_spliced() {
+fn an_edit_outside_any_function_or_whose_error_reaches_its_end_is_not_spliced() {
     let old = parse(b"fn a() {\n    1\n}\n\nfn b() {\n    2\n}\n");
     // Between the functions.
     assert!(reparse(&old, b"fn a() {\n    1\n}\n\n\nfn b() {\n    2\n}\n").is_none());
     // Inside a body: spliced.
     let inc = reparse(&old, b"fn a() {\n    12\n}\n\nfn b() {\n    2\n}\n").unwrap();
     assert!(inc == parse(b"fn a() {\n    12\n}\n\nfn b() {\n    2\n}\n"));
-    // An edit that breaks the function: a full parse decides.
+    // An edit that breaks the function where the error runs on to its last `}`: a full parse
+    // decides (in the whole file, the recovery could run into the next function).
     assert!(reparse(&old, b"fn a() {\n    1 +\n}\n\nfn b() {\n    2\n}\n").is_none());
+    // An error inside, the body still closed by its own `}`: spliced, with the file's diagnostics.
+    let broken = b"fn a() {\n    let = 1\n    2\n}\n\nfn b() {\n    2\n}\n";
+    let inc = reparse(&old, broken).unwrap();
+    assert!(!inc.diagnostics().is_empty());
+    assert!(inc == parse(broken));
     // A renamed function may clash with another: left to a full parse when validation speaks.
     let old = parse(b"fn a() {\n    1\n}\n\nfn bb() {\n    2\n}\n");
     assert!(reparse(&old, b"fn a() {\n    1\n}\n\nfn a() {\n    2\n}\n").is_none());
