@@ -10,8 +10,9 @@ version's publishDiagnostics before the next change:
   - in-function: 60 single-digit edits inside one function body (as bench/lsp_latency.py);
   - between: a character typed on a blank line between two functions and removed again, 30 times;
   - typing: a new 20-line function typed character by character on that blank line, as an editor sends it
-    (brackets and quotes closed as they open, a typed closer steps over the one already there, a newline
-    brings the next line's indentation), with the transient syntax errors this makes; then removed in one edit.
+    as VS Code sends it (brackets and quotes closed as they open, Enter between braces puts the closing brace on
+    its own line, a typed closer steps over the one already there, a newline brings the next line's
+    indentation), with the transient syntax errors this makes; then removed in one edit.
 Times are client side: from writing didChange to having read that version's publish. Also the server's peak RSS.
 
 Targets (issue 43): in the 3,000-script workspace, in-function and between p50 within 1.3x of in-function p50 in
@@ -164,31 +165,55 @@ CLOSERS = {"(": ")", "[": "]", "{": "}"}
 
 
 def typed_states(text):
-    """The texts an editor holds after each keystroke of typing `text` at one place: what is typed so far, then
-    the closers it added for the brackets and the quote still open. A keystroke that only steps over a closer
-    already there changes nothing and is left out."""
+    """The texts an editor holds after each keystroke of typing `text` at one place, as VS Code types: a bracket
+    or quote is closed as it opens; Enter inside braces puts the closing brace on a line of its own below; a typed
+    closer steps over the one already there, and so does moving past a closing brace on its own line (no change
+    is sent for those); a newline brings the next line's indentation with it."""
     states, pending, in_str, i = [], [], False, 0
+
+    def rendered():
+        return "".join(("\n" + indent + c) if own_line else c for c, own_line, indent in reversed(pending))
+
+    def indent_at(j):
+        start = text.rfind("\n", 0, j) + 1
+        k = start
+        while k < len(text) and text[k] == " ":
+            k += 1
+        return text[start:k]
+
     while i < len(text):
         c = text[i]
         if in_str:
             if c == '"':
                 in_str = False
                 pending.pop()
+            i += 1
         elif c == '"':
             in_str = True
-            pending.append('"')
+            pending.append(('"', False, ""))
+            i += 1
         elif c in CLOSERS:
-            pending.append(CLOSERS[c])
-        elif c in ")]}" and pending and pending[-1] == c:
+            pending.append((CLOSERS[c], False, indent_at(i)))
+            i += 1
+        elif c in ")]}" and pending and pending[-1][0] == c and not pending[-1][1]:
             pending.pop()
-        i += 1
-        typed = text[:i]
-        if c == "\n":
-            # The editor indents the new line: its leading spaces arrive with the newline.
-            while i < len(text) and text[i] == " ":
-                i += 1
-            typed = text[:i]
-        state = typed + "".join(reversed(pending))
+            i += 1
+        elif c == "\n":
+            top = pending[-1] if pending else None
+            j = i + 1
+            while j < len(text) and text[j] == " ":
+                j += 1
+            if top and top[0] == "}" and top[1] and text[j:j + 1] == "}" and text[i + 1:j] == top[2]:
+                # The cursor moves past the brace that is already on its own line.
+                pending.pop()
+                i = j + 1
+            else:
+                if top and top[0] == "}":
+                    pending[-1] = ("}", True, top[2])
+                i = j
+        else:
+            i += 1
+        state = text[:i] + rendered()
         if not states or states[-1] != state:
             states.append(state)
     return states

@@ -109,18 +109,34 @@ pub fn reparse(old: &SyntaxTree, new_text: &[u8]) -> Option<SyntaxTree> {
     let mut plan = plan_splice(old, new_text)?;
     let diags = plan.diagnostics.take();
     let mut tree = old.clone();
-    apply_splice(&mut tree, plan, new_text)?;
-    Some(finish_splice(tree, diags))
+    let spliced = apply_splice(&mut tree, plan, new_text)?;
+    Some(finish_splice(tree, diags, spliced.new_range))
 }
 
-/// A spliced tree with diagnostics in either version: the whole file's checks and diagnostics,
-/// made as a parse makes them (on one thread: a file being edited is checked where it is
-/// edited).
-fn finish_splice(tree: SyntaxTree, diags: Option<Vec<Diagnostic>>) -> SyntaxTree {
-    match diags {
-        Some(d) => finish_parse(tree, d, 1),
-        None => tree,
+/// A spliced tree with diagnostics in either version: its diagnostics as a parse makes them.
+/// Only the new function's lexer and parser diagnostics are new (the old ones all lay in the
+/// function it replaced), and only its inside and the checks across items can have changed
+/// (no variant is declared by a function).
+fn finish_splice(
+    mut tree: SyntaxTree,
+    diags: Option<Vec<Diagnostic>>,
+    new: TextRange,
+) -> SyntaxTree {
+    let Some(mut diags) = diags else {
+        return tree;
+    };
+    let item = tree
+        .root()
+        .children()
+        .find(|n| n.range() == new)
+        .map(|n| n.id());
+    match item {
+        Some(id) => validate::validate_one(tree.root(), id, &mut diags),
+        None => return finish_parse(tree, diags, 1),
     }
+    diags.sort_by_key(|d| (d.range.start, d.range.end));
+    tree.set_diagnostics(diags);
+    tree
 }
 
 /// [`reparse`] on a tree the caller gives up: spliced in place, so that what lies outside the
@@ -130,7 +146,7 @@ pub fn reparse_owned(mut tree: SyntaxTree, new_text: &[u8]) -> Option<(SyntaxTre
     let mut plan = plan_splice(&tree, new_text)?;
     let diags = plan.diagnostics.take();
     let spliced = apply_splice(&mut tree, plan, new_text)?;
-    Some((finish_splice(tree, diags), spliced))
+    Some((finish_splice(tree, diags, spliced.new_range), spliced))
 }
 
 /// The top-level function a [`reparse_owned`] replaced.

@@ -33,6 +33,31 @@ pub(crate) fn validate_on<'t>(
     diags: &mut Vec<Diagnostic>,
     threads: usize,
 ) {
+    let only = if check_items { Only::All } else { Only::None };
+    validate_items(root, has_not_a_script, only, diags, threads)
+}
+
+/// The checks across items, and inside the top-level item whose id is `item` only (after a
+/// splice, when nothing inside the other items can have changed).
+pub(crate) fn validate_one(root: SyntaxNode<'_>, item: u32, diags: &mut Vec<Diagnostic>) {
+    validate_items(root, false, Only::Item(item), diags, 1)
+}
+
+/// Which items [`validate_items`] checks inside.
+#[derive(Clone, Copy)]
+enum Only {
+    All,
+    None,
+    Item(u32),
+}
+
+fn validate_items<'t>(
+    root: SyntaxNode<'t>,
+    has_not_a_script: bool,
+    only: Only,
+    diags: &mut Vec<Diagnostic>,
+    threads: usize,
+) {
     let threads = threads.max(1);
     let items: Vec<SyntaxNode<'t>> = root.children().collect();
     let total = root.id() as usize;
@@ -87,7 +112,7 @@ pub(crate) fn validate_on<'t>(
     // Sorted for `view_call`'s lookups: a file may declare thousands of variants.
     variants.sort_unstable();
     variants.dedup();
-    if !check_items {
+    if matches!(only, Only::None) {
         return;
     }
     let tree = root.tree();
@@ -103,13 +128,15 @@ pub(crate) fn validate_on<'t>(
         };
         let mut out = Vec::new();
         for item in run {
-            check_item(
-                tree,
-                first_id..=item.id(),
-                has_not_a_script,
-                &variants,
-                &mut out,
-            );
+            if matches!(only, Only::All) || matches!(only, Only::Item(id) if id == item.id()) {
+                check_item(
+                    tree,
+                    first_id..=item.id(),
+                    has_not_a_script,
+                    &variants,
+                    &mut out,
+                );
+            }
             first_id = item.id() + 1;
         }
         out
