@@ -130,7 +130,7 @@ pub fn config_diagnostics(snap: &Snapshot, path: &Path) -> Vec<Diagnostic> {
     let rope = snap.rope(path);
     let mut ropes = Ropes::new(snap);
     let entries: Vec<Diagnostic> = snap
-        .config_findings(path)
+        .shown_config_findings(path)
         .iter()
         .map(|f| to_diagnostic(f, &mut ropes))
         .collect();

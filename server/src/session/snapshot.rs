@@ -185,6 +185,20 @@ impl Snapshot {
     /// The findings scripts report on their run configuration entries in `path` (a Vox.toml,
     /// tasks.json or launch.json): C001 and C002 (decision 39).
     pub fn config_findings(&self, path: &Path) -> Vec<Finding> {
+        self.config_findings_with(path, &self.opts)
+    }
+
+    /// As [`Self::config_findings`] without their fixes: what published diagnostics show (each
+    /// fix rewrites the configuration file, which costs more than the scripts' lints).
+    pub fn shown_config_findings(&self, path: &Path) -> Vec<Finding> {
+        let opts = LintOptions {
+            skip_fixes: true,
+            ..self.opts.clone()
+        };
+        self.config_findings_with(path, &opts)
+    }
+
+    fn config_findings_with(&self, path: &Path, opts: &LintOptions) -> Vec<Finding> {
         let mut scripts: Vec<PathBuf> = self
             .config
             .runs
@@ -200,7 +214,7 @@ impl Snapshot {
                 continue;
             };
             out.extend(
-                vox_lints::lint_file(&self.db, file, &self.info, &self.opts)
+                vox_lints::lint_file(&self.db, file, &self.info, opts)
                     .into_iter()
                     .filter(|f| f.file == path),
             );

@@ -203,13 +203,17 @@ impl Session {
         }
     }
 
-    /// Gives a script its new text (an editor buffer, or the disk after a close). An open
+    /// Gives a script its new text (an editor buffer, or the disk after a close). An edited
     /// document's text is of low durability, a file on disk's of medium: typing changes only
     /// low-durability inputs, so salsa checks what reads other files alone at once
     /// (`Durability` in salsa's documentation).
     pub fn set_script_text(&mut self, path: &Path, text: Vec<u8>) {
         let durability = self.durability(path);
         let file = match self.files.get(path) {
+            // Opening or closing a document whose text is the file's on disk changes nothing
+            // (a write of a medium-durability input would make salsa check every memo that
+            // reads a file from disk once more; the first edit makes the text low-durability).
+            Some(f) if *f.text(&self.db).get() == *text => *f,
             Some(f) => {
                 let f = *f;
                 f.set_text(&mut self.db)
