@@ -586,6 +586,15 @@ pub fn fn_starts(db: &dyn Db, file: SourceFile) -> &[u32] {
     &file_parse(db, file).syntax.fn_starts
 }
 
+/// `f`'s position in [`FileItems::all`] order, among `count` functions (the synthetic main
+/// last): per-file tables are indexed by it.
+pub(crate) fn position(db: &dyn Db, f: FnDef<'_>, count: usize) -> usize {
+    match f.index(db) {
+        u32::MAX => count.wrapping_sub(1),
+        i => i as usize,
+    }
+}
+
 /// Where a function's relative offsets start in its file.
 pub fn fn_base(db: &dyn Db, f: FnDef<'_>) -> u32 {
     let i = f.index(db);

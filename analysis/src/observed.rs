@@ -16,7 +16,7 @@ use crate::call_graph::{file_calls, FileCalls};
 use crate::db::Db;
 use crate::importers::importers_of;
 use crate::inputs::SourceFile;
-use crate::items::{file_items, FnDef};
+use crate::items::{file_items, position, FnDef};
 
 /// Per function of a file, in [`crate::FileItems::all`] order: whether its returned order is
 /// observed.
@@ -26,12 +26,7 @@ pub struct FileObserved(Box<[bool]>);
 /// Whether some use shows `f`'s returned order.
 pub fn return_observed(db: &dyn Db, f: FnDef<'_>) -> bool {
     let observed = &file_observed(db, f.file(db)).0;
-    let i = f.index(db);
-    let k = if i == u32::MAX {
-        observed.len().wrapping_sub(1)
-    } else {
-        i as usize
-    };
+    let k = position(db, f, observed.len());
     observed.get(k).copied().unwrap_or(true)
 }
 

@@ -24,7 +24,7 @@ use crate::db::Db;
 use crate::facts::{ArgTiers, TIERS};
 use crate::importers::importers_of;
 use crate::inputs::SourceFile;
-use crate::items::{file_items, FnDef};
+use crate::items::{file_items, position, FnDef};
 use crate::kind::Kind;
 
 /// Per function of a file, in [`crate::FileItems::all`] order: the tier its int parameters are
@@ -35,12 +35,7 @@ pub struct FileTiers(Box<[u8]>);
 /// The tier `f`'s int parameters are checked under.
 pub fn param_tier(db: &dyn Db, f: FnDef<'_>) -> u8 {
     let tiers = &file_param_tiers(db, f.file(db)).0;
-    let i = f.index(db);
-    let k = if i == u32::MAX {
-        tiers.len().wrapping_sub(1)
-    } else {
-        i as usize
-    };
+    let k = position(db, f, tiers.len());
     tiers.get(k).copied().unwrap_or(0)
 }
 

@@ -56,13 +56,7 @@ pub fn parse_with_splits(text: &[u8], splits: &[usize], threads: usize) -> Optio
 /// The whole file parsed at once, then checked on `threads` threads (more than one: for tests).
 #[doc(hidden)]
 pub fn parse_checking_on(text: &[u8], threads: usize) -> SyntaxTree {
-    let lexed = lexer::lex(text);
-    let mut p = parser::Parser::new(text, lexed.tokens);
-    p.source_file();
-    let (builder, parse_diags) = p.into_parts();
-    let mut diags = lexed.diagnostics;
-    diags.extend(parse_diags);
-    let tree = builder.finish(text.into(), Vec::new());
+    let (tree, diags) = parse_unchecked(text);
     finish_parse(tree, diags, threads)
 }
 
