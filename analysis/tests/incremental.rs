@@ -195,3 +195,21 @@ fn a_new_clock_read_reruns_the_chain_up_to_main() {
         .iter()
         .any(|n| n.effect.kind == vox_analysis::EffectKind::Time));
 }
+
+/// A statement typed between two functions of a file with `fn main` (what starting to type
+/// there looks like: a synthetic main appears, with its error) lowers no function again but the
+/// synthetic main, whose text is the whole file.
+#[test]
+fn a_statement_typed_between_functions_lowers_no_function_again() {
+    let mut w = setup();
+    analyse(&w);
+    let _ = w.log.take();
+    edit(&mut w, "main", "fn a3()", "f\nfn a3()");
+    analyse(&w);
+    let log = w.log.take();
+    assert_eq!(
+        ran(&w, &log, "fn_facts"),
+        vec!["<main>".to_string()],
+        "{log:#?}"
+    );
+}

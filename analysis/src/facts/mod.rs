@@ -72,17 +72,35 @@ pub fn global_table(db: &dyn Db, file: crate::inputs::SourceFile) -> Arc<vox_hir
     Arc::new(vox_hir::global_table(items, &imported_names(db, file)))
 }
 
+/// The item tree as the functions other than the synthetic main read it: whether the file has
+/// top-level statements is left out, so that a statement typed between two functions (a
+/// synthetic main appearing) lowers no function again.
+#[salsa::tracked(returns(ref))]
+fn function_items(db: &dyn Db, file: crate::inputs::SourceFile) -> Arc<vox_hir::ItemTree> {
+    let items = &file_items(db, file).items;
+    if !items.has_top_level_stmts {
+        return items.clone();
+    }
+    let mut without = (**items).clone();
+    without.has_top_level_stmts = false;
+    Arc::new(without)
+}
+
 /// Lowers one function (from its own text) and runs `f` over the body.
 fn with_body<R: Default>(db: &dyn Db, def: FnDef<'_>, f: impl FnOnce(&Body<'_>, bool) -> R) -> R {
     let file = def.file(db);
-    let items = file_items(db, file).items.clone();
+    let index = def.index(db);
+    let items = if index == u32::MAX {
+        file_items(db, file).items.clone()
+    } else {
+        function_items(db, file).clone()
+    };
     let table = global_table(db, file);
     let catalog = db.catalog();
     // This function where it lies in its file's parse, or a parse of its text alone: nothing
     // else of the file is read.
     let source = def.text(db).tree();
     let (tree, node) = source.parts();
-    let index = def.index(db);
     if index == u32::MAX {
         let Some(m) = vox_hir::lower_top_level(tree, &items, table, catalog) else {
             return R::default();
