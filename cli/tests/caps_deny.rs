@@ -9,11 +9,7 @@ use std::path::{Path, PathBuf};
 
 mod common;
 
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+use common::{run_script as run, Out};
 
 /// A project directory: `.git/hooks/`, `.git/config`, `.env` (a secret), `secrets/` (a
 /// directory with a JSON file and a module), `src/lib.vox`, `bin/tool` (an executable script),
@@ -40,21 +36,6 @@ fn project(name: &str) -> PathBuf {
     symlink(".git/hooks", d.join("hooks-link")).unwrap();
     symlink("secrets", d.join("secrets-link")).unwrap();
     d.canonicalize().unwrap()
-}
-
-fn run(dir: &Path, src: &str, flags: &[&str]) -> Out {
-    std::fs::write(dir.join("s.vox"), src).unwrap();
-    let args: Vec<&str> = ["run"]
-        .into_iter()
-        .chain(flags.iter().copied())
-        .chain(["s.vox"])
-        .collect();
-    let (code, stdout, stderr) = common::vox_in(dir, &args);
-    Out {
-        code,
-        stdout,
-        stderr,
-    }
 }
 
 /// The flags of the example: the project writable, `.git` read-only, `.env` hidden.

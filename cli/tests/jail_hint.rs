@@ -9,11 +9,7 @@ use std::path::{Path, PathBuf};
 
 mod common;
 
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+use common::{run_script as run, Out};
 
 /// `root/` (the rw root, with `.git/hooks/`, `.env`, `bin/tool`, `locked.txt` of mode 000) and
 /// `outside/secret.txt` beside it.
@@ -38,21 +34,6 @@ fn world(name: &str) -> PathBuf {
     .unwrap();
     std::fs::write(d.join("outside/secret.txt"), "s\n").unwrap();
     d.canonicalize().unwrap()
-}
-
-fn run(dir: &Path, src: &str, flags: &[&str]) -> Out {
-    std::fs::write(dir.join("s.vox"), src).unwrap();
-    let args: Vec<&str> = ["run"]
-        .into_iter()
-        .chain(flags.iter().copied())
-        .chain(["s.vox"])
-        .collect();
-    let (code, stdout, stderr) = common::vox_in(dir, &args);
-    Out {
-        code,
-        stdout,
-        stderr,
-    }
 }
 
 const JAIL: &[&str] = &[

@@ -23,6 +23,29 @@ pub fn vox_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// What a run printed and how it ended.
+pub struct Out {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Writes `src` to `dir/s.vox` and runs `vox run FLAGS s.vox` in `dir` ([`vox_in`]).
+pub fn run_script(dir: &Path, src: &str, flags: &[&str]) -> Out {
+    std::fs::write(dir.join("s.vox"), src).unwrap();
+    let args: Vec<&str> = ["run"]
+        .into_iter()
+        .chain(flags.iter().copied())
+        .chain(["s.vox"])
+        .collect();
+    let (code, stdout, stderr) = vox_in(dir, &args);
+    Out {
+        code,
+        stdout,
+        stderr,
+    }
+}
+
 /// A small validator for the subset of JSON Schema the document uses: `type` (string or list),
 /// `required`, `enum`, `minimum`, `properties`, `additionalProperties: false`.
 pub fn validate(schema: &Value, v: &Value) -> Result<(), String> {
