@@ -331,6 +331,53 @@ fn stop_leaves_no_process_behind() {
     assert_eq!(lsp.shutdown(), Some(0));
 }
 
+/// Waits (10 s at most) for a `vox run` diagnostic with `code` on `path`.
+fn run_diagnostic(lsp: &mut Lsp, path: &std::path::Path, code: &str, context: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let diags = lsp.diagnostics(path);
+        if let Some(d) = diags.iter().find(|d| d["code"] == code) {
+            return d.clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no run diagnostic {code}: {diags:?} {context}"
+        );
+    }
+}
+
+/// The quick fix titled `title` for the diagnostic `d` on `path`.
+fn quick_fix(lsp: &mut Lsp, path: &std::path::Path, d: &Value, title: &str) -> Value {
+    let actions = lsp
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri(path)}, "range": d["range"], "context": {"diagnostics": [d], "only": ["quickfix"]}}),
+        )
+        .unwrap();
+    actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["title"] == title)
+        .cloned()
+        .unwrap_or_else(|| panic!("{actions:#}"))
+}
+
+/// Waits (10 s at most) until `path` has no `vox run` diagnostic.
+fn run_diagnostics_gone(lsp: &mut Lsp, path: &std::path::Path) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let diags = lsp.diagnostics(path);
+        if diags.iter().all(|d| d["source"] != "vox run") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the run diagnostic stayed: {diags:?}"
+        );
+    }
+}
+
 fn denial(client: &str) {
     let ws = TempDir::new("deny");
     ws.write("data/input.txt", "x\n");
@@ -347,32 +394,19 @@ fn denial(client: &str) {
     assert_eq!(out, "start\n");
     assert!(err.contains("capability denied: fs.read"), "{err}");
     // The denial is a diagnostic at the call, from the run.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let d = loop {
-        let diags = lsp.diagnostics(&a);
-        if let Some(d) = diags.iter().find(|d| d["code"] == "caps.denied") {
-            break d.clone();
-        }
-        assert!(Instant::now() < deadline, "no run diagnostic: {diags:?}");
-    };
+    let d = run_diagnostic(&mut lsp, &a, "caps.denied", "");
     assert_eq!(d["source"], "vox run");
     assert_eq!(d["range"]["start"], json!({"line": 2, "character": 12}));
     assert_eq!(d["range"]["end"], json!({"line": 2, "character": 37}));
     // Its quick fix grants the token in the run configuration.
-    let actions = lsp
-        .request(
-            "textDocument/codeAction",
-            json!({"textDocument": {"uri": uri(&a)}, "range": d["range"], "context": {"diagnostics": [d], "only": ["quickfix"]}}),
-        )
-        .unwrap();
-    let grant = actions
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|x| x["title"] == "Grant `fs:ro=data` in run configuration `deny` (Vox.toml)")
-        .unwrap_or_else(|| panic!("{actions:#}"));
+    let grant = quick_fix(
+        &mut lsp,
+        &a,
+        &d,
+        "Grant `fs:ro=data` in run configuration `deny` (Vox.toml)",
+    );
     assert_eq!(grant["diagnostics"][0]["code"], "caps.denied");
-    let edit = lsp.action_edit(grant);
+    let edit = lsp.action_edit(&grant);
     apply_workspace_edit(&edit, lsp.utf8);
     assert_eq!(
         std::fs::read_to_string(ws.path("Vox.toml")).unwrap(),
@@ -386,17 +420,7 @@ fn denial(client: &str) {
     let id = run(&mut lsp, "vox.run", json!({"uri": uri(&a)}));
     let (out, _, code) = collect(&mut lsp, id);
     assert_eq!((out.as_str(), code), ("start\nOk(x\n)\n", 0));
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let diags = lsp.diagnostics(&a);
-        if diags.iter().all(|d| d["source"] != "vox run") {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the run diagnostic stayed: {diags:?}"
-        );
-    }
+    run_diagnostics_gone(&mut lsp, &a);
     assert_eq!(lsp.shutdown(), Some(0));
 }
 
@@ -418,17 +442,7 @@ fn a_childs_refusal_becomes_a_diagnostic_with_its_grant_fix() {
     let id = run(&mut lsp, "vox.run", json!({"uri": uri(&a)}));
     let (out, err, code) = collect(&mut lsp, id);
     assert_eq!((out.as_str(), code), ("1 \n", 0), "{err}");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let d = loop {
-        let diags = lsp.diagnostics(&a);
-        if let Some(d) = diags.iter().find(|d| d["code"] == "jail.refused") {
-            break d.clone();
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no run diagnostic: {diags:?} {err}"
-        );
-    };
+    let d = run_diagnostic(&mut lsp, &a, "jail.refused", &err);
     assert_eq!(d["source"], "vox run");
     assert_eq!(d["range"]["start"], json!({"line": 1, "character": 12}));
     assert!(
@@ -438,19 +452,13 @@ fn a_childs_refusal_becomes_a_diagnostic_with_its_grant_fix() {
             .starts_with("the jail refused cat reading "),
         "{d}"
     );
-    let actions = lsp
-        .request(
-            "textDocument/codeAction",
-            json!({"textDocument": {"uri": uri(&a)}, "range": d["range"], "context": {"diagnostics": [d], "only": ["quickfix"]}}),
-        )
-        .unwrap();
-    let grant = actions
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|x| x["title"] == "Grant `fs:ro=outside` in run configuration `peek` (Vox.toml)")
-        .unwrap_or_else(|| panic!("{actions:#}"));
-    apply_workspace_edit(&lsp.action_edit(grant), lsp.utf8);
+    let grant = quick_fix(
+        &mut lsp,
+        &a,
+        &d,
+        "Grant `fs:ro=outside` in run configuration `peek` (Vox.toml)",
+    );
+    apply_workspace_edit(&lsp.action_edit(&grant), lsp.utf8);
     assert_eq!(
         std::fs::read_to_string(ws.path("Vox.toml")).unwrap(),
         "[run.peek]\nscript = \"peek.vox\"\ncaps = [\"process:allow\", \"fs:ro=outside\"]\n"
@@ -462,10 +470,7 @@ fn a_childs_refusal_becomes_a_diagnostic_with_its_grant_fix() {
     let id = run(&mut lsp, "vox.run", json!({"uri": uri(&a)}));
     let (out, err, code) = collect(&mut lsp, id);
     assert_eq!((out.as_str(), code), ("0 s\n", 0), "{err}");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while lsp.diagnostics(&a).iter().any(|d| d["source"] == "vox run") {
-        assert!(Instant::now() < deadline, "the run diagnostic stayed");
-    }
+    run_diagnostics_gone(&mut lsp, &a);
     assert_eq!(lsp.shutdown(), Some(0));
 }
 
@@ -497,17 +502,7 @@ fn ceiling_becomes_a_diagnostic_with_a_raise_fix() {
     );
     let (_, err, code) = collect(&mut lsp, id);
     assert_eq!(code, 78, "{err}");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let d = loop {
-        let diags = lsp.diagnostics(&a);
-        if let Some(d) = diags.iter().find(|d| d["code"] == "ceiling.steps") {
-            break d.clone();
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no ceiling diagnostic: {diags:?}"
-        );
-    };
+    let d = run_diagnostic(&mut lsp, &a, "ceiling.steps", "");
     let actions = lsp
         .request(
             "textDocument/codeAction",
