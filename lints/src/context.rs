@@ -32,6 +32,8 @@ pub struct FileCx<'a> {
     /// Every function with its facts and base offset, fetched once for all rules.
     functions: std::cell::OnceCell<Vec<(FnDef<'a>, &'a FnFacts, u32)>>,
     chains: std::cell::OnceCell<crate::chain::Chains<'a>>,
+    /// [`Self::broken_functions`], found once (the memo, the checks and the rules ask).
+    broken: std::cell::OnceCell<Vec<usize>>,
     runs: std::cell::OnceCell<Vec<&'a RunConfig>>,
     /// Configuration fixes by key (the same for every finding of a rule in the file; each one
     /// reads and edits a configuration file).
@@ -55,6 +57,7 @@ impl<'a> FileCx<'a> {
             lines: vox_syntax::LineCounter::default(),
             functions: std::cell::OnceCell::new(),
             chains: std::cell::OnceCell::new(),
+            broken: std::cell::OnceCell::new(),
             runs: std::cell::OnceCell::new(),
             config_fixes: std::cell::RefCell::new(Vec::new()),
         }
@@ -105,7 +108,7 @@ impl<'a> FileCx<'a> {
                 self.items
                     .all()
                     .enumerate()
-                    .filter(|(i, _)| self.linted(*i, &broken))
+                    .filter(|(i, _)| self.linted(*i, broken))
                     .map(|(_, f)| (f, fn_facts(self.db, f), fn_base(self.db, f)))
                     .collect()
             })
@@ -116,7 +119,11 @@ impl<'a> FileCx<'a> {
     /// Positions (in `items.all()` order, the synthetic main last) of the functions a syntax
     /// error lies in (decision 53: an error costs only its function). An error outside every
     /// `fn` is the synthetic main's.
-    pub fn broken_functions(&self) -> Vec<usize> {
+    pub fn broken_functions(&self) -> &[usize] {
+        self.broken.get_or_init(|| self.find_broken())
+    }
+
+    fn find_broken(&self) -> Vec<usize> {
         if !self.syntax.has_errors {
             return Vec::new();
         }

@@ -345,7 +345,7 @@ impl FileMemo {
             text: cx.text.clone(),
             items: cx.items.items.clone(),
             fns,
-            broken: cx.broken_functions(),
+            broken: cx.broken_functions().to_vec(),
             linted,
             kept: lint.len() - linted,
         })

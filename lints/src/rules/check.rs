@@ -22,7 +22,7 @@ pub fn per_function(cx: &FileCx<'_>, out: &mut Vec<Finding>, full: bool) {
         .items
         .all()
         .enumerate()
-        .filter(|(i, _)| cx.linted(*i, &broken))
+        .filter(|(i, _)| cx.linted(*i, broken))
     {
         let base = vox_analysis::fn_base(cx.db, f);
         let checks: &[vox_analysis::facts::CheckFact] = if full {
