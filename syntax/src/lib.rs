@@ -96,9 +96,9 @@ fn finish_parse(mut tree: SyntaxTree, mut diags: Vec<Diagnostic>, threads: usize
 /// change lies inside one top-level function, only that function is parsed again and spliced
 /// in. Syntax errors may lie in that function (in either version) but nowhere else, and the new
 /// function must end where it did, at its closing `}`, with no error at its end (an unclosed
-/// bracket or comment would run on into the next function in the whole file). The result is what [`parse`] gives for `new_text`
-/// (`syntax/tests/reparse.rs` checks it over random edits), only sooner; `None` when this cannot
-/// be done, and the caller parses in full.
+/// bracket or comment would run on into the next function in the whole file). The result is
+/// what [`parse`] gives for `new_text` (`syntax/tests/reparse.rs` checks it over random edits),
+/// only sooner; `None` when this cannot be done, and the caller parses in full.
 pub fn reparse(old: &SyntaxTree, new_text: &[u8]) -> Option<SyntaxTree> {
     let mut plan = plan_splice(old, new_text)?;
     let diags = plan.diagnostics.take();
@@ -160,7 +160,7 @@ struct Plan {
     function: SyntaxTree,
     renamed: bool,
     /// When either version has a diagnostic: the new function's lexer and parser diagnostics,
-    /// in file offsets (the whole file's checks run again after the splice).
+    /// in file offsets (taken by the caller for [`finish_splice`]).
     diagnostics: Option<Vec<Diagnostic>>,
 }
 
@@ -266,19 +266,11 @@ fn plan_splice(old: &SyntaxTree, new_text: &[u8]) -> Option<Plan> {
 fn apply_splice(tree: &mut SyntaxTree, plan: Plan, new_text: &[u8]) -> Option<Spliced> {
     let new_len = plan.function.bytes().len() as u32;
     tree.splice_item(plan.item, &plan.function, new_text.into());
-    let spliced = Spliced {
-        old_range: plan.old_range,
-        new_range: TextRange::new(plan.old_range.start, plan.old_range.start + new_len),
-        renamed: plan.renamed,
-    };
-    if plan.diagnostics.is_some() {
-        // The caller checks the whole tree ([`finish_splice`]).
-        return Some(spliced);
-    }
     // Inside items there is nothing new to check: the others are unchanged, and the new function
     // passed the checks alone, where they are stricter (no variant of the file's types is known
-    // to it; as `main`, no other statement could conflict). Across items, only a new name can
-    // change anything (a clash).
+    // to it; as `main`, no other statement could conflict), or, with diagnostics in either
+    // version, is checked in place by [`finish_splice`]. Across items, only a new name can
+    // change anything (a clash): left to a full parse when it does.
     if plan.renamed {
         let mut diags = Vec::new();
         validate::validate(tree.root(), false, false, &mut diags);
@@ -286,7 +278,11 @@ fn apply_splice(tree: &mut SyntaxTree, plan: Plan, new_text: &[u8]) -> Option<Sp
             return None;
         }
     }
-    Some(spliced)
+    Some(Spliced {
+        old_range: plan.old_range,
+        new_range: TextRange::new(plan.old_range.start, plan.old_range.start + new_len),
+        renamed: plan.renamed,
+    })
 }
 
 /// How many leading bytes `a` and `b` share (compared a block at a time: files are long, edits
