@@ -119,8 +119,9 @@ fn summaries_in_import_order(
 }
 
 /// Runs `f` on every file on `threads` workers, each file once every file it imports
-/// (`imports[i]`: indices into `files`) is done. Files left waiting on an import cycle run
-/// when nothing else can (salsa resolves the cycle).
+/// (`imports[i]`: indices into `files`) is done; given the [`reversed`] graph, once every file
+/// importing it is. Files left waiting on an import cycle run when nothing else can (salsa
+/// resolves the cycle).
 fn after_imports(
     db: &vox_analysis::AnalysisDb,
     files: &[vox_analysis::SourceFile],
