@@ -140,8 +140,11 @@ impl std::fmt::Debug for FnSource {
 /// compare their own results.
 pub struct FileParse {
     pub items: Arc<ItemTree>,
-    /// The file's text (the synthetic main's, when there are top-level statements).
+    /// The file's text.
     text: Text,
+    /// The synthetic main's text, when there are top-level statements: the file's, or in an
+    /// editor a copy with everything but them blanked ([`main_text`]).
+    main_text: Option<Text>,
     fn_texts: FnTexts,
     /// The shares of the file's parse, each function's in `items.fns` order and then the
     /// synthetic main's, moved on by the first [`file_items`] (a later one's functions parse
@@ -176,14 +179,10 @@ impl FileParse {
                 .map(|(i, t)| FnSource::new(t.clone(), 0, t.len() as u32, share(i)))
                 .collect(),
         };
-        let main = self.items.has_top_level_stmts.then(|| {
-            FnSource::new(
-                self.text.clone(),
-                0,
-                self.text.len() as u32,
-                share(fns.len()),
-            )
-        });
+        let main = self
+            .main_text
+            .as_ref()
+            .map(|t| FnSource::new(t.clone(), 0, t.len() as u32, share(fns.len())));
         (fns, main)
     }
 }
@@ -240,9 +239,11 @@ fn parse_fixed(file_text: &Text) -> FileParse {
             }));
         }
     }
+    let main_text = items.has_top_level_stmts.then(|| file_text.clone());
     FileParse {
         items: Arc::new(items),
         text: file_text.clone(),
+        main_text,
         fn_texts: FnTexts::InFile(ids.iter().map(|&(_, r)| (r.start, r.end)).collect()),
         shares: Mutex::new(shares),
         syntax: Arc::new(syntax),
@@ -277,12 +278,31 @@ fn parse_edited(db: &dyn Db, file: SourceFile, file_text: &Text) -> FileParse {
     let parse = FileParse {
         items: kept.items.clone(),
         text: file_text.clone(),
+        main_text: kept
+            .items
+            .has_top_level_stmts
+            .then(|| main_text(&kept.tree)),
         fn_texts: FnTexts::Copies(kept.fn_texts.iter().cloned().collect()),
         shares: Mutex::new(Vec::new()),
         syntax: kept.syntax.clone(),
     };
     db.keep_parse(file, kept);
     parse
+}
+
+/// The synthetic main's text in an editor: the file's, with every top-level element but the
+/// statements and the layout between them blanked (spaces, same length). Its lowering parses
+/// this text again (the editor's tree is not shared) and reads only the top-level statements,
+/// at the same offsets; the blanks make that parse a fraction of the file's (a character typed
+/// between two functions of a 10,000-line file made its main parse all 500 KB again).
+fn main_text(tree: &SyntaxTree) -> Text {
+    let mut bytes = tree.bytes().to_vec();
+    for item in tree.root().children() {
+        if !vox_hir::is_top_level_stmt(item.kind()) {
+            bytes[item.range().as_usize()].fill(b' ');
+        }
+    }
+    Text::new(Arc::from(bytes))
 }
 
 /// Everything an editor keeps, read from a whole tree.
@@ -519,7 +539,7 @@ pub struct FnDef<'db> {
     #[tracked]
     #[returns(copy)]
     pub index: u32,
-    /// The function's text (the whole file for the synthetic main); ranges in its facts are
+    /// The function's text (for the synthetic main, the file's, in an editor with all but its statements blanked); ranges in its facts are
     /// relative to its first byte.
     #[tracked]
     #[returns(ref)]

@@ -198,7 +198,7 @@ fn a_new_clock_read_reruns_the_chain_up_to_main() {
 
 /// A statement typed between two functions of a file with `fn main` (what starting to type
 /// there looks like: a synthetic main appears, with its error) lowers no function again but the
-/// synthetic main, whose text is the whole file.
+/// synthetic main.
 #[test]
 fn a_statement_typed_between_functions_lowers_no_function_again() {
     let mut w = setup();
@@ -212,4 +212,56 @@ fn a_statement_typed_between_functions_lowers_no_function_again() {
         vec!["<main>".to_string()],
         "{log:#?}"
     );
+}
+
+/// In an editor the synthetic main parses a copy of its file with everything but the top-level
+/// statements blanked, not the whole file again; its facts are what the command line's whole
+/// parse gives, for statements before, between and after functions, and after an edit.
+#[test]
+fn the_synthetic_main_reads_only_the_top_level_statements() {
+    let texts = [
+        "let t = time.now_ms()\nfn helper(n: int) to int {\n    return n * 2\n}\nprint(helper(3), t)\nfn other() {\n    for k in {\"a\": 1}.keys() {\n        print(k)\n    }\n}\nother()\nlet m = {\"x\": 1}\nfor k in m.keys() {\n    print(k, env.get(\"HOME\"))\n}\n",
+        "fn a() {\n    print(1)\n}\n\nf\nfn main() {\n    a()\n}\n",
+        "// lead\nprint(math.sin(1.0)) fn b() to float {\n    return math.cos(2.0)\n}\nprint(b())\n",
+    ];
+    for text in texts {
+        // The editor's database sees an earlier version first, then the edit to `text`.
+        let earlier = text.replacen("print(", "print(0, ", 1);
+        let facts = |versions: &[&str]| {
+            let mut db = AnalysisDb::new(vox_runtime::catalog::Catalog::get());
+            if versions.len() == 1 {
+                db.set_fixed_texts();
+            }
+            let bytes = |t: &str| Text::new(Arc::from(t.as_bytes()));
+            let f = SourceFile::new(&db, PathBuf::from("/ws/s.vox"), bytes(versions[0]));
+            let mut map = BTreeMap::new();
+            map.insert(PathBuf::from("/ws/s.vox"), f);
+            let ws = Workspace::create(&db, PathBuf::from("/ws"), Arc::new(map));
+            db.set_workspace(ws);
+            let mut out = None;
+            for (i, t) in versions.iter().enumerate() {
+                if i > 0 {
+                    f.set_text(&mut db).to(bytes(t));
+                }
+                let main = file_items(&db, f).main.expect("a synthetic main");
+                let source = main.text(&db).bytes().to_vec();
+                out = Some((fn_facts(&db, main).clone(), source));
+            }
+            out.expect("one version at least")
+        };
+        let (editor, source) = facts(&[&earlier, text]);
+        let (cli, _) = facts(&[text]);
+        assert_eq!(editor, cli, "{text}");
+        assert_ne!(
+            cli,
+            facts(&[&earlier]).0,
+            "the edit shows in the facts: {text}"
+        );
+        assert_eq!(source.len(), text.len());
+        assert!(
+            !String::from_utf8_lossy(&source).contains("fn "),
+            "the editor's main text still holds functions: {:?}",
+            String::from_utf8_lossy(&source)
+        );
+    }
 }

@@ -182,7 +182,7 @@ impl FileMemo {
         {
             return None;
         }
-        // The functions the edit touched (the synthetic main's text is the whole file).
+        // The functions the edit touched (the synthetic main spans the whole file).
         let touched: Vec<bool> = defs
             .iter()
             .zip(&self.fns)
