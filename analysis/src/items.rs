@@ -539,8 +539,8 @@ pub struct FnDef<'db> {
     #[tracked]
     #[returns(copy)]
     pub index: u32,
-    /// The function's text (for the synthetic main, the file's, in an editor with all but its statements blanked); ranges in its facts are
-    /// relative to its first byte.
+    /// The function's text (for the synthetic main, the file's; in an editor, with all but its
+    /// statements blanked); ranges in its facts are relative to its first byte.
     #[tracked]
     #[returns(ref)]
     pub text: FnSource,
