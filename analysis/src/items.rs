@@ -324,8 +324,8 @@ fn read_all(tree: SyntaxTree) -> KeptParse {
 
 /// What an editor keeps, after `spliced` replaced one function of the tree: that function's
 /// item, text, name and comments are read again; whatever lies after it moves by the change in
-/// length. A renamed function (or one that is not an item) gives the tree back to be read in
-/// full.
+/// length. A renamed function (or one that is not an item), or a run of top-level elements
+/// parsed again, gives the tree back to be read in full.
 fn after_splice(
     tree: SyntaxTree,
     spliced: Spliced,
@@ -334,7 +334,7 @@ fn after_splice(
     syntax: &FileSyntax,
 ) -> Result<KeptParse, Box<SyntaxTree>> {
     let (old, new) = (spliced.old_range, spliced.new_range);
-    let Some(k) = (!spliced.renamed)
+    let Some(k) = (spliced.one_function && !spliced.renamed)
         .then(|| syntax.fn_starts.binary_search(&old.start).ok())
         .flatten()
     else {

@@ -96,15 +96,22 @@ fn finish_parse(mut tree: SyntaxTree, mut diags: Vec<Diagnostic>, threads: usize
 /// change lies inside one top-level function, only that function is parsed again and spliced
 /// in. Syntax errors may lie in that function (in either version) but nowhere else, and the new
 /// function must end where it did, at its closing `}`, with no error at its end (an unclosed
-/// bracket or comment would run on into the next function in the whole file). The result is
-/// what [`parse`] gives for `new_text` (`syntax/tests/reparse.rs` checks it over random edits),
-/// only sooner; `None` when this cannot be done, and the caller parses in full.
+/// bracket or comment would run on into the next function in the whole file). Otherwise (a
+/// change between functions, in a top-level statement, or one that breaks the function it is
+/// in), the top-level elements from the last function before the change to the first one after
+/// it are parsed again and spliced in, on the same terms at that last function's end.
+/// The result is what [`parse`] gives for `new_text` (`syntax/tests/reparse.rs` checks it over
+/// random edits), only sooner; `None` when this cannot be done, and the caller parses in full.
 pub fn reparse(old: &SyntaxTree, new_text: &[u8]) -> Option<SyntaxTree> {
-    let mut plan = plan_splice(old, new_text)?;
-    let diags = plan.diagnostics.take();
-    let mut tree = old.clone();
-    let spliced = apply_splice(&mut tree, plan, new_text)?;
-    Some(finish_splice(tree, diags, spliced.new_range))
+    match plan(old, new_text)? {
+        Planned::Function(mut plan) => {
+            let diags = plan.diagnostics.take();
+            let mut tree = old.clone();
+            let spliced = apply_splice(&mut tree, plan, new_text)?;
+            Some(finish_splice(tree, diags, spliced.new_range))
+        }
+        Planned::Top(plan) => Some(apply_top(old.clone(), plan, new_text).0),
+    }
 }
 
 /// A spliced tree with diagnostics in either version: its diagnostics as a parse makes them.
@@ -137,20 +144,162 @@ fn finish_splice(
 /// changed function is not copied. Also says what was replaced. On `None`, the tree is gone and
 /// the caller parses in full.
 pub fn reparse_owned(mut tree: SyntaxTree, new_text: &[u8]) -> Option<(SyntaxTree, Spliced)> {
-    let mut plan = plan_splice(&tree, new_text)?;
-    let diags = plan.diagnostics.take();
-    let spliced = apply_splice(&mut tree, plan, new_text)?;
-    Some((finish_splice(tree, diags, spliced.new_range), spliced))
+    match plan(&tree, new_text)? {
+        Planned::Function(mut plan) => {
+            let diags = plan.diagnostics.take();
+            let spliced = apply_splice(&mut tree, plan, new_text)?;
+            Some((finish_splice(tree, diags, spliced.new_range), spliced))
+        }
+        Planned::Top(plan) => Some(apply_top(tree, plan, new_text)),
+    }
 }
 
-/// The top-level function a [`reparse_owned`] replaced.
+/// What a [`reparse_owned`] replaced: one top-level function, or a run of top-level elements
+/// (which callers read again in full).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Spliced {
     /// Its range in the old text, and in the new one (same start).
     pub old_range: TextRange,
     pub new_range: TextRange,
-    /// Whether its name changed.
+    /// Whether one function was replaced (else a run of top-level elements).
+    pub one_function: bool,
+    /// Whether its name changed (always, for a run of elements).
     pub renamed: bool,
+}
+
+enum Planned {
+    Function(Plan),
+    Top(TopPlan),
+}
+
+/// The bytes an edit changed, in the old text: everything between the common prefix and the
+/// common suffix. `None` when the texts are equal.
+fn changed(old_text: &[u8], new_text: &[u8]) -> Option<(u32, u32)> {
+    let prefix = common_prefix(old_text, new_text);
+    if prefix == old_text.len() && prefix == new_text.len() {
+        return None;
+    }
+    let max_suffix = old_text.len().min(new_text.len()) - prefix;
+    let suffix = common_suffix(&old_text[prefix..], &new_text[prefix..]).min(max_suffix);
+    Some((prefix as u32, (old_text.len() - suffix) as u32))
+}
+
+fn plan(old: &SyntaxTree, new_text: &[u8]) -> Option<Planned> {
+    let (start, end) = changed(old.bytes(), new_text)?;
+    if let Some(p) = plan_splice(old, new_text, start, end) {
+        return Some(Planned::Function(p));
+    }
+    plan_top(old, new_text, start, end).map(Planned::Top)
+}
+
+/// A run of top-level elements to replace: the root's children `elements`, holding
+/// `old_range`, by those of `piece`, a parse of the new text from the same start.
+struct TopPlan {
+    elements: (usize, usize),
+    old_range: TextRange,
+    piece: SyntaxTree,
+    /// The piece's lexer and parser diagnostics, in file offsets: the file's, since the old
+    /// ones all lay in the replaced run.
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// The top-level elements from the last function that ends before the change (or the file's
+/// start) to the first that starts after it (or the file's end), parsed again: the parser
+/// comes to that first function's start at top level in both versions, and the piece must end
+/// at the last one's closing `}` (its body a block closed by its own `}`, no error at the
+/// piece's end), where the whole file's parse comes back to top level too.
+fn plan_top(old: &SyntaxTree, new_text: &[u8], start: u32, end: u32) -> Option<TopPlan> {
+    let delta = new_text.len() as i64 - old.bytes().len() as i64;
+    let (mut from, mut to) = ((0usize, 0u32), None);
+    for (i, e) in old.root().children_with_tokens().enumerate() {
+        let Some(n) = e.as_node().filter(|n| n.kind() == SyntaxKind::FnDecl) else {
+            continue;
+        };
+        let r = n.range();
+        if r.end < start {
+            from = (i, r.start);
+        } else if r.start > end {
+            to = Some((i, r));
+            break;
+        }
+    }
+    let (e0, s) = from;
+    if s == 0 && to.is_none() {
+        // The whole file: the caller's full parse is as cheap (and may use several cores).
+        return None;
+    }
+    let old_end = to.map_or(old.bytes().len() as u32, |(_, r)| r.end);
+    // Diagnostics of the old version only in the run (one at its first token may be the
+    // previous element's).
+    if old.diagnostics().iter().any(|d| {
+        (s > 0 && d.range.start <= s) || d.range.end > old_end || d.code == "syntax.not-a-script"
+    }) {
+        return None;
+    }
+    let new_end = (old_end as i64 + delta) as usize;
+    let piece_text = &new_text[s as usize..new_end];
+    let (piece, diags) = parse_unchecked(piece_text);
+    if diags.iter().any(|d| d.code == "syntax.not-a-script") {
+        return None;
+    }
+    let e1 = match to {
+        Some((i, r)) => {
+            let want = (r.start as i64 + delta) as usize - s as usize..piece_text.len();
+            let last = piece.root().children().last()?;
+            if last.kind() != SyntaxKind::FnDecl
+                || last.range().as_usize() != want
+                || !closed_by_own_brace(last, piece_text.len())
+                || diags
+                    .iter()
+                    .any(|d| d.range.end as usize >= piece_text.len())
+            {
+                return None;
+            }
+            i + 1
+        }
+        None => old.root().children_with_tokens().count(),
+    };
+    let diagnostics = diags.into_iter().map(|d| shifted(d, s)).collect();
+    Some(TopPlan {
+        elements: (e0, e1),
+        old_range: TextRange::new(s, old_end),
+        piece,
+        diagnostics,
+    })
+}
+
+fn apply_top(mut tree: SyntaxTree, plan: TopPlan, new_text: &[u8]) -> (SyntaxTree, Spliced) {
+    let new_len = plan.piece.bytes().len() as u32;
+    tree.splice_top(plan.elements, plan.old_range, &plan.piece, new_text.into());
+    let start = plan.old_range.start;
+    let spliced = Spliced {
+        old_range: plan.old_range,
+        new_range: TextRange::new(start, start + new_len),
+        one_function: false,
+        renamed: true,
+    };
+    (finish_parse(tree, plan.diagnostics, 1), spliced)
+}
+
+/// Whether a function's body is a block ending at `end` with its own `}`.
+fn closed_by_own_brace(f: SyntaxNode<'_>, end: usize) -> bool {
+    f.children().last().is_some_and(|b| {
+        b.kind() == SyntaxKind::Block
+            && b.range().end as usize == end
+            && b.children_with_tokens()
+                .last()
+                .is_some_and(|t| t.kind() == SyntaxKind::RBrace)
+    })
+}
+
+/// A diagnostic of a piece of the file that starts at `base`, in file offsets.
+fn shifted(mut d: Diagnostic, base: u32) -> Diagnostic {
+    let at = |x: TextRange| TextRange::new(x.start + base, x.end + base);
+    d.range = at(d.range);
+    for e in d.fix.iter_mut().flat_map(|f| f.edits.iter_mut()) {
+        e.range = at(e.range);
+    }
+    d
 }
 
 struct Plan {
@@ -176,15 +325,13 @@ fn parse_unchecked(text: &[u8]) -> (SyntaxTree, Vec<Diagnostic>) {
     (builder.finish(text.into(), Vec::new()), diags)
 }
 
-fn plan_splice(old: &SyntaxTree, new_text: &[u8]) -> Option<Plan> {
+fn plan_splice(
+    old: &SyntaxTree,
+    new_text: &[u8],
+    changed_start: u32,
+    changed_end: u32,
+) -> Option<Plan> {
     let old_text = old.bytes();
-    let prefix = common_prefix(old_text, new_text);
-    if prefix == old_text.len() && prefix == new_text.len() {
-        return None;
-    }
-    let max_suffix = old_text.len().min(new_text.len()) - prefix;
-    let suffix = common_suffix(&old_text[prefix..], &new_text[prefix..]).min(max_suffix);
-    let (changed_start, changed_end) = (prefix as u32, (old_text.len() - suffix) as u32);
     // The function whose inside holds the whole change (its first and last bytes unchanged).
     let item = old.root().children().find(|n| {
         let r = n.range();
@@ -216,15 +363,11 @@ fn plan_splice(old: &SyntaxTree, new_text: &[u8]) -> Option<Plan> {
         // An error's recovery may run to the end of the text it is given: here the function's
         // end, in the whole file the next functions. So the function must close normally: its
         // body is a block ending at the function's last byte with its own `}`.
-        let closed = alone.root().children().next().is_some_and(|f| {
-            f.children().last().is_some_and(|b| {
-                b.kind() == SyntaxKind::Block
-                    && b.range().end as usize == piece.len()
-                    && b.children_with_tokens()
-                        .last()
-                        .is_some_and(|t| t.kind() == SyntaxKind::RBrace)
-            })
-        });
+        let closed = alone
+            .root()
+            .children()
+            .next()
+            .is_some_and(|f| closed_by_own_brace(f, piece.len()));
         if !closed
             || diags
                 .iter()
@@ -232,19 +375,7 @@ fn plan_splice(old: &SyntaxTree, new_text: &[u8]) -> Option<Plan> {
         {
             return None;
         }
-        Some(
-            diags
-                .into_iter()
-                .map(|mut d| {
-                    let at = |x: TextRange| TextRange::new(x.start + r.start, x.end + r.start);
-                    d.range = at(d.range);
-                    for e in d.fix.iter_mut().flat_map(|f| f.edits.iter_mut()) {
-                        e.range = at(e.range);
-                    }
-                    d
-                })
-                .collect(),
-        )
+        Some(diags.into_iter().map(|d| shifted(d, r.start)).collect())
     };
     let mut items = alone.root().children();
     let f = items.next()?;
@@ -281,6 +412,7 @@ fn apply_splice(tree: &mut SyntaxTree, plan: Plan, new_text: &[u8]) -> Option<Sp
     Some(Spliced {
         old_range: plan.old_range,
         new_range: TextRange::new(plan.old_range.start, plan.old_range.start + new_len),
+        one_function: true,
         renamed: plan.renamed,
     })
 }

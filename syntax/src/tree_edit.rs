@@ -139,6 +139,174 @@ impl SyntaxTree {
         self.diagnostics = Vec::new();
     }
 
+    /// Replaces the top-level elements `e0..e1` (entries of the root's children: items,
+    /// statements, layout), which hold the bytes `old` of the old text, by every top-level
+    /// element of `piece` (a parse of the new text from `old.start`, rooted at its own
+    /// `SourceFile`) and the text by `text`; no diagnostics. In place, as
+    /// [`SyntaxTree::splice_item`]: what precedes stays, what follows moves.
+    pub(crate) fn splice_top(
+        &mut self,
+        (e0, e1): (usize, usize),
+        old: TextRange,
+        piece: &SyntaxTree,
+        text: Box<[u8]>,
+    ) {
+        let root = self.nodes.len() - 1;
+        let rc = self.nodes[root].first_child as usize;
+        // Post-order: the replaced elements' subtrees are the nodes `first..end`, after every
+        // earlier element's.
+        let entries = &self.children[rc..];
+        let first = entries[..e0]
+            .iter()
+            .rev()
+            .find_map(|e| e.as_node())
+            .map_or(0, |id| id as usize + 1);
+        let end = entries[e0..e1]
+            .iter()
+            .rev()
+            .find_map(|e| e.as_node())
+            .map_or(first, |id| id as usize + 1);
+        let n = self.tokens.len() - 1;
+        let t0 = self.tokens[..n].partition_point(|t| t.start < old.start);
+        let t1 = self.tokens[..n].partition_point(|t| t.start < old.end);
+        // Children lists are appended as nodes finish: the subtrees' are one run, where the
+        // first node's starts (with no node replaced, where the next one's do).
+        let c0 = self.nodes[first].first_child as usize;
+        let c1 = match end.checked_sub(1).filter(|&l| l >= first) {
+            Some(l) => (self.nodes[l].first_child + self.nodes[l].n_children) as usize,
+            None => c0,
+        };
+        let p_root = piece.nodes.len() - 1;
+        let p_tokens = piece.tokens.len() - 1;
+        let p_inner = piece.nodes[p_root].first_child as usize;
+        let p_top = piece.nodes[p_root].n_children as usize;
+        let base = old.start;
+        let delta = piece.text.len() as i64 - old.len() as i64;
+        let dt = p_tokens as i64 - (t1 - t0) as i64;
+        let dn = p_root as i64 - (end - first) as i64;
+        let dc = p_inner as i64 - (c1 - c0) as i64;
+        let shift = |x: u32, d: i64| (x as i64 + d) as u32;
+        let map_node = |id: u32| {
+            if id != NO_PARENT && id as usize >= end {
+                shift(id, dn)
+            } else {
+                id
+            }
+        };
+        let new_root = shift(root as u32, dn);
+        let piece_parent = |p: u32| {
+            if p as usize == p_root {
+                new_root
+            } else {
+                p + first as u32
+            }
+        };
+        let piece_elem = |e: &Elem| match e.as_node() {
+            Some(id) => Elem::node(id as usize + first),
+            None => Elem::token(e.0 as usize + t0),
+        };
+
+        self.tokens.splice(
+            t0..t1,
+            piece.tokens[..p_tokens].iter().map(|t| Token {
+                kind: t.kind,
+                start: t.start + base,
+            }),
+        );
+        if delta != 0 {
+            for t in &mut self.tokens[t0 + p_tokens..] {
+                t.start = shift(t.start, delta);
+            }
+        }
+
+        self.token_parent.splice(
+            t0..t1,
+            piece.token_parent[..p_tokens]
+                .iter()
+                .map(|&p| piece_parent(p)),
+        );
+        if dn != 0 {
+            let (before, rest) = self.token_parent.split_at_mut(t0);
+            for p in before.iter_mut().chain(&mut rest[p_tokens..]) {
+                *p = map_node(*p);
+            }
+        }
+
+        self.nodes.splice(
+            first..end,
+            piece.nodes[..p_root].iter().map(|d| NodeData {
+                kind: d.kind,
+                parent: piece_parent(d.parent),
+                first_child: d.first_child + c0 as u32,
+                n_children: d.n_children,
+                range: TextRange::new(d.range.start + base, d.range.end + base),
+                starts_significant: d.starts_significant,
+            }),
+        );
+        if dn != 0 {
+            for d in &mut self.nodes[..first] {
+                d.parent = map_node(d.parent);
+            }
+        }
+        // After the replaced ones in post-order: later elements, and the root.
+        for d in &mut self.nodes[first + p_root..] {
+            d.parent = map_node(d.parent);
+            d.first_child = shift(d.first_child, dc);
+            if d.range.start >= old.end {
+                d.range = TextRange::new(shift(d.range.start, delta), shift(d.range.end, delta));
+            }
+        }
+
+        // The subtrees' children, then (renumbered first, as old entries) the root's own.
+        self.children
+            .splice(c0..c1, piece.children[..p_inner].iter().map(piece_elem));
+        for e in &mut self.children[c0 + p_inner..] {
+            *e = match e.as_node() {
+                Some(id) => Elem(map_node(id) | NODE_BIT),
+                None if e.0 as usize >= t1 => Elem(shift(e.0, dt)),
+                None => *e,
+            };
+        }
+        let rc = shift(rc as u32, dc) as usize;
+        self.children.splice(
+            rc + e0..rc + e1,
+            piece.children[p_inner..p_inner + p_top]
+                .iter()
+                .map(piece_elem),
+        );
+
+        // The root's children, range and flag, as finishing it gives them.
+        let n_top = (self.nodes[new_root as usize].n_children as usize + p_top) - (e1 - e0);
+        let top = &self.children[rc..rc + n_top];
+        let (range, starts) = match (top.first(), top.last()) {
+            (Some(&f), Some(&l)) => {
+                let (start, starts) = match f.as_node() {
+                    Some(id) => {
+                        let d = &self.nodes[id as usize];
+                        (d.range.start, d.starts_significant)
+                    }
+                    None => {
+                        let t = self.tokens[f.0 as usize];
+                        (t.start, is_significant(t.kind))
+                    }
+                };
+                let end = match l.as_node() {
+                    Some(id) => self.nodes[id as usize].range.end,
+                    None => self.tokens[l.0 as usize + 1].start,
+                };
+                (TextRange::new(start, end), starts)
+            }
+            _ => (TextRange::empty(self.tokens[0].start), false),
+        };
+        let r = &mut self.nodes[new_root as usize];
+        r.n_children = n_top as u32;
+        r.range = range;
+        r.starts_significant = starts;
+
+        self.text = text;
+        self.diagnostics = Vec::new();
+    }
+
     /// Joins the trees of consecutive chunks of `text` (each parsed alone, without its text,
     /// offsets from its chunk's start at `starts`) into the tree of the whole text: post-order
     /// nodes, so each chunk's nodes but its root follow the previous chunk's, and one root over

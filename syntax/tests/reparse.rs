@@ -66,11 +66,33 @@ const PIECES: &[&str] = &[
 
 #[test]
 fn reparse_equals_a_full_parse_over_random_edit_sequences() {
-    let files = corpus(&["tests/corpus", "examples", "tests/lint"]);
+    let mut files: Vec<(String, Vec<u8>)> = corpus(&["tests/corpus", "examples", "tests/lint"])
+        .iter()
+        .map(|p| (p.display().to_string(), std::fs::read(p).unwrap()))
+        .collect();
+    // Files of many functions, with top-level statements among them in one: most edits land
+    // in a function, some between two, where a run of elements is parsed again.
+    for (k, with_statements) in [(0, false), (1, true), (2, false)] {
+        let mut text = String::new();
+        for i in 0..24 {
+            text.push_str(&format!(
+                "fn f{i}(x: int) to int {{\n    let y = x + {k}{i}\n    if y > 3 {{\n        print(\"big\", y)\n    }}\n    return y\n}}\n\n"
+            ));
+            if with_statements && i % 5 == 0 {
+                text.push_str(&format!("let v{i} = f{i}({i})\nprint(v{i})\n\n"));
+            }
+        }
+        if !with_statements {
+            text.push_str("fn main() {\n    print(f1(2))\n}\n");
+        }
+        files.push((format!("generated {k}"), text.into_bytes()));
+    }
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let (mut spliced, mut steps, mut with_errors) = (0usize, 0usize, 0usize);
-    for path in &files {
-        let original = std::fs::read(path).unwrap();
+    // Runs of top-level elements spliced; of them, those with the file's text on both sides.
+    let (mut runs, mut inner) = (0usize, 0usize);
+    for (path, original) in &files {
+        let original = original.clone();
         let clean = parse(&original);
         if !clean.diagnostics().is_empty() || original.is_empty() {
             continue;
@@ -78,7 +100,12 @@ fn reparse_equals_a_full_parse_over_random_edit_sequences() {
         let (mut text, mut tree) = (original.clone(), clean.clone());
         // Edits in a row that left diagnostics: typing goes on from a broken file for a while.
         let mut broken = 0;
-        for _ in 0..40 {
+        let edits = if path.starts_with("generated") {
+            1500
+        } else {
+            40
+        };
+        for _ in 0..edits {
             let at = rng.below(text.len());
             let mut next = text.clone();
             match rng.below(5) {
@@ -104,7 +131,15 @@ fn reparse_equals_a_full_parse_over_random_edit_sequences() {
             }
             let full = parse(&next);
             steps += 1;
-            let incremental = reparse(&tree, &next);
+            let incremental = vox_syntax::reparse_owned(tree.clone(), &next).map(|(inc, how)| {
+                runs += usize::from(!how.one_function);
+                inner += usize::from(
+                    !how.one_function
+                        && how.new_range.start > 0
+                        && (how.new_range.end as usize) < next.len(),
+                );
+                inc
+            });
             if let Some(inc) = &incremental {
                 spliced += 1;
                 with_errors +=
@@ -112,11 +147,11 @@ fn reparse_equals_a_full_parse_over_random_edit_sequences() {
                 assert!(
                     *inc == full,
                     "{}: reparse differs after an edit at {at}\n{}\n---\n{}",
-                    path.display(),
+                    path,
                     inc.debug_dump(),
                     full.debug_dump()
                 );
-                assert_eq!(shape(inc), shape(&full), "{}: edit at {at}", path.display());
+                assert_eq!(shape(inc), shape(&full), "{path}: edit at {at}");
                 assert_eq!(inc.print(), next);
             }
             // Go on from the incremental tree when there is one (a spliced tree must be as good
@@ -136,7 +171,17 @@ fn reparse_equals_a_full_parse_over_random_edit_sequences() {
         }
     }
     assert!(steps > 1000, "only {steps} edits tried");
-    eprintln!("{spliced} of {steps} edits spliced, {with_errors} with diagnostics");
+    eprintln!(
+        "{spliced} of {steps} edits spliced, {with_errors} with diagnostics, {runs} as a run of top-level elements ({inner} inside the file)"
+    );
+    assert!(
+        inner > steps / 60,
+        "only {inner} of {steps} edits were spliced as a run with text on both sides"
+    );
+    assert!(
+        runs > steps / 20,
+        "only {runs} of {steps} edits were spliced as a run of top-level elements"
+    );
     assert!(
         with_errors > steps / 40,
         "only {with_errors} spliced edits had diagnostics"
@@ -148,24 +193,58 @@ fn reparse_equals_a_full_parse_over_random_edit_sequences() {
 }
 
 #[test]
-fn an_edit_outside_any_function_or_whose_error_reaches_its_end_is_not_spliced() {
-    let old = parse(b"fn a() {\n    1\n}\n\nfn b() {\n    2\n}\n");
-    // Between the functions.
-    assert!(reparse(&old, b"fn a() {\n    1\n}\n\n\nfn b() {\n    2\n}\n").is_none());
-    // Inside a body: spliced.
-    let inc = reparse(&old, b"fn a() {\n    12\n}\n\nfn b() {\n    2\n}\n").unwrap();
-    assert!(inc == parse(b"fn a() {\n    12\n}\n\nfn b() {\n    2\n}\n"));
-    // An edit that breaks the function where the error runs on to its last `}`: a full parse
-    // decides (in the whole file, the recovery could run into the next function).
-    assert!(reparse(&old, b"fn a() {\n    1 +\n}\n\nfn b() {\n    2\n}\n").is_none());
-    // An error inside, the body still closed by its own `}`: spliced, with the file's diagnostics.
-    let broken = b"fn a() {\n    let = 1\n    2\n}\n\nfn b() {\n    2\n}\n";
-    let inc = reparse(&old, broken).unwrap();
-    assert!(!inc.diagnostics().is_empty());
-    assert!(inc == parse(broken));
-    // A renamed function may clash with another: left to a full parse when validation speaks.
-    let old = parse(b"fn a() {\n    1\n}\n\nfn bb() {\n    2\n}\n");
-    assert!(reparse(&old, b"fn a() {\n    1\n}\n\nfn a() {\n    2\n}\n").is_none());
+fn an_edit_outside_one_function_replaces_the_run_of_elements_around_it() {
+    let old = parse(b"fn a() {\n    1\n}\n\nfn b() {\n    2\n}\n\nfn c() {\n    3\n}\n");
+    let run = |new: &[u8]| {
+        let (inc, how) = vox_syntax::reparse_owned(old.clone(), new)
+            .unwrap_or_else(|| panic!("not spliced: {}", String::from_utf8_lossy(new)));
+        assert!(inc == parse(new), "{}", String::from_utf8_lossy(new));
+        assert_eq!(shape(&inc), shape(&parse(new)));
+        (how.one_function, how.new_range.as_usize())
+    };
+    // Inside a body: that function alone.
+    assert_eq!(
+        run(b"fn a() {\n    12\n}\n\nfn b() {\n    2\n}\n\nfn c() {\n    3\n}\n"),
+        (true, 0..17)
+    );
+    // Between b and c: from b (the last function before) to c (the first after).
+    assert_eq!(
+        run(b"fn a() {\n    1\n}\n\nfn b() {\n    2\n}\nf\nfn c() {\n    3\n}\n"),
+        (false, 18..53)
+    );
+    // A statement at the top, before any function: from the file's start to a.
+    assert_eq!(
+        run(b"print(0)\nfn a() {\n    1\n}\n\nfn b() {\n    2\n}\n\nfn c() {\n    3\n}\n"),
+        (false, 0..43)
+    );
+    // An error whose recovery runs to b's last `}` (which b alone cannot tell from running
+    // on into c): from a to c, which still closes with its own `}`.
+    assert_eq!(
+        run(b"fn a() {\n    1\n}\n\nfn b() {\n    2 +\n}\n\nfn c() {\n    3\n}\n"),
+        (false, 0..54)
+    );
+    // An error inside, the body still closed by its own `}`: that function, with the file's
+    // diagnostics.
+    let broken = b"fn a() {\n    let = 1\n    2\n}\n\nfn b() {\n    2\n}\n\nfn c() {\n    3\n}\n";
+    assert_eq!(run(broken), (true, 0..28));
+    assert!(!parse(broken).diagnostics().is_empty());
+    // A renamed function that clashes with another: left to a full parse when validation
+    // speaks.
+    assert!(reparse(
+        &old,
+        b"fn a() {\n    1\n}\n\nfn a() {\n    2\n}\n\nfn c() {\n    3\n}\n"
+    )
+    .is_none());
+    // A brace left open in b: the parser stops b at c's `fn` and c still closes where it did.
+    assert_eq!(
+        run(b"fn a() {\n    1\n}\n\nfn b() {\n    {2\n}\n\nfn c() {\n    3\n}\n"),
+        (false, 0..53)
+    );
+    // One left open in c, the last function: the run goes to the file's end.
+    assert_eq!(
+        run(b"fn a() {\n    1\n}\n\nfn b() {\n    2\n}\n\nfn c() {\n    {3\n}\n"),
+        (false, 18..54)
+    );
 }
 
 #[test]
