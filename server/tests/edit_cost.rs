@@ -136,6 +136,12 @@ fn an_edit_costs_the_same_in_a_workspace_of_ten_and_of_a_thousand_scripts() {
         names(&large),
         "the same edit re-ran other queries in the larger workspace"
     );
+    // The function is parsed again, not the whole file (`parse` is the whole file's tree, which
+    // the capabilities' check for syntax errors once asked for).
+    assert!(
+        !names(&small).iter().any(|n| n == "parse"),
+        "the edit parsed the whole file: {small:?}"
+    );
     // The edited file's group holds about 1000/64 files more in the larger workspace; a walk
     // over the workspace's files would check at least 1000 memos more.
     let groups = vox_analysis::GROUPS;
