@@ -33,14 +33,16 @@ pub struct InferredCaps {
 }
 
 /// The functions `vox run` starts from: `main` (or the top-level statements); a file without
-/// either (tests only) starts from its tests.
+/// either (tests only) starts from its tests. A file with both does not run (an error); its
+/// `main` stays the entry, so that a statement being typed between two functions does not move
+/// the start of every chain (and with it the findings of the whole file) for a keystroke.
 pub fn entry_points<'db>(db: &'db dyn Db, file: SourceFile) -> Vec<FnDef<'db>> {
     let fi = file_items(db, file);
-    if let Some(m) = fi.main {
-        return vec![m];
-    }
     if let Some(i) = fi.items.fns.iter().position(|f| &*f.name == "main") {
         return vec![fi.fns[i]];
+    }
+    if let Some(m) = fi.main {
+        return vec![m];
     }
     fi.items
         .fns

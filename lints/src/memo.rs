@@ -136,6 +136,19 @@ fn has_literals(facts: &FnFacts) -> bool {
         .any(|p| matches!(p.shape, PathShape::Literal(..)))
 }
 
+/// Whether two item trees differ only in whether the file has top-level statements, beside an
+/// explicit `main`: a statement typed between two functions (or removed) makes a synthetic
+/// main come (or go), which nothing calls and which is no entry point while `main` is
+/// ([`vox_analysis::entry_points`]); the other functions read the items without the flag.
+fn statements_came_or_went(old: &vox_hir::ItemTree, new: &vox_hir::ItemTree) -> bool {
+    old.has_top_level_stmts != new.has_top_level_stmts
+        && new.fns.iter().any(|f| &*f.name == "main")
+        && old.decls == new.decls
+        && old.fns == new.fns
+        && old.types == new.types
+        && old.imports == new.imports
+}
+
 fn at(base: u32, r: TextRange) -> TextRange {
     TextRange::new(base + r.start, base + r.end)
 }
@@ -172,21 +185,31 @@ impl FileMemo {
             delta: b_new as i64 - b_old as i64,
         };
         let items = &cx.items.items;
-        if !Arc::ptr_eq(&self.items, items) && *self.items != **items {
-            return None;
-        }
-        let db = cx.db;
-        let defs: Vec<FnDef<'_>> = cx.items.all().collect();
-        if defs.len() != self.fns.len()
-            || defs.iter().zip(&self.fns).any(|(d, m)| d.as_id() != m.id)
+        if !Arc::ptr_eq(&self.items, items)
+            && *self.items != **items
+            && !statements_came_or_went(&self.items, items)
         {
             return None;
         }
-        // The functions the edit touched (the synthetic main spans the whole file).
+        if self.items.has_top_level_stmts && !items.has_top_level_stmts {
+            // The synthetic main went: its findings go with it.
+            self.fns.pop();
+        }
+        let db = cx.db;
+        let defs: Vec<FnDef<'_>> = cx.items.all().collect();
+        if defs.len() < self.fns.len() || defs.iter().zip(&self.fns).any(|(d, m)| d.as_id() != m.id)
+        {
+            return None;
+        }
+        // The functions the edit touched (the synthetic main spans the whole file; one that
+        // just came has no memo).
         let touched: Vec<bool> = defs
             .iter()
-            .zip(&self.fns)
-            .map(|(d, m)| {
+            .enumerate()
+            .map(|(i, d)| {
+                let Some(m) = self.fns.get(i) else {
+                    return true;
+                };
                 let span = TextRange::new(m.start, m.start + m.len);
                 d.index(db) == u32::MAX
                     || moved.range(span).map(|r| r.start) != Some(fn_base(db, *d))
@@ -201,8 +224,15 @@ impl FileMemo {
         let mut literals = false;
         for (i, d) in defs.iter().enumerate().filter(|(i, _)| touched[*i]) {
             let facts = fn_facts(db, *d);
-            let m = &self.fns[i];
-            literals |= m.literals || has_literals(facts);
+            literals |= has_literals(facts);
+            let Some(m) = self.fns.get(i) else {
+                // New: nothing reached it before, and only a call typed elsewhere could now.
+                if cx.reached(*d) {
+                    return None;
+                }
+                continue;
+            };
+            literals |= m.literals;
             let base = fn_base(db, *d);
             let same_calls = facts.calls.len() == m.calls.len()
                 && facts

@@ -212,6 +212,20 @@ fn typing_that_leaves_a_syntax_error_in_one_function_keeps_the_others_findings()
     assert!(kept_after(&s, &path) >= 29);
     change(&mut s, &path, &mut text, at, at + 1, "112", 4);
     assert!(kept_after(&s, &path) >= 29);
+    // A statement typed between two functions (a synthetic main comes, with its error, beside
+    // `main`, which stays the entry point), then removed: every function keeps its findings.
+    // (On the blank line between them: findings that name a line are linted again when lines
+    // move.)
+    let blank = text.find("fn work_13(").unwrap() - 1;
+    change(&mut s, &path, &mut text, blank, blank, "f", 5);
+    let kept = kept_after(&s, &path);
+    assert!(
+        kept >= 30,
+        "a statement typed between functions: {kept} kept"
+    );
+    change(&mut s, &path, &mut text, blank, blank + 1, "", 6);
+    let kept = kept_after(&s, &path);
+    assert!(kept >= 30, "the statement removed: {kept} kept");
     // A new function typed between two others, nobody calls it yet: its calls do not move
     // any chain.
     let gap = text.find("fn work_13(").unwrap();
@@ -222,12 +236,12 @@ fn typing_that_leaves_a_syntax_error_in_one_function_keeps_the_others_findings()
         gap,
         gap,
         "fn fresh(x: int) to int {\n    return work_3([x], x)\n}\n\n",
-        5,
+        7,
     );
     // New items: linted whole (the server lints after every change).
     kept_after(&s, &path);
     let body = text.find("return work_3([x], x)").unwrap() + "return work_3([x], x)".len();
-    change(&mut s, &path, &mut text, body, body, " + work_4([x], 2)", 6);
+    change(&mut s, &path, &mut text, body, body, " + work_4([x], 2)", 8);
     let kept = kept_after(&s, &path);
     assert!(
         kept >= 29,
