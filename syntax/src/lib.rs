@@ -132,7 +132,7 @@ fn finish_splice(
         .find(|n| n.range() == new)
         .map(|n| n.id());
     match item {
-        Some(id) => validate::validate_one(tree.root(), id, &mut diags),
+        Some(id) => validate::validate_some(tree.root(), id..=id, &mut diags),
         None => return finish_parse(tree, diags, 1),
     }
     diags.sort_by_key(|d| (d.range.start, d.range.end));
@@ -201,6 +201,9 @@ struct TopPlan {
     /// The piece's lexer and parser diagnostics, in file offsets: the file's, since the old
     /// ones all lay in the replaced run.
     diagnostics: Vec<Diagnostic>,
+    /// Whether a type is declared in the run, old or new: its variants are known inside every
+    /// item, which are then all checked again.
+    types: bool,
 }
 
 /// The top-level elements from the last function that ends before the change (or the file's
@@ -211,13 +214,22 @@ struct TopPlan {
 fn plan_top(old: &SyntaxTree, new_text: &[u8], start: u32, end: u32) -> Option<TopPlan> {
     let delta = new_text.len() as i64 - old.bytes().len() as i64;
     let (mut from, mut to) = ((0usize, 0u32), None);
+    // Type declarations from `from` on (those before it are counted out when `from` moves).
+    let mut types = 0;
     for (i, e) in old.root().children_with_tokens().enumerate() {
-        let Some(n) = e.as_node().filter(|n| n.kind() == SyntaxKind::FnDecl) else {
+        let Some(n) = e.as_node() else {
             continue;
         };
+        if n.kind() == SyntaxKind::TypeDecl {
+            types += 1;
+        }
+        if n.kind() != SyntaxKind::FnDecl {
+            continue;
+        }
         let r = n.range();
         if r.end < start {
             from = (i, r.start);
+            types = 0;
         } else if r.start > end {
             to = Some((i, r));
             break;
@@ -260,16 +272,26 @@ fn plan_top(old: &SyntaxTree, new_text: &[u8], start: u32, end: u32) -> Option<T
         None => old.root().children_with_tokens().count(),
     };
     let diagnostics = diags.into_iter().map(|d| shifted(d, s)).collect();
+    let types = types > 0
+        || piece
+            .root()
+            .children()
+            .any(|n| n.kind() == SyntaxKind::TypeDecl);
     Some(TopPlan {
         elements: (e0, e1),
         old_range: TextRange::new(s, old_end),
         piece,
         diagnostics,
+        types,
     })
 }
 
+/// Splices the run in; then the checks across items run again, and those inside items for the
+/// run's own items only (all, when a type is declared in it).
 fn apply_top(mut tree: SyntaxTree, plan: TopPlan, new_text: &[u8]) -> (SyntaxTree, Spliced) {
     let new_len = plan.piece.bytes().len() as u32;
+    let (e0, _) = plan.elements;
+    let n_top = plan.piece.root().children_with_tokens().count();
     tree.splice_top(plan.elements, plan.old_range, &plan.piece, new_text.into());
     let start = plan.old_range.start;
     let spliced = Spliced {
@@ -278,7 +300,32 @@ fn apply_top(mut tree: SyntaxTree, plan: TopPlan, new_text: &[u8]) -> (SyntaxTre
         one_function: false,
         renamed: true,
     };
-    (finish_parse(tree, plan.diagnostics, 1), spliced)
+    // The run's items in the new tree: post-order ids from after the last node before it.
+    let root = tree.root();
+    let before = root
+        .children_with_tokens()
+        .take(e0)
+        .filter_map(|e| e.as_node())
+        .last();
+    let first = before.map_or(0, |n| n.id() + 1);
+    let last = root
+        .children_with_tokens()
+        .skip(e0)
+        .take(n_top)
+        .filter_map(|e| e.as_node())
+        .last()
+        .map(|n| n.id());
+    let mut diags = plan.diagnostics;
+    if plan.types || diags.iter().any(|d| d.code == "syntax.not-a-script") {
+        return (finish_parse(tree, diags, 1), spliced);
+    }
+    match last {
+        Some(last) => validate::validate_some(tree.root(), first..=last, &mut diags),
+        None => validate::validate_some(tree.root(), 1..=0, &mut diags),
+    }
+    diags.sort_by_key(|d| (d.range.start, d.range.end));
+    tree.set_diagnostics(diags);
+    (tree, spliced)
 }
 
 /// Whether a function's body is a block ending at `end` with its own `}`.

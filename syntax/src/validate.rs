@@ -37,18 +37,23 @@ pub(crate) fn validate_on<'t>(
     validate_items(root, has_not_a_script, only, diags, threads)
 }
 
-/// The checks across items, and inside the top-level item whose id is `item` only (after a
-/// splice, when nothing inside the other items can have changed).
-pub(crate) fn validate_one(root: SyntaxNode<'_>, item: u32, diags: &mut Vec<Diagnostic>) {
-    validate_items(root, false, Only::Item(item), diags, 1)
+/// The checks across items, and inside the top-level items whose ids are in `items` only
+/// (after a splice, when nothing inside the other items can have changed: no variant was
+/// declared or removed).
+pub(crate) fn validate_some(
+    root: SyntaxNode<'_>,
+    items: std::ops::RangeInclusive<u32>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    validate_items(root, false, Only::Items(items), diags, 1)
 }
 
 /// Which items [`validate_items`] checks inside.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 enum Only {
     All,
     None,
-    Item(u32),
+    Items(std::ops::RangeInclusive<u32>),
 }
 
 fn validate_items<'t>(
@@ -128,7 +133,11 @@ fn validate_items<'t>(
         };
         let mut out = Vec::new();
         for item in run {
-            if matches!(only, Only::All) || matches!(only, Only::Item(id) if id == item.id()) {
+            if match &only {
+                Only::All => true,
+                Only::None => false,
+                Only::Items(ids) => ids.contains(&item.id()),
+            } {
                 check_item(
                     tree,
                     first_id..=item.id(),

@@ -247,6 +247,25 @@ fn an_edit_outside_one_function_replaces_the_run_of_elements_around_it() {
     );
 }
 
+/// A run that declares (or no longer declares) a variant changes the checks inside every item:
+/// a call of a capitalised name that is no variant is a view call, not a script.
+#[test]
+fn a_run_that_changes_a_types_variants_checks_every_item_again() {
+    let old = parse(
+        b"fn a() {\n    1\n}\n\ntype Pay = | Card | Cash\n\nfn b() {\n    2\n}\n\nfn c() {\n    print(Cash())\n}\n",
+    );
+    assert!(old.diagnostics().is_empty(), "{:?}", old.diagnostics());
+    let new: &[u8] =
+        b"fn a() {\n    1\n}\n\ntype Pay = | Card | Coin\n\nfn b() {\n    2\n}\n\nfn c() {\n    print(Cash())\n}\n";
+    let full = parse(new);
+    assert!(
+        !full.diagnostics().is_empty(),
+        "c's call is now a view call"
+    );
+    let inc = reparse(&old, new).expect("spliced: the run from a to b");
+    assert_eq!(shape(&inc), shape(&full));
+}
+
 #[test]
 fn an_owned_reparse_says_which_function_it_replaced() {
     let old = parse(b"fn a() {\n    1\n}\n\nfn b() {\n    2\n}\n");
