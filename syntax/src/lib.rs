@@ -321,7 +321,7 @@ fn apply_top(mut tree: SyntaxTree, plan: TopPlan, new_text: &[u8]) -> (SyntaxTre
     }
     match last {
         Some(last) => validate::validate_some(tree.root(), first..=last, &mut diags),
-        None => validate::validate_some(tree.root(), 1..=0, &mut diags),
+        None => validate::validate(tree.root(), false, false, &mut diags),
     }
     diags.sort_by_key(|d| (d.range.start, d.range.end));
     tree.set_diagnostics(diags);
