@@ -29,6 +29,7 @@ use std::sync::Arc;
 use rustc_hash::{FxHashMap, FxHasher};
 use tower_lsp_server::ls_types::Position;
 use vox_lints::{Finding, Severity};
+use vox_syntax::TextRange;
 
 use crate::convert::{Encoding, TextIndex};
 use crate::session::Snapshot;
@@ -234,57 +235,107 @@ struct Previous {
     keys: Vec<u64>,
 }
 
-/// Which offsets have the same line and column in two texts: those before the first byte that
-/// differs, and, when the texts have one length and the bytes that differ hold no line break,
-/// those on a line after the one the difference ends on.
+/// Which offsets of the new text have the same line and column as an offset of the old one:
+/// those before the first byte that differs (the same offset), and, when the bytes that differ
+/// hold no line break in either text, those on a line after the one the difference ends on (the
+/// offset less `delta`, what the edit added).
 struct Unmoved {
     prefix: usize,
-    /// Offsets past this one, when the texts have one length and no break differs.
+    /// Offsets past this one, when no break differs.
     after: Option<usize>,
-}
-
-/// Whether two findings of one file give the same diagnostic text (their file is not compared:
-/// both are the script's; the fields most likely to differ come first).
-fn same_in_file(a: &Finding, b: &Finding) -> bool {
-    a.range == b.range
-        && a.severity == b.severity
-        && a.code == b.code
-        && a.message == b.message
-        && a.help == b.help
-        && a.chain == b.chain
-        && a.fixes == b.fixes
+    delta: i64,
 }
 
 impl Unmoved {
     fn new(old: &[u8], new: &[u8]) -> Unmoved {
         let prefix = vox_syntax::common_prefix(old, new);
-        if old.len() != new.len() {
-            return Unmoved {
-                prefix,
-                after: None,
-            };
-        }
-        if prefix == new.len() {
+        let delta = new.len() as i64 - old.len() as i64;
+        if prefix == new.len() && delta == 0 {
             return Unmoved {
                 prefix: usize::MAX,
                 after: None,
+                delta,
             };
         }
-        let suffix = vox_syntax::common_suffix(&old[prefix..], &new[prefix..]);
+        let max_suffix = old.len().min(new.len()) - prefix;
+        let suffix = vox_syntax::common_suffix(&old[prefix..], &new[prefix..]).min(max_suffix);
+        let breaks =
+            |t: &[u8]| memchr::memchr2(b'\n', b'\r', &t[prefix..t.len() - suffix]).is_some();
         let end = new.len() - suffix;
-        let breaks = |t: &[u8]| memchr::memchr2(b'\n', b'\r', &t[prefix..end]).is_some();
         let after = if breaks(old) || breaks(new) {
             None
         } else {
             // The first break after the difference: offsets past it are on a later line.
             memchr::memchr2(b'\n', b'\r', &new[end..]).map(|i| end + i)
         };
-        Unmoved { prefix, after }
+        Unmoved {
+            prefix,
+            after,
+            delta,
+        }
     }
 
     fn holds(&self, offset: u32) -> bool {
         let x = offset as usize;
         x < self.prefix || self.after.is_some_and(|b| x > b)
+    }
+
+    /// The old text's offset with the line and column of `offset` (one that [`Self::holds`]).
+    fn old(&self, offset: u32) -> u32 {
+        if (offset as usize) < self.prefix {
+            offset
+        } else {
+            (offset as i64 - self.delta) as u32
+        }
+    }
+
+    fn old_range(&self, r: TextRange) -> TextRange {
+        TextRange::new(self.old(r.start), self.old(r.end))
+    }
+
+    /// Whether `f` (of the new text, in `path`) gives the diagnostic `q` (of the old) gave:
+    /// every position of it in `path` holds and is `q`'s, moved by the edit; the rest equal
+    /// (the fields most likely to differ first; a finding the lint memo kept before the edit is
+    /// the very one published last time).
+    fn same(&self, q: &Arc<Finding>, f: &Arc<Finding>, path: &Path) -> bool {
+        let here = |file: &Path, r: TextRange, was: TextRange| {
+            if file == path {
+                self.holds(r.start) && self.holds(r.end) && self.old_range(r) == was
+            } else {
+                r == was
+            }
+        };
+        let text = Arc::ptr_eq(q, f)
+            || q.severity == f.severity
+                && q.code == f.code
+                && q.message == f.message
+                && q.help == f.help
+                && q.chain.len() == f.chain.len()
+                && q.chain
+                    .iter()
+                    .zip(&f.chain)
+                    .all(|(a, b)| a.function == b.function)
+                && q.fixes.len() == f.fixes.len()
+                && q.fixes.iter().zip(&f.fixes).all(|(a, b)| {
+                    a.title == b.title
+                        && a.applicability == b.applicability
+                        && a.edits.len() == b.edits.len()
+                        && a.edits
+                            .iter()
+                            .zip(&b.edits)
+                            .all(|(x, y)| x.new_text == y.new_text)
+                });
+        text && here(&f.file, f.range, q.range)
+            && q.chain
+                .iter()
+                .zip(&f.chain)
+                .all(|(a, b)| a.file == b.file && here(&b.file, b.range, a.range))
+            && q.fixes.iter().zip(&f.fixes).all(|(a, b)| {
+                a.edits
+                    .iter()
+                    .zip(&b.edits)
+                    .all(|(x, y)| x.file == y.file && here(&y.file, y.range, x.range))
+            })
     }
 }
 
@@ -329,23 +380,20 @@ impl RenderCache {
         let mut anchors: Vec<(usize, usize)> = Vec::new();
         for f in &findings {
             if let (Some(p), Some(u)) = (&previous, &unmoved) {
+                // The old findings in the same order, compared where they were.
+                let key = (u.old(f.range.start), u.old(f.range.end), &f.code);
                 while p
                     .findings
                     .get(at)
-                    .is_some_and(|q| Finding::order_in_file(q, f).is_lt())
+                    .is_some_and(|q| (q.range.start, q.range.end, &q.code) < key)
                 {
                     at += 1;
                 }
-                // A finding the lint memo kept is the very one published last time.
+                // A finding the lint memo kept before the edit is the very one published last
+                // time; after it, one the memo moved with the text.
                 let same = f.file == path
-                    && p.findings
-                        .get(at)
-                        .is_some_and(|q| Arc::ptr_eq(q, f) || same_in_file(q, f))
-                    && u.holds(f.range.start)
-                    && u.holds(f.range.end)
-                    && f.chain
-                        .iter()
-                        .all(|s| s.file == path && u.holds(s.range.start) && u.holds(s.range.end));
+                    && f.chain.iter().all(|s| s.file == path)
+                    && p.findings.get(at).is_some_and(|q| u.same(q, f, path));
                 if same {
                     out.push(p.json[at].clone());
                     keys.push(p.keys[at]);

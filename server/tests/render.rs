@@ -132,6 +132,13 @@ fn an_edit_converts_only_the_findings_of_what_it_changed() {
         "{} of {total} converted again after typing",
         cache.made
     );
+    // Every finding on another line keeps its line and column: its JSON is the last publish's,
+    // taken whole, on either side of the edit.
+    assert!(
+        cache.reused + 4 >= total,
+        "{} of {total} taken whole after typing on one line",
+        cache.reused
+    );
     // Edits of the same length that move what follows them without moving its bytes: a line
     // break where a space was (every later line moves down), and a two-byte character where two
     // one-byte ones were (later columns on that line move left in UTF-16). Nothing they moved may
