@@ -107,6 +107,27 @@ impl<'a> Body<'a> {
         }
     }
 
+    /// The call target of the file's function `k` (an index in [`Self::items`]).
+    pub fn local(&self, k: u32) -> CallTarget {
+        CallTarget::Local(
+            self.items
+                .fns
+                .get(k as usize)
+                .map_or_else(|| Arc::from(""), |f| f.name.clone()),
+        )
+    }
+
+    /// The file's function a callee expression names, as an index in [`Self::items`].
+    pub fn local_index(&self, callee: u32) -> Option<u32> {
+        match &self.m.exprs[callee as usize] {
+            Expr::Global(g) => match self.m.globals.get(*g as usize)? {
+                Global::Fn(k) => Some(*k),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// The user function a callee expression names: a function of the file, an imported one,
     /// or `alias.name` of an aliased import.
     pub fn user_callee(&self, callee: u32) -> Option<CallTarget> {
@@ -117,7 +138,7 @@ impl<'a> Body<'a> {
         };
         match &m.exprs[callee as usize] {
             Expr::Global(g) => match m.globals.get(*g as usize)? {
-                Global::Fn(k) => Some(CallTarget::Local(*k)),
+                Global::Fn(k) => Some(self.local(*k)),
                 Global::Imported { import, name } => Some(imported(*import, name)),
                 _ => None,
             },
@@ -443,8 +464,9 @@ impl ClosureIndex {
 /// What a call in a body calls: one of the file's own functions or an imported one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CallTarget {
-    /// The file's own function, by item index.
-    Local(u32),
+    /// The file's own function, by name (the first of that name): not by position, so that a
+    /// function added or removed elsewhere in the file leaves the facts of the others equal.
+    Local(Arc<str>),
     /// A public function of the file's `import`-th import.
     Imported { import: u32, name: Arc<str> },
 }

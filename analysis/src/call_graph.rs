@@ -84,7 +84,7 @@ pub fn file_calls(db: &dyn Db, file: SourceFile) -> FileCalls<'_> {
     let imports = resolve_imports(db, file);
     let resolve = |target: &CallTarget| -> Option<FnDef<'_>> {
         match target {
-            CallTarget::Local(k) => items.fns.get(*k as usize).copied(),
+            CallTarget::Local(name) => items.local(name),
             CallTarget::Imported { import, name } => imports.function(db, *import, name),
         }
     };

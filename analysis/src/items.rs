@@ -555,6 +555,8 @@ pub struct FileItems<'db> {
     /// The public functions by name (sorted; among equal names, source order): what importers
     /// look up for every call they make.
     pub_fns: Box<[(Arc<str>, u32)]>,
+    /// Every function by name, the same way: what the file's own calls name.
+    by_name: Box<[(Arc<str>, u32)]>,
 }
 
 impl<'db> FileItems<'db> {
@@ -563,6 +565,18 @@ impl<'db> FileItems<'db> {
         let i = self.pub_fns.partition_point(|(n, _)| &**n < name);
         let (n, k) = self.pub_fns.get(i)?;
         (&**n == name).then(|| self.fns[*k as usize])
+    }
+
+    /// The position of the first function named `name` (a local call's target).
+    pub fn position(&self, name: &str) -> Option<u32> {
+        let i = self.by_name.partition_point(|(n, _)| &**n < name);
+        let (n, k) = self.by_name.get(i)?;
+        (&**n == name).then_some(*k)
+    }
+
+    /// The first function named `name`.
+    pub fn local(&self, name: &str) -> Option<FnDef<'db>> {
+        self.position(name).map(|k| self.fns[k as usize])
     }
 
     /// Every function, the synthetic main last.
@@ -584,19 +598,25 @@ pub fn file_items(db: &dyn Db, file: SourceFile) -> FileItems<'_> {
         .map(|(i, src)| FnDef::new(db, file, items.fns[i].name.clone(), i as u32, src))
         .collect();
     let main = main_source.map(|src| FnDef::new(db, file, Arc::from("<main>"), u32::MAX, src));
-    let mut pub_fns: Vec<(Arc<str>, u32)> = items
+    let mut by_name: Vec<(Arc<str>, u32)> = items
         .fns
         .iter()
         .enumerate()
-        .filter(|(_, f)| f.is_pub)
         .map(|(i, f)| (f.name.clone(), i as u32))
         .collect();
-    pub_fns.sort_by(|a, b| a.0.cmp(&b.0));
+    // Stable: among equal names, source order.
+    by_name.sort_by(|a, b| a.0.cmp(&b.0));
+    let pub_fns: Vec<(Arc<str>, u32)> = by_name
+        .iter()
+        .filter(|(_, i)| items.fns[*i as usize].is_pub)
+        .cloned()
+        .collect();
     FileItems {
         items,
         fns,
         main,
         pub_fns: pub_fns.into(),
+        by_name: by_name.into(),
     }
 }
 

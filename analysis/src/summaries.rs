@@ -113,7 +113,7 @@ fn cap_kind(cap: Cap) -> Option<EffectKind> {
 /// The function a call target names, if it exists.
 pub fn callee<'db>(db: &'db dyn Db, file: SourceFile, target: &CallTarget) -> Option<FnDef<'db>> {
     match target {
-        CallTarget::Local(k) => file_items(db, file).fns.get(*k as usize).copied(),
+        CallTarget::Local(name) => file_items(db, file).local(name),
         CallTarget::Imported { import, name } => {
             resolve_imports(db, file).function(db, *import, name)
         }

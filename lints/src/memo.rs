@@ -346,8 +346,8 @@ impl FileMemo {
                 order_callees: facts
                     .order_args
                     .iter()
-                    .filter_map(|a| match a.call {
-                        CallTarget::Local(i) => Some(i),
+                    .filter_map(|a| match &a.call {
+                        CallTarget::Local(name) => cx.items.position(name),
                         CallTarget::Imported { .. } => None,
                     })
                     .collect(),

@@ -283,7 +283,7 @@ fn scan(body: &Body<'_>, kinds: &kinds::Kinds, facts: &mut FactsBuilder) {
             // A function named anywhere (called or passed as a value) may run.
             Expr::Global(g) => match m.globals.get(*g as usize) {
                 Some(Global::Fn(k)) => facts.calls.push(CallFact {
-                    target: CallTarget::Local(*k),
+                    target: body.local(*k),
                     range: call_range(body, id),
                     direct: parent_call(body, id).is_some() || pipe_rhs.contains(&id),
                 }),

@@ -121,7 +121,7 @@ impl LoopBody {
                         }
                         if let Expr::Global(g) = m.exprs[*callee as usize] {
                             match m.globals.get(g as usize) {
-                                Some(Global::Fn(k)) => calls.push(CallTarget::Local(*k)),
+                                Some(Global::Fn(k)) => calls.push(body.local(*k)),
                                 Some(Global::Imported { import, name }) => {
                                     calls.push(CallTarget::Imported {
                                         import: *import,

@@ -686,7 +686,7 @@ impl<S: SourceSet> Flow<'_, '_, S> {
 /// number, bool or `Unit` (annotated on a function of this file).
 fn returns_order(body: &Body<'_>, callee: u32) -> Option<CallTarget> {
     let target = body.user_callee(callee)?;
-    if let CallTarget::Local(k) = target {
+    if let Some(k) = body.local_index(callee) {
         let ret = body.items.fns.get(k as usize)?.ret.as_deref();
         let scalar = ret.is_some_and(|t| {
             matches!(
