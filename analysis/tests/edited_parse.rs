@@ -1,13 +1,15 @@
 //! An editor's parse of an edited file (re-parsing one function and taking the rest of the last
 //! parse over, shifted) gives the same item tree, syntax facts and function texts as a parse of
 //! the new text from scratch: random edit sequences over the corpus, one database kept across
-//! each sequence, compared at every step with a fresh database.
+//! each sequence, compared at every step with a fresh database. Each function's facts, lowered
+//! in the edited database with its scope (the part of the file's globals its names reach), are
+//! those the command line's whole-table lowering gives.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use salsa::Setter;
-use vox_analysis::{file_items, file_syntax, AnalysisDb, SourceFile, Text, Workspace};
+use vox_analysis::{file_items, file_syntax, fn_facts, AnalysisDb, SourceFile, Text, Workspace};
 
 fn corpus() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -31,7 +33,15 @@ fn corpus() -> Vec<PathBuf> {
 }
 
 fn database(text: &[u8]) -> (AnalysisDb, SourceFile) {
+    database_with(text, false)
+}
+
+/// With `fixed`, as the command line makes it (no text ever changes).
+fn database_with(text: &[u8], fixed: bool) -> (AnalysisDb, SourceFile) {
     let mut db = AnalysisDb::new(vox_runtime::catalog::Catalog::get());
+    if fixed {
+        db.set_fixed_texts();
+    }
     let path = PathBuf::from("/ws/script.vox");
     let f = SourceFile::new(&db, path.clone(), Text::new(Arc::from(text)));
     let ws = Workspace::create(&db, PathBuf::from("/ws"), Arc::new([(path, f)].into()));
@@ -57,6 +67,14 @@ fn products(db: &AnalysisDb, f: SourceFile) -> String {
         file_syntax(db, f),
         texts
     )
+}
+
+/// Every function's facts, by name.
+fn facts(db: &AnalysisDb, f: SourceFile) -> String {
+    file_items(db, f)
+        .all()
+        .map(|d| format!("{}: {:?}\n", d.name(db), fn_facts(db, d)))
+        .collect()
 }
 
 struct Rng(u64);
@@ -87,6 +105,8 @@ const PIECES: &[&str] = &[
     ")",
     ", n: int",
     "\"",
+    "\nfn extra(n: int) to int {\n    return n\n}\n",
+    "extra(2)",
 ];
 
 #[test]
@@ -122,6 +142,13 @@ fn an_edited_parse_equals_a_parse_from_scratch() {
                 products(&db, f),
                 products(&fresh, g),
                 "{}: after an edit at {at}",
+                path.display()
+            );
+            let (cli, h) = database_with(&text, true);
+            assert_eq!(
+                facts(&db, f),
+                facts(&cli, h),
+                "{}: facts after an edit at {at}",
                 path.display()
             );
             steps += 1;

@@ -214,6 +214,32 @@ fn a_statement_typed_between_functions_lowers_no_function_again() {
     );
 }
 
+/// A function being typed between two others (its name and parameters growing, one keystroke
+/// at a time) changes the file's items at every step; the other functions' facts stay equal
+/// and are not computed again (each is lowered with the part of the items its names reach).
+#[test]
+fn a_new_function_typed_between_others_lowers_only_itself() {
+    let mut w = setup();
+    analyse(&w);
+    edit(&mut w, "main", "fn a3()", "fn fresh() {\n}\n\nfn a3()");
+    analyse(&w);
+    let _ = w.log.take();
+    for (from, to) in [
+        ("fn fresh()", "fn fresher()"),
+        ("fn fresher()", "fn fresher(n: int)"),
+        ("fn fresher(n: int)", "fn fresher(n: int) to int"),
+    ] {
+        edit(&mut w, "main", from, to);
+        analyse(&w);
+        let log = w.log.take();
+        assert_eq!(
+            ran(&w, &log, "fn_facts"),
+            vec!["fresher".to_string()],
+            "{to}: {log:#?}"
+        );
+    }
+}
+
 /// In an editor the synthetic main parses a copy of its file with everything but the top-level
 /// statements blanked, not the whole file again; its facts are what the command line's whole
 /// parse gives, for statements before, between and after functions, and after an edit.
@@ -258,10 +284,16 @@ fn the_synthetic_main_reads_only_the_top_level_statements() {
             "the edit shows in the facts: {text}"
         );
         assert_eq!(source.len(), text.len());
-        assert!(
-            !String::from_utf8_lossy(&source).contains("fn "),
-            "the editor's main text still holds functions: {:?}",
-            String::from_utf8_lossy(&source)
-        );
+        // Each function's text is gone from it (an empty function of the same length stands
+        // in its place).
+        let source = String::from_utf8_lossy(&source).into_owned();
+        for f in text.split("\nfn ").skip(1) {
+            let body = &f[f.find('{').unwrap()..];
+            let body = &body[..body.find("\n}").unwrap() + 2];
+            assert!(
+                !source.contains(body),
+                "the editor's main text still holds {body:?}: {source:?}"
+            );
+        }
     }
 }

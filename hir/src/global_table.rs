@@ -6,6 +6,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::ir::*;
+use crate::items::{FnItem, ItemTree};
 
 /// The public names an imported file exports, known before the importer is lowered.
 #[derive(Clone, Debug, Default)]
@@ -57,4 +58,78 @@ pub(crate) fn name_hash(name: &str) -> u64 {
 
 pub(crate) fn arc(s: &str) -> Arc<str> {
     Arc::from(s)
+}
+
+impl GlobalTable {
+    /// The part of this table (of the file whose item tree is `items`) that a body naming only
+    /// `names` can read, with the item tree it indexes: the functions among `names` (and
+    /// `own`, a position in `items.fns`, first) renumbered in the order of `names`; every type
+    /// and import as they are. A body lowered with it gives what it gives with the whole table
+    /// (its functions numbered in the small tree), and the part stays equal when functions the
+    /// body does not name are added, removed or moved.
+    pub fn restricted<'n>(
+        &self,
+        items: &ItemTree,
+        own: Option<usize>,
+        names: impl IntoIterator<Item = &'n str>,
+    ) -> (GlobalTable, ItemTree) {
+        let mut fns: Vec<FnItem> = Vec::new();
+        let mut local: HashMap<u32, u32> = HashMap::default();
+        let mut take_fn = |k: u32, fns: &mut Vec<FnItem>| -> u32 {
+            *local.entry(k).or_insert_with(|| {
+                fns.push(items.fns[k as usize].clone());
+                fns.len() as u32 - 1
+            })
+        };
+        if let Some(k) = own.filter(|&k| k < items.fns.len()) {
+            take_fn(k as u32, &mut fns);
+        }
+        let (mut entries, mut globals, mut variant_defs) = (Vec::new(), Vec::new(), Vec::new());
+        let mut variants = HashMap::default();
+        for name in names {
+            if let Some(&c) = self.variants.get(name) {
+                variants.insert(Arc::from(name), c);
+            }
+            let hash = name_hash(name);
+            let from = self.names.partition_point(|e| e.0 < hash);
+            let Some((h, n, tid)) = self.names[from..]
+                .iter()
+                .take_while(|e| e.0 == hash)
+                .find(|e| &*e.1 == name)
+            else {
+                continue;
+            };
+            if entries
+                .iter()
+                .any(|(eh, en, _): &(u64, Arc<str>, u32)| eh == h && en == n)
+            {
+                continue;
+            }
+            let g = match self.globals[*tid as usize] {
+                TableGlobal::Fn(k) => TableGlobal::Fn(take_fn(k, &mut fns)),
+                TableGlobal::Variant(v) => {
+                    variant_defs.push(self.variant_defs[v as usize].clone());
+                    TableGlobal::Variant(variant_defs.len() as u32 - 1)
+                }
+                other => other,
+            };
+            globals.push(g);
+            entries.push((*h, n.clone(), globals.len() as u32 - 1));
+        }
+        entries.sort_unstable();
+        let table = GlobalTable {
+            names: entries.into(),
+            globals: globals.into(),
+            variant_defs: variant_defs.into(),
+            variants,
+        };
+        let scope = ItemTree {
+            decls: Vec::new(),
+            fns,
+            types: items.types.clone(),
+            imports: items.imports.clone(),
+            has_top_level_stmts: false,
+        };
+        (table, scope)
+    }
 }

@@ -86,22 +86,66 @@ fn function_items(db: &dyn Db, file: crate::inputs::SourceFile) -> Arc<vox_hir::
     Arc::new(without)
 }
 
-/// Lowers one function (from its own text) and runs `f` over the body.
+/// The names a function's text may use: every word that could be an identifier, once each, in
+/// first-use order (a superset: words in comments and strings, keywords). What its lowering can
+/// look up among the file's globals; depends on its text alone.
+#[salsa::tracked(returns(ref))]
+fn fn_words<'db>(db: &'db dyn Db, f: FnDef<'db>) -> Box<[Box<str>]> {
+    let text = f.text(db).bytes();
+    let mut seen: rustc_hash::FxHashSet<&[u8]> = Default::default();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        let b = text[i];
+        if b.is_ascii_alphabetic() || b == b'_' {
+            let start = i;
+            while i < text.len() && (text[i].is_ascii_alphanumeric() || text[i] == b'_') {
+                i += 1;
+            }
+            let word = &text[start..i];
+            if seen.insert(word) {
+                out.push(String::from_utf8_lossy(word).into());
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out.into()
+}
+
+/// What an editor lowers a function with: the part of its file's globals and items that the
+/// names it uses reach ([`vox_hir::GlobalTable::restricted`]), its own item first. Equal after
+/// an edit that adds, removes, renames or moves functions it does not name, so that such an
+/// edit (a new function being typed) lowers no other function again.
+#[derive(Debug, PartialEq, Eq)]
+pub struct FnScope {
+    table: vox_hir::GlobalTable,
+    items: vox_hir::ItemTree,
+}
+
+#[salsa::tracked(returns(ref))]
+fn fn_scope<'db>(db: &'db dyn Db, f: FnDef<'db>) -> Arc<FnScope> {
+    let file = f.file(db);
+    let items = function_items(db, file);
+    let own = f.index(db) as usize;
+    let (table, items) =
+        global_table(db, file).restricted(items, Some(own), fn_words(db, f).iter().map(|w| &**w));
+    Arc::new(FnScope { table, items })
+}
+
+/// Lowers one function (from its own text) and runs `f` over the body. On the command line
+/// (no text changes), with the file's whole table and items; in an editor, with the function's
+/// [`FnScope`]. Facts name local callees, so both give the same facts.
 fn with_body<R: Default>(db: &dyn Db, def: FnDef<'_>, f: impl FnOnce(&Body<'_>, bool) -> R) -> R {
     let file = def.file(db);
-    let index = def.index(db);
-    let items = if index == u32::MAX {
-        file_items(db, file).items.clone()
-    } else {
-        function_items(db, file).clone()
-    };
-    let table = global_table(db, file);
     let catalog = db.catalog();
-    // This function where it lies in its file's parse, or a parse of its text alone: nothing
-    // else of the file is read.
-    let source = def.text(db).tree();
-    let (tree, node) = source.parts();
-    if index == u32::MAX {
+    // By name, not `index` (an id field records no dependency; the position changes when a
+    // function is added above).
+    if &**def.name(db) == "<main>" {
+        let items = file_items(db, file).items.clone();
+        let table = global_table(db, file);
+        let source = def.text(db).tree();
+        let (tree, _) = source.parts();
         let Some(m) = vox_hir::lower_top_level(tree, &items, table, catalog) else {
             return R::default();
         };
@@ -111,23 +155,35 @@ fn with_body<R: Default>(db: &dyn Db, def: FnDef<'_>, f: impl FnOnce(&Body<'_>, 
             Some(vox_hir::ir::Main::Synthetic(id)) | Some(vox_hir::ir::Main::Explicit(id)) => id,
             None => return R::default(),
         };
-        f(&Body::new(&m, catalog, &items, root, Vec::new()), false)
-    } else {
-        let m = match node {
-            Some(node) => vox_hir::lower_function_in(node, table, catalog),
-            None => vox_hir::lower_function(tree, table, catalog),
-        };
-        // The file's tree goes as soon as its last function is lowered.
-        drop(source);
-        let item = &items.fns[index as usize];
-        let params = item
-            .params
-            .iter()
-            .map(|(_, ty)| ty.as_deref().map_or(Kind::Unknown, Kind::from_annotation))
-            .collect();
-        let is_main = &*item.name == "main";
-        f(&Body::new(&m, catalog, &items, 0, params), is_main)
+        return f(&Body::new(&m, catalog, &items, root, Vec::new()), false);
     }
+    let whole;
+    let (table, items, own): (&vox_hir::GlobalTable, &vox_hir::ItemTree, usize) =
+        if db.fixed_texts() {
+            whole = function_items(db, file).clone();
+            (global_table(db, file), &whole, def.index(db) as usize)
+        } else {
+            let scope = fn_scope(db, def);
+            (&scope.table, &scope.items, 0)
+        };
+    // This function where it lies in its file's parse, or a parse of its text alone: nothing
+    // else of the file is read.
+    let source = def.text(db).tree();
+    let (tree, node) = source.parts();
+    let m = match node {
+        Some(node) => vox_hir::lower_function_in(node, table, catalog),
+        None => vox_hir::lower_function(tree, table, catalog),
+    };
+    // The file's tree goes as soon as its last function is lowered.
+    drop(source);
+    let item = &items.fns[own];
+    let params = item
+        .params
+        .iter()
+        .map(|(_, ty)| ty.as_deref().map_or(Kind::Unknown, Kind::from_annotation))
+        .collect();
+    let is_main = &*item.name == "main";
+    f(&Body::new(&m, catalog, items, 0, params), is_main)
 }
 
 /// Lowers one function and computes its facts.
