@@ -11,7 +11,11 @@
 //! - path literals colliding with another (D005).
 //!
 //! After an edit, a function the edit did not touch keeps its findings, moved with the text, when
-//! each of these is unchanged; whatever the memo cannot vouch for is linted again. Everything
+//! each of these is unchanged; whatever the memo cannot vouch for is linted again. An edit that
+//! changes the file's items (a function typed, renamed, given parameters; a synthetic main come
+//! or gone) is followed function by function, by identity: a function is touched when its text
+//! or its scope (what its lowering read of the items) changed; the memo gives up when the entry
+//! points moved or a function a chain reached is gone. Everything
 //! outside the file (other files, configuration, options) is vouched for by the caller's stamp,
 //! which changes whenever any input but this file's text does. Line numbers in messages stay true
 //! because, after an edit that adds or removes lines, a function at or after it whose findings
@@ -37,8 +41,10 @@ pub struct FileMemo {
     items: Arc<vox_hir::ItemTree>,
     /// In `FileItems::all` order.
     fns: Vec<FnMemo>,
-    /// The positions of the functions a syntax error lay in (left out of the lint).
-    broken: Vec<usize>,
+    /// The functions a syntax error lay in (left out of the lint).
+    broken: Vec<salsa::Id>,
+    /// The file's entry points (chains start there).
+    entries: Vec<salsa::Id>,
     /// How many functions the lint that made this memo linted, and how many it kept.
     pub linted: usize,
     pub kept: usize,
@@ -52,9 +58,14 @@ struct FnMemo {
     /// Its calls of user functions (ranges relative to `start`), and whether each is direct
     /// (chains).
     calls: Vec<(CallTarget, TextRange, bool)>,
-    /// The file's functions (by position) whose parameters' order or output its D002/D007
+    /// The file's functions (by name) whose parameters' order or output its D002/D007
     /// findings read.
-    order_callees: Vec<u32>,
+    order_callees: Vec<Arc<str>>,
+    /// Whether a chain reached it.
+    reached: bool,
+    /// What its lowering read of the file's items (none for the synthetic main, which reads them
+    /// all): its facts are as they were when its text and this are.
+    scope: Option<Arc<vox_analysis::FnScope>>,
     /// Whether it has a path literal (D005 collisions).
     literals: bool,
     /// Its int parameters' bound, when a D004 finding depends on it.
@@ -64,6 +75,25 @@ struct FnMemo {
     /// What the per-function rules reported in it, in the order they reported it (shared with
     /// the lints' output).
     findings: Vec<Arc<Finding>>,
+}
+
+impl FnMemo {
+    /// A function with no memo yet (linted again: its findings are never taken from here).
+    fn placeholder(id: salsa::Id) -> FnMemo {
+        FnMemo {
+            id,
+            start: 0,
+            len: 0,
+            calls: Vec::new(),
+            order_callees: Vec::new(),
+            literals: false,
+            tier: None,
+            observed: None,
+            reached: false,
+            scope: None,
+            findings: Vec::new(),
+        }
+    }
 }
 
 /// How an edit moved the text: `old[a..b_old]` became `new[a..b_new]`.
@@ -136,19 +166,6 @@ fn has_literals(facts: &FnFacts) -> bool {
         .any(|p| matches!(p.shape, PathShape::Literal(..)))
 }
 
-/// Whether two item trees differ only in whether the file has top-level statements, beside an
-/// explicit `main`: a statement typed between two functions (or removed) makes a synthetic
-/// main come (or go), which nothing calls and which is no entry point while `main` is
-/// ([`vox_analysis::entry_points`]); the other functions read the items without the flag.
-fn statements_came_or_went(old: &vox_hir::ItemTree, new: &vox_hir::ItemTree) -> bool {
-    old.has_top_level_stmts != new.has_top_level_stmts
-        && new.fns.iter().any(|f| &*f.name == "main")
-        && old.decls == new.decls
-        && old.fns == new.fns
-        && old.types == new.types
-        && old.imports == new.imports
-}
-
 fn at(base: u32, r: TextRange) -> TextRange {
     TextRange::new(base + r.start, base + r.end)
 }
@@ -185,21 +202,55 @@ impl FileMemo {
             delta: b_new as i64 - b_old as i64,
         };
         let items = &cx.items.items;
-        if !Arc::ptr_eq(&self.items, items)
-            && *self.items != **items
-            && !statements_came_or_went(&self.items, items)
-        {
-            return None;
-        }
-        if self.items.has_top_level_stmts && !items.has_top_level_stmts {
-            // The synthetic main went: its findings go with it.
-            self.fns.pop();
-        }
         let db = cx.db;
         let defs: Vec<FnDef<'_>> = cx.items.all().collect();
-        if defs.len() < self.fns.len() || defs.iter().zip(&self.fns).any(|(d, m)| d.as_id() != m.id)
-        {
-            return None;
+        // Functions whose facts may differ though their text did not (their scope changed),
+        // and those new since (no memo).
+        let mut rescoped = vec![false; defs.len()];
+        let mut new_fn = vec![false; defs.len()];
+        if Arc::ptr_eq(&self.items, items) || *self.items == **items {
+            if defs.len() != self.fns.len()
+                || defs.iter().zip(&self.fns).any(|(d, m)| d.as_id() != m.id)
+            {
+                return None;
+            }
+        } else {
+            // Functions added, removed, renamed or changed in signature, a synthetic main come
+            // or gone: the memo follows each function by identity (file and name). Chains must
+            // start where they did, and no function a chain reached may be gone.
+            let entries: Vec<salsa::Id> = vox_analysis::entry_points(db, cx.file)
+                .iter()
+                .map(|d| d.as_id())
+                .collect();
+            if entries != self.entries {
+                return None;
+            }
+            // With only the top-level statements' flag changed, no scope can have.
+            let scopes_same = self.items.decls == items.decls
+                && self.items.fns == items.fns
+                && self.items.types == items.types
+                && self.items.imports == items.imports;
+            let mut by_id: rustc_hash::FxHashMap<salsa::Id, FnMemo> =
+                self.fns.drain(..).map(|m| (m.id, m)).collect();
+            for (i, d) in defs.iter().enumerate() {
+                match by_id.remove(&d.as_id()) {
+                    Some(m) => {
+                        rescoped[i] = !scopes_same
+                            && m.scope.as_ref().is_none_or(|s| {
+                                let now = vox_analysis::fn_scope(db, *d);
+                                !Arc::ptr_eq(s, now) && **s != **now
+                            });
+                        self.fns.push(m);
+                    }
+                    None => {
+                        new_fn[i] = true;
+                        self.fns.push(FnMemo::placeholder(d.as_id()));
+                    }
+                }
+            }
+            if by_id.values().any(|m| m.reached) {
+                return None;
+            }
         }
         // The functions the edit touched (the synthetic main spans the whole file; one that
         // just came has no memo).
@@ -207,11 +258,11 @@ impl FileMemo {
             .iter()
             .enumerate()
             .map(|(i, d)| {
-                let Some(m) = self.fns.get(i) else {
-                    return true;
-                };
+                let m = &self.fns[i];
                 let span = TextRange::new(m.start, m.start + m.len);
-                d.index(db) == u32::MAX
+                new_fn[i]
+                    || rescoped[i]
+                    || d.index(db) == u32::MAX
                     || moved.range(span).map(|r| r.start) != Some(fn_base(db, *d))
                     || span.end > moved.a && span.start < moved.b_old
                     || d.text(db).len() != m.len
@@ -225,13 +276,14 @@ impl FileMemo {
         for (i, d) in defs.iter().enumerate().filter(|(i, _)| touched[*i]) {
             let facts = fn_facts(db, *d);
             literals |= has_literals(facts);
-            let Some(m) = self.fns.get(i) else {
+            let m = &self.fns[i];
+            if new_fn[i] {
                 // New: nothing reached it before, and only a call typed elsewhere could now.
                 if cx.reached(*d) {
                     return None;
                 }
                 continue;
-            };
+            }
             literals |= m.literals;
             let base = fn_base(db, *d);
             let same_calls = facts.calls.len() == m.calls.len()
@@ -258,12 +310,15 @@ impl FileMemo {
         // or back in).
         let broken = cx.broken_functions();
         for (i, d) in defs.iter().enumerate() {
-            if touched[i] || broken.contains(&i) != self.broken.contains(&i) {
+            if touched[i] || broken.contains(&i) != self.broken.contains(&d.as_id()) {
                 lint[i] = true;
                 continue;
             }
             let m = &mut self.fns[i];
-            let stale = m.order_callees.iter().any(|&k| touched[k as usize])
+            let stale = m
+                .order_callees
+                .iter()
+                .any(|n| cx.items.position(n).is_none_or(|k| touched[k as usize]))
                 || m.tier
                     .is_some_and(|t| t != vox_analysis::param_tier(db, *d))
                 || m.observed
@@ -347,10 +402,12 @@ impl FileMemo {
                     .order_args
                     .iter()
                     .filter_map(|a| match &a.call {
-                        CallTarget::Local(name) => cx.items.position(name),
+                        CallTarget::Local(name) => Some(name.clone()),
                         CallTarget::Imported { .. } => None,
                     })
                     .collect(),
+                reached: cx.reached(*d),
+                scope: (d.index(db) != u32::MAX).then(|| vox_analysis::fn_scope(db, *d).clone()),
                 literals: has_literals(facts),
                 tier: (opts.enabled("D004") && facts.overflows.iter().any(|o| o.tiers != 0b1111))
                     .then(|| vox_analysis::param_tier(db, *d)),
@@ -375,7 +432,16 @@ impl FileMemo {
             text: cx.text.clone(),
             items: cx.items.items.clone(),
             fns,
-            broken: cx.broken_functions().to_vec(),
+            // (An error outside every function with no synthetic main is no function's.)
+            broken: cx
+                .broken_functions()
+                .iter()
+                .filter_map(|&i| defs.get(i).map(|d| d.as_id()))
+                .collect(),
+            entries: vox_analysis::entry_points(db, cx.file)
+                .iter()
+                .map(|d| d.as_id())
+                .collect(),
             linted,
             kept: lint.len() - linted,
         })

@@ -249,3 +249,114 @@ fn typing_that_leaves_a_syntax_error_in_one_function_keeps_the_others_findings()
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A new function typed character by character between two others (as an editor sends it:
+/// brackets closed as they open): the file's items change at most keystrokes (a name, then
+/// parameters, growing); every step's findings equal a whole lint, and the other functions keep
+/// theirs at most steps.
+#[test]
+fn typing_a_new_function_keeps_the_other_functions_findings() {
+    let dir = workspace(3);
+    let path = dir.join("edited.vox");
+    let mut s = Session::load(dir.clone(), Settings::defaults(), Encoding::Utf16);
+    let mut text = edited();
+    let uri: Uri = format!("file://{}", path.display()).parse().unwrap();
+    s.open(path.clone(), uri, text.clone(), 1);
+    kept_after(&s, &path);
+    let gap = text.find("fn work_13(").unwrap();
+    change(&mut s, &path, &mut text, gap, gap, "\n", 2);
+    kept_after(&s, &path);
+    // Each state of the typing, closers already in place.
+    let typed = "fn fresh(items: list[int], n: int) to int {\n    return work_3(items, n) + n\n}\n";
+    let closers = |prefix: &str| -> String {
+        let mut stack = Vec::new();
+        for c in prefix.chars() {
+            match c {
+                '(' => stack.push(')'),
+                '[' => stack.push(']'),
+                '{' => stack.push('}'),
+                ')' | ']' | '}' => {
+                    stack.pop();
+                }
+                _ => {}
+            }
+        }
+        stack.iter().rev().collect()
+    };
+    let (mut steps, mut kept_most) = (0, 0);
+    let mut version = 3;
+    let mut current = String::new();
+    for end in 1..=typed.len() {
+        let state = format!("{}{}", &typed[..end], closers(&typed[..end]));
+        change(
+            &mut s,
+            &path,
+            &mut text,
+            gap,
+            gap + current.len(),
+            &state,
+            version,
+        );
+        current = state;
+        version += 1;
+        steps += 1;
+        if kept_after(&s, &path) >= 29 {
+            kept_most += 1;
+        }
+    }
+    eprintln!("{kept_most} of {steps} keystrokes kept the other functions' findings");
+    assert!(
+        kept_most * 10 >= steps * 8,
+        "only {kept_most} of {steps} keystrokes kept the other functions' findings"
+    );
+    // Renaming a function that main calls (its call no longer resolves), and back: the findings
+    // still equal a whole lint's (`kept_after` compares).
+    let at = text.find("fn work_5(").unwrap() + "fn work_5".len();
+    change(&mut s, &path, &mut text, at, at, "q", version);
+    kept_after(&s, &path);
+    change(&mut s, &path, &mut text, at, at + 1, "", version + 1);
+    kept_after(&s, &path);
+    // In a library that scripts import: a public function their chains go through renamed,
+    // and back.
+    let lib = dir.join("libs/lib_0.vox");
+    let mut lib_text = std::fs::read_to_string(&lib).unwrap();
+    let lib_uri: Uri = format!("file://{}", lib.display()).parse().unwrap();
+    s.open(lib.clone(), lib_uri, lib_text.clone(), 1);
+    kept_after(&s, &lib);
+    let at = lib_text.find("pub fn names_0(").unwrap() + "pub fn names_0".len();
+    change(&mut s, &lib, &mut lib_text, at, at, "q", 2);
+    kept_after(&s, &lib);
+    change(&mut s, &lib, &mut lib_text, at, at + 1, "", 3);
+    kept_after(&s, &lib);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A library function that scripts' chains go through is renamed: what it called is no longer
+/// reached from them, and the findings of a function the edit did not touch change with it.
+#[test]
+fn renaming_a_function_a_chain_went_through_relints_what_it_called() {
+    let dir = std::env::temp_dir().join(format!("vox-edit-cost-chain-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let lib_src = "pub fn entry() to int {\n    return helper()\n}\n\nfn helper() to int {\n    return time.now_ms()\n}\n";
+    std::fs::write(dir.join("lib.vox"), lib_src).unwrap();
+    std::fs::write(
+        dir.join("main.vox"),
+        "import \"./lib.vox\" as lib\n\nfn main() {\n    print(lib.entry())\n}\n",
+    )
+    .unwrap();
+    let dir = dir.canonicalize().unwrap();
+    let lib = dir.join("lib.vox");
+    let mut s = Session::load(dir.clone(), Settings::defaults(), Encoding::Utf16);
+    let mut text = lib_src.to_string();
+    let uri: Uri = format!("file://{}", lib.display()).parse().unwrap();
+    s.open(lib.clone(), uri, text.clone(), 1);
+    let before = s.snapshot().shown_findings(&lib);
+    kept_after(&s, &lib);
+    let at = "pub fn entry".len();
+    change(&mut s, &lib, &mut text, at, at, "q", 2);
+    kept_after(&s, &lib);
+    let after = s.snapshot().shown_findings(&lib);
+    assert_ne!(before, after, "helper is no longer reached from main");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -124,7 +124,7 @@ pub struct FnScope {
 }
 
 #[salsa::tracked(returns(ref))]
-fn fn_scope<'db>(db: &'db dyn Db, f: FnDef<'db>) -> Arc<FnScope> {
+pub fn fn_scope<'db>(db: &'db dyn Db, f: FnDef<'db>) -> Arc<FnScope> {
     let file = f.file(db);
     let items = function_items(db, file);
     let own = f.index(db) as usize;
