@@ -86,6 +86,11 @@ impl<'a> FileCx<'a> {
             .reaches(f)
     }
 
+    /// [`Self::reached`], when this lint has already searched (`None`: not worth a search).
+    pub fn reached_if_known(&self, f: FnDef<'a>) -> Option<bool> {
+        self.chains.get().map(|c| c.reaches(f))
+    }
+
     /// The call chain from an entry point to `f` (empty when `f` is one, or unreachable).
     pub fn chain_to(&self, f: FnDef<'a>) -> Vec<crate::finding::ChainStep> {
         self.chains

@@ -61,8 +61,9 @@ struct FnMemo {
     /// The file's functions (by name) whose parameters' order or output its D002/D007
     /// findings read.
     order_callees: Vec<Arc<str>>,
-    /// Whether a chain reached it.
-    reached: bool,
+    /// Whether a chain reached it, when the lint that made this knew (it searches only when
+    /// something needs it: finding the chains costs a walk over the file's calls).
+    reached: Option<bool>,
     /// What its lowering read of the file's items (none for the synthetic main, which reads them
     /// all): its facts are as they were when its text and this are.
     scope: Option<Arc<vox_analysis::FnScope>>,
@@ -89,7 +90,7 @@ impl FnMemo {
             literals: false,
             tier: None,
             observed: None,
-            reached: false,
+            reached: None,
             scope: None,
             findings: Vec::new(),
         }
@@ -248,7 +249,7 @@ impl FileMemo {
                     }
                 }
             }
-            if by_id.values().any(|m| m.reached) {
+            if by_id.values().any(|m| m.reached != Some(false)) {
                 return None;
             }
         }
@@ -406,7 +407,7 @@ impl FileMemo {
                         CallTarget::Imported { .. } => None,
                     })
                     .collect(),
-                reached: cx.reached(*d),
+                reached: cx.reached_if_known(*d),
                 scope: (d.index(db) != u32::MAX).then(|| vox_analysis::fn_scope(db, *d).clone()),
                 literals: has_literals(facts),
                 tier: (opts.enabled("D004") && facts.overflows.iter().any(|o| o.tiers != 0b1111))
