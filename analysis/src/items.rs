@@ -107,11 +107,13 @@ impl FnSource {
         self.start == self.end
     }
 
-    /// The function's tree: its file's parse the first time; a new parse of its text after.
+    /// The function's tree: its file's parse the first time; a new parse of its text after (on
+    /// this thread: a function is one chunk, and the synthetic main's long text of empty
+    /// functions is not worth the threads of a large file's parse).
     pub fn tree(&self) -> FnTree {
         FnTree(
             self.take_share()
-                .ok_or_else(|| vox_syntax::parse(&self.bytes())),
+                .ok_or_else(|| vox_syntax::parse_sequential(&self.bytes())),
         )
     }
 

@@ -68,7 +68,9 @@ pub fn imported_names(db: &dyn Db, file: crate::inputs::SourceFile) -> Vec<Impor
 /// edits that keep the item trees, so they are reused).
 #[salsa::tracked(returns(ref))]
 pub fn global_table(db: &dyn Db, file: crate::inputs::SourceFile) -> Arc<vox_hir::GlobalTable> {
-    let items = &file_items(db, file).items;
+    // Without the top-level statements' flag, which declares nothing: a statement typed
+    // between functions builds no table again.
+    let items = function_items(db, file);
     Arc::new(vox_hir::global_table(items, &imported_names(db, file)))
 }
 
