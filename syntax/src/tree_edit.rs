@@ -226,8 +226,8 @@ impl SyntaxTree {
                 .map(|&p| piece_parent(p)),
         );
         if dn != 0 {
-            let (before, rest) = self.token_parent.split_at_mut(t0);
-            for p in before.iter_mut().chain(&mut rest[p_tokens..]) {
+            // Before the run, only the root moves: its own tokens are set below.
+            for p in &mut self.token_parent[t0 + p_tokens..] {
                 *p = map_node(*p);
             }
         }
@@ -244,8 +244,13 @@ impl SyntaxTree {
             }),
         );
         if dn != 0 {
-            for d in &mut self.nodes[..first] {
-                d.parent = map_node(d.parent);
+            // Before the run, only the root's children point at it (the nodes inside earlier
+            // items point at nodes before the run, which keep their ids).
+            for k in 0..e0 {
+                match self.children[rc + k].as_node() {
+                    Some(id) => self.nodes[id as usize].parent = new_root,
+                    None => self.token_parent[self.children[rc + k].0 as usize] = new_root,
+                }
             }
         }
         // After the replaced ones in post-order: later elements, and the root.
