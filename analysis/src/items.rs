@@ -270,7 +270,11 @@ fn parse_edited(db: &dyn Db, file: SourceFile, file_text: &Text) -> FileParse {
                 syntax,
             } = k;
             match vox_syntax::reparse_owned(tree, text) {
-                Some((tree, spliced)) => after_splice(tree, spliced, items, fn_texts, &syntax)
+                Some((tree, spliced)) if spliced.one_function => {
+                    after_splice(tree, spliced, items, fn_texts, &syntax)
+                        .unwrap_or_else(|tree| read_all(*tree))
+                }
+                Some((tree, spliced)) => after_run(tree, spliced, items, fn_texts, &syntax)
                     .unwrap_or_else(|tree| read_all(*tree)),
                 None => read_all(vox_syntax::parse(text)),
             }
@@ -426,6 +430,159 @@ fn after_splice(
         tree,
         items,
         fn_texts,
+        syntax: Arc::new(facts),
+    })
+}
+
+/// What an editor keeps, after `spliced` replaced a run of top-level elements (a change between
+/// functions, or one that broke the function it was in): the run's items, function texts and
+/// comments are read again, the rest taken over (moved when after it). A run that declares
+/// types or imports, in either version, gives the tree back to be read in full.
+fn after_run(
+    tree: SyntaxTree,
+    spliced: Spliced,
+    items: Arc<ItemTree>,
+    fn_texts: Vec<Text>,
+    syntax: &FileSyntax,
+) -> Result<KeptParse, Box<SyntaxTree>> {
+    use vox_syntax::ast::{self, AstNode};
+    let (old, new) = (spliced.old_range, spliced.new_range);
+    let delta = new.end as i64 - old.end as i64;
+    let moved = |r: TextRange| {
+        if r.start >= old.end {
+            let at = |x: u32| (x as i64 + delta) as u32;
+            TextRange::new(at(r.start), at(r.end))
+        } else {
+            r
+        }
+    };
+    let named_fn = |n: &SyntaxNode<'_>| ast::FnDecl::cast(*n).and_then(|f| f.name()).is_some();
+    let named_type = |n: &SyntaxNode<'_>| ast::TypeDecl::cast(*n).and_then(|t| t.name()).is_some();
+    let root = tree.root();
+    let (mut fns_before, mut types_before, mut fns_after) = (0, 0, 0);
+    let mut types = 0;
+    let mut run = Vec::new();
+    let mut has_stmts = false;
+    for n in root.children() {
+        let r = n.range();
+        has_stmts |= vox_hir::is_top_level_stmt(n.kind());
+        types += usize::from(named_type(&n));
+        if r.end <= new.start {
+            fns_before += usize::from(named_fn(&n));
+            types_before += usize::from(named_type(&n));
+        } else if r.start >= new.end {
+            fns_after += usize::from(named_fn(&n));
+        } else {
+            run.push(n);
+        }
+    }
+    // No type or import in the run now, and (as many as before outside it) none before.
+    let imports_now = vox_hir::file_imports(&tree).len();
+    if run
+        .iter()
+        .any(|n| matches!(n.kind(), SyntaxKind::TypeDecl | SyntaxKind::Import))
+        || types != items.types.len()
+        || imports_now != items.imports.len()
+        || imports_now != syntax.imports.len()
+        || fns_before + fns_after > items.fns.len()
+        || fns_before + types_before > items.decls.len()
+    {
+        return Err(Box::new(tree));
+    }
+    let (run_items, run_nodes) = vox_hir::item_tree_of(run.iter().copied());
+    let (old_run, new_run) = (
+        items.fns.len() - fns_before - fns_after,
+        run_items.fns.len(),
+    );
+    let keep = fns_before + types_before;
+    let renumber = |d: &vox_hir::items::Decl| match *d {
+        vox_hir::items::Decl::Fn(i) => {
+            vox_hir::items::Decl::Fn(i - old_run as u32 + new_run as u32)
+        }
+        other => other,
+    };
+    let changed = ItemTree {
+        decls: items.decls[..keep]
+            .iter()
+            .copied()
+            .chain((0..new_run).map(|i| vox_hir::items::Decl::Fn((fns_before + i) as u32)))
+            .chain(items.decls[keep + old_run..].iter().map(renumber))
+            .collect(),
+        fns: items.fns[..fns_before]
+            .iter()
+            .cloned()
+            .chain(run_items.fns)
+            .chain(items.fns[items.fns.len() - fns_after..].iter().cloned())
+            .collect(),
+        types: items.types.clone(),
+        imports: items.imports.clone(),
+        has_top_level_stmts: has_stmts,
+    };
+    let items = if changed == *items {
+        items
+    } else {
+        Arc::new(changed)
+    };
+    let n_old = fn_texts.len();
+    let mut texts = fn_texts;
+    texts.splice(
+        fns_before..n_old - fns_after,
+        run_nodes
+            .iter()
+            .map(|n| Text::new(Arc::from(&tree.bytes()[n.range().as_usize()]))),
+    );
+    let mut allow_comments: Vec<(TextRange, bool)> = syntax
+        .allow_comments
+        .iter()
+        .take_while(|(r, _)| r.start < old.start)
+        .copied()
+        .collect();
+    let leading = (0..tree.token_count())
+        .map(|i| tree.token(i))
+        .take_while(|t| t.range().start < new.start)
+        .all(|t| is_layout(t.kind()));
+    if let Some(first) = tree.token_at_offset(new.start) {
+        let tokens = (first.index()..tree.token_count())
+            .map(|i| tree.token(i))
+            .take_while(|t| t.range().start < new.end);
+        scan_allow_comments(tokens, leading, &mut allow_comments);
+    }
+    allow_comments.extend(
+        syntax
+            .allow_comments
+            .iter()
+            .filter(|(r, _)| r.start >= old.end)
+            .map(|&(r, lead)| (moved(r), lead)),
+    );
+    let n_starts = syntax.fn_starts.len();
+    let facts = FileSyntax {
+        diagnostics: tree.diagnostics().to_vec(),
+        has_errors: tree.has_errors(),
+        imports: syntax
+            .imports
+            .iter()
+            .map(|i| ImportSite {
+                range: moved(i.range),
+                ..i.clone()
+            })
+            .collect(),
+        local_names: vox_hir::local_names(&tree),
+        allow_comments,
+        fn_starts: syntax.fn_starts[..fns_before]
+            .iter()
+            .copied()
+            .chain(run_nodes.iter().map(|n| n.range().start))
+            .chain(
+                syntax.fn_starts[n_starts - fns_after..]
+                    .iter()
+                    .map(|&s| moved(TextRange::new(s, s)).start),
+            )
+            .collect(),
+    };
+    Ok(KeptParse {
+        tree,
+        items,
+        fn_texts: texts,
         syntax: Arc::new(facts),
     })
 }

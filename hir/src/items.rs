@@ -87,10 +87,18 @@ impl Names {
 /// The item tree of a parsed file, plus each top-level function's node (in `fns` order), so a
 /// caller can extract and lower bodies one by one.
 pub fn item_tree(tree: &SyntaxTree) -> (ItemTree, Vec<SyntaxNode<'_>>) {
+    item_tree_of(tree.root().children())
+}
+
+/// [`item_tree`] of some of a file's top-level nodes (in order): what an editor reads again of
+/// a run of them it parsed again.
+pub fn item_tree_of<'t>(
+    nodes: impl Iterator<Item = SyntaxNode<'t>>,
+) -> (ItemTree, Vec<SyntaxNode<'t>>) {
     let mut items = ItemTree::default();
     let mut fn_nodes = Vec::new();
     let mut names = Names::default();
-    for item in tree.root().children() {
+    for item in nodes {
         if let Some(f) = ast::FnDecl::cast(item) {
             let Some(fn_item) = fn_item_in(f, &mut names) else {
                 continue;

@@ -17,7 +17,7 @@ pub use clash::{
 };
 pub use global_table::{GlobalTable, ImportedNames};
 pub use ir::*;
-pub use items::{fn_item, is_top_level_stmt, item_tree, ItemTree};
+pub use items::{fn_item, is_top_level_stmt, item_tree, item_tree_of, ItemTree};
 pub use link::lower_by_function;
 pub use lower::{
     file_imports, global_table, lower, lower_function, lower_function_in, lower_top_level,
