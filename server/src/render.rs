@@ -293,17 +293,13 @@ impl Unmoved {
         TextRange::new(self.old(r.start), self.old(r.end))
     }
 
-    /// Whether `f` (of the new text, in `path`) gives the diagnostic `q` (of the old) gave:
-    /// every position of it in `path` holds and is `q`'s, moved by the edit; the rest equal
-    /// (the fields most likely to differ first; a finding the lint memo kept before the edit is
-    /// the very one published last time).
-    fn same(&self, q: &Arc<Finding>, f: &Arc<Finding>, path: &Path) -> bool {
-        let here = |file: &Path, r: TextRange, was: TextRange| {
-            if file == path {
-                self.holds(r.start) && self.holds(r.end) && self.old_range(r) == was
-            } else {
-                r == was
-            }
+    /// Whether `f` (of the new text, in `path`, as every step of its chain) gives the diagnostic
+    /// `q` (of the old) gave: each of its positions holds and is `q`'s, moved by the edit; the
+    /// rest of what the JSON shows equal (a finding the lint memo kept before the edit is the
+    /// very one published last time). Fixes are not in the JSON.
+    fn same(&self, q: &Arc<Finding>, f: &Arc<Finding>) -> bool {
+        let here = |r: TextRange, was: TextRange| {
+            self.holds(r.start) && self.holds(r.end) && self.old_range(r) == was
         };
         let text = Arc::ptr_eq(q, f)
             || q.severity == f.severity
@@ -314,28 +310,12 @@ impl Unmoved {
                 && q.chain
                     .iter()
                     .zip(&f.chain)
-                    .all(|(a, b)| a.function == b.function)
-                && q.fixes.len() == f.fixes.len()
-                && q.fixes.iter().zip(&f.fixes).all(|(a, b)| {
-                    a.title == b.title
-                        && a.applicability == b.applicability
-                        && a.edits.len() == b.edits.len()
-                        && a.edits
-                            .iter()
-                            .zip(&b.edits)
-                            .all(|(x, y)| x.new_text == y.new_text)
-                });
-        text && here(&f.file, f.range, q.range)
+                    .all(|(a, b)| a.function == b.function && a.file == b.file);
+        text && here(f.range, q.range)
             && q.chain
                 .iter()
                 .zip(&f.chain)
-                .all(|(a, b)| a.file == b.file && here(&b.file, b.range, a.range))
-            && q.fixes.iter().zip(&f.fixes).all(|(a, b)| {
-                a.edits
-                    .iter()
-                    .zip(&b.edits)
-                    .all(|(x, y)| x.file == y.file && here(&y.file, y.range, x.range))
-            })
+                .all(|(a, b)| here(b.range, a.range))
     }
 }
 
@@ -393,7 +373,7 @@ impl RenderCache {
                 // time; after it, one the memo moved with the text.
                 let same = f.file == path
                     && f.chain.iter().all(|s| s.file == path)
-                    && p.findings.get(at).is_some_and(|q| u.same(q, f, path));
+                    && p.findings.get(at).is_some_and(|q| u.same(q, f));
                 if same {
                     out.push(p.json[at].clone());
                     keys.push(p.keys[at]);
