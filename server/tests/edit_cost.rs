@@ -146,8 +146,8 @@ fn an_edit_costs_the_same_in_a_workspace_of_ten_and_of_a_thousand_scripts() {
     // over the workspace's files would check at least 1000 memos more.
     let groups = vox_analysis::GROUPS;
     eprintln!(
-        "executed {}; checked {small_checked} among 10 scripts, {large_checked} among 1,000",
-        small.len()
+        "executed {:?}; checked {small_checked} among 10 scripts, {large_checked} among 1,000",
+        names(&small)
     );
     assert!(
         large_checked <= small_checked + 2 * (1000 / groups + 1) * 4,

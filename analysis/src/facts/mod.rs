@@ -88,12 +88,10 @@ fn function_items(db: &dyn Db, file: crate::inputs::SourceFile) -> Arc<vox_hir::
     Arc::new(without)
 }
 
-/// The names a function's text may use: every word that could be an identifier, once each, in
-/// first-use order (a superset: words in comments and strings, keywords). What its lowering can
-/// look up among the file's globals; depends on its text alone.
-#[salsa::tracked(returns(ref))]
-fn fn_words<'db>(db: &'db dyn Db, f: FnDef<'db>) -> Box<[Box<str>]> {
-    let text = f.text(db).bytes();
+/// The words of a function's text that could be identifiers, once each, in first-use order (a
+/// superset of the names it uses: words in comments and strings, keywords): what its lowering
+/// can look up among the file's globals.
+fn words(text: &[u8]) -> Vec<&str> {
     let mut seen: rustc_hash::FxHashSet<&[u8]> = Default::default();
     let mut out = Vec::new();
     let mut i = 0;
@@ -106,13 +104,14 @@ fn fn_words<'db>(db: &'db dyn Db, f: FnDef<'db>) -> Box<[Box<str>]> {
             }
             let word = &text[start..i];
             if seen.insert(word) {
-                out.push(String::from_utf8_lossy(word).into());
+                // ASCII by construction.
+                out.push(std::str::from_utf8(word).unwrap_or_default());
             }
         } else {
             i += 1;
         }
     }
-    out.into()
+    out
 }
 
 /// What an editor lowers a function with: the part of its file's globals and items that the
@@ -130,8 +129,10 @@ pub fn fn_scope<'db>(db: &'db dyn Db, f: FnDef<'db>) -> Arc<FnScope> {
     let file = f.file(db);
     let items = function_items(db, file);
     let own = f.index(db) as usize;
-    let (table, items) =
-        global_table(db, file).restricted(items, Some(own), fn_words(db, f).iter().map(|w| &**w));
+    // The words are read here, not in a query of their own: a dependency less for every
+    // function's facts to check after each edit.
+    let text = f.text(db).bytes();
+    let (table, items) = global_table(db, file).restricted(items, Some(own), words(&text));
     Arc::new(FnScope { table, items })
 }
 
