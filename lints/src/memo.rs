@@ -279,8 +279,11 @@ impl FileMemo {
             literals |= has_literals(facts);
             let m = &self.fns[i];
             if new_fn[i] {
-                // New: nothing reached it before, and only a call typed elsewhere could now.
-                if cx.reached(*d) {
+                // New: nothing reached it before, and only a call typed elsewhere could now. No
+                // call can reach a synthetic main, and the entry points are as they were (it is
+                // none of them beside `fn main`): no search for it.
+                let synthetic = d.index(db) == u32::MAX;
+                if (!synthetic || self.entries.contains(&d.as_id())) && cx.reached(*d) {
                     return None;
                 }
                 continue;
@@ -345,6 +348,10 @@ impl FileMemo {
     ) -> Option<FileMemo> {
         let db = cx.db;
         let defs: Vec<FnDef<'_>> = cx.items.all().collect();
+        let entries: Vec<salsa::Id> = vox_analysis::entry_points(db, cx.file)
+            .iter()
+            .map(|d| d.as_id())
+            .collect();
         let spans: Vec<(u32, u32)> = defs
             .iter()
             .map(|d| (fn_base(db, *d), d.text(db).len()))
@@ -407,7 +414,12 @@ impl FileMemo {
                         CallTarget::Imported { .. } => None,
                     })
                     .collect(),
-                reached: cx.reached_if_known(*d),
+                // A synthetic main is reached when it is an entry point, and only then.
+                reached: if d.index(db) == u32::MAX {
+                    Some(entries.contains(&d.as_id()))
+                } else {
+                    cx.reached_if_known(*d)
+                },
                 scope: (d.index(db) != u32::MAX).then(|| vox_analysis::fn_scope(db, *d).clone()),
                 literals: has_literals(facts),
                 tier: (opts.enabled("D004") && facts.overflows.iter().any(|o| o.tiers != 0b1111))
@@ -439,10 +451,7 @@ impl FileMemo {
                 .iter()
                 .filter_map(|&i| defs.get(i).map(|d| d.as_id()))
                 .collect(),
-            entries: vox_analysis::entry_points(db, cx.file)
-                .iter()
-                .map(|d| d.as_id())
-                .collect(),
+            entries,
             linted,
             kept: lint.len() - linted,
         })
