@@ -12,6 +12,7 @@ mod body;
 mod call_graph;
 mod caps_infer;
 mod db;
+mod edited;
 pub mod facts;
 mod importers;
 mod imports;

@@ -1,0 +1,305 @@
+//! What an editor's database keeps of a file's latest parse ([`KeptParse`]) and reads again
+//! after an edit: everything, from a whole tree; or, after a splice, only the function or the
+//! run of top-level elements that was parsed again, the rest taken over (moved when after it).
+//! And the synthetic main's text in an editor.
+
+use std::sync::Arc;
+
+use vox_hir::ItemTree;
+use vox_syntax::{Spliced, SyntaxKind, SyntaxNode, SyntaxTree, TextRange};
+
+use crate::parsed::{
+    is_layout, scan_allow_comments, syntax_facts, FileSyntax, ImportSite, KeptParse,
+};
+use crate::text::Text;
+
+/// The synthetic main's text in an editor: the file's, with each top-level function replaced
+/// by an empty one of the same length (`fn a(){}` and spaces). Its lowering parses this text
+/// again (the editor's tree is not shared) and reads only the top-level statements, at the same
+/// offsets; the empty functions make that parse a fraction of the file's (a character typed
+/// between two functions of a 10,000-line file made its main parse all 500 KB again) while a
+/// statement's error recovery still stops where a function starts, as in the file.
+pub(crate) fn main_text(tree: &SyntaxTree) -> Text {
+    const EMPTY: &[u8] = b"fn a(){}";
+    let mut bytes = tree.bytes().to_vec();
+    for item in tree.root().children() {
+        let r = item.range().as_usize();
+        if item.kind() == SyntaxKind::FnDecl && r.len() >= EMPTY.len() {
+            bytes[r.start..r.start + EMPTY.len()].copy_from_slice(EMPTY);
+            bytes[r.start + EMPTY.len()..r.end].fill(b' ');
+        }
+    }
+    Text::new(Arc::from(bytes))
+}
+
+/// Everything an editor keeps, read from a whole tree.
+pub(crate) fn read_all(tree: SyntaxTree) -> KeptParse {
+    let (items, nodes) = vox_hir::item_tree(&tree);
+    let fn_texts = nodes
+        .iter()
+        .map(|n| Text::new(Arc::from(&tree.bytes()[n.range().as_usize()])))
+        .collect();
+    let syntax = syntax_facts(&tree, &nodes);
+    drop(nodes);
+    KeptParse {
+        items: Arc::new(items),
+        fn_texts,
+        syntax: Arc::new(syntax),
+        tree,
+    }
+}
+
+/// What an editor keeps, after `spliced` replaced one function of the tree: that function's
+/// item, text, name and comments are read again; whatever lies after it moves by the change in
+/// length. A renamed function (or one that is not an item), or a run of top-level elements
+/// parsed again, gives the tree back to be read in full.
+pub(crate) fn after_splice(
+    tree: SyntaxTree,
+    spliced: Spliced,
+    items: Arc<ItemTree>,
+    mut fn_texts: Vec<Text>,
+    syntax: &FileSyntax,
+) -> Result<KeptParse, Box<SyntaxTree>> {
+    let (old, new) = (spliced.old_range, spliced.new_range);
+    let Some(k) = (spliced.one_function && !spliced.renamed)
+        .then(|| syntax.fn_starts.binary_search(&old.start).ok())
+        .flatten()
+    else {
+        return Err(Box::new(tree));
+    };
+    let Some(node) = tree.root().children().find(|n| n.range() == new) else {
+        return Err(Box::new(tree));
+    };
+    let (Some(item), Some(name)) = (
+        vox_hir::fn_item(node),
+        <vox_syntax::ast::FnDecl as vox_syntax::ast::AstNode>::cast(node).and_then(|f| f.name()),
+    ) else {
+        return Err(Box::new(tree));
+    };
+    let items = if items.fns[k] == item {
+        items
+    } else {
+        let mut changed = (*items).clone();
+        changed.fns[k] = item;
+        Arc::new(changed)
+    };
+    fn_texts[k] = Text::new(Arc::from(&tree.bytes()[new.as_usize()]));
+
+    let delta = new.end as i64 - old.end as i64;
+    let moved = |r: TextRange| {
+        if r.start >= old.end {
+            let at = |x: u32| (x as i64 + delta) as u32;
+            TextRange::new(at(r.start), at(r.end))
+        } else {
+            r
+        }
+    };
+    let inside = |r: TextRange| old.start <= r.start && r.end <= old.end;
+    let mut allow_comments: Vec<(TextRange, bool)> = syntax
+        .allow_comments
+        .iter()
+        .take_while(|(r, _)| r.start < old.start)
+        .copied()
+        .collect();
+    let leading = (0..tree.token_count())
+        .map(|i| tree.token(i))
+        .take_while(|t| t.range().start < new.start)
+        .all(|t| is_layout(t.kind()));
+    scan_allow_comments(node.descendant_tokens(), leading, &mut allow_comments);
+    allow_comments.extend(
+        syntax
+            .allow_comments
+            .iter()
+            .filter(|(r, _)| r.start >= old.end)
+            .map(|&(r, lead)| (moved(r), lead)),
+    );
+    let facts = FileSyntax {
+        diagnostics: tree.diagnostics().to_vec(),
+        has_errors: tree.has_errors(),
+        imports: syntax
+            .imports
+            .iter()
+            .map(|i| ImportSite {
+                range: moved(i.range),
+                ..i.clone()
+            })
+            .collect(),
+        local_names: syntax
+            .local_names
+            .iter()
+            .map(|l| vox_hir::LocalName {
+                range: if inside(l.range) {
+                    name.range()
+                } else {
+                    moved(l.range)
+                },
+                ..*l
+            })
+            .collect(),
+        allow_comments,
+        fn_starts: syntax
+            .fn_starts
+            .iter()
+            .map(|&s| moved(TextRange::new(s, s)).start)
+            .collect(),
+    };
+    Ok(KeptParse {
+        tree,
+        items,
+        fn_texts,
+        syntax: Arc::new(facts),
+    })
+}
+
+/// What an editor keeps, after `spliced` replaced a run of top-level elements (a change between
+/// functions, or one that broke the function it was in): the run's items, function texts and
+/// comments are read again, the rest taken over (moved when after it). A run that declares
+/// types or imports, in either version, gives the tree back to be read in full.
+pub(crate) fn after_run(
+    tree: SyntaxTree,
+    spliced: Spliced,
+    items: Arc<ItemTree>,
+    fn_texts: Vec<Text>,
+    syntax: &FileSyntax,
+) -> Result<KeptParse, Box<SyntaxTree>> {
+    use vox_syntax::ast::{self, AstNode};
+    let (old, new) = (spliced.old_range, spliced.new_range);
+    let delta = new.end as i64 - old.end as i64;
+    let moved = |r: TextRange| {
+        if r.start >= old.end {
+            let at = |x: u32| (x as i64 + delta) as u32;
+            TextRange::new(at(r.start), at(r.end))
+        } else {
+            r
+        }
+    };
+    let named_fn = |n: &SyntaxNode<'_>| ast::FnDecl::cast(*n).and_then(|f| f.name()).is_some();
+    let named_type = |n: &SyntaxNode<'_>| ast::TypeDecl::cast(*n).and_then(|t| t.name()).is_some();
+    let root = tree.root();
+    let (mut fns_before, mut types_before, mut fns_after) = (0, 0, 0);
+    let mut types = 0;
+    let mut run = Vec::new();
+    let mut has_stmts = false;
+    for n in root.children() {
+        let r = n.range();
+        has_stmts |= vox_hir::is_top_level_stmt(n.kind());
+        types += usize::from(named_type(&n));
+        if r.end <= new.start {
+            fns_before += usize::from(named_fn(&n));
+            types_before += usize::from(named_type(&n));
+        } else if r.start >= new.end {
+            fns_after += usize::from(named_fn(&n));
+        } else {
+            run.push(n);
+        }
+    }
+    // No type or import in the run now, and (as many as before outside it) none before.
+    let imports_now = vox_hir::file_imports(&tree).len();
+    if run
+        .iter()
+        .any(|n| matches!(n.kind(), SyntaxKind::TypeDecl | SyntaxKind::Import))
+        || types != items.types.len()
+        || imports_now != items.imports.len()
+        || imports_now != syntax.imports.len()
+        || fns_before + fns_after > items.fns.len()
+        || fns_before + types_before > items.decls.len()
+    {
+        return Err(Box::new(tree));
+    }
+    let (run_items, run_nodes) = vox_hir::item_tree_of(run.iter().copied());
+    let (old_run, new_run) = (
+        items.fns.len() - fns_before - fns_after,
+        run_items.fns.len(),
+    );
+    let keep = fns_before + types_before;
+    let renumber = |d: &vox_hir::items::Decl| match *d {
+        vox_hir::items::Decl::Fn(i) => {
+            vox_hir::items::Decl::Fn(i - old_run as u32 + new_run as u32)
+        }
+        other => other,
+    };
+    let changed = ItemTree {
+        decls: items.decls[..keep]
+            .iter()
+            .copied()
+            .chain((0..new_run).map(|i| vox_hir::items::Decl::Fn((fns_before + i) as u32)))
+            .chain(items.decls[keep + old_run..].iter().map(renumber))
+            .collect(),
+        fns: items.fns[..fns_before]
+            .iter()
+            .cloned()
+            .chain(run_items.fns)
+            .chain(items.fns[items.fns.len() - fns_after..].iter().cloned())
+            .collect(),
+        types: items.types.clone(),
+        imports: items.imports.clone(),
+        has_top_level_stmts: has_stmts,
+    };
+    let items = if changed == *items {
+        items
+    } else {
+        Arc::new(changed)
+    };
+    let n_old = fn_texts.len();
+    let mut texts = fn_texts;
+    texts.splice(
+        fns_before..n_old - fns_after,
+        run_nodes
+            .iter()
+            .map(|n| Text::new(Arc::from(&tree.bytes()[n.range().as_usize()]))),
+    );
+    let mut allow_comments: Vec<(TextRange, bool)> = syntax
+        .allow_comments
+        .iter()
+        .take_while(|(r, _)| r.start < old.start)
+        .copied()
+        .collect();
+    let leading = (0..tree.token_count())
+        .map(|i| tree.token(i))
+        .take_while(|t| t.range().start < new.start)
+        .all(|t| is_layout(t.kind()));
+    if let Some(first) = tree.token_at_offset(new.start) {
+        let tokens = (first.index()..tree.token_count())
+            .map(|i| tree.token(i))
+            .take_while(|t| t.range().start < new.end);
+        scan_allow_comments(tokens, leading, &mut allow_comments);
+    }
+    allow_comments.extend(
+        syntax
+            .allow_comments
+            .iter()
+            .filter(|(r, _)| r.start >= old.end)
+            .map(|&(r, lead)| (moved(r), lead)),
+    );
+    let n_starts = syntax.fn_starts.len();
+    let facts = FileSyntax {
+        diagnostics: tree.diagnostics().to_vec(),
+        has_errors: tree.has_errors(),
+        imports: syntax
+            .imports
+            .iter()
+            .map(|i| ImportSite {
+                range: moved(i.range),
+                ..i.clone()
+            })
+            .collect(),
+        local_names: vox_hir::local_names(&tree),
+        allow_comments,
+        fn_starts: syntax.fn_starts[..fns_before]
+            .iter()
+            .copied()
+            .chain(run_nodes.iter().map(|n| n.range().start))
+            .chain(
+                syntax.fn_starts[n_starts - fns_after..]
+                    .iter()
+                    .map(|&s| moved(TextRange::new(s, s)).start),
+            )
+            .collect(),
+    };
+    Ok(KeptParse {
+        tree,
+        items,
+        fn_texts: texts,
+        syntax: Arc::new(facts),
+    })
+}
