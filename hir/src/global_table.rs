@@ -62,11 +62,12 @@ pub(crate) fn arc(s: &str) -> Arc<str> {
 
 impl GlobalTable {
     /// The part of this table (of the file whose item tree is `items`) that a body naming only
-    /// `names` can read, with the item tree it indexes: the functions among `names` (and
-    /// `own`, a position in `items.fns`, first) renumbered in the order of `names`; every type
-    /// and import as they are. A body lowered with it gives what it gives with the whole table
-    /// (its functions numbered in the small tree), and the part stays equal when functions the
-    /// body does not name are added, removed or moved.
+    /// `names` can read, with the item tree it indexes: the functions among `names` (and `own`,
+    /// a position in `items.fns`, first) renumbered in the order of `names`; types and imports
+    /// only in the table, by their index (a body reads only the tree's functions). A body
+    /// lowered with it gives what it gives with the whole table (its functions numbered in the
+    /// small tree), and the part stays equal when functions the body does not name are added,
+    /// removed or moved.
     pub fn restricted<'n>(
         &self,
         items: &ItemTree,
@@ -123,11 +124,13 @@ impl GlobalTable {
             variant_defs: variant_defs.into(),
             variants,
         };
+        // Its types and imports are named through the table (by index); a body reads only the
+        // functions of the item tree.
         let scope = ItemTree {
             decls: Vec::new(),
             fns,
-            types: items.types.clone(),
-            imports: items.imports.clone(),
+            types: Vec::new(),
+            imports: Vec::new(),
             has_top_level_stmts: false,
         };
         (table, scope)
