@@ -106,24 +106,11 @@ pub(crate) fn after_splice(
         .take_while(|t| t.range().start < new.start)
         .all(|t| is_layout(t.kind()));
     scan_allow_comments(node.descendant_tokens(), leading, &mut allow_comments);
-    allow_comments.extend(
-        syntax
-            .allow_comments
-            .iter()
-            .filter(|(r, _)| r.start >= old.end)
-            .map(|&(r, lead)| (moved(r), lead)),
-    );
+    allow_comments.extend(comments_after(syntax, old, &moved));
     let facts = FileSyntax {
         diagnostics: tree.diagnostics().to_vec(),
         has_errors: tree.has_errors(),
-        imports: syntax
-            .imports
-            .iter()
-            .map(|i| ImportSite {
-                range: moved(i.range),
-                ..i.clone()
-            })
-            .collect(),
+        imports: moved_imports(syntax, &moved),
         local_names: syntax
             .local_names
             .iter()
@@ -264,25 +251,12 @@ pub(crate) fn after_run(
             .take_while(|t| t.range().start < new.end);
         scan_allow_comments(tokens, leading, &mut allow_comments);
     }
-    allow_comments.extend(
-        syntax
-            .allow_comments
-            .iter()
-            .filter(|(r, _)| r.start >= old.end)
-            .map(|&(r, lead)| (moved(r), lead)),
-    );
+    allow_comments.extend(comments_after(syntax, old, &moved));
     let n_starts = syntax.fn_starts.len();
     let facts = FileSyntax {
         diagnostics: tree.diagnostics().to_vec(),
         has_errors: tree.has_errors(),
-        imports: syntax
-            .imports
-            .iter()
-            .map(|i| ImportSite {
-                range: moved(i.range),
-                ..i.clone()
-            })
-            .collect(),
+        imports: moved_imports(syntax, &moved),
         local_names: vox_hir::local_names(&tree),
         allow_comments,
         fn_starts: syntax.fn_starts[..fns_before]
@@ -302,4 +276,29 @@ pub(crate) fn after_run(
         fn_texts: texts,
         syntax: Arc::new(facts),
     })
+}
+
+/// The import sites of the last parse, moved with the text.
+fn moved_imports(syntax: &FileSyntax, moved: &impl Fn(TextRange) -> TextRange) -> Vec<ImportSite> {
+    syntax
+        .imports
+        .iter()
+        .map(|i| ImportSite {
+            range: moved(i.range),
+            ..i.clone()
+        })
+        .collect()
+}
+
+/// The suppression comments of the last parse after the replaced range `old`, moved.
+fn comments_after<'a>(
+    syntax: &'a FileSyntax,
+    old: TextRange,
+    moved: &'a impl Fn(TextRange) -> TextRange,
+) -> impl Iterator<Item = (TextRange, bool)> + 'a {
+    syntax
+        .allow_comments
+        .iter()
+        .filter(move |(r, _)| r.start >= old.end)
+        .map(move |&(r, lead)| (moved(r), lead))
 }

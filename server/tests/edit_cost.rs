@@ -191,15 +191,22 @@ fn kept_after(s: &Session, path: &Path) -> usize {
     memos.get(&(path.to_path_buf(), true)).map_or(0, |m| m.kept)
 }
 
-#[test]
-fn typing_that_leaves_a_syntax_error_in_one_function_keeps_the_others_findings() {
+/// The edited script opened in a workspace of three others, linted once: (workspace, its path,
+/// the session, its text).
+fn open_edited() -> (PathBuf, PathBuf, Session, String) {
     let dir = workspace(3);
     let path = dir.join("edited.vox");
     let mut s = Session::load(dir.clone(), Settings::defaults(), Encoding::Utf16);
-    let mut text = edited();
+    let text = edited();
     let uri: Uri = format!("file://{}", path.display()).parse().unwrap();
     s.open(path.clone(), uri, text.clone(), 1);
     kept_after(&s, &path);
+    (dir, path, s, text)
+}
+
+#[test]
+fn typing_that_leaves_a_syntax_error_in_one_function_keeps_the_others_findings() {
+    let (dir, path, mut s, mut text) = open_edited();
     // `let base = 112` loses its value: a syntax error in work_12 alone.
     let at = text.find("let base = 112").unwrap() + "let base = ".len();
     change(&mut s, &path, &mut text, at, at + 3, "", 2);
@@ -256,13 +263,7 @@ fn typing_that_leaves_a_syntax_error_in_one_function_keeps_the_others_findings()
 /// theirs at most steps.
 #[test]
 fn typing_a_new_function_keeps_the_other_functions_findings() {
-    let dir = workspace(3);
-    let path = dir.join("edited.vox");
-    let mut s = Session::load(dir.clone(), Settings::defaults(), Encoding::Utf16);
-    let mut text = edited();
-    let uri: Uri = format!("file://{}", path.display()).parse().unwrap();
-    s.open(path.clone(), uri, text.clone(), 1);
-    kept_after(&s, &path);
+    let (dir, path, mut s, mut text) = open_edited();
     let gap = text.find("fn work_13(").unwrap();
     change(&mut s, &path, &mut text, gap, gap, "\n", 2);
     kept_after(&s, &path);
