@@ -95,18 +95,8 @@ pub(crate) fn after_splice(
         }
     };
     let inside = |r: TextRange| old.start <= r.start && r.end <= old.end;
-    let mut allow_comments: Vec<(TextRange, bool)> = syntax
-        .allow_comments
-        .iter()
-        .take_while(|(r, _)| r.start < old.start)
-        .copied()
-        .collect();
-    let leading = (0..tree.token_count())
-        .map(|i| tree.token(i))
-        .take_while(|t| t.range().start < new.start)
-        .all(|t| is_layout(t.kind()));
-    scan_allow_comments(node.descendant_tokens(), leading, &mut allow_comments);
-    allow_comments.extend(comments_after(syntax, old, &moved));
+    let allow_comments =
+        comments_reread(&tree, syntax, (old, new), node.descendant_tokens(), &moved);
     let facts = FileSyntax {
         diagnostics: tree.diagnostics().to_vec(),
         has_errors: tree.has_errors(),
@@ -235,23 +225,13 @@ pub(crate) fn after_run(
             .iter()
             .map(|n| Text::new(Arc::from(&tree.bytes()[n.range().as_usize()]))),
     );
-    let mut allow_comments: Vec<(TextRange, bool)> = syntax
-        .allow_comments
-        .iter()
-        .take_while(|(r, _)| r.start < old.start)
-        .copied()
-        .collect();
-    let leading = (0..tree.token_count())
+    let first = tree
+        .token_at_offset(new.start)
+        .map_or(tree.token_count(), |t| t.index());
+    let run_tokens = (first..tree.token_count())
         .map(|i| tree.token(i))
-        .take_while(|t| t.range().start < new.start)
-        .all(|t| is_layout(t.kind()));
-    if let Some(first) = tree.token_at_offset(new.start) {
-        let tokens = (first.index()..tree.token_count())
-            .map(|i| tree.token(i))
-            .take_while(|t| t.range().start < new.end);
-        scan_allow_comments(tokens, leading, &mut allow_comments);
-    }
-    allow_comments.extend(comments_after(syntax, old, &moved));
+        .take_while(|t| t.range().start < new.end);
+    let allow_comments = comments_reread(&tree, syntax, (old, new), run_tokens, &moved);
     let n_starts = syntax.fn_starts.len();
     let facts = FileSyntax {
         diagnostics: tree.diagnostics().to_vec(),
@@ -290,15 +270,33 @@ fn moved_imports(syntax: &FileSyntax, moved: &impl Fn(TextRange) -> TextRange) -
         .collect()
 }
 
-/// The suppression comments of the last parse after the replaced range `old`, moved.
-fn comments_after<'a>(
-    syntax: &'a FileSyntax,
-    old: TextRange,
-    moved: &'a impl Fn(TextRange) -> TextRange,
-) -> impl Iterator<Item = (TextRange, bool)> + 'a {
-    syntax
+/// The suppression comments after a splice that replaced `old` by `new`: the last parse's before
+/// it, those among `tokens` (what was parsed again), and the last parse's after it, moved.
+fn comments_reread<'t>(
+    tree: &'t SyntaxTree,
+    syntax: &FileSyntax,
+    (old, new): (TextRange, TextRange),
+    tokens: impl Iterator<Item = vox_syntax::SyntaxToken<'t>>,
+    moved: &impl Fn(TextRange) -> TextRange,
+) -> Vec<(TextRange, bool)> {
+    let mut out: Vec<(TextRange, bool)> = syntax
         .allow_comments
         .iter()
-        .filter(move |(r, _)| r.start >= old.end)
-        .map(move |&(r, lead)| (moved(r), lead))
+        .take_while(|(r, _)| r.start < old.start)
+        .copied()
+        .collect();
+    // Whether the parsed-again part starts in the leading comment block.
+    let leading = (0..tree.token_count())
+        .map(|i| tree.token(i))
+        .take_while(|t| t.range().start < new.start)
+        .all(|t| is_layout(t.kind()));
+    scan_allow_comments(tokens, leading, &mut out);
+    out.extend(
+        syntax
+            .allow_comments
+            .iter()
+            .filter(|(r, _)| r.start >= old.end)
+            .map(|&(r, lead)| (moved(r), lead)),
+    );
+    out
 }
