@@ -85,15 +85,7 @@ pub(crate) fn after_splice(
     };
     fn_texts[k] = Text::new(Arc::from(&tree.bytes()[new.as_usize()]));
 
-    let delta = new.end as i64 - old.end as i64;
-    let moved = |r: TextRange| {
-        if r.start >= old.end {
-            let at = |x: u32| (x as i64 + delta) as u32;
-            TextRange::new(at(r.start), at(r.end))
-        } else {
-            r
-        }
-    };
+    let moved = mover(old, new);
     let inside = |r: TextRange| old.start <= r.start && r.end <= old.end;
     let allow_comments =
         comments_reread(&tree, syntax, (old, new), node.descendant_tokens(), &moved);
@@ -141,15 +133,7 @@ pub(crate) fn after_run(
 ) -> Result<KeptParse, Box<SyntaxTree>> {
     use vox_syntax::ast::{self, AstNode};
     let (old, new) = (spliced.old_range, spliced.new_range);
-    let delta = new.end as i64 - old.end as i64;
-    let moved = |r: TextRange| {
-        if r.start >= old.end {
-            let at = |x: u32| (x as i64 + delta) as u32;
-            TextRange::new(at(r.start), at(r.end))
-        } else {
-            r
-        }
-    };
+    let moved = mover(old, new);
     let named_fn = |n: &SyntaxNode<'_>| ast::FnDecl::cast(*n).and_then(|f| f.name()).is_some();
     let named_type = |n: &SyntaxNode<'_>| ast::TypeDecl::cast(*n).and_then(|t| t.name()).is_some();
     let root = tree.root();
@@ -299,4 +283,18 @@ fn comments_reread<'t>(
             .map(|&(r, lead)| (moved(r), lead)),
     );
     out
+}
+
+/// Where a range of the last parse lies after a splice that replaced `old` by `new` (same
+/// start): moved by the change in length when it lies after `old`, else where it was.
+fn mover(old: TextRange, new: TextRange) -> impl Fn(TextRange) -> TextRange {
+    let delta = new.end as i64 - old.end as i64;
+    move |r: TextRange| {
+        if r.start >= old.end {
+            let at = |x: u32| (x as i64 + delta) as u32;
+            TextRange::new(at(r.start), at(r.end))
+        } else {
+            r
+        }
+    }
 }
