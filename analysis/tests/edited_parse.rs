@@ -43,7 +43,9 @@ fn database_with(text: &[u8], fixed: bool) -> (AnalysisDb, SourceFile) {
         db.set_fixed_texts();
     }
     let path = PathBuf::from("/ws/script.vox");
-    let f = SourceFile::new(&db, path.clone(), Text::new(Arc::from(text)));
+    let f = SourceFile::builder(path.clone(), Text::new(Arc::from(text)))
+        .edited(!fixed)
+        .new(&db);
     let ws = Workspace::create(&db, PathBuf::from("/ws"), Arc::new([(path, f)].into()));
     db.set_workspace(ws);
     (db, f)

@@ -10,7 +10,8 @@ use std::sync::Arc;
 use salsa::plumbing::AsId;
 use salsa::Setter;
 use vox_analysis::{
-    file_items, fn_facts, inferred_caps, summary, AnalysisDb, EventLog, SourceFile, Text, Workspace,
+    file_items, fn_facts, inferred_caps, summary, AnalysisDb, EventLog, FnFacts, SourceFile, Text,
+    Workspace,
 };
 
 const MAIN: &str = r#"import "./lib/util.vox"
@@ -73,11 +74,10 @@ fn setup() -> Ws {
         ("util", "/ws/lib/util.vox", UTIL),
         ("report", "/ws/lib/report.vox", REPORT),
     ] {
-        let f = SourceFile::new(
-            &db,
-            PathBuf::from(path),
-            Text::new(Arc::from(text.as_bytes())),
-        );
+        // As an editor has them once it changed them: each function lowered with its scope.
+        let f = SourceFile::builder(PathBuf::from(path), Text::new(Arc::from(text.as_bytes())))
+            .edited(true)
+            .new(&db);
         files.insert(name, f);
         map.insert(PathBuf::from(path), f);
     }
@@ -240,6 +240,49 @@ fn a_new_function_typed_between_others_lowers_only_itself() {
     }
 }
 
+/// Only the files an editor has changed lower their functions with scopes of their own: a
+/// workspace's other files keep none (a scope per function of a large workspace is tens of
+/// megabytes), and marking a file edited gives its functions theirs, with equal facts.
+#[test]
+fn only_edited_files_keep_function_scopes() {
+    let (mut db, log) = AnalysisDb::with_log(vox_runtime::catalog::Catalog::get());
+    let path = PathBuf::from("/ws/main.vox");
+    let f = SourceFile::new(&db, path.clone(), Text::new(Arc::from(MAIN.as_bytes())));
+    let ws = Workspace::create(&db, PathBuf::from("/ws"), Arc::new([(path, f)].into()));
+    db.set_workspace(ws);
+    let all = |db: &AnalysisDb| -> Vec<FnFacts> {
+        file_items(db, f)
+            .all()
+            .map(|d| fn_facts(db, d).clone())
+            .collect()
+    };
+    let before = all(&db);
+    let named = file_items(&db, f)
+        .all()
+        .filter(|d| &**d.name(&db) != "<main>")
+        .count();
+    let scopes = |log: &EventLog| {
+        log.take()
+            .iter()
+            .filter(|l| l.starts_with("fn_scope("))
+            .count()
+    };
+    assert_eq!(
+        scopes(&log),
+        0,
+        "an unedited file's functions keep no scope"
+    );
+    f.set_edited(&mut db).to(true);
+    let after = all(&db);
+    assert!(named >= 8);
+    assert_eq!(
+        scopes(&log),
+        named,
+        "each function but a synthetic main has one"
+    );
+    assert_eq!(before, after);
+}
+
 /// In an editor the synthetic main parses a copy of its file with everything but the top-level
 /// statements blanked, not the whole file again; its facts are what the command line's whole
 /// parse gives, for statements before, between and after functions, and after an edit.
@@ -259,7 +302,9 @@ fn the_synthetic_main_reads_only_the_top_level_statements() {
                 db.set_fixed_texts();
             }
             let bytes = |t: &str| Text::new(Arc::from(t.as_bytes()));
-            let f = SourceFile::new(&db, PathBuf::from("/ws/s.vox"), bytes(versions[0]));
+            let f = SourceFile::builder(PathBuf::from("/ws/s.vox"), bytes(versions[0]))
+                .edited(versions.len() > 1)
+                .new(&db);
             let mut map = BTreeMap::new();
             map.insert(PathBuf::from("/ws/s.vox"), f);
             let ws = Workspace::create(&db, PathBuf::from("/ws"), Arc::new(map));

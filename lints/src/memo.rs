@@ -45,6 +45,11 @@ pub struct FileMemo {
     broken: Vec<salsa::Id>,
     /// The file's entry points (chains start there).
     entries: Vec<salsa::Id>,
+    /// The chains the lint that made this searched for, if it did: the next lint takes them
+    /// when the file's items are as they were (the calls of a function a chain reached are
+    /// compared, and the lint gives up when they changed), so that a finding in the function
+    /// being typed costs no search over the file's calls.
+    chains: Option<Arc<crate::chain::Chains>>,
     /// How many functions the lint that made this memo linted, and how many it kept.
     pub linted: usize,
     pub kept: usize,
@@ -269,11 +274,21 @@ impl FileMemo {
                     || d.text(db).len() != m.len
             })
             .collect();
+        // Who reaches a function depends on its callers' calls, not its own: the old chains answer
+        // for the touched functions below, and stay true unless a function they reached changed
+        // its calls (the lint then gives up) or is gone (given up above). A new function is
+        // asked of a new search: a call an untouched function made may name it now.
+        let old_chains = self.chains.clone();
+        let reached = |d| match &old_chains {
+            Some(c) => c.reaches(d),
+            None => cx.reached(d),
+        };
         // What touched functions show the others must be as it was: their calls (the chains
         // through them, unless no chain reaches them: the items are as they were, so what
         // reaches a function is too), and no new or old path literal among them when the file
         // has collisions.
         let mut literals = false;
+        let mut moved_calls = Vec::new();
         for (i, d) in defs.iter().enumerate().filter(|(i, _)| touched[*i]) {
             let facts = fn_facts(db, *d);
             literals |= has_literals(facts);
@@ -300,8 +315,20 @@ impl FileMemo {
                             && c.direct == *direct0
                             && moved.range(at(m.start, *r0)) == Some(at(base, c.range))
                     });
-            if !same_calls && cx.reached(*d) {
+            if !same_calls && reached(*d) {
                 return None;
+            }
+            // The same calls, moved inside the function (an edit before them in its body): the
+            // kept chains' steps through it move with them.
+            if old_chains.is_some()
+                && m.calls
+                    .iter()
+                    .zip(&facts.calls)
+                    .any(|(o, c)| o.1 != c.range)
+                && reached(*d)
+            {
+                let pairs = m.calls.iter().zip(&facts.calls);
+                moved_calls.push((d.as_id(), pairs.map(|(o, c)| (o.1, c.range)).collect()));
             }
         }
         if literals && opts.enabled("D005") && collides(cx) {
@@ -330,6 +357,12 @@ impl FileMemo {
                 || lines_moved && m.start + m.len > moved.a && m.findings.iter().any(names_a_line)
                 || !m.findings.iter_mut().all(|f| moved.finding(f, &cx.path));
             lint[i] = stale;
+        }
+        if let Some(mut c) = old_chains {
+            if !moved_calls.is_empty() {
+                c = Arc::new(c.with_calls_moved(&moved_calls));
+            }
+            let _ = cx.chains.set(c);
         }
         Some((self, lint))
     }
@@ -420,7 +453,10 @@ impl FileMemo {
                 } else {
                     cx.reached_if_known(*d)
                 },
-                scope: (d.index(db) != u32::MAX).then(|| vox_analysis::fn_scope(db, *d).clone()),
+                // Only an edited file's functions are lowered with a scope; the others read the
+                // whole table (no scope: any change of the items touches them all).
+                scope: (d.index(db) != u32::MAX && cx.file.edited(db))
+                    .then(|| vox_analysis::fn_scope(db, *d).clone()),
                 literals: has_literals(facts),
                 tier: (opts.enabled("D004") && facts.overflows.iter().any(|o| o.tiers != 0b1111))
                     .then(|| vox_analysis::param_tier(db, *d)),
@@ -452,6 +488,7 @@ impl FileMemo {
                 .filter_map(|&i| defs.get(i).map(|d| d.as_id()))
                 .collect(),
             entries,
+            chains: cx.chains.get().cloned(),
             linted,
             kept: lint.len() - linted,
         })

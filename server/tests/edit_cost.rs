@@ -361,3 +361,71 @@ fn renaming_a_function_a_chain_went_through_relints_what_it_called() {
     assert_ne!(before, after, "helper is no longer reached from main");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The memo keeps the chains of one lint for the next while the file's items are as they were:
+/// each step's findings (and their chains) equal a whole lint's, through edits that keep the
+/// calls, change an unreached function's calls, change a reached one's (the chains are searched
+/// again), move a reached one's calls inside it, and add a function a call already named.
+#[test]
+fn chains_kept_for_the_next_lint_follow_the_calls() {
+    let dir = std::env::temp_dir().join(format!("vox-edit-cost-chains-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = "fn main() {\n    print(a())\n    print(helper())\n}\n\nfn a() to int {\n    return b()\n}\n\n\
+               fn b() to int {\n    return time.now_ms() + 1\n}\n\nfn d() to int {\n    return 0\n}\n";
+    std::fs::write(dir.join("main.vox"), src).unwrap();
+    let dir = dir.canonicalize().unwrap();
+    let path = dir.join("main.vox");
+    let mut s = Session::load(dir.clone(), Settings::defaults(), Encoding::Utf16);
+    let mut text = src.to_string();
+    let uri: Uri = format!("file://{}", path.display()).parse().unwrap();
+    s.open(path.clone(), uri, text.clone(), 1);
+    kept_after(&s, &path);
+    let chain_of_b = |s: &Session| -> Vec<String> {
+        let found = s.snapshot().shown_findings(&path);
+        let f = found
+            .iter()
+            .find(|f| f.code == "D003" && f.message.contains("time.now_ms"))
+            .expect("b's clock read is reported");
+        f.chain.iter().map(|c| c.function.clone()).collect()
+    };
+    let mut v = 2;
+    let mut edit = |s: &mut Session, text: &mut String, from: &str, to: &str| {
+        let a = text.find(from).unwrap();
+        change(s, &path, text, a, a + from.len(), to, v);
+        v += 1;
+        kept_after(s, &path)
+    };
+    // In b: the calls are as they were.
+    assert!(edit(&mut s, &mut text, "now_ms() + 1", "now_ms() + 2") > 0);
+    assert_eq!(chain_of_b(&s), ["main", "a"]);
+    // In d, which nothing reaches: its new call reaches nothing more.
+    edit(&mut s, &mut text, "return 0", "return b()");
+    assert_eq!(chain_of_b(&s), ["main", "a"]);
+    // In main: b is now reached through d first.
+    edit(&mut s, &mut text, "print(a())", "print(d())");
+    assert_eq!(chain_of_b(&s), ["main", "d"]);
+    edit(&mut s, &mut text, "now_ms() + 2", "now_ms() + 3");
+    assert_eq!(chain_of_b(&s), ["main", "d"]);
+    // In b, and in d before its call of b (one change: both are linted again): the chain's
+    // step through d moves with the call.
+    let (a, z) = (text.find("+ 3").unwrap(), text.rfind("return b()").unwrap());
+    let to = text[a..z].replace("+ 3", "+ 4") + "let z = 1\n    ";
+    change(&mut s, &path, &mut text, a, z, &to, v);
+    v += 1;
+    kept_after(&s, &path);
+    assert_eq!(chain_of_b(&s), ["main", "d"]);
+    // A function main already called comes: its own clock read is reached from main.
+    let end = text.len();
+    change(
+        &mut s,
+        &path,
+        &mut text,
+        end,
+        end,
+        "\nfn helper() to int {\n    return time.now_ms()\n}\n",
+        v,
+    );
+    kept_after(&s, &path);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -140,8 +140,9 @@ pub fn fn_scope<'db>(db: &'db dyn Db, f: FnDef<'db>) -> Arc<FnScope> {
 }
 
 /// Lowers one function (from its own text) and runs `f` over the body. On the command line
-/// (no text changes), with the file's whole table and items; in an editor, with the function's
-/// [`FnScope`]. Facts name local callees, so both give the same facts.
+/// (no text changes) and for files an editor has not changed, with the file's whole table and
+/// items; in an edited file, with the function's [`FnScope`]. Facts name local callees, so
+/// both give the same facts.
 fn with_body<R: Default>(db: &dyn Db, def: FnDef<'_>, f: impl FnOnce(&Body<'_>, bool) -> R) -> R {
     let file = def.file(db);
     let catalog = db.catalog();
@@ -165,7 +166,7 @@ fn with_body<R: Default>(db: &dyn Db, def: FnDef<'_>, f: impl FnOnce(&Body<'_>, 
     }
     let whole;
     let (table, items, own): (&vox_hir::GlobalTable, &vox_hir::ItemTree, usize) =
-        if db.fixed_texts() {
+        if db.fixed_texts() || !file.edited(db) {
             whole = function_items(db, file).clone();
             (global_table(db, file), &whole, def.index(db) as usize)
         } else {

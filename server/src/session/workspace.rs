@@ -371,6 +371,7 @@ impl Session {
             }
         }
         doc.version = version;
+        self.mark_edited(path);
         if !imports_may_change && is_script(path) && self.files.contains_key(path) {
             // The common keystroke: only the text input changes; the analysis follows
             // imports when it runs.
@@ -388,6 +389,18 @@ impl Session {
         }
         self.after_text_change(path);
         true
+    }
+
+    /// From its first change in the editor on, a script's functions are lowered with their own
+    /// scopes ([`SourceFile::edited`]): once, at that change, its functions are lowered again.
+    fn mark_edited(&mut self, path: &Path) {
+        if let Some(f) = self.files.get(path).copied() {
+            if !f.edited(&self.db) {
+                f.set_edited(&mut self.db)
+                    .with_durability(Durability::LOW)
+                    .to(true);
+            }
+        }
     }
 
     fn after_text_change(&mut self, path: &Path) {
