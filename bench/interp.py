@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Interpreter benchmark against python3 and Lua 5.4 (issue 42). A benchmark, not a test: it prints figures and
+marks the targets met / NOT met; it never fails on a timing.
+
+Each program of bench/interp/ exists three times, the same algorithm step for step: NAME.vox (`vox run
+--max-steps 0`: each program takes tens of millions of steps, over the default ceiling of 10,000,000; the other
+ceilings keep their defaults), NAME.py (python3) and NAME.lua (lua5.4). Their outputs must be byte for byte equal
+(checked on every run). The three are run in turn, --runs times each (interleaved, so that the machine's drift hits
+all three alike); the best time of each is kept, with each one's peak RSS (the child's ru_maxrss).
+Start-up: hello.{vox,py,lua}, 30 runs each (interleaved), the median.
+
+Prints per program: seconds for each language, vox/lua and vox/python ratios, peak RSS and vox/python's; then the
+geometric means. Targets (issue 42): geometric mean vox/lua <= 1.5; every program faster under vox than under
+python3; start-up within 1.2x lua's; each program's peak memory within 1.5x python3's.
+
+Usage: python3 bench/interp.py [--vox PATH] [--runs N] [--only NAME,NAME]
+The binary is target/release/vox (built when missing) unless --vox is given.
+"""
+import argparse, math, os, platform, subprocess, sys, tempfile, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+DIR = os.path.join(HERE, "interp")
+PROGRAMS = ["fib", "loops", "strings", "sort", "maps", "closures", "json", "csv", "regex", "format", "tree"]
+
+
+def run_measured(cmd):
+    """(seconds, the child's own peak RSS in MiB (wait4: no other child's mixed in), stdout); exits on failure."""
+    t = time.perf_counter()
+    with tempfile.TemporaryFile() as errf:
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errf)
+        # Read the output first (a full pipe would block the child), then reap it with its usage.
+        out = p.stdout.read()
+        p.stdout.close()
+        _, status, usage = os.wait4(p.pid, 0)
+        errf.seek(0)
+        err = errf.read()
+    elapsed = time.perf_counter() - t
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed (exit {p.returncode}):\n{err.decode(errors='replace')}")
+    return elapsed, usage.ru_maxrss / 1024.0, out
+
+
+def commands(vox, name):
+    return {
+        "vox": [vox, "run", "--max-steps", "0", os.path.join(DIR, name + ".vox")],
+        "python3": [sys.executable, os.path.join(DIR, name + ".py")],
+        "lua5.4": ["lua5.4", os.path.join(DIR, name + ".lua")],
+    }
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def machine():
+    model = "unknown CPU"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{model}, {os.cpu_count()} cores, {platform.system()} {platform.release()}"
+
+
+def version(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    return (r.stdout or r.stderr).strip().splitlines()[0] if r.returncode == 0 else "?"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--vox")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--only")
+    args = ap.parse_args()
+    vox = args.vox or os.path.join(ROOT, "target", "release", "vox")
+    if not args.vox and not os.path.exists(vox):
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "vox-cli"], cwd=ROOT, check=True)
+    names = args.only.split(",") if args.only else PROGRAMS
+    print(f"interpreter benchmark: vox ({vox}), {version([sys.executable, '--version'])}, "
+          f"{version(['lua5.4', '-v'])}; best of {args.runs} runs, interleaved")
+    print(f"machine: {machine()}")
+    print()
+    print(f"{'program':10} {'vox s':>7} {'py s':>7} {'lua s':>7} {'vox/lua':>8} {'vox/py':>7}"
+          f" {'vox MiB':>8} {'py MiB':>7} {'lua MiB':>8} {'mem/py':>7}")
+    to_lua, to_py, mem_py = [], [], []
+    slower_than_py, over_memory = [], []
+    for name in names:
+        cmds = commands(vox, name)
+        best = {k: math.inf for k in cmds}
+        peak = {k: 0.0 for k in cmds}
+        outs = {}
+        for _ in range(args.runs):
+            for lang, cmd in cmds.items():
+                t, rss, out = run_measured(cmd)
+                best[lang] = min(best[lang], t)
+                peak[lang] = max(peak[lang], rss)
+                outs[lang] = out
+        if len(set(outs.values())) != 1:
+            shown = "\n".join(f"--- {k}:\n{v.decode(errors='replace')}" for k, v in outs.items())
+            sys.exit(f"{name}: the three outputs differ\n{shown}")
+        rl, rp = best["vox"] / best["lua5.4"], best["vox"] / best["python3"]
+        rm = peak["vox"] / peak["python3"]
+        to_lua.append(rl)
+        to_py.append(rp)
+        mem_py.append(rm)
+        if rp >= 1.0:
+            slower_than_py.append(name)
+        if rm > 1.5:
+            over_memory.append(name)
+        print(f"{name:10} {best['vox']:7.3f} {best['python3']:7.3f} {best['lua5.4']:7.3f} {rl:7.2f}x {rp:6.2f}x"
+              f" {peak['vox']:8.1f} {peak['python3']:7.1f} {peak['lua5.4']:8.1f} {rm:6.2f}x")
+    g_lua, g_py = geomean(to_lua), geomean(to_py)
+    print(f"{'geomean':10} {'':7} {'':7} {'':7} {g_lua:7.2f}x {g_py:6.2f}x {'':8} {'':7} {'':8} {geomean(mem_py):6.2f}x")
+
+    # Start-up: hello world, median of 30 interleaved runs.
+    cmds = commands(vox, "hello")
+    times = {k: [] for k in cmds}
+    for _ in range(30):
+        for lang, cmd in cmds.items():
+            times[lang].append(run_measured(cmd)[0])
+    med = {k: sorted(v)[len(v) // 2] * 1e3 for k, v in times.items()}
+    startup = med["vox"] / med["lua5.4"]
+    print()
+    print(f"start-up (hello world, median of 30): vox {med['vox']:.2f} ms, python3 {med['python3']:.2f} ms, "
+          f"lua5.4 {med['lua5.4']:.2f} ms; vox/lua {startup:.2f}x")
+    print()
+
+    def verdict(ok):
+        return "met" if ok else "NOT met"
+
+    print(f"targets: geomean vox/lua <= 1.5: {verdict(g_lua <= 1.5)} ({g_lua:.2f}x); "
+          f"every program faster than python3: {verdict(not slower_than_py)}"
+          + (f" (slower: {', '.join(slower_than_py)})" if slower_than_py else "")
+          + f"; start-up <= 1.2x lua: {verdict(startup <= 1.2)} ({startup:.2f}x); "
+          f"peak memory <= 1.5x python3: {verdict(not over_memory)}"
+          + (f" (over: {', '.join(over_memory)})" if over_memory else ""))
+
+
+if __name__ == "__main__":
+    main()
