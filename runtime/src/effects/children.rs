@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 use vox_jail::lifetime::{Line, Status};
 
 use super::command::{
-    bound_lifetime, command, find_program, timeout_exc, unconfined_hook, Spec, Streams,
+    bound_lifetime, command, find_program, timeout_exc, unconfined_hook, with_kernel_defaults,
+    Spec, Streams,
 };
 use crate::context::RunContext;
 use crate::exc::{Exc, Res};
@@ -202,7 +203,11 @@ pub(super) fn spawn_direct(ctx: &mut RunContext, spec: &Spec) -> Res<Result<Kid,
         Streams::Counted => ([Stream::Inherit, Stream::Pipe, Stream::Pipe], false),
         Streams::Background => ([Stream::Null; 3], false),
     };
-    let hook = unconfined_hook(false, ctx.limits.max_memory, ctx.limits.max_disk);
+    let hook = with_kernel_defaults(unconfined_hook(
+        false,
+        ctx.limits.max_memory,
+        ctx.limits.max_disk,
+    ));
     bound_lifetime(ctx)?;
     ctx.children_started = true;
     match vox_jail::lifetime::spawn_direct(&exec, &cwd, streams, group, hook) {

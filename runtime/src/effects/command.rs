@@ -14,6 +14,38 @@ use vox_jail::{ChildPolicy, Denies, EnvPolicy, Mode, ProcessGroup, TempDir};
 use crate::context::RunContext;
 use crate::exc::{CeilingKind, Exc, Res};
 
+/// Whether this process turned transparent huge pages off for itself (`vox run`: see
+/// cli/src/memory.rs). The setting is inherited, so each child then turns them back on before
+/// `exec`: a script's programs get the kernel's default, as from a shell.
+static RESTORE_HUGE_PAGES: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Declares that this process turned transparent huge pages off for itself (see
+/// [`RESTORE_HUGE_PAGES`]). Called before any child starts.
+pub fn restore_huge_pages_in_children() {
+    RESTORE_HUGE_PAGES.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// `hook`, preceded (when this process turned huge pages off) by turning them back on: first,
+/// before a jail's seccomp filter could refuse the `prctl`.
+pub(super) fn with_kernel_defaults(hook: Option<vox_jail::Hook>) -> Option<vox_jail::Hook> {
+    if !RESTORE_HUGE_PAGES.load(std::sync::atomic::Ordering::Relaxed) {
+        return hook;
+    }
+    let mut hook = hook;
+    Some(Box::new(move || {
+        // SAFETY: a plain prctl in the child; a failure (an old kernel) leaves the setting as
+        // it was, which is harmless.
+        unsafe {
+            libc::prctl(libc::PR_SET_THP_DISABLE, 0, 0, 0, 0);
+        }
+        match hook.as_mut() {
+            Some(h) => h(),
+            None => Ok(()),
+        }
+    }))
+}
+
 /// What the child's three streams are connected to.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Streams {
@@ -161,6 +193,7 @@ pub(super) fn command(
         }
         unconfined(&mut cmd, group, ctx.limits.max_memory, ctx.limits.max_disk)
     };
+    let hook = with_kernel_defaults(hook);
     if !keeper {
         if let Some(hook) = hook {
             // SAFETY: the hook only makes async-signal-safe syscalls (vox_jail::confine_hook,

@@ -26,7 +26,7 @@ mod process;
 mod refusal;
 
 pub use children::end_run;
-pub use command::run_denies;
+pub use command::{restore_huge_pages_in_children, run_denies};
 pub use process::run_exit_commands;
 
 macro_rules! row {
