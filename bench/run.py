@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Interpreter benchmark: each program in `vox run` and the same algorithm in python3.
+"""Interpreter benchmark: each program in `vox run` and the same algorithm in python3 (the first six programs
+of bench/interp/, which bench/interp.py also runs against lua5.4).
 
 Prints the time of each (best of N runs), the ratio vox/python per program, and the geometric
 mean; then the same suite with no ceilings (--max-steps 0 --max-depth 0) against generous
@@ -12,6 +13,7 @@ import math, os, subprocess, sys, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+PROGS = os.path.join(HERE, "interp")
 VOX = os.path.join(ROOT, "target", "release", "vox")
 PROGRAMS = ["fib", "loops", "strings", "sort", "maps", "closures"]
 RUNS = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 5
@@ -53,13 +55,13 @@ def main():
     print(f"{'program':10} {'vox s':>8} {'python s':>9} {'ratio':>6}")
     ratios, costs = [], []
     for name in PROGRAMS:
-        vox_t, vox_out = best([VOX, "run", *unlimited, os.path.join(HERE, name + ".vox")])
-        py_t, py_out = best([sys.executable, os.path.join(HERE, name + ".py")])
+        vox_t, vox_out = best([VOX, "run", *unlimited, os.path.join(PROGS, name + ".vox")])
+        py_t, py_out = best([sys.executable, os.path.join(PROGS, name + ".py")])
         if vox_out.split() != py_out.split():
             sys.exit(f"{name}: outputs differ: vox {vox_out!r} python {py_out!r}")
         free_t, lim_t = best_pair(
-            [VOX, "run", *unlimited, os.path.join(HERE, name + ".vox")],
-            [VOX, "run", *ceilings, os.path.join(HERE, name + ".vox")],
+            [VOX, "run", *unlimited, os.path.join(PROGS, name + ".vox")],
+            [VOX, "run", *ceilings, os.path.join(PROGS, name + ".vox")],
         )
         ratios.append(vox_t / py_t)
         costs.append(lim_t / free_t)
