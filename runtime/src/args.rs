@@ -2,10 +2,10 @@
 //! model in `value.rs` because a builtin function is a value).
 
 use crate::exc::{Exc, Res};
-use crate::value::{Args, Value};
+use crate::value::{Args, CallName, Value};
 
 impl Args {
-    pub fn new(name: impl Into<String>, values: Vec<Value>) -> Args {
+    pub fn new(name: impl Into<CallName>, values: Vec<Value>) -> Args {
         Args {
             name: name.into(),
             values,

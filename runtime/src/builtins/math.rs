@@ -96,7 +96,10 @@ mod tests {
     fn bits(h: &mut MockHost, q: &str, args: &[f64]) -> u64 {
         let (ns, name) = q.split_once('.').unwrap();
         let def = lookup(ns, name).unwrap();
-        match (def.f)(h, &mut Args::new(q, args.iter().map(|x| F(*x)).collect())) {
+        match (def.f)(
+            h,
+            &mut Args::new(q.to_string(), args.iter().map(|x| F(*x)).collect()),
+        ) {
             Ok(Value::Float(f)) => f.to_bits(),
             other => panic!("{q}: {other:?}"),
         }

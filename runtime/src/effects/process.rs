@@ -476,7 +476,7 @@ pub(super) fn spawn_background(host: &mut dyn Host, args: &mut Args) -> Res<Valu
     let ctx = ctx(host, &args.name)?;
     if ctx.mesh {
         return Err(Exc::Denied {
-            what: args.name.clone(),
+            what: args.name.to_string(),
             token: "not available under --mesh (the child would outlive the job)".to_string(),
             loc: None,
         });

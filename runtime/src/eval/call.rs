@@ -7,7 +7,7 @@ use vox_hir::Cap;
 
 use crate::exc::{CeilingKind, Exc};
 use crate::kind::message_name;
-use crate::value::{Args, BuiltinDef, CodeFn, Func, Value};
+use crate::value::{Args, BuiltinDef, CallName, CodeFn, Func, Value};
 
 use super::interp::{Flow, Interp, R, STACK_RESERVE};
 
@@ -26,7 +26,7 @@ impl<'p> Interp<'p> {
             // Filesystem rows check each path through `RunContext::fs_path`.
             Cap::None | Cap::FsRead | Cap::FsWrite => None,
         };
-        let what = def.qualified();
+        let what = CallName::builtin(def);
         if let Some(need) = need {
             self.ctx.gate(&what, need)?;
         }

@@ -314,7 +314,7 @@ impl<'p> Interp<'p> {
     pub(super) fn method_call(
         &mut self,
         r: Value,
-        name: &str,
+        name: &Rc<str>,
         args: Vec<Value>,
         named: Vec<(Rc<str>, Value)>,
     ) -> R {

@@ -1,6 +1,8 @@
 //! Statements: blocks, `let`, assignment (in place when the place is the only reference), and the
 //! W1 method statements (`xs.push(x)`).
 
+use std::rc::Rc;
+
 use vox_hir::{Expr, ExprId, Pat, PatId, Place, PlaceRoot, PlaceStep, Stmt, StmtId};
 
 use crate::exc::{Exc, Loc};
@@ -222,7 +224,7 @@ impl<'p> Interp<'p> {
         recv_value: Value,
         i: usize,
         steps: &[PlaceStep],
-        name: &str,
+        name: &Rc<str>,
         args: &[ExprId],
     ) -> Result<(), Flow> {
         // The steps the general path counts: the call, the local and each field read.

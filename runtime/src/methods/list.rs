@@ -389,7 +389,7 @@ mod tests {
     #[test]
     fn owned_receiver_mutates_in_place() {
         let mut h = MockHost::new();
-        let v = call_method_owned(&mut h, ints(&[1]), "push", vec![I(2)]).unwrap();
+        let v = call_method_owned(&mut h, ints(&[1]), &"push".into(), vec![I(2)]).unwrap();
         assert_eq!(crate::display::display(&v), "[1, 2]");
     }
 

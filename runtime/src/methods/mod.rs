@@ -3,7 +3,9 @@
 
 use crate::exc::Res;
 use crate::native::not_found;
-use crate::value::{Args, Host, Value};
+use std::rc::Rc;
+
+use crate::value::{Args, CallName, Host, Value};
 
 mod list;
 mod map;
@@ -39,7 +41,7 @@ pub use vox_hir::catalog::{is_method_of, method_names, JSON_HELPERS};
 
 /// Calls method `name` on `recv` with positional arguments.
 pub fn call_method(host: &mut dyn Host, recv: &Value, name: &str, args: Vec<Value>) -> Res<Value> {
-    call_method_owned(host, recv.clone(), name, args)
+    call_method_owned(host, recv.clone(), &Rc::from(name), args)
 }
 
 /// As `call_method`, taking the receiver by value: when the caller gives up its only reference (a W1
@@ -47,10 +49,11 @@ pub fn call_method(host: &mut dyn Host, recv: &Value, name: &str, args: Vec<Valu
 pub fn call_method_owned(
     host: &mut dyn Host,
     recv: Value,
-    name: &str,
+    name: &Rc<str>,
     args: Vec<Value>,
 ) -> Res<Value> {
-    let args = Args::new(format!("{}.{name}", kind_prefix(&recv)), args);
+    let args = Args::new(CallName::method(kind_prefix(&recv), name.clone()), args);
+    let name: &str = name;
     if let Some(v) = json_helper(&recv, name, &args)? {
         return Ok(v);
     }
