@@ -134,8 +134,8 @@ impl<'p> Interp<'p> {
                 let a = self.eval(*a)?;
                 let b = self.eval(*b)?;
                 if let (Value::Int(x), Value::Int(y)) = (&a, &b) {
-                    // The common case, inline; overflow and division go the general way for
-                    // their exact messages.
+                    // The common case, inline; overflow and a zero divisor go the general way
+                    // for their exact messages (`checked_div`/`checked_rem` are `None` for both).
                     let (x, y) = (*x, *y);
                     let fast = match op {
                         BinOp::Add => x.checked_add(y).map(Value::Int),
@@ -147,7 +147,8 @@ impl<'p> Interp<'p> {
                         BinOp::Ge => Some(Value::Bool(x >= y)),
                         BinOp::Eq => Some(Value::Bool(x == y)),
                         BinOp::Ne => Some(Value::Bool(x != y)),
-                        BinOp::Div | BinOp::Mod => None,
+                        BinOp::Div => x.checked_div(y).map(Value::Int),
+                        BinOp::Mod => x.checked_rem(y).map(Value::Int),
                     };
                     if let Some(v) = fast {
                         return Ok(v);

@@ -55,6 +55,9 @@ pub struct Interp<'p> {
     pub(super) next_check: u64,
     /// Expression nesting in the current function body (see [`GROW_EVERY`]).
     pub(super) nesting: u32,
+    /// The steps of the last assignment place, kept for the next (`m[k] = v` allocated a list
+    /// of one step per assignment).
+    pub(super) place_steps: Vec<super::place::Step>,
 }
 
 impl<'p> Interp<'p> {
@@ -75,6 +78,7 @@ impl<'p> Interp<'p> {
             max_depth,
             next_check: CHECK_PERIOD,
             nesting: 0,
+            place_steps: Vec::new(),
         }
     }
 

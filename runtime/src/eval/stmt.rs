@@ -112,8 +112,10 @@ impl<'p> Interp<'p> {
                         return done.map(|()| Value::Null);
                     }
                 }
-                // Index expressions of the place are evaluated once, before the value.
-                let mut steps: Vec<Step> = Vec::with_capacity(place.steps.len());
+                // Index expressions of the place are evaluated once, before the value. (An
+                // error drops the kept list: the next assignment makes another.)
+                let mut steps: Vec<Step> = std::mem::take(&mut self.place_steps);
+                steps.clear();
                 for s in &place.steps {
                     steps.push(match s {
                         PlaceStep::Field(n) => Step::Field(n.clone()),
@@ -136,6 +138,8 @@ impl<'p> Interp<'p> {
                     }
                 };
                 write_path(&mut self.stack[i], &steps, v)?;
+                steps.clear();
+                self.place_steps = steps;
                 self.check_depth(&self.stack[i])?;
                 Ok(Value::Null)
             }
