@@ -133,6 +133,9 @@ const STEP_PINS: &[(&str, u64)] = &[
     ("let mut o = {a: 1}\no.a += 1\n", 6),
     ("let i = 0\ni += 2 * 3\n", 7),
     ("fn main() { print(1) }\n", 5),
+    // `xs[i].unwrap()` reads the element without building its `Some`; the index node still counts
+    ("let xs = [1, 2]\nlet y = xs[1].unwrap()\n", 10),
+    ("let m = {a: 1}\nprint(m[\"a\"].unwrap())\n", 11),
 ];
 
 #[test]

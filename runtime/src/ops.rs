@@ -259,27 +259,25 @@ fn position(i: i64, len: usize) -> Option<usize> {
 
 /// `recv[idx]`: an Option (`None` for a negative or out-of-range index or a missing key).
 pub fn index(recv: &Value, idx: &Value) -> Res<Value> {
+    Ok(index_get(recv, idx)?.map_or(Value::none(), Value::some))
+}
+
+/// `recv[idx]` without the Option around it (`xs[i].unwrap()` reads the element itself).
+pub fn index_get(recv: &Value, idx: &Value) -> Res<Option<Value>> {
     match recv {
-        Value::List(items) | Value::Tuple(items) => {
-            match idx {
-                Value::Int(i) => Ok(position(*i, items.len())
-                    .map_or(Value::none(), |p| Value::some(items[p].clone()))),
-                other => Err(index_type_error("int", other)),
-            }
-        }
+        Value::List(items) | Value::Tuple(items) => match idx {
+            Value::Int(i) => Ok(position(*i, items.len()).map(|p| items[p].clone())),
+            other => Err(index_type_error("int", other)),
+        },
         Value::Str(s) => match idx {
             Value::Int(i) => Ok(usize::try_from(*i)
                 .ok()
                 .and_then(|p| s.chars().nth(p))
-                .map_or(Value::none(), |c| {
-                    Value::some(Value::str(c.encode_utf8(&mut [0; 4])))
-                })),
+                .map(|c| Value::str(c.encode_utf8(&mut [0; 4])))),
             other => Err(index_type_error("int", other)),
         },
         Value::Map(m) => match idx {
-            Value::Str(k) => Ok(m
-                .get(&**k)
-                .map_or(Value::none(), |v| Value::some(v.clone()))),
+            Value::Str(k) => Ok(m.get(&**k).cloned()),
             other => Err(index_type_error("str", other)),
         },
         other => Err(Exc::error(format!(

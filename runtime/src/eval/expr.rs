@@ -213,6 +213,13 @@ impl<'p> Interp<'p> {
                 args,
                 named,
             } => {
+                if args.is_empty() && named.is_empty() && &**name == "unwrap" {
+                    if let Expr::Index(l, i) = &m.exprs[*recv as usize] {
+                        if let Some(r) = self.index_unwrapped(*recv, *l, *i, id) {
+                            return r;
+                        }
+                    }
+                }
                 let r = self.eval(*recv)?;
                 let args = self.eval_args(args)?;
                 let named = self.eval_named(named)?;
@@ -310,6 +317,38 @@ impl<'p> Interp<'p> {
             Expr::Continue => Err(Flow::Continue),
             Expr::Missing => Err(Exc::error("this code has syntax errors and cannot run").into()),
         }
+    }
+
+    /// `xs[i].unwrap()` (the method call `call` on the index expression `index`): the element
+    /// itself, without the `Some` the index builds and the method then opens (an allocation per
+    /// element read). The steps, locations, call site and messages are the general path's; `None`
+    /// (declined) where `eval` would check the host stack for the index expression.
+    fn index_unwrapped(&mut self, index: ExprId, l: ExprId, i: ExprId, call: ExprId) -> Option<R> {
+        if (self.nesting + 1).is_multiple_of(GROW_EVERY) {
+            return None;
+        }
+        self.nesting += 1;
+        let got = self.index_get(l, i);
+        self.nesting -= 1;
+        let got = match got {
+            Ok(g) => g,
+            Err(f) => return Some(Err(self.locate(f, self.loc(index)))),
+        };
+        if self.ctx.wants_call_site() {
+            self.ctx.call_site = Some(self.prog.loc_text(self.loc(call)));
+        }
+        Some(match got {
+            Some(v) => self.check_depth(&v).map(|()| v),
+            None => Err(crate::methods::option_result::unwrap_none().into()),
+        })
+    }
+
+    /// The index expression's own step, its operands, and the element (as `eval` of it would).
+    fn index_get(&mut self, l: ExprId, i: ExprId) -> Result<Option<Value>, Flow> {
+        self.tick()?;
+        let r = self.eval(l)?;
+        let k = self.eval(i)?;
+        Ok(ops::index_get(&r, &k)?)
     }
 
     pub(super) fn method_call(

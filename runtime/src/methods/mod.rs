@@ -10,7 +10,7 @@ use crate::value::{Args, CallName, Host, Value};
 mod list;
 mod map;
 mod number;
-mod option_result;
+pub(crate) mod option_result;
 pub(crate) mod regex;
 #[path = "str.rs"]
 mod strs;

@@ -27,7 +27,7 @@ pub(super) fn call_option(
             zero(&args)?;
             match o {
                 Some(v) => (*v).clone(),
-                None => return Err(Exc::error("called `Option.unwrap()` on a None value")),
+                None => return Err(unwrap_none()),
             }
         }
         "unwrap_or" => {
@@ -162,6 +162,11 @@ pub(super) fn call_result(
         }
         _ => return Err(not_found(name)),
     })
+}
+
+/// What `None.unwrap()` fails with (upstream's text).
+pub(crate) fn unwrap_none() -> Exc {
+    Exc::error("called `Option.unwrap()` on a None value")
 }
 
 #[cfg(test)]
