@@ -3,20 +3,14 @@
 //! failure is flushed, `0` means unlimited, sizes take suffixes, and invalid values exit 1.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 mod common;
 use common::vox_in;
 
-/// A fresh, empty directory unique to this call.
+/// A fresh, empty directory unique to this call (removed when the tests end).
 fn scratch() -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let n = N.fetch_add(1, Ordering::SeqCst);
-    let d = std::env::temp_dir().join(format!("vox-ceil-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch_in("ceil")
 }
 
 fn run_in(dir: &Path, src: &str, flags: &[&str]) -> (i32, String, String) {

@@ -98,13 +98,37 @@ pub fn validate(schema: &Value, v: &Value) -> Result<(), String> {
 
 /// A fresh, empty directory unique to this call.
 pub fn scratch() -> std::path::PathBuf {
+    scratch_in("scripts")
+}
+
+/// A fresh, empty directory unique to this call, named after `tag`, inside this test process's
+/// own directory, which is removed when the process exits (a full test run left 700 directories
+/// in the temp dir). `VOX_KEEP_TEST_DIRS` keeps it, to look at after a failure.
+pub fn scratch_in(tag: &str) -> std::path::PathBuf {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static N: AtomicUsize = AtomicUsize::new(0);
+    static REGISTER: std::sync::Once = std::sync::Once::new();
     let n = N.fetch_add(1, Ordering::SeqCst);
-    let d = std::env::temp_dir().join(format!("vox-scripts-{}-{n}", std::process::id()));
+    let parent = process_dir();
+    REGISTER.call_once(|| {
+        if std::env::var_os("VOX_KEEP_TEST_DIRS").is_none() {
+            // SAFETY: registers a plain function, run once when the process exits.
+            unsafe { libc::atexit(remove_process_dir) };
+        }
+    });
+    let d = parent.join(format!("{tag}-{n}"));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
+}
+
+/// This test process's directory for [`scratch_in`].
+fn process_dir() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("vox-tests-{}", std::process::id()))
+}
+
+extern "C" fn remove_process_dir() {
+    let _ = std::fs::remove_dir_all(process_dir());
 }
 
 /// Copies `from` into `to` recursively, keeping file modes (fixture programs are executable).
