@@ -4,17 +4,13 @@
 //! fresh directory and runs `vox run` (or `vox check`) there.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 mod common;
 use common::vox_in;
 
 /// Writes `files` (path, text) into a fresh directory and returns it.
 fn tree(files: &[(&str, &str)]) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let n = N.fetch_add(1, Ordering::SeqCst);
-    let d = std::env::temp_dir().join(format!("vox-imports-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+    let d = common::scratch_in("imports");
     for (path, text) in files {
         let p = d.join(path);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();

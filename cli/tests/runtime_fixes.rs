@@ -4,18 +4,13 @@
 //! conversion builtin says so, and a missing separator gives one diagnostic. Exact outputs.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 mod common;
 use common::vox_in;
 
+/// A fresh, empty directory unique to this call (removed when the tests end).
 fn scratch() -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let n = N.fetch_add(1, Ordering::SeqCst);
-    let d = std::env::temp_dir().join(format!("vox-fixes-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch_in("fixes")
 }
 
 /// Writes `src` to `f.vox` in a fresh directory and runs `vox run FLAGS f.vox`.
