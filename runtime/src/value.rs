@@ -574,11 +574,7 @@ pub struct BuiltinDef {
 impl BuiltinDef {
     /// `fs.read`, or `print` for a global.
     pub fn qualified(&self) -> String {
-        if self.ns.is_empty() {
-            self.name.to_string()
-        } else {
-            format!("{}.{}", self.ns, self.name)
-        }
+        CallName::builtin(self).to_string()
     }
 }
 

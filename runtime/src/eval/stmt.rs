@@ -112,10 +112,9 @@ impl<'p> Interp<'p> {
                         return done.map(|()| Value::Null);
                     }
                 }
-                // Index expressions of the place are evaluated once, before the value. (An
-                // error drops the kept list: the next assignment makes another.)
+                // Index expressions of the place are evaluated once, before the value. (The kept
+                // list is empty; an error drops it: the next assignment makes another.)
                 let mut steps: Vec<Step> = std::mem::take(&mut self.place_steps);
-                steps.clear();
                 for s in &place.steps {
                     steps.push(match s {
                         PlaceStep::Field(n) => Step::Field(n.clone()),

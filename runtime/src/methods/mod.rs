@@ -1,10 +1,10 @@
 //! Methods on values (voxscript.md §5.10, §5.11). Every method returns a new value; the evaluator applies
 //! the write-back rules (W1/W2). Closures passed to methods are called through `Host::call`.
 
-use crate::exc::Res;
-use crate::native::not_found;
 use std::rc::Rc;
 
+use crate::exc::Res;
+use crate::native::not_found;
 use crate::value::{Args, CallName, Host, Value};
 
 mod list;
