@@ -32,7 +32,7 @@ pub use caps_infer::{
     Incomplete, InferredCaps, InferredToken, Tokens,
 };
 pub use db::{AnalysisDb, Db, EventLog};
-pub use facts::{fn_checks, fn_facts, fn_kinds, fn_scope, FnFacts, FnKinds, FnScope};
+pub use facts::{fn_checks, fn_facts, fn_kinds, fn_scope, uses_scopes, FnFacts, FnKinds, FnScope};
 pub use importers::importers_of;
 pub use imports::{
     import_errors, import_path, resolve_imports, ImportError, ImportErrorAt, ImportTarget,

@@ -31,7 +31,8 @@ pub struct FileCx<'a> {
     pub(crate) only: Option<Vec<bool>>,
     /// Every function with its facts and base offset, fetched once for all rules.
     functions: std::cell::OnceCell<Vec<(FnDef<'a>, &'a FnFacts, u32)>>,
-    /// The chains, found on first use or handed over by the memo (`Self::keep_chains`).
+    /// The chains, found on first use ([`Self::chains`]) or handed over by the memo
+    /// (`FileMemo::plan`).
     pub(crate) chains: std::cell::OnceCell<Arc<crate::chain::Chains>>,
     /// [`Self::broken_functions`], found once (the memo, the checks and the rules ask).
     broken: std::cell::OnceCell<Vec<usize>>,
@@ -82,9 +83,7 @@ impl<'a> FileCx<'a> {
 
     /// Whether a call chain from an entry point reaches `f` (or `f` is one).
     pub fn reached(&self, f: FnDef<'a>) -> bool {
-        self.chains
-            .get_or_init(|| Arc::new(crate::chain::Chains::new(self.db, self.file)))
-            .reaches(f)
+        self.chains().reaches(f)
     }
 
     /// [`Self::reached`], when this lint has already searched (`None`: not worth a search).
@@ -94,9 +93,13 @@ impl<'a> FileCx<'a> {
 
     /// The call chain from an entry point to `f` (empty when `f` is one, or unreachable).
     pub fn chain_to(&self, f: FnDef<'a>) -> Vec<crate::finding::ChainStep> {
+        self.chains().to(self.db, f)
+    }
+
+    /// The file's chains, searched for on first use.
+    fn chains(&self) -> &crate::chain::Chains {
         self.chains
             .get_or_init(|| Arc::new(crate::chain::Chains::new(self.db, self.file)))
-            .to(self.db, f)
     }
 
     /// Whether the per-function rules look at the function at position `i` of

@@ -453,9 +453,9 @@ impl FileMemo {
                 } else {
                     cx.reached_if_known(*d)
                 },
-                // Only an edited file's functions are lowered with a scope; the others read the
-                // whole table (no scope: any change of the items touches them all).
-                scope: (d.index(db) != u32::MAX && cx.file.edited(db))
+                // Without scopes each function reads the whole table (no scope kept: any change
+                // of the items touches them all).
+                scope: (d.index(db) != u32::MAX && vox_analysis::uses_scopes(db, cx.file))
                     .then(|| vox_analysis::fn_scope(db, *d).clone()),
                 literals: has_literals(facts),
                 tier: (opts.enabled("D004") && facts.overflows.iter().any(|o| o.tiers != 0b1111))

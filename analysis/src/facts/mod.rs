@@ -124,9 +124,16 @@ pub struct FnScope {
     items: vox_hir::ItemTree,
 }
 
-/// A function's [`FnScope`]. Kept for the functions used last only (`lru`): a workspace's every function would hold one
-/// (60 MB more on `bench/lsp_memory.py`); an evicted one still vouches for its function's facts
-/// while what it read is unchanged, and is computed again (without backdating) when it is not.
+/// Whether `file`'s functions are lowered with their own [`FnScope`]s: in an editor, once it has
+/// changed the file ([`crate::SourceFile::edited`], which says why); elsewhere each function
+/// reads the file's whole table.
+pub fn uses_scopes(db: &dyn Db, file: crate::SourceFile) -> bool {
+    !db.fixed_texts() && file.edited(db)
+}
+
+/// A function's [`FnScope`]. Kept for the functions used last only (`lru`, a bound on the edited
+/// files' functions); an evicted one still vouches for its function's facts while what it read
+/// is unchanged, and is computed again (without backdating) when it is not.
 #[salsa::tracked(returns(ref), lru = 4096)]
 pub fn fn_scope<'db>(db: &'db dyn Db, f: FnDef<'db>) -> Arc<FnScope> {
     let file = f.file(db);
@@ -166,7 +173,7 @@ fn with_body<R: Default>(db: &dyn Db, def: FnDef<'_>, f: impl FnOnce(&Body<'_>, 
     }
     let whole;
     let (table, items, own): (&vox_hir::GlobalTable, &vox_hir::ItemTree, usize) =
-        if db.fixed_texts() || !file.edited(db) {
+        if !uses_scopes(db, file) {
             whole = function_items(db, file).clone();
             (global_table(db, file), &whole, def.index(db) as usize)
         } else {
