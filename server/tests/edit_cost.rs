@@ -204,6 +204,29 @@ fn open_edited() -> (PathBuf, PathBuf, Session, String) {
     (dir, path, s, text)
 }
 
+/// A workspace of `files` (path, text) in a fresh directory named after `tag`, with `open`
+/// opened and linted once: (workspace, the open file's path, the session, its text).
+fn open_small(
+    tag: &str,
+    files: &[(&str, &str)],
+    open: &str,
+) -> (PathBuf, PathBuf, Session, String) {
+    let dir = std::env::temp_dir().join(format!("vox-edit-cost-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (rel, text) in files {
+        std::fs::write(dir.join(rel), text).unwrap();
+    }
+    let dir = dir.canonicalize().unwrap();
+    let path = dir.join(open);
+    let mut s = Session::load(dir.clone(), Settings::defaults(), Encoding::Utf16);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let uri: Uri = format!("file://{}", path.display()).parse().unwrap();
+    s.open(path.clone(), uri, text.clone(), 1);
+    kept_after(&s, &path);
+    (dir, path, s, text)
+}
+
 #[test]
 fn typing_that_leaves_a_syntax_error_in_one_function_keeps_the_others_findings() {
     let (dir, path, mut s, mut text) = open_edited();
@@ -336,24 +359,14 @@ fn typing_a_new_function_keeps_the_other_functions_findings() {
 /// reached from them, and the findings of a function the edit did not touch change with it.
 #[test]
 fn renaming_a_function_a_chain_went_through_relints_what_it_called() {
-    let dir = std::env::temp_dir().join(format!("vox-edit-cost-chain-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
     let lib_src = "pub fn entry() to int {\n    return helper()\n}\n\nfn helper() to int {\n    return time.now_ms()\n}\n";
-    std::fs::write(dir.join("lib.vox"), lib_src).unwrap();
-    std::fs::write(
-        dir.join("main.vox"),
-        "import \"./lib.vox\" as lib\n\nfn main() {\n    print(lib.entry())\n}\n",
-    )
-    .unwrap();
-    let dir = dir.canonicalize().unwrap();
-    let lib = dir.join("lib.vox");
-    let mut s = Session::load(dir.clone(), Settings::defaults(), Encoding::Utf16);
-    let mut text = lib_src.to_string();
-    let uri: Uri = format!("file://{}", lib.display()).parse().unwrap();
-    s.open(lib.clone(), uri, text.clone(), 1);
+    let main_src = "import \"./lib.vox\" as lib\n\nfn main() {\n    print(lib.entry())\n}\n";
+    let (dir, lib, mut s, mut text) = open_small(
+        "chain",
+        &[("lib.vox", lib_src), ("main.vox", main_src)],
+        "lib.vox",
+    );
     let before = s.snapshot().shown_findings(&lib);
-    kept_after(&s, &lib);
     let at = "pub fn entry".len();
     change(&mut s, &lib, &mut text, at, at, "q", 2);
     kept_after(&s, &lib);
@@ -368,19 +381,9 @@ fn renaming_a_function_a_chain_went_through_relints_what_it_called() {
 /// again), move a reached one's calls inside it, and add a function a call already named.
 #[test]
 fn chains_kept_for_the_next_lint_follow_the_calls() {
-    let dir = std::env::temp_dir().join(format!("vox-edit-cost-chains-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
     let src = "fn main() {\n    print(a())\n    print(helper())\n}\n\nfn a() to int {\n    return b()\n}\n\n\
                fn b() to int {\n    return time.now_ms() + 1\n}\n\nfn d() to int {\n    return 0\n}\n";
-    std::fs::write(dir.join("main.vox"), src).unwrap();
-    let dir = dir.canonicalize().unwrap();
-    let path = dir.join("main.vox");
-    let mut s = Session::load(dir.clone(), Settings::defaults(), Encoding::Utf16);
-    let mut text = src.to_string();
-    let uri: Uri = format!("file://{}", path.display()).parse().unwrap();
-    s.open(path.clone(), uri, text.clone(), 1);
-    kept_after(&s, &path);
+    let (dir, path, mut s, mut text) = open_small("chains", &[("main.vox", src)], "main.vox");
     let chain_of_b = |s: &Session| -> Vec<String> {
         let found = s.snapshot().shown_findings(&path);
         let f = found
