@@ -125,9 +125,9 @@ pub struct FnScope {
 }
 
 /// Whether `file`'s functions are lowered with their own [`FnScope`]s: in an editor, once it has
-/// changed the file ([`crate::SourceFile::edited`], which says why); elsewhere each function
+/// changed the file ([`crate::inputs::SourceFile::edited`], which says why); elsewhere each function
 /// reads the file's whole table.
-pub fn uses_scopes(db: &dyn Db, file: crate::SourceFile) -> bool {
+pub fn uses_scopes(db: &dyn Db, file: crate::inputs::SourceFile) -> bool {
     !db.fixed_texts() && file.edited(db)
 }
 
