@@ -165,12 +165,28 @@ impl<'p> Interp<'p> {
         if args.len() != func.params.len() {
             return Err(self.arity_error(code, args.len()));
         }
+        let base = self.stack.len();
+        self.stack.extend(args);
+        self.enter_frame(code.module, code.func, &code.captures, base)
+    }
+
+    /// Runs function `func` of `module` on a new frame at `base`, where its arguments already
+    /// are: the depth and host-stack ceilings, the frame's slots and captures, its body (compiled
+    /// or walked), and the frame's end.
+    pub(super) fn enter_frame(
+        &mut self,
+        module: u32,
+        func: u32,
+        captures: &[Value],
+        base: usize,
+    ) -> R {
         self.depth += 1;
         // The host stack is probed every 16 levels; the reserve covers the frames in between.
         let stack_low = self.depth.is_multiple_of(16)
             && stacker::remaining_stack().is_some_and(|r| r < STACK_RESERVE);
         if self.depth > self.max_depth || stack_low {
             self.depth -= 1;
+            self.stack.truncate(base);
             // The host stack's guard names no flag value the user did not give (decision 60).
             let (kind, limit) = if self.depth >= self.max_depth {
                 (CeilingKind::Depth, self.max_depth)
@@ -184,17 +200,11 @@ impl<'p> Interp<'p> {
             }
             .into());
         }
-        let base = self.stack.len();
-        self.stack.extend(args);
-        self.stack.resize(base + func.n_slots as usize, Value::Null);
-        for (slot, v) in func.capture_slots.iter().zip(code.captures.iter()) {
-            self.stack[base + *slot as usize] = v.clone();
-        }
         let saved = (self.base, self.module, self.nesting);
         self.base = base;
-        self.module = code.module;
+        self.module = module;
         self.nesting = 0;
-        let r = self.eval(func.body);
+        let r = self.run_body(module, func, captures);
         self.base = saved.0;
         self.module = saved.1;
         self.nesting = saved.2;
@@ -204,6 +214,23 @@ impl<'p> Interp<'p> {
             Ok(v) | Err(Flow::Return(v)) => Ok(v),
             Err(Flow::Break) | Err(Flow::Continue) => Ok(Value::Null),
             Err(e) => Err(e),
+        }
+    }
+
+    /// The body of `func` in the frame at `self.base` (its arguments in place): slots and
+    /// temporaries made, captures written, the chunk run when the compiled tier is on.
+    pub(super) fn run_body(&mut self, module: u32, func: u32, captures: &[Value]) -> R {
+        let chunk = self.chunk(module, func);
+        let f = &self.prog.files[module as usize].hir.functions[func as usize];
+        let temps = chunk.as_ref().map_or(0, |c| c.n_temps as usize);
+        self.stack
+            .resize(self.base + f.n_slots as usize + temps, Value::Null);
+        for (slot, v) in f.capture_slots.iter().zip(captures.iter()) {
+            self.stack[self.base + *slot as usize] = v.clone();
+        }
+        match chunk {
+            Some(c) => self.run_chunk(&c),
+            None => self.eval(f.body),
         }
     }
 

@@ -58,6 +58,9 @@ pub struct Interp<'p> {
     /// The steps of the last assignment place, kept for the next (`m[k] = v` allocated a list
     /// of one step per assignment).
     pub(super) place_steps: Vec<super::place::Step>,
+    /// Per module and function, its compiled form; `None` runs everything on the tree-walker
+    /// (`VOX_TIER=tree`, the compiled tier's test oracle).
+    pub(super) tiers: Option<Vec<Vec<super::bytecode::Tier>>>,
 }
 
 impl<'p> Interp<'p> {
@@ -79,6 +82,7 @@ impl<'p> Interp<'p> {
             next_check: CHECK_PERIOD,
             nesting: 0,
             place_steps: Vec::new(),
+            tiers: tiers_for(prog),
         }
     }
 
@@ -182,9 +186,8 @@ impl<'p> Interp<'p> {
             Some(Main::Explicit(id)) => {
                 let func = &self.m().functions[id as usize];
                 if func.params.is_empty() {
-                    self.stack.resize(func.n_slots as usize, Value::Null);
                     self.base = 0;
-                    match self.eval(func.body) {
+                    match self.run_body(self.module, id, &[]) {
                         Ok(v) | Err(Flow::Return(v)) => self.print_result(&v),
                         Err(e) => Err(e),
                     }
@@ -195,10 +198,8 @@ impl<'p> Interp<'p> {
                 }
             }
             Some(Main::Synthetic(id)) => {
-                let func = &self.m().functions[id as usize];
-                self.stack.resize(func.n_slots as usize, Value::Null);
                 self.base = 0;
-                match self.eval(func.body) {
+                match self.run_body(self.module, id, &[]) {
                     Ok(_) => Ok(()),
                     Err(Flow::Return(v)) => self.print_result(&v),
                     Err(e) => Err(e),
@@ -250,6 +251,23 @@ impl<'p> Interp<'p> {
     }
 
     // ---- calls --------------------------------------------------------------------------------
+}
+
+/// Whether the compiled tier runs function bodies: on unless `VOX_TIER=tree`.
+fn tiers_for(prog: &Program) -> Option<Vec<Vec<super::bytecode::Tier>>> {
+    if std::env::var_os("VOX_TIER").is_some_and(|v| v == "tree") {
+        return None;
+    }
+    Some(
+        prog.files
+            .iter()
+            .map(|f| {
+                (0..f.hir.functions.len())
+                    .map(|_| super::bytecode::Tier::Unknown)
+                    .collect()
+            })
+            .collect(),
+    )
 }
 
 pub(super) fn flow_to_res(r: R) -> Res<Value> {

@@ -8,11 +8,14 @@
 //! import only from `interp.rs`, `place.rs` and the floors below the evaluator, never from this
 //! file.
 
+mod bytecode;
 mod call;
+mod compile;
 mod expr;
 mod interp;
 mod pattern;
 mod place;
 mod stmt;
+mod vm;
 
 pub use interp::{Flow, Interp};

@@ -1,0 +1,120 @@
+//! Differential test of the compiled tier (issue 42): random programs (`differential/gen.rs`) run
+//! under the compiled tier and under the tree-walker (`VOX_TIER=tree`), and their stdout, stderr
+//! and exit codes must be equal. Some runs get a small `--max-steps` (the ceiling must stop both at
+//! the same step, after the same output) or `--perturb`.
+//!
+//! `VOX_DIFF_COUNT` (default 2,000) and `VOX_DIFF_SEED` (default 1) choose the programs; the long
+//! run outside the suite is `VOX_DIFF_COUNT=100000 cargo test --release -p vox-cli --test
+//! differential`.
+
+mod common;
+#[path = "differential/gen.rs"]
+mod gen;
+
+use std::path::Path;
+use std::process::Command;
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn run(dir: &Path, flags: &[String], tree: bool) -> (i32, String, String) {
+    let mut cmd = Command::new(common::vox_bin());
+    cmd.arg("run").args(flags).arg("p.vox").current_dir(dir);
+    if tree {
+        cmd.env("VOX_TIER", "tree");
+    } else {
+        cmd.env_remove("VOX_TIER");
+    }
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Flags for program `seed`: mostly none, sometimes a small step ceiling or a perturbation seed.
+fn flags_for(seed: u64) -> Vec<String> {
+    let mut rng = gen::Rng::new(seed ^ 0xF1A6);
+    match rng.below(10) {
+        0..=2 => vec!["--max-steps".into(), (1 + rng.below(3000)).to_string()],
+        3 => vec!["--perturb".into(), rng.below(1000).to_string()],
+        _ => Vec::new(),
+    }
+}
+
+#[test]
+fn compiled_tier_matches_the_tree_walker() {
+    let count = env_u64("VOX_DIFF_COUNT", 2000);
+    let first = env_u64("VOX_DIFF_SEED", 1);
+    let root = common::scratch_in("vox-diff");
+    let workers = 2u64;
+    let results: Vec<(Vec<String>, [u64; 4])> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                let dir = root.join(format!("w{w}"));
+                std::fs::create_dir_all(&dir).unwrap();
+                s.spawn(move || {
+                    let mut diffs = Vec::new();
+                    // Exit 0, 1 (runtime error), 78 (ceiling), anything else.
+                    let mut kinds = [0u64; 4];
+                    let mut i = w;
+                    while i < count {
+                        let seed = first + i;
+                        i += workers;
+                        let src = gen::program(seed);
+                        std::fs::write(dir.join("p.vox"), &src).unwrap();
+                        let flags = flags_for(seed);
+                        let tree = run(&dir, &flags, true);
+                        let vm = run(&dir, &flags, false);
+                        kinds[match tree.0 {
+                            0 => 0,
+                            1 => 1,
+                            78 => 2,
+                            _ => 3,
+                        }] += 1;
+                        if tree != vm && diffs.len() < 5 {
+                            diffs.push(format!(
+                                "seed {seed} flags {flags:?}\n--- program\n{src}--- tree-walker\n{tree:?}\n--- compiled\n{vm:?}\n"
+                            ));
+                        }
+                    }
+                    (diffs, kinds)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut kinds = [0u64; 4];
+    let mut diffs = Vec::new();
+    for (d, k) in results {
+        diffs.extend(d);
+        for (a, b) in kinds.iter_mut().zip(k) {
+            *a += b;
+        }
+    }
+    eprintln!(
+        "{count} programs from seed {first}: exit 0: {}, runtime error: {}, ceiling: {}, other: {}",
+        kinds[0], kinds[1], kinds[2], kinds[3]
+    );
+    assert!(
+        diffs.is_empty(),
+        "{} differences:\n{}",
+        diffs.len(),
+        diffs.join("\n")
+    );
+    // The generator must make programs that run (not syntax errors) and that fail in both ways.
+    assert_eq!(
+        kinds[3], 0,
+        "programs that neither ran nor failed at run time"
+    );
+    assert!(
+        kinds[0] * 3 >= count,
+        "too few programs ran to the end: {kinds:?}"
+    );
+    assert!(kinds[1] > 0 && kinds[2] > 0, "{kinds:?}");
+}

@@ -1,0 +1,746 @@
+//! HIR → register instructions ([`Chunk`]), one function body at a time.
+//!
+//! The compiler emits actions (anything that can fail, has an effect or jumps) in the order the
+//! tree-walker performs them, and gives each the steps the tree-walker counts before it (a node's
+//! step comes before its operands are evaluated, its action after). Reading a local or a constant
+//! is no action: the operand names the local, unless an operand evaluated later could assign it
+//! (a block, loop or `match` among the later operands), in which case it is copied first.
+//! Expressions the tier does not compile, and those nested deeper than [`MAX_DEPTH`], are left
+//! to the tree-walker (`Op::Eval`), which counts their steps itself.
+
+use std::rc::Rc;
+
+use vox_hir::{Expr, ExprId, Function, Global, Module, Pat, PlaceRoot, Stmt, StmtId, TemplatePart};
+use vox_syntax::TextRange;
+
+use crate::catalog::Catalog;
+use crate::value::Value;
+
+use super::bytecode::{Callee, Chunk, Ins, Label, Op, Opnd, Reg, TemplatePiece};
+use super::expr::lit_value;
+
+/// Expression nesting the compiler follows; deeper subtrees are evaluated by the tree-walker
+/// (which grows the host stack for them).
+const MAX_DEPTH: u32 = 48;
+/// Nodes `writes_locals` looks at before answering "maybe".
+const WRITE_SCAN: u32 = 64;
+
+struct Compiler<'m> {
+    m: &'m Module,
+    n_slots: u32,
+    code: Vec<Ins>,
+    tick_at: Vec<TextRange>,
+    pending: Vec<TextRange>,
+    consts: Vec<Value>,
+    strs: Vec<Rc<str>>,
+    labels: Vec<u32>,
+    temps: u32,
+    max_temps: u32,
+    /// (break, continue) targets of the loops around the code being compiled.
+    loops: Vec<(Label, Label)>,
+    iters: u32,
+    max_iters: u32,
+    depth: u32,
+}
+
+pub(super) fn compile(m: &Module, func: &Function) -> Chunk {
+    let mut c = Compiler {
+        m,
+        n_slots: func.n_slots,
+        code: Vec::new(),
+        tick_at: Vec::new(),
+        pending: Vec::new(),
+        consts: vec![Value::Null],
+        strs: Vec::new(),
+        labels: Vec::new(),
+        temps: 0,
+        max_temps: 0,
+        loops: Vec::new(),
+        iters: 0,
+        max_iters: 0,
+        depth: 0,
+    };
+    let result = c.expr(func.body);
+    if !c.pending.is_empty() {
+        c.emit(Op::Tick, func.range);
+    }
+    c.finish(result)
+}
+
+impl Compiler<'_> {
+    fn finish(mut self, result: Opnd) -> Chunk {
+        let labels = std::mem::take(&mut self.labels);
+        for ins in &mut self.code {
+            let fix = |l: &mut Label| *l = labels[*l as usize];
+            match &mut ins.op {
+                Op::Branch { target, .. } => fix(target),
+                Op::Jump(l) => fix(l),
+                Op::MatchPat { fail, .. } => fix(fail),
+                Op::ForNext { done, .. } => fix(done),
+                Op::Eval { brk, cont, .. } | Op::Stmt { brk, cont, .. } => {
+                    brk.iter_mut().for_each(fix);
+                    cont.iter_mut().for_each(fix);
+                }
+                _ => {}
+            }
+        }
+        Chunk {
+            code: self.code,
+            tick_at: self.tick_at,
+            consts: self.consts,
+            strs: self.strs,
+            n_temps: self.max_temps,
+            n_iters: self.max_iters,
+            result,
+        }
+    }
+
+    // ---- emission -----------------------------------------------------------------------------
+
+    fn emit(&mut self, op: Op, at: TextRange) {
+        let first = self.tick_at.len() as u32;
+        let ticks = self.pending.len() as u32;
+        self.tick_at.append(&mut self.pending);
+        self.code.push(Ins {
+            op,
+            ticks,
+            first,
+            at,
+        });
+    }
+
+    fn tick_expr(&mut self, e: ExprId) {
+        self.pending.push(self.m.expr_ranges[e as usize]);
+    }
+
+    fn label(&mut self) -> Label {
+        self.labels.push(u32::MAX);
+        (self.labels.len() - 1) as Label
+    }
+
+    /// Places `l` here; steps still pending belong before it, so they get an instruction of their own.
+    fn place(&mut self, l: Label, at: TextRange) {
+        if !self.pending.is_empty() {
+            self.emit(Op::Tick, at);
+        }
+        self.labels[l as usize] = self.code.len() as u32;
+    }
+
+    fn temp(&mut self) -> Reg {
+        let r = self.n_slots + self.temps;
+        self.temps += 1;
+        self.max_temps = self.max_temps.max(self.temps);
+        r
+    }
+
+    fn konst(&mut self, v: Value) -> Opnd {
+        self.consts.push(v);
+        Opnd::Const((self.consts.len() - 1) as u32)
+    }
+
+    fn discard(&mut self, o: Opnd, at: TextRange) {
+        if let Opnd::Temp(r) = o {
+            self.emit(Op::Clear(r), at);
+        }
+    }
+
+    fn copy_to_temp(&mut self, o: Opnd, at: TextRange) -> Reg {
+        match o {
+            Opnd::Temp(r) => r,
+            _ => {
+                let r = self.temp();
+                self.emit(Op::Move { dst: r, src: o }, at);
+                r
+            }
+        }
+    }
+
+    fn loop_targets(&self) -> (Option<Label>, Option<Label>) {
+        match self.loops.last() {
+            Some(&(b, c)) => (Some(b), Some(c)),
+            None => (None, None),
+        }
+    }
+
+    /// Leaves `e` to the tree-walker.
+    fn fallback(&mut self, e: ExprId) -> Opnd {
+        let dst = self.temp();
+        let (brk, cont) = self.loop_targets();
+        let at = self.m.expr_ranges[e as usize];
+        self.emit(
+            Op::Eval {
+                dst,
+                expr: e,
+                brk,
+                cont,
+            },
+            at,
+        );
+        Opnd::Temp(dst)
+    }
+
+    // ---- operands -----------------------------------------------------------------------------
+
+    /// Compiles `es` in order; a local read is copied when a later operand may assign locals.
+    fn operands(&mut self, es: &[ExprId]) -> Vec<Opnd> {
+        let mut later_writes = vec![false; es.len() + 1];
+        for i in (0..es.len()).rev() {
+            later_writes[i] = later_writes[i + 1] || writes_locals(self.m, es[i]);
+        }
+        let mut out = Vec::with_capacity(es.len());
+        for (i, &e) in es.iter().enumerate() {
+            let o = self.expr(e);
+            let o = if later_writes[i + 1] && matches!(o, Opnd::Local(_)) {
+                Opnd::Temp(self.copy_to_temp(o, self.m.expr_ranges[e as usize]))
+            } else {
+                o
+            };
+            out.push(o);
+        }
+        out
+    }
+
+    // ---- expressions --------------------------------------------------------------------------
+
+    fn expr(&mut self, e: ExprId) -> Opnd {
+        if self.depth >= MAX_DEPTH {
+            return self.fallback(e);
+        }
+        self.depth += 1;
+        let saved = self.temps;
+        let o = self.expr_inner(e);
+        self.depth -= 1;
+        // The result's own temporary is the one the parent reads; everything above it is free.
+        self.temps = match o {
+            Opnd::Temp(r) => r + 1 - self.n_slots,
+            _ => saved,
+        };
+        debug_assert!(self.temps <= saved + 1);
+        o
+    }
+
+    fn expr_inner(&mut self, e: ExprId) -> Opnd {
+        let m = self.m;
+        let at = m.expr_ranges[e as usize];
+        match &m.exprs[e as usize] {
+            Expr::Lit(l) => {
+                self.tick_expr(e);
+                self.konst(lit_value(l))
+            }
+            Expr::Local(s) => {
+                self.tick_expr(e);
+                Opnd::Local(*s)
+            }
+            Expr::Global(g) => {
+                self.tick_expr(e);
+                Opnd::Global(*g)
+            }
+            Expr::NoneValue => {
+                self.tick_expr(e);
+                self.konst(Value::none())
+            }
+            Expr::Template(parts) => {
+                self.tick_expr(e);
+                let dst = self.temp();
+                let exprs: Vec<ExprId> = parts
+                    .iter()
+                    .filter_map(|p| match p {
+                        TemplatePart::Var(x) => Some(*x),
+                        TemplatePart::Lit(_) => None,
+                    })
+                    .collect();
+                let mut values = self.operands(&exprs).into_iter();
+                let mut pieces = Vec::with_capacity(parts.len());
+                for p in parts {
+                    pieces.push(match p {
+                        TemplatePart::Lit(t) => {
+                            self.strs.push(t.clone());
+                            TemplatePiece::Lit((self.strs.len() - 1) as u32)
+                        }
+                        TemplatePart::Var(_) => {
+                            TemplatePiece::Value(values.next().unwrap_or_default())
+                        }
+                    });
+                }
+                self.emit(
+                    Op::Template {
+                        dst,
+                        pieces: pieces.into(),
+                    },
+                    at,
+                );
+                Opnd::Temp(dst)
+            }
+            Expr::List(items) | Expr::Tuple(items) => {
+                self.tick_expr(e);
+                let dst = self.temp();
+                let items = self.operands(items).into();
+                let op = if matches!(m.exprs[e as usize], Expr::List(_)) {
+                    Op::List { dst, items }
+                } else {
+                    Op::Tuple { dst, items }
+                };
+                self.emit(op, at);
+                Opnd::Temp(dst)
+            }
+            Expr::Map(entries) => {
+                self.tick_expr(e);
+                let dst = self.temp();
+                let exprs: Vec<ExprId> = entries.iter().map(|(_, x)| *x).collect();
+                let values = self.operands(&exprs).into();
+                let keys = entries.iter().map(|(k, _)| k.clone()).collect();
+                self.emit(Op::Map { dst, keys, values }, at);
+                Opnd::Temp(dst)
+            }
+            Expr::Unary(op, a) => {
+                self.tick_expr(e);
+                let dst = self.temp();
+                let a = self.expr(*a);
+                self.emit(Op::Unary { op: *op, dst, a }, at);
+                Opnd::Temp(dst)
+            }
+            Expr::Binary(op, a, b) => {
+                self.tick_expr(e);
+                let dst = self.temp();
+                let ab = self.operands(&[*a, *b]);
+                self.emit(
+                    Op::Binary {
+                        op: *op,
+                        dst,
+                        a: ab[0],
+                        b: ab[1],
+                    },
+                    at,
+                );
+                Opnd::Temp(dst)
+            }
+            Expr::And(a, b) | Expr::Or(a, b) => {
+                let when = matches!(m.exprs[e as usize], Expr::Or(..));
+                self.tick_expr(e);
+                let dst = self.temp();
+                let end = self.label();
+                let l = self.expr(*a);
+                self.emit(
+                    Op::Branch {
+                        a: l,
+                        when,
+                        set: Some(dst),
+                        target: end,
+                    },
+                    at,
+                );
+                let r = self.expr(*b);
+                self.emit(Op::ToBool { dst, a: r }, at);
+                self.place(end, at);
+                Opnd::Temp(dst)
+            }
+            Expr::Call {
+                callee,
+                args,
+                named,
+            } if named.is_empty() => {
+                self.tick_expr(e);
+                let dst = self.temp();
+                let callee = match &m.exprs[*callee as usize] {
+                    Expr::Builtin(b) => {
+                        // The builtin callee's step, at the call (as the tree-walker counts it).
+                        self.pending.push(at);
+                        let args = self.operands(args).into();
+                        let callee = Callee::Builtin(Catalog::get().row(*b));
+                        self.emit(Op::Call { dst, callee, args }, at);
+                        return Opnd::Temp(dst);
+                    }
+                    Expr::Global(g) if matches!(m.globals[*g as usize], Global::Fn(_)) => {
+                        let Global::Fn(id) = m.globals[*g as usize] else {
+                            unreachable!()
+                        };
+                        self.tick_expr(*callee);
+                        Callee::Local(id)
+                    }
+                    _ => {
+                        let mut all = vec![*callee];
+                        all.extend_from_slice(args);
+                        let mut ops = self.operands(&all);
+                        let f = ops.remove(0);
+                        self.emit(
+                            Op::Call {
+                                dst,
+                                callee: Callee::Value(f),
+                                args: ops.into(),
+                            },
+                            at,
+                        );
+                        return Opnd::Temp(dst);
+                    }
+                };
+                let args = self.operands(args).into();
+                self.emit(Op::Call { dst, callee, args }, at);
+                Opnd::Temp(dst)
+            }
+            Expr::MethodCall {
+                recv,
+                name,
+                args,
+                named,
+            } if named.is_empty() => {
+                self.tick_expr(e);
+                let dst = self.temp();
+                if args.is_empty() && &**name == "unwrap" {
+                    if let Expr::Index(l, i) = &m.exprs[*recv as usize] {
+                        self.tick_expr(*recv);
+                        let li = self.operands(&[*l, *i]);
+                        let index_at = m.expr_ranges[*recv as usize];
+                        self.emit(
+                            Op::IndexUnwrap {
+                                dst,
+                                a: li[0],
+                                i: li[1],
+                                index_at,
+                            },
+                            at,
+                        );
+                        return Opnd::Temp(dst);
+                    }
+                }
+                let mut all = vec![*recv];
+                all.extend_from_slice(args);
+                let mut ops = self.operands(&all);
+                let r = ops.remove(0);
+                self.emit(
+                    Op::Method {
+                        dst,
+                        recv: r,
+                        name: name.clone(),
+                        args: ops.into(),
+                    },
+                    at,
+                );
+                Opnd::Temp(dst)
+            }
+            Expr::Field(recv, name) => {
+                self.tick_expr(e);
+                let dst = self.temp();
+                let a = self.expr(*recv);
+                self.emit(
+                    Op::Field {
+                        dst,
+                        a,
+                        name: name.clone(),
+                    },
+                    at,
+                );
+                Opnd::Temp(dst)
+            }
+            Expr::Index(recv, idx) => {
+                self.tick_expr(e);
+                let dst = self.temp();
+                let ai = self.operands(&[*recv, *idx]);
+                self.emit(
+                    Op::Index {
+                        dst,
+                        a: ai[0],
+                        i: ai[1],
+                    },
+                    at,
+                );
+                Opnd::Temp(dst)
+            }
+            Expr::Try(x) => {
+                self.tick_expr(e);
+                let dst = self.temp();
+                let a = self.expr(*x);
+                self.emit(Op::Try { dst, a }, at);
+                Opnd::Temp(dst)
+            }
+            Expr::Block(stmts) => {
+                self.tick_expr(e);
+                self.block(stmts)
+            }
+            Expr::If { cond, then, els } => {
+                self.tick_expr(e);
+                let dst = self.temp();
+                let other = self.label();
+                let end = self.label();
+                let c = self.expr(*cond);
+                self.emit(
+                    Op::Branch {
+                        a: c,
+                        when: false,
+                        set: None,
+                        target: other,
+                    },
+                    at,
+                );
+                let t = self.expr(*then);
+                self.emit(Op::Move { dst, src: t }, at);
+                self.emit(Op::Jump(end), at);
+                self.place(other, at);
+                let f = match els {
+                    Some(x) => self.expr(*x),
+                    None => Opnd::Const(0),
+                };
+                self.emit(Op::Move { dst, src: f }, at);
+                self.place(end, at);
+                Opnd::Temp(dst)
+            }
+            Expr::Match { scrutinee, arms } => {
+                self.tick_expr(e);
+                let dst = self.temp();
+                let end = self.label();
+                let v = self.expr(*scrutinee);
+                // Its own register: arms bind names, which could be the scrutinee's local.
+                let s = match v {
+                    Opnd::Temp(r) => r,
+                    _ => {
+                        let r = self.temp();
+                        self.emit(Op::Move { dst: r, src: v }, at);
+                        r
+                    }
+                };
+                for (pat, body) in arms {
+                    let next = self.label();
+                    self.emit(
+                        Op::MatchPat {
+                            pat: *pat,
+                            a: Opnd::Temp(s),
+                            fail: next,
+                        },
+                        at,
+                    );
+                    let b = self.expr(*body);
+                    self.emit(Op::Move { dst, src: b }, at);
+                    self.emit(Op::Jump(end), at);
+                    self.place(next, at);
+                }
+                self.emit(Op::NoArm, at);
+                self.place(end, at);
+                self.emit(Op::Clear(s), at);
+                Opnd::Temp(dst)
+            }
+            Expr::For {
+                iter,
+                value,
+                index,
+                body,
+            } => {
+                self.tick_expr(e);
+                let state = self.iters;
+                self.iters += 1;
+                self.max_iters = self.max_iters.max(self.iters);
+                let a = self.expr(*iter);
+                self.emit(Op::ForStart { state, a }, at);
+                let next = self.label();
+                let done = self.label();
+                self.place(next, at);
+                self.emit(
+                    Op::ForNext {
+                        state,
+                        value: *value,
+                        index: *index,
+                        done,
+                    },
+                    at,
+                );
+                self.loops.push((done, next));
+                let b = self.expr(*body);
+                self.loops.pop();
+                self.discard(b, at);
+                self.emit(Op::Jump(next), at);
+                self.place(done, at);
+                self.iters -= 1;
+                Opnd::Const(0)
+            }
+            Expr::Closure { func, captures } => {
+                self.tick_expr(e);
+                let dst = self.temp();
+                self.emit(
+                    Op::Closure {
+                        dst,
+                        func: *func,
+                        captures: captures.clone().into(),
+                    },
+                    at,
+                );
+                Opnd::Temp(dst)
+            }
+            Expr::Return(x) => {
+                self.tick_expr(e);
+                let v = match x {
+                    Some(x) => self.expr(*x),
+                    None => Opnd::Const(0),
+                };
+                self.emit(Op::Return(v), at);
+                Opnd::Const(0)
+            }
+            Expr::Break | Expr::Continue => {
+                let brk = matches!(m.exprs[e as usize], Expr::Break);
+                self.tick_expr(e);
+                match self.loops.last() {
+                    Some(&(b, c)) => self.emit(Op::Jump(if brk { b } else { c }), at),
+                    None => self.emit(Op::Escape { brk }, at),
+                }
+                Opnd::Const(0)
+            }
+            _ => self.fallback(e),
+        }
+    }
+
+    // ---- statements ---------------------------------------------------------------------------
+
+    fn block(&mut self, stmts: &[StmtId]) -> Opnd {
+        let t0 = self.temps;
+        let mut last = Opnd::Const(0);
+        for (i, &s) in stmts.iter().enumerate() {
+            if i > 0 {
+                self.discard(last, self.m.stmt_ranges[s as usize]);
+            }
+            self.temps = t0;
+            last = self.stmt(s);
+        }
+        last
+    }
+
+    fn stmt(&mut self, s: StmtId) -> Opnd {
+        let m = self.m;
+        let at = m.stmt_ranges[s as usize];
+        match &m.stmts[s as usize] {
+            Stmt::Let { pat, init }
+                if matches!(m.pats[*pat as usize], Pat::Bind(_) | Pat::Wild) =>
+            {
+                self.pending.push(at);
+                let v = self.expr(*init);
+                match m.pats[*pat as usize] {
+                    Pat::Bind(slot) => self.emit(Op::Move { dst: slot, src: v }, at),
+                    _ => self.discard(v, at),
+                }
+                Opnd::Const(0)
+            }
+            Stmt::Expr {
+                expr,
+                writeback: None,
+            } => {
+                self.pending.push(at);
+                self.expr(*expr)
+            }
+            Stmt::Assign { place, op, value }
+                if place.steps.is_empty()
+                    && !matches!(m.exprs[*value as usize], Expr::MethodCall { .. }) =>
+            {
+                let PlaceRoot::Local(slot) = place.root else {
+                    return self.stmt_fallback(s);
+                };
+                self.pending.push(at);
+                let a = self.expr(*value);
+                self.emit(Op::Assign { slot, op: *op, a }, at);
+                Opnd::Const(0)
+            }
+            Stmt::While { cond, body } => {
+                self.pending.push(at);
+                let top = self.label();
+                let done = self.label();
+                self.place(top, at);
+                let c = self.expr(*cond);
+                self.emit(
+                    Op::Branch {
+                        a: c,
+                        when: false,
+                        set: None,
+                        target: done,
+                    },
+                    at,
+                );
+                self.loops.push((done, top));
+                let b = self.expr(*body);
+                self.loops.pop();
+                self.discard(b, at);
+                self.emit(Op::Jump(top), at);
+                self.place(done, at);
+                Opnd::Const(0)
+            }
+            Stmt::Loop { body } => {
+                self.pending.push(at);
+                let top = self.label();
+                let done = self.label();
+                self.place(top, at);
+                // Each round's own step, at the statement.
+                self.pending.push(at);
+                self.loops.push((done, top));
+                let b = self.expr(*body);
+                self.loops.pop();
+                self.discard(b, at);
+                self.emit(Op::Jump(top), at);
+                self.place(done, at);
+                Opnd::Const(0)
+            }
+            _ => self.stmt_fallback(s),
+        }
+    }
+
+    fn stmt_fallback(&mut self, s: StmtId) -> Opnd {
+        let dst = self.temp();
+        let (brk, cont) = self.loop_targets();
+        let at = self.m.stmt_ranges[s as usize];
+        self.emit(
+            Op::Stmt {
+                dst,
+                stmt: s,
+                brk,
+                cont,
+            },
+            at,
+        );
+        Opnd::Temp(dst)
+    }
+}
+
+/// Whether evaluating `e` may assign a local of this frame (conservative: "maybe" past
+/// [`WRITE_SCAN`] nodes).
+fn writes_locals(m: &Module, e: ExprId) -> bool {
+    let mut budget = WRITE_SCAN;
+    let mut work = vec![e];
+    while let Some(e) = work.pop() {
+        if budget == 0 {
+            return true;
+        }
+        budget -= 1;
+        match &m.exprs[e as usize] {
+            Expr::Block(_)
+            | Expr::For { .. }
+            | Expr::Match { .. }
+            | Expr::If { .. }
+            | Expr::PopWriteBack { .. } => return true,
+            Expr::List(items) | Expr::Tuple(items) => work.extend_from_slice(items),
+            Expr::Map(entries) => work.extend(entries.iter().map(|(_, x)| *x)),
+            Expr::Template(parts) => work.extend(parts.iter().filter_map(|p| match p {
+                TemplatePart::Var(x) => Some(*x),
+                TemplatePart::Lit(_) => None,
+            })),
+            Expr::Unary(_, a) | Expr::Field(a, _) | Expr::Try(a) | Expr::Return(Some(a)) => {
+                work.push(*a)
+            }
+            Expr::Binary(_, a, b)
+            | Expr::And(a, b)
+            | Expr::Or(a, b)
+            | Expr::Pipe(a, b)
+            | Expr::Index(a, b) => work.extend_from_slice(&[*a, *b]),
+            Expr::Call {
+                callee,
+                args,
+                named,
+            } => {
+                work.push(*callee);
+                work.extend_from_slice(args);
+                work.extend(named.iter().map(|(_, x)| *x));
+            }
+            Expr::MethodCall {
+                recv, args, named, ..
+            } => {
+                work.push(*recv);
+                work.extend_from_slice(args);
+                work.extend(named.iter().map(|(_, x)| *x));
+            }
+            _ => {}
+        }
+    }
+    false
+}

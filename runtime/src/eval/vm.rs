@@ -1,0 +1,521 @@
+//! The compiled tier's executor: runs a [`Chunk`] in the current frame (registers are the frame's
+//! slots on the value stack, then its temporaries). Each action is the tree-walker's own code
+//! (`ops`, `call_value`, `method_call`, `match_pat`, …) so results, messages and effects are the
+//! same; steps are added per instruction and counted one by one (with their locations) only when
+//! a ceiling or a periodic check falls inside an instruction's run.
+
+use std::rc::Rc;
+
+use vox_hir::UnOp;
+
+use crate::display;
+use crate::exc::{Exc, Loc};
+use crate::kind::message_name;
+use crate::ops::{self, BinOp};
+use crate::value::{CodeFn, Func, List, Map, VMap, Value};
+
+use super::bytecode::{Callee, Chunk, Ins, Op, Opnd, TemplatePiece, Tier};
+use super::interp::{Flow, Interp, R};
+
+/// Where a `for` loop is in what it iterates.
+enum Iter {
+    Idle,
+    List(Rc<List>, usize),
+    Map(Rc<Map>, Vec<usize>, usize),
+    Str(Rc<str>, usize, i64),
+}
+
+impl<'p> Interp<'p> {
+    /// The chunk of `func` in `module`, compiled on its first call; `None` when the compiled tier
+    /// is off (`VOX_TIER=tree`).
+    pub(super) fn chunk(&mut self, module: u32, func: u32) -> Option<Rc<Chunk>> {
+        let tiers = self.tiers.as_mut()?;
+        let slot = &mut tiers[module as usize][func as usize];
+        if let Tier::Compiled(c) = slot {
+            return Some(c.clone());
+        }
+        let m = &self.prog.files[module as usize].hir;
+        let c = Rc::new(super::compile::compile(m, &m.functions[func as usize]));
+        *slot = Tier::Compiled(c.clone());
+        Some(c)
+    }
+
+    #[inline(always)]
+    fn reg(&self, r: u32) -> &Value {
+        &self.stack[self.base + r as usize]
+    }
+
+    #[inline(always)]
+    fn peek<'a>(&'a self, c: &'a Chunk, o: Opnd) -> &'a Value {
+        match o {
+            Opnd::Local(r) | Opnd::Temp(r) => self.reg(r),
+            Opnd::Const(k) => &c.consts[k as usize],
+            Opnd::Global(g) => &self.globals[self.module as usize][g as usize],
+        }
+    }
+
+    /// The operand's value; a temporary gives its value up.
+    #[inline(always)]
+    fn take(&mut self, c: &Chunk, o: Opnd) -> Value {
+        match o {
+            Opnd::Temp(r) => {
+                std::mem::replace(&mut self.stack[self.base + r as usize], Value::Null)
+            }
+            _ => self.peek(c, o).clone(),
+        }
+    }
+
+    #[inline(always)]
+    fn release(&mut self, o: Opnd) {
+        if let Opnd::Temp(r) = o {
+            self.stack[self.base + r as usize] = Value::Null;
+        }
+    }
+
+    #[inline(always)]
+    fn put(&mut self, r: u32, v: Value) {
+        self.stack[self.base + r as usize] = v;
+    }
+
+    fn here(&self, at: vox_syntax::TextRange) -> Loc {
+        Loc {
+            file: self.module,
+            range: at,
+        }
+    }
+
+    /// The instruction's steps one at a time, as the tree-walker counts them.
+    #[cold]
+    fn ticks_one_by_one(&mut self, c: &Chunk, ins: &Ins) -> Result<(), Flow> {
+        for k in 0..ins.ticks {
+            if let Err(f) = self.tick() {
+                let loc = self.here(c.tick_at[(ins.first + k) as usize]);
+                return Err(self.locate(f, loc));
+            }
+        }
+        Ok(())
+    }
+
+    fn set_call_site(&mut self, at: vox_syntax::TextRange) {
+        if self.ctx.wants_call_site() {
+            self.ctx.call_site = Some(self.prog.loc_text(self.here(at)));
+        }
+    }
+
+    fn take_all(&mut self, c: &Chunk, os: &[Opnd]) -> Vec<Value> {
+        let mut out = Vec::with_capacity(os.len());
+        for &o in os {
+            out.push(self.take(c, o));
+        }
+        out
+    }
+
+    /// Runs `c` in the current frame (its slots and temporaries already on the stack).
+    pub(super) fn run_chunk(&mut self, c: &Chunk) -> R {
+        let mut iters: Vec<Iter> = Vec::with_capacity(c.n_iters as usize);
+        let mut pc = 0usize;
+        while let Some(ins) = c.code.get(pc) {
+            pc += 1;
+            if ins.ticks != 0 {
+                let s = self.steps + u64::from(ins.ticks);
+                if s >= self.next_check || s > self.max_steps {
+                    self.ticks_one_by_one(c, ins)?;
+                } else {
+                    self.steps = s;
+                }
+            }
+            match self.step(c, ins, &mut iters, &mut pc) {
+                Ok(()) => {}
+                Err(f) => {
+                    let loc = self.here(ins.at);
+                    return Err(self.locate(f, loc));
+                }
+            }
+        }
+        Ok(self.take(c, c.result))
+    }
+
+    /// One instruction's action.
+    #[inline(always)]
+    fn step(
+        &mut self,
+        c: &Chunk,
+        ins: &Ins,
+        iters: &mut Vec<Iter>,
+        pc: &mut usize,
+    ) -> Result<(), Flow> {
+        match &ins.op {
+            Op::Tick => {}
+            Op::Move { dst, src } => {
+                let v = self.take(c, *src);
+                self.put(*dst, v);
+            }
+            Op::Binary { op, dst, a, b } => {
+                let v = {
+                    let (x, y) = (self.peek(c, *a), self.peek(c, *b));
+                    match int_fast(*op, x, y) {
+                        Some(v) => v,
+                        None => {
+                            let (x, y) = (x.clone(), y.clone());
+                            ops::binary_host(self, *op, &x, &y)?
+                        }
+                    }
+                };
+                self.release(*a);
+                self.release(*b);
+                self.put(*dst, v);
+            }
+            Op::Unary { op, dst, a } => {
+                let x = self.peek(c, *a);
+                let v = match op {
+                    UnOp::Neg => ops::neg(x)?,
+                    UnOp::Not => ops::not(x)?,
+                };
+                self.release(*a);
+                self.put(*dst, v);
+            }
+            Op::Branch {
+                a,
+                when,
+                set,
+                target,
+            } => {
+                let t = ops::truthy_bool(self.peek(c, *a))?;
+                self.release(*a);
+                if t == *when {
+                    if let Some(d) = set {
+                        self.put(*d, Value::Bool(*when));
+                    }
+                    *pc = *target as usize;
+                }
+            }
+            Op::ToBool { dst, a } => {
+                let t = ops::truthy_bool(self.peek(c, *a))?;
+                self.release(*a);
+                self.put(*dst, Value::Bool(t));
+            }
+            Op::Jump(l) => *pc = *l as usize,
+            Op::Call { dst, callee, args } => {
+                let v = match callee {
+                    Callee::Local(id) => {
+                        self.set_call_site(ins.at);
+                        let f = &self.prog.files[self.module as usize].hir.functions[*id as usize];
+                        if f.params.len() != args.len() {
+                            let code = CodeFn {
+                                name: f.name.clone(),
+                                module: self.module,
+                                func: *id,
+                                captures: Vec::new(),
+                            };
+                            return Err(self.arity_error(&code, args.len()));
+                        }
+                        let base = self.stack.len();
+                        for &o in args.iter() {
+                            let v = self.take(c, o);
+                            self.stack.push(v);
+                        }
+                        self.enter_frame(self.module, *id, &[], base)?
+                    }
+                    Callee::Builtin(def) => {
+                        let args = self.take_all(c, args);
+                        self.set_call_site(ins.at);
+                        self.call_builtin(def, args)?
+                    }
+                    Callee::Value(f) => {
+                        let f = self.take(c, *f);
+                        let args = self.take_all(c, args);
+                        self.set_call_site(ins.at);
+                        self.call_value(&f, args, Vec::new())?
+                    }
+                };
+                self.put(*dst, v);
+            }
+            Op::Method {
+                dst,
+                recv,
+                name,
+                args,
+            } => {
+                let r = self.take(c, *recv);
+                let args = self.take_all(c, args);
+                self.set_call_site(ins.at);
+                let v = self.method_call(r, name, args, Vec::new())?;
+                self.put(*dst, v);
+            }
+            Op::Index { dst, a, i } => {
+                let v = ops::index(self.peek(c, *a), self.peek(c, *i))?;
+                self.release(*a);
+                self.release(*i);
+                self.put(*dst, v);
+            }
+            Op::IndexUnwrap {
+                dst,
+                a,
+                i,
+                index_at,
+            } => {
+                let got = match ops::index_get(self.peek(c, *a), self.peek(c, *i)) {
+                    Ok(g) => g,
+                    Err(e) => {
+                        let loc = self.here(*index_at);
+                        return Err(self.locate(e.into(), loc));
+                    }
+                };
+                self.release(*a);
+                self.release(*i);
+                self.set_call_site(ins.at);
+                let v = match got {
+                    Some(v) => {
+                        self.check_depth(&v)?;
+                        v
+                    }
+                    None => return Err(crate::methods::option_result::unwrap_none().into()),
+                };
+                self.put(*dst, v);
+            }
+            Op::Field { dst, a, name } => {
+                let x = self.take(c, *a);
+                let v = self.field(&x, name)?;
+                self.put(*dst, v);
+            }
+            Op::List { dst, items } => {
+                let v = Value::list(self.take_all(c, items));
+                self.check_depth(&v)?;
+                self.put(*dst, v);
+            }
+            Op::Tuple { dst, items } => {
+                let v = Value::tuple(self.take_all(c, items));
+                self.check_depth(&v)?;
+                self.put(*dst, v);
+            }
+            Op::Map { dst, keys, values } => {
+                let mut map = VMap::with_capacity(keys.len());
+                for (k, &o) in keys.iter().zip(values.iter()) {
+                    let v = self.take(c, o);
+                    map.insert(k.clone(), v);
+                }
+                let v = Value::map(map);
+                self.check_depth(&v)?;
+                self.put(*dst, v);
+            }
+            Op::Template { dst, pieces } => {
+                let mut s = String::new();
+                for p in pieces.iter() {
+                    match p {
+                        TemplatePiece::Lit(k) => s.push_str(&c.strs[*k as usize]),
+                        TemplatePiece::Value(o) => {
+                            display::display_into(&mut s, self.peek(c, *o));
+                            self.release(*o);
+                        }
+                    }
+                }
+                self.put(*dst, Value::Str(Rc::from(s)));
+            }
+            Op::Closure {
+                dst,
+                func,
+                captures,
+            } => {
+                let caps = captures.iter().map(|s| self.reg(*s).clone()).collect();
+                let v = Value::Func(Rc::new(Func::Code(Rc::new(CodeFn {
+                    name: None,
+                    module: self.module,
+                    func: *func,
+                    captures: caps,
+                }))));
+                self.put(*dst, v);
+            }
+            Op::Try { dst, a } => {
+                let v = self.take(c, *a);
+                let out = match &v {
+                    Value::Res(Ok(x)) | Value::Opt(Some(x)) => (**x).clone(),
+                    Value::Res(Err(_)) | Value::Opt(None) if self.depth == 0 => {
+                        return Err(Exc::error(format!(
+                            "`?` ended the script with {}",
+                            display::display(&v)
+                        ))
+                        .into())
+                    }
+                    Value::Res(Err(_)) | Value::Opt(None) => return Err(Flow::Return(v)),
+                    other => {
+                        return Err(Exc::error(format!(
+                            "the `?` operator needs an Option or Result, found {}",
+                            message_name(other)
+                        ))
+                        .into())
+                    }
+                };
+                self.put(*dst, out);
+            }
+            Op::MatchPat { pat, a, fail } => {
+                let v = self.peek(c, *a).clone();
+                if !self.match_pat(*pat, &v)? {
+                    *pc = *fail as usize;
+                }
+            }
+            Op::NoArm => return Err(Exc::error("No match arm found").into()),
+            Op::Clear(r) => self.put(*r, Value::Null),
+            Op::Assign { slot, op, a } => {
+                let v = self.take(c, *a);
+                let v = match op {
+                    None => v,
+                    Some(op) => {
+                        let old = self.reg(*slot);
+                        match int_fast(*op, old, &v) {
+                            Some(x) => x,
+                            None => {
+                                let old = old.clone();
+                                ops::binary_host(self, *op, &old, &v)?
+                            }
+                        }
+                    }
+                };
+                self.put(*slot, v);
+                self.check_depth(self.reg(*slot))?;
+            }
+            Op::ForStart { state, a } => {
+                let it = match self.take(c, *a) {
+                    Value::List(list) => Iter::List(list, 0),
+                    Value::Map(map) => {
+                        let mut keys: Vec<usize> = (0..map.len()).collect();
+                        if let Some(seed) = self.ctx.perturb {
+                            // The same order as `keys()` under the same seed.
+                            let n = keys.len() as u64;
+                            crate::perturb::shuffle(&mut keys, seed ^ n);
+                        }
+                        Iter::Map(map, keys, 0)
+                    }
+                    Value::Str(s) => Iter::Str(s, 0, 0),
+                    other => {
+                        return Err(Exc::error(format!(
+                            "cannot iterate over {}",
+                            message_name(&other)
+                        ))
+                        .into())
+                    }
+                };
+                let k = *state as usize;
+                if iters.len() <= k {
+                    iters.resize_with(k + 1, || Iter::Idle);
+                }
+                iters[k] = it;
+            }
+            Op::ForNext {
+                state,
+                value,
+                index,
+                done,
+            } => {
+                let (v, i) = match &mut iters[*state as usize] {
+                    Iter::List(list, at) => match list.get(*at) {
+                        Some(v) => {
+                            *at += 1;
+                            (v.clone(), Value::Int(*at as i64 - 1))
+                        }
+                        None => (Value::Null, Value::Null),
+                    },
+                    Iter::Map(map, keys, at) => loop {
+                        let Some(&k) = keys.get(*at) else {
+                            break (Value::Null, Value::Null);
+                        };
+                        *at += 1;
+                        if let Some((k, v)) = map.get_index(k) {
+                            break (Value::Str(k.clone()), v.clone());
+                        }
+                    },
+                    Iter::Str(s, at, n) => match s[*at..].chars().next() {
+                        Some(ch) => {
+                            *at += ch.len_utf8();
+                            *n += 1;
+                            let mut buf = [0u8; 4];
+                            (
+                                Value::Str(Rc::from(&*ch.encode_utf8(&mut buf))),
+                                Value::Int(*n - 1),
+                            )
+                        }
+                        None => (Value::Null, Value::Null),
+                    },
+                    Iter::Idle => (Value::Null, Value::Null),
+                };
+                if matches!(i, Value::Null) {
+                    iters[*state as usize] = Iter::Idle;
+                    *pc = *done as usize;
+                } else {
+                    if let Some(s) = value {
+                        self.put(*s, v);
+                    }
+                    if let Some(s) = index {
+                        self.put(*s, i);
+                    }
+                }
+            }
+            Op::Return(a) => {
+                let v = self.take(c, *a);
+                return Err(Flow::Return(v));
+            }
+            Op::Escape { brk } => {
+                return Err(if *brk { Flow::Break } else { Flow::Continue });
+            }
+            Op::Eval {
+                dst,
+                expr,
+                brk,
+                cont,
+            } => {
+                let r = self.eval(*expr);
+                self.land(r, *dst, *brk, *cont, pc)?;
+            }
+            Op::Stmt {
+                dst,
+                stmt,
+                brk,
+                cont,
+            } => {
+                let r = self.stmt(*stmt);
+                self.land(r, *dst, *brk, *cont, pc)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The result of code the tree-walker ran: its value, or its `break`/`continue` taken here.
+    fn land(
+        &mut self,
+        r: R,
+        dst: u32,
+        brk: Option<u32>,
+        cont: Option<u32>,
+        pc: &mut usize,
+    ) -> Result<(), Flow> {
+        match r {
+            Ok(v) => self.put(dst, v),
+            Err(Flow::Break) if brk.is_some() => *pc = brk.unwrap_or(0) as usize,
+            Err(Flow::Continue) if cont.is_some() => *pc = cont.unwrap_or(0) as usize,
+            Err(e) => return Err(e),
+        }
+        Ok(())
+    }
+}
+
+/// Integer arithmetic and comparison inline; `None` for everything else and for overflow or a
+/// zero divisor (the general path gives their messages).
+#[inline(always)]
+fn int_fast(op: BinOp, a: &Value, b: &Value) -> Option<Value> {
+    let (Value::Int(x), Value::Int(y)) = (a, b) else {
+        return None;
+    };
+    let (x, y) = (*x, *y);
+    match op {
+        BinOp::Add => x.checked_add(y).map(Value::Int),
+        BinOp::Sub => x.checked_sub(y).map(Value::Int),
+        BinOp::Mul => x.checked_mul(y).map(Value::Int),
+        BinOp::Lt => Some(Value::Bool(x < y)),
+        BinOp::Le => Some(Value::Bool(x <= y)),
+        BinOp::Gt => Some(Value::Bool(x > y)),
+        BinOp::Ge => Some(Value::Bool(x >= y)),
+        BinOp::Eq => Some(Value::Bool(x == y)),
+        BinOp::Ne => Some(Value::Bool(x != y)),
+        BinOp::Div => x.checked_div(y).map(Value::Int),
+        BinOp::Mod => x.checked_rem(y).map(Value::Int),
+    }
+}
