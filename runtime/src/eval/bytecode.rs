@@ -15,6 +15,8 @@ use vox_syntax::TextRange;
 use crate::value::{BuiltinDef, Value};
 
 pub type Reg = u32;
+/// The register of a value nobody reads (a call's result in statement position): not written.
+pub const DROP: Reg = u32::MAX;
 pub type Label = u32;
 
 #[derive(Clone, Copy, Debug)]
@@ -66,6 +68,14 @@ pub enum Op {
         a: Opnd,
         when: bool,
         set: Option<Reg>,
+        target: Label,
+    },
+    /// `Branch` on the comparison `a op b` (no bool built): a condition `x < n`.
+    BranchCmp {
+        op: BinOp,
+        a: Opnd,
+        b: Opnd,
+        when: bool,
         target: Label,
     },
     /// `dst = truthy_bool(a)` as a bool (the right side of `and`/`or`).
@@ -128,7 +138,8 @@ pub enum Op {
         dst: Reg,
         a: Opnd,
     },
-    /// Tries `pat` on `a` (binding its names); jumps to `fail` when it does not match.
+    /// Tries `pat` on `a` (binding its names); jumps to `fail` when it does not match, and lets
+    /// `a` go when it does (the arm reads its bindings).
     MatchPat {
         pat: PatId,
         a: Opnd,
@@ -154,6 +165,10 @@ pub enum Op {
         value: Option<Slot>,
         index: Option<Slot>,
         done: Label,
+    },
+    /// Drops iterator `state`'s value.
+    ForEnd {
+        state: u32,
     },
     Return(Opnd),
     /// `break`/`continue` with no loop of this body around them: ends the body as the tree-walker's

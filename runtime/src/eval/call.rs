@@ -224,7 +224,7 @@ impl<'p> Interp<'p> {
         let f = &self.prog.files[module as usize].hir.functions[func as usize];
         let temps = chunk.as_ref().map_or(0, |c| c.n_temps as usize);
         self.stack
-            .resize(self.base + f.n_slots as usize + temps, Value::Null);
+            .resize_with(self.base + f.n_slots as usize + temps, || Value::Null);
         for (slot, v) in f.capture_slots.iter().zip(captures.iter()) {
             self.stack[self.base + *slot as usize] = v.clone();
         }

@@ -10,13 +10,15 @@
 
 use std::rc::Rc;
 
-use vox_hir::{Expr, ExprId, Function, Global, Module, Pat, PlaceRoot, Stmt, StmtId, TemplatePart};
+use vox_hir::{
+    BinOp, Expr, ExprId, Function, Global, Module, Pat, PlaceRoot, Stmt, StmtId, TemplatePart,
+};
 use vox_syntax::TextRange;
 
 use crate::catalog::Catalog;
 use crate::value::Value;
 
-use super::bytecode::{Callee, Chunk, Ins, Label, Op, Opnd, Reg, TemplatePiece};
+use super::bytecode::{Callee, Chunk, Ins, Label, Op, Opnd, Reg, TemplatePiece, DROP};
 use super::expr::lit_value;
 
 /// Expression nesting the compiler follows; deeper subtrees are evaluated by the tree-walker
@@ -73,7 +75,7 @@ impl Compiler<'_> {
         for ins in &mut self.code {
             let fix = |l: &mut Label| *l = labels[*l as usize];
             match &mut ins.op {
-                Op::Branch { target, .. } => fix(target),
+                Op::Branch { target, .. } | Op::BranchCmp { target, .. } => fix(target),
                 Op::Jump(l) => fix(l),
                 Op::MatchPat { fail, .. } => fix(fail),
                 Op::ForNext { done, .. } => fix(done),
@@ -208,7 +210,7 @@ impl Compiler<'_> {
         }
         self.depth += 1;
         let saved = self.temps;
-        let o = self.expr_inner(e);
+        let o = self.expr_inner(e, true);
         self.depth -= 1;
         // The result's own temporary is the one the parent reads; everything above it is free.
         self.temps = match o {
@@ -219,7 +221,8 @@ impl Compiler<'_> {
         o
     }
 
-    fn expr_inner(&mut self, e: ExprId) -> Opnd {
+    /// `want`: the value is read (else a call's result goes to [`DROP`]).
+    fn expr_inner(&mut self, e: ExprId, want: bool) -> Opnd {
         let m = self.m;
         let at = m.expr_ranges[e as usize];
         match &m.exprs[e as usize] {
@@ -340,7 +343,7 @@ impl Compiler<'_> {
                 named,
             } if named.is_empty() => {
                 self.tick_expr(e);
-                let dst = self.temp();
+                let dst = if want { self.temp() } else { DROP };
                 let callee = match &m.exprs[*callee as usize] {
                     Expr::Builtin(b) => {
                         // The builtin callee's step, at the call (as the tree-walker counts it).
@@ -348,7 +351,7 @@ impl Compiler<'_> {
                         let args = self.operands(args).into();
                         let callee = Callee::Builtin(Catalog::get().row(*b));
                         self.emit(Op::Call { dst, callee, args }, at);
-                        return Opnd::Temp(dst);
+                        return result(dst);
                     }
                     Expr::Global(g) if matches!(m.globals[*g as usize], Global::Fn(_)) => {
                         let Global::Fn(id) = m.globals[*g as usize] else {
@@ -370,12 +373,12 @@ impl Compiler<'_> {
                             },
                             at,
                         );
-                        return Opnd::Temp(dst);
+                        return result(dst);
                     }
                 };
                 let args = self.operands(args).into();
                 self.emit(Op::Call { dst, callee, args }, at);
-                Opnd::Temp(dst)
+                result(dst)
             }
             Expr::MethodCall {
                 recv,
@@ -384,7 +387,7 @@ impl Compiler<'_> {
                 named,
             } if named.is_empty() => {
                 self.tick_expr(e);
-                let dst = self.temp();
+                let dst = if want { self.temp() } else { DROP };
                 if args.is_empty() && &**name == "unwrap" {
                     if let Expr::Index(l, i) = &m.exprs[*recv as usize] {
                         self.tick_expr(*recv);
@@ -399,7 +402,7 @@ impl Compiler<'_> {
                             },
                             at,
                         );
-                        return Opnd::Temp(dst);
+                        return result(dst);
                     }
                 }
                 let mut all = vec![*recv];
@@ -415,7 +418,7 @@ impl Compiler<'_> {
                     },
                     at,
                 );
-                Opnd::Temp(dst)
+                result(dst)
             }
             Expr::Field(recv, name) => {
                 self.tick_expr(e);
@@ -454,23 +457,14 @@ impl Compiler<'_> {
             }
             Expr::Block(stmts) => {
                 self.tick_expr(e);
-                self.block(stmts)
+                self.block(stmts, true)
             }
             Expr::If { cond, then, els } => {
                 self.tick_expr(e);
                 let dst = self.temp();
                 let other = self.label();
                 let end = self.label();
-                let c = self.expr(*cond);
-                self.emit(
-                    Op::Branch {
-                        a: c,
-                        when: false,
-                        set: None,
-                        target: other,
-                    },
-                    at,
-                );
+                self.cond_branch(*cond, false, other, at);
                 let t = self.expr(*then);
                 self.emit(Op::Move { dst, src: t }, at);
                 self.emit(Op::Jump(end), at);
@@ -514,7 +508,6 @@ impl Compiler<'_> {
                 }
                 self.emit(Op::NoArm, at);
                 self.place(end, at);
-                self.emit(Op::Clear(s), at);
                 Opnd::Temp(dst)
             }
             Expr::For {
@@ -542,11 +535,13 @@ impl Compiler<'_> {
                     at,
                 );
                 self.loops.push((done, next));
-                let b = self.expr(*body);
+                self.effect(*body);
                 self.loops.pop();
-                self.discard(b, at);
                 self.emit(Op::Jump(next), at);
                 self.place(done, at);
+                // A `break` leaves the iterated value behind: let it go (a later `xs.push(x)`
+                // would copy a list still held here).
+                self.emit(Op::ForEnd { state }, at);
                 self.iters -= 1;
                 Opnd::Const(0)
             }
@@ -587,20 +582,99 @@ impl Compiler<'_> {
 
     // ---- statements ---------------------------------------------------------------------------
 
-    fn block(&mut self, stmts: &[StmtId]) -> Opnd {
+    /// A block's statements; its value is the last one's when `want`.
+    fn block(&mut self, stmts: &[StmtId], want: bool) -> Opnd {
         let t0 = self.temps;
         let mut last = Opnd::Const(0);
         for (i, &s) in stmts.iter().enumerate() {
-            if i > 0 {
-                self.discard(last, self.m.stmt_ranges[s as usize]);
-            }
             self.temps = t0;
-            last = self.stmt(s);
+            last = self.stmt(s, want && i + 1 == stmts.len());
         }
         last
     }
 
-    fn stmt(&mut self, s: StmtId) -> Opnd {
+    /// Compiles `e` for its effects alone: no register receives the value of an `if`, `match`
+    /// or block in statement position, and a call's result is not kept.
+    fn effect(&mut self, e: ExprId) {
+        if self.depth >= MAX_DEPTH {
+            let o = self.fallback(e);
+            let at = self.m.expr_ranges[e as usize];
+            return self.discard(o, at);
+        }
+        self.depth += 1;
+        let saved = self.temps;
+        let m = self.m;
+        let at = m.expr_ranges[e as usize];
+        match &m.exprs[e as usize] {
+            Expr::Block(stmts) => {
+                self.tick_expr(e);
+                self.block(stmts, false);
+            }
+            Expr::If { cond, then, els } => {
+                self.tick_expr(e);
+                let other = self.label();
+                self.cond_branch(*cond, false, other, at);
+                self.effect(*then);
+                match els {
+                    Some(x) => {
+                        let end = self.label();
+                        self.emit(Op::Jump(end), at);
+                        self.place(other, at);
+                        self.effect(*x);
+                        self.place(end, at);
+                    }
+                    None => self.place(other, at),
+                }
+            }
+            _ => {
+                let o = self.expr_inner(e, false);
+                self.discard(o, at);
+            }
+        }
+        self.temps = saved;
+        self.depth -= 1;
+    }
+
+    /// Jumps to `target` when the condition `cond` is `when`; a comparison is tested without
+    /// building its bool (its errors are the comparison's: its result is always a bool).
+    fn cond_branch(&mut self, cond: ExprId, when: bool, target: Label, at: TextRange) {
+        let m = self.m;
+        if let Expr::Binary(op, a, b) = &m.exprs[cond as usize] {
+            if matches!(
+                op,
+                BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+            ) && self.depth < MAX_DEPTH
+            {
+                let saved = self.temps;
+                self.tick_expr(cond);
+                let ab = self.operands(&[*a, *b]);
+                self.emit(
+                    Op::BranchCmp {
+                        op: *op,
+                        a: ab[0],
+                        b: ab[1],
+                        when,
+                        target,
+                    },
+                    m.expr_ranges[cond as usize],
+                );
+                self.temps = saved;
+                return;
+            }
+        }
+        let c = self.expr(cond);
+        self.emit(
+            Op::Branch {
+                a: c,
+                when,
+                set: None,
+                target,
+            },
+            at,
+        );
+    }
+
+    fn stmt(&mut self, s: StmtId, want: bool) -> Opnd {
         let m = self.m;
         let at = m.stmt_ranges[s as usize];
         match &m.stmts[s as usize] {
@@ -620,14 +694,19 @@ impl Compiler<'_> {
                 writeback: None,
             } => {
                 self.pending.push(at);
-                self.expr(*expr)
+                if want {
+                    self.expr(*expr)
+                } else {
+                    self.effect(*expr);
+                    Opnd::Const(0)
+                }
             }
             Stmt::Assign { place, op, value }
                 if place.steps.is_empty()
                     && !matches!(m.exprs[*value as usize], Expr::MethodCall { .. }) =>
             {
                 let PlaceRoot::Local(slot) = place.root else {
-                    return self.stmt_fallback(s);
+                    return self.stmt_fallback(s, want);
                 };
                 self.pending.push(at);
                 let a = self.expr(*value);
@@ -639,20 +718,10 @@ impl Compiler<'_> {
                 let top = self.label();
                 let done = self.label();
                 self.place(top, at);
-                let c = self.expr(*cond);
-                self.emit(
-                    Op::Branch {
-                        a: c,
-                        when: false,
-                        set: None,
-                        target: done,
-                    },
-                    at,
-                );
+                self.cond_branch(*cond, false, done, at);
                 self.loops.push((done, top));
-                let b = self.expr(*body);
+                self.effect(*body);
                 self.loops.pop();
-                self.discard(b, at);
                 self.emit(Op::Jump(top), at);
                 self.place(done, at);
                 Opnd::Const(0)
@@ -665,19 +734,21 @@ impl Compiler<'_> {
                 // Each round's own step, at the statement.
                 self.pending.push(at);
                 self.loops.push((done, top));
-                let b = self.expr(*body);
+                self.effect(*body);
                 self.loops.pop();
-                self.discard(b, at);
                 self.emit(Op::Jump(top), at);
                 self.place(done, at);
                 Opnd::Const(0)
             }
-            _ => self.stmt_fallback(s),
+            _ => self.stmt_fallback(s, want),
         }
     }
 
-    fn stmt_fallback(&mut self, s: StmtId) -> Opnd {
-        let dst = self.temp();
+    /// Leaves statement `s` to the tree-walker. A value nobody reads is not kept: a write-back
+    /// statement's result is the variable's new list, and a second reference to it would make the
+    /// next `xs.push(x)` copy the list.
+    fn stmt_fallback(&mut self, s: StmtId, want: bool) -> Opnd {
+        let dst = if want { self.temp() } else { DROP };
         let (brk, cont) = self.loop_targets();
         let at = self.m.stmt_ranges[s as usize];
         self.emit(
@@ -689,6 +760,15 @@ impl Compiler<'_> {
             },
             at,
         );
+        result(dst)
+    }
+}
+
+/// The operand of a result in `dst` (none for [`DROP`]).
+fn result(dst: Reg) -> Opnd {
+    if dst == DROP {
+        Opnd::Const(0)
+    } else {
         Opnd::Temp(dst)
     }
 }

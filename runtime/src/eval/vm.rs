@@ -14,7 +14,7 @@ use crate::kind::message_name;
 use crate::ops::{self, BinOp};
 use crate::value::{CodeFn, Func, List, Map, VMap, Value};
 
-use super::bytecode::{Callee, Chunk, Ins, Op, Opnd, TemplatePiece, Tier};
+use super::bytecode::{Callee, Chunk, Ins, Op, Opnd, TemplatePiece, Tier, DROP};
 use super::interp::{Flow, Interp, R};
 
 /// Where a `for` loop is in what it iterates.
@@ -68,13 +68,22 @@ impl<'p> Interp<'p> {
     #[inline(always)]
     fn release(&mut self, o: Opnd) {
         if let Opnd::Temp(r) = o {
-            self.stack[self.base + r as usize] = Value::Null;
+            self.put(r, Value::Null);
         }
     }
 
+    /// Writes register `r` (nothing for [`DROP`]); an old scalar needs no drop.
     #[inline(always)]
     fn put(&mut self, r: u32, v: Value) {
-        self.stack[self.base + r as usize] = v;
+        if r == DROP {
+            return;
+        }
+        let slot = &mut self.stack[self.base + r as usize];
+        if is_scalar(slot) {
+            std::mem::forget(std::mem::replace(slot, v));
+        } else {
+            *slot = v;
+        }
     }
 
     fn here(&self, at: vox_syntax::TextRange) -> Loc {
@@ -186,6 +195,30 @@ impl<'p> Interp<'p> {
                     if let Some(d) = set {
                         self.put(*d, Value::Bool(*when));
                     }
+                    *pc = *target as usize;
+                }
+            }
+            Op::BranchCmp {
+                op,
+                a,
+                b,
+                when,
+                target,
+            } => {
+                let t = {
+                    let (x, y) = (self.peek(c, *a), self.peek(c, *b));
+                    match (x, y) {
+                        (Value::Int(x), Value::Int(y)) => int_cmp(*op, *x, *y),
+                        _ => {
+                            let (x, y) = (x.clone(), y.clone());
+                            let v = ops::binary_host(self, *op, &x, &y)?;
+                            ops::truthy_bool(&v)?
+                        }
+                    }
+                };
+                self.release(*a);
+                self.release(*b);
+                if t == *when {
                     *pc = *target as usize;
                 }
             }
@@ -349,7 +382,9 @@ impl<'p> Interp<'p> {
             }
             Op::MatchPat { pat, a, fail } => {
                 let v = self.peek(c, *a).clone();
-                if !self.match_pat(*pat, &v)? {
+                if self.match_pat(*pat, &v)? {
+                    self.release(*a);
+                } else {
                     *pc = *fail as usize;
                 }
             }
@@ -449,6 +484,7 @@ impl<'p> Interp<'p> {
                     }
                 }
             }
+            Op::ForEnd { state } => iters[*state as usize] = Iter::Idle,
             Op::Return(a) => {
                 let v = self.take(c, *a);
                 return Err(Flow::Return(v));
@@ -494,6 +530,33 @@ impl<'p> Interp<'p> {
             Err(e) => return Err(e),
         }
         Ok(())
+    }
+}
+
+/// Whether dropping `v` does nothing (no heap part).
+#[inline(always)]
+fn is_scalar(v: &Value) -> bool {
+    matches!(
+        v,
+        Value::Null
+            | Value::Bool(_)
+            | Value::Int(_)
+            | Value::Float(_)
+            | Value::Dec(_)
+            | Value::Opt(None)
+    )
+}
+
+/// An integer comparison (`op` is one of the six; the compiler fuses nothing else).
+#[inline(always)]
+fn int_cmp(op: BinOp, x: i64, y: i64) -> bool {
+    match op {
+        BinOp::Lt => x < y,
+        BinOp::Le => x <= y,
+        BinOp::Gt => x > y,
+        BinOp::Ge => x >= y,
+        BinOp::Eq => x == y,
+        _ => x != y,
     }
 }
 
