@@ -10,9 +10,7 @@
 
 use std::rc::Rc;
 
-use vox_hir::{
-    BinOp, Expr, ExprId, Function, Global, Module, Pat, PlaceRoot, Stmt, StmtId, TemplatePart,
-};
+use vox_hir::{Expr, ExprId, Function, Global, Module, TemplatePart};
 use vox_syntax::TextRange;
 
 use crate::catalog::Catalog;
@@ -23,26 +21,26 @@ use super::expr::lit_value;
 
 /// Expression nesting the compiler follows; deeper subtrees are evaluated by the tree-walker
 /// (which grows the host stack for them).
-const MAX_DEPTH: u32 = 48;
+pub(super) const MAX_DEPTH: u32 = 48;
 /// Nodes `writes_locals` looks at before answering "maybe".
 const WRITE_SCAN: u32 = 64;
 
-struct Compiler<'m> {
-    m: &'m Module,
-    n_slots: u32,
-    code: Vec<Ins>,
-    tick_at: Vec<TextRange>,
-    pending: Vec<TextRange>,
-    consts: Vec<Value>,
-    strs: Vec<Rc<str>>,
-    labels: Vec<u32>,
-    temps: u32,
-    max_temps: u32,
+pub(super) struct Compiler<'m> {
+    pub(super) m: &'m Module,
+    pub(super) n_slots: u32,
+    pub(super) code: Vec<Ins>,
+    pub(super) tick_at: Vec<TextRange>,
+    pub(super) pending: Vec<TextRange>,
+    pub(super) consts: Vec<Value>,
+    pub(super) strs: Vec<Rc<str>>,
+    pub(super) labels: Vec<u32>,
+    pub(super) temps: u32,
+    pub(super) max_temps: u32,
     /// (break, continue) targets of the loops around the code being compiled.
-    loops: Vec<(Label, Label)>,
-    iters: u32,
-    max_iters: u32,
-    depth: u32,
+    pub(super) loops: Vec<(Label, Label)>,
+    pub(super) iters: u32,
+    pub(super) max_iters: u32,
+    pub(super) depth: u32,
 }
 
 pub(super) fn compile(m: &Module, func: &Function) -> Chunk {
@@ -99,7 +97,7 @@ impl Compiler<'_> {
 
     // ---- emission -----------------------------------------------------------------------------
 
-    fn emit(&mut self, op: Op, at: TextRange) {
+    pub(super) fn emit(&mut self, op: Op, at: TextRange) {
         let first = self.tick_at.len() as u32;
         let ticks = self.pending.len() as u32;
         self.tick_at.append(&mut self.pending);
@@ -111,24 +109,24 @@ impl Compiler<'_> {
         });
     }
 
-    fn tick_expr(&mut self, e: ExprId) {
+    pub(super) fn tick_expr(&mut self, e: ExprId) {
         self.pending.push(self.m.expr_ranges[e as usize]);
     }
 
-    fn label(&mut self) -> Label {
+    pub(super) fn label(&mut self) -> Label {
         self.labels.push(u32::MAX);
         (self.labels.len() - 1) as Label
     }
 
     /// Places `l` here; steps still pending belong before it, so they get an instruction of their own.
-    fn place(&mut self, l: Label, at: TextRange) {
+    pub(super) fn place(&mut self, l: Label, at: TextRange) {
         if !self.pending.is_empty() {
             self.emit(Op::Tick, at);
         }
         self.labels[l as usize] = self.code.len() as u32;
     }
 
-    fn temp(&mut self) -> Reg {
+    pub(super) fn temp(&mut self) -> Reg {
         let r = self.n_slots + self.temps;
         self.temps += 1;
         self.max_temps = self.max_temps.max(self.temps);
@@ -140,7 +138,7 @@ impl Compiler<'_> {
         Opnd::Const((self.consts.len() - 1) as u32)
     }
 
-    fn discard(&mut self, o: Opnd, at: TextRange) {
+    pub(super) fn discard(&mut self, o: Opnd, at: TextRange) {
         if let Opnd::Temp(r) = o {
             self.emit(Op::Clear(r), at);
         }
@@ -157,7 +155,7 @@ impl Compiler<'_> {
         }
     }
 
-    fn loop_targets(&self) -> (Option<Label>, Option<Label>) {
+    pub(super) fn loop_targets(&self) -> (Option<Label>, Option<Label>) {
         match self.loops.last() {
             Some(&(b, c)) => (Some(b), Some(c)),
             None => (None, None),
@@ -165,7 +163,7 @@ impl Compiler<'_> {
     }
 
     /// Leaves `e` to the tree-walker.
-    fn fallback(&mut self, e: ExprId) -> Opnd {
+    pub(super) fn fallback(&mut self, e: ExprId) -> Opnd {
         let dst = self.temp();
         let (brk, cont) = self.loop_targets();
         let at = self.m.expr_ranges[e as usize];
@@ -184,7 +182,7 @@ impl Compiler<'_> {
     // ---- operands -----------------------------------------------------------------------------
 
     /// Compiles `es` in order; a local read is copied when a later operand may assign locals.
-    fn operands(&mut self, es: &[ExprId]) -> Vec<Opnd> {
+    pub(super) fn operands(&mut self, es: &[ExprId]) -> Vec<Opnd> {
         let mut later_writes = vec![false; es.len() + 1];
         for i in (0..es.len()).rev() {
             later_writes[i] = later_writes[i + 1] || writes_locals(self.m, es[i]);
@@ -204,7 +202,7 @@ impl Compiler<'_> {
 
     // ---- expressions --------------------------------------------------------------------------
 
-    fn expr(&mut self, e: ExprId) -> Opnd {
+    pub(super) fn expr(&mut self, e: ExprId) -> Opnd {
         if self.depth >= MAX_DEPTH {
             return self.fallback(e);
         }
@@ -222,7 +220,7 @@ impl Compiler<'_> {
     }
 
     /// `want`: the value is read (else a call's result goes to [`DROP`]).
-    fn expr_inner(&mut self, e: ExprId, want: bool) -> Opnd {
+    pub(super) fn expr_inner(&mut self, e: ExprId, want: bool) -> Opnd {
         let m = self.m;
         let at = m.expr_ranges[e as usize];
         match &m.exprs[e as usize] {
@@ -579,193 +577,10 @@ impl Compiler<'_> {
             _ => self.fallback(e),
         }
     }
-
-    // ---- statements ---------------------------------------------------------------------------
-
-    /// A block's statements; its value is the last one's when `want`.
-    fn block(&mut self, stmts: &[StmtId], want: bool) -> Opnd {
-        let t0 = self.temps;
-        let mut last = Opnd::Const(0);
-        for (i, &s) in stmts.iter().enumerate() {
-            self.temps = t0;
-            last = self.stmt(s, want && i + 1 == stmts.len());
-        }
-        last
-    }
-
-    /// Compiles `e` for its effects alone: no register receives the value of an `if`, `match`
-    /// or block in statement position, and a call's result is not kept.
-    fn effect(&mut self, e: ExprId) {
-        if self.depth >= MAX_DEPTH {
-            let o = self.fallback(e);
-            let at = self.m.expr_ranges[e as usize];
-            return self.discard(o, at);
-        }
-        self.depth += 1;
-        let saved = self.temps;
-        let m = self.m;
-        let at = m.expr_ranges[e as usize];
-        match &m.exprs[e as usize] {
-            Expr::Block(stmts) => {
-                self.tick_expr(e);
-                self.block(stmts, false);
-            }
-            Expr::If { cond, then, els } => {
-                self.tick_expr(e);
-                let other = self.label();
-                self.cond_branch(*cond, false, other, at);
-                self.effect(*then);
-                match els {
-                    Some(x) => {
-                        let end = self.label();
-                        self.emit(Op::Jump(end), at);
-                        self.place(other, at);
-                        self.effect(*x);
-                        self.place(end, at);
-                    }
-                    None => self.place(other, at),
-                }
-            }
-            _ => {
-                let o = self.expr_inner(e, false);
-                self.discard(o, at);
-            }
-        }
-        self.temps = saved;
-        self.depth -= 1;
-    }
-
-    /// Jumps to `target` when the condition `cond` is `when`; a comparison is tested without
-    /// building its bool (its errors are the comparison's: its result is always a bool).
-    fn cond_branch(&mut self, cond: ExprId, when: bool, target: Label, at: TextRange) {
-        let m = self.m;
-        if let Expr::Binary(op, a, b) = &m.exprs[cond as usize] {
-            if matches!(
-                op,
-                BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
-            ) && self.depth < MAX_DEPTH
-            {
-                let saved = self.temps;
-                self.tick_expr(cond);
-                let ab = self.operands(&[*a, *b]);
-                self.emit(
-                    Op::BranchCmp {
-                        op: *op,
-                        a: ab[0],
-                        b: ab[1],
-                        when,
-                        target,
-                    },
-                    m.expr_ranges[cond as usize],
-                );
-                self.temps = saved;
-                return;
-            }
-        }
-        let c = self.expr(cond);
-        self.emit(
-            Op::Branch {
-                a: c,
-                when,
-                set: None,
-                target,
-            },
-            at,
-        );
-    }
-
-    fn stmt(&mut self, s: StmtId, want: bool) -> Opnd {
-        let m = self.m;
-        let at = m.stmt_ranges[s as usize];
-        match &m.stmts[s as usize] {
-            Stmt::Let { pat, init }
-                if matches!(m.pats[*pat as usize], Pat::Bind(_) | Pat::Wild) =>
-            {
-                self.pending.push(at);
-                let v = self.expr(*init);
-                match m.pats[*pat as usize] {
-                    Pat::Bind(slot) => self.emit(Op::Move { dst: slot, src: v }, at),
-                    _ => self.discard(v, at),
-                }
-                Opnd::Const(0)
-            }
-            Stmt::Expr {
-                expr,
-                writeback: None,
-            } => {
-                self.pending.push(at);
-                if want {
-                    self.expr(*expr)
-                } else {
-                    self.effect(*expr);
-                    Opnd::Const(0)
-                }
-            }
-            Stmt::Assign { place, op, value }
-                if place.steps.is_empty()
-                    && !matches!(m.exprs[*value as usize], Expr::MethodCall { .. }) =>
-            {
-                let PlaceRoot::Local(slot) = place.root else {
-                    return self.stmt_fallback(s, want);
-                };
-                self.pending.push(at);
-                let a = self.expr(*value);
-                self.emit(Op::Assign { slot, op: *op, a }, at);
-                Opnd::Const(0)
-            }
-            Stmt::While { cond, body } => {
-                self.pending.push(at);
-                let top = self.label();
-                let done = self.label();
-                self.place(top, at);
-                self.cond_branch(*cond, false, done, at);
-                self.loops.push((done, top));
-                self.effect(*body);
-                self.loops.pop();
-                self.emit(Op::Jump(top), at);
-                self.place(done, at);
-                Opnd::Const(0)
-            }
-            Stmt::Loop { body } => {
-                self.pending.push(at);
-                let top = self.label();
-                let done = self.label();
-                self.place(top, at);
-                // Each round's own step, at the statement.
-                self.pending.push(at);
-                self.loops.push((done, top));
-                self.effect(*body);
-                self.loops.pop();
-                self.emit(Op::Jump(top), at);
-                self.place(done, at);
-                Opnd::Const(0)
-            }
-            _ => self.stmt_fallback(s, want),
-        }
-    }
-
-    /// Leaves statement `s` to the tree-walker. A value nobody reads is not kept: a write-back
-    /// statement's result is the variable's new list, and a second reference to it would make the
-    /// next `xs.push(x)` copy the list.
-    fn stmt_fallback(&mut self, s: StmtId, want: bool) -> Opnd {
-        let dst = if want { self.temp() } else { DROP };
-        let (brk, cont) = self.loop_targets();
-        let at = self.m.stmt_ranges[s as usize];
-        self.emit(
-            Op::Stmt {
-                dst,
-                stmt: s,
-                brk,
-                cont,
-            },
-            at,
-        );
-        result(dst)
-    }
 }
 
 /// The operand of a result in `dst` (none for [`DROP`]).
-fn result(dst: Reg) -> Opnd {
+pub(super) fn result(dst: Reg) -> Opnd {
     if dst == DROP {
         Opnd::Const(0)
     } else {

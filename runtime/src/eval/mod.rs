@@ -7,10 +7,15 @@
 //! body, a body evaluates calls), so these files call each other's methods through `self`; they
 //! import only from `interp.rs`, `place.rs` and the floors below the evaluator, never from this
 //! file.
+//!
+//! The compiled tier (`bytecode.rs`, `compile.rs`, `compile_stmt.rs`, `vm.rs`; docs/compiled-tier.md)
+//! runs function bodies as register instructions on the same frames, and hands what it does not
+//! compile to the tree-walker above.
 
 mod bytecode;
 mod call;
 mod compile;
+mod compile_stmt;
 mod expr;
 mod interp;
 mod pattern;

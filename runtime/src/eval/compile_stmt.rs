@@ -1,0 +1,192 @@
+//! The compiled tier's statements, and expressions in statement position (`effect`: no register
+//! receives a value nobody reads). Same rules as `compile.rs`: actions in the tree-walker's order,
+//! each with the steps counted before it.
+
+use vox_hir::{BinOp, Expr, ExprId, Pat, PlaceRoot, Stmt, StmtId};
+use vox_syntax::TextRange;
+
+use super::bytecode::{Label, Op, Opnd, DROP};
+use super::compile::{result, Compiler, MAX_DEPTH};
+
+impl Compiler<'_> {
+    /// A block's statements; its value is the last one's when `want`.
+    pub(super) fn block(&mut self, stmts: &[StmtId], want: bool) -> Opnd {
+        let t0 = self.temps;
+        let mut last = Opnd::Const(0);
+        for (i, &s) in stmts.iter().enumerate() {
+            self.temps = t0;
+            last = self.stmt(s, want && i + 1 == stmts.len());
+        }
+        last
+    }
+
+    /// Compiles `e` for its effects alone: no register receives the value of an `if`, `match`
+    /// or block in statement position, and a call's result is not kept.
+    pub(super) fn effect(&mut self, e: ExprId) {
+        if self.depth >= MAX_DEPTH {
+            let o = self.fallback(e);
+            let at = self.m.expr_ranges[e as usize];
+            return self.discard(o, at);
+        }
+        self.depth += 1;
+        let saved = self.temps;
+        let m = self.m;
+        let at = m.expr_ranges[e as usize];
+        match &m.exprs[e as usize] {
+            Expr::Block(stmts) => {
+                self.tick_expr(e);
+                self.block(stmts, false);
+            }
+            Expr::If { cond, then, els } => {
+                self.tick_expr(e);
+                let other = self.label();
+                self.cond_branch(*cond, false, other, at);
+                self.effect(*then);
+                match els {
+                    Some(x) => {
+                        let end = self.label();
+                        self.emit(Op::Jump(end), at);
+                        self.place(other, at);
+                        self.effect(*x);
+                        self.place(end, at);
+                    }
+                    None => self.place(other, at),
+                }
+            }
+            _ => {
+                let o = self.expr_inner(e, false);
+                self.discard(o, at);
+            }
+        }
+        self.temps = saved;
+        self.depth -= 1;
+    }
+
+    /// Jumps to `target` when the condition `cond` is `when`; a comparison is tested without
+    /// building its bool (its errors are the comparison's: its result is always a bool).
+    pub(super) fn cond_branch(&mut self, cond: ExprId, when: bool, target: Label, at: TextRange) {
+        let m = self.m;
+        if let Expr::Binary(op, a, b) = &m.exprs[cond as usize] {
+            if matches!(
+                op,
+                BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+            ) && self.depth < MAX_DEPTH
+            {
+                let saved = self.temps;
+                self.tick_expr(cond);
+                let ab = self.operands(&[*a, *b]);
+                self.emit(
+                    Op::BranchCmp {
+                        op: *op,
+                        a: ab[0],
+                        b: ab[1],
+                        when,
+                        target,
+                    },
+                    m.expr_ranges[cond as usize],
+                );
+                self.temps = saved;
+                return;
+            }
+        }
+        let c = self.expr(cond);
+        self.emit(
+            Op::Branch {
+                a: c,
+                when,
+                set: None,
+                target,
+            },
+            at,
+        );
+    }
+
+    pub(super) fn stmt(&mut self, s: StmtId, want: bool) -> Opnd {
+        let m = self.m;
+        let at = m.stmt_ranges[s as usize];
+        match &m.stmts[s as usize] {
+            Stmt::Let { pat, init }
+                if matches!(m.pats[*pat as usize], Pat::Bind(_) | Pat::Wild) =>
+            {
+                self.pending.push(at);
+                let v = self.expr(*init);
+                match m.pats[*pat as usize] {
+                    Pat::Bind(slot) => self.emit(Op::Move { dst: slot, src: v }, at),
+                    _ => self.discard(v, at),
+                }
+                Opnd::Const(0)
+            }
+            Stmt::Expr {
+                expr,
+                writeback: None,
+            } => {
+                self.pending.push(at);
+                if want {
+                    self.expr(*expr)
+                } else {
+                    self.effect(*expr);
+                    Opnd::Const(0)
+                }
+            }
+            Stmt::Assign { place, op, value }
+                if place.steps.is_empty()
+                    && !matches!(m.exprs[*value as usize], Expr::MethodCall { .. }) =>
+            {
+                let PlaceRoot::Local(slot) = place.root else {
+                    return self.stmt_fallback(s, want);
+                };
+                self.pending.push(at);
+                let a = self.expr(*value);
+                self.emit(Op::Assign { slot, op: *op, a }, at);
+                Opnd::Const(0)
+            }
+            Stmt::While { cond, body } => {
+                self.pending.push(at);
+                let top = self.label();
+                let done = self.label();
+                self.place(top, at);
+                self.cond_branch(*cond, false, done, at);
+                self.loops.push((done, top));
+                self.effect(*body);
+                self.loops.pop();
+                self.emit(Op::Jump(top), at);
+                self.place(done, at);
+                Opnd::Const(0)
+            }
+            Stmt::Loop { body } => {
+                self.pending.push(at);
+                let top = self.label();
+                let done = self.label();
+                self.place(top, at);
+                // Each round's own step, at the statement.
+                self.pending.push(at);
+                self.loops.push((done, top));
+                self.effect(*body);
+                self.loops.pop();
+                self.emit(Op::Jump(top), at);
+                self.place(done, at);
+                Opnd::Const(0)
+            }
+            _ => self.stmt_fallback(s, want),
+        }
+    }
+
+    /// Leaves statement `s` to the tree-walker. A value nobody reads is not kept: a write-back
+    /// statement's result is the variable's new list, and a second reference to it would make the
+    /// next `xs.push(x)` copy the list.
+    pub(super) fn stmt_fallback(&mut self, s: StmtId, want: bool) -> Opnd {
+        let dst = if want { self.temp() } else { DROP };
+        let (brk, cont) = self.loop_targets();
+        let at = self.m.stmt_ranges[s as usize];
+        self.emit(
+            Op::Stmt {
+                dst,
+                stmt: s,
+                brk,
+                cont,
+            },
+            at,
+        );
+        result(dst)
+    }
+}
