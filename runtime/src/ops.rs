@@ -70,15 +70,32 @@ pub fn binary(op: BinOp, a: &Value, b: &Value) -> Res<Value> {
 /// `binary`, first telling the host about the size of a concatenation so `--max-memory` trips before
 /// the allocation (decisions.md 21).
 pub fn binary_host(host: &mut dyn Host, op: BinOp, a: &Value, b: &Value) -> Res<Value> {
+    if let Some(bytes) = concat_reservation(op, a, b) {
+        host.reserve(bytes)?;
+    }
+    binary(op, a, b)
+}
+
+/// `binary_host` for the interpreter, whose host reserves through `alloc::reserve`: with no host
+/// borrowed, the operands can be read where they lie.
+pub fn binary_reserving(op: BinOp, a: &Value, b: &Value) -> Res<Value> {
+    if let Some(bytes) = concat_reservation(op, a, b) {
+        crate::alloc::reserve(bytes)?;
+    }
+    binary(op, a, b)
+}
+
+/// The bytes a concatenation holds at its peak, when `op` is one.
+fn concat_reservation(op: BinOp, a: &Value, b: &Value) -> Option<usize> {
     if op == BinOp::Add && (matches!(a, Value::Str(_)) || matches!(b, Value::Str(_))) {
         let size = |v: &Value| match v {
             Value::Str(s) => s.len(),
             _ => 32,
         };
         // The text is built in a `String`, then copied into the `Rc<str>`: both are live at once.
-        host.reserve(size(a).saturating_add(size(b)).saturating_mul(2))?;
+        return Some(size(a).saturating_add(size(b)).saturating_mul(2));
     }
-    binary(op, a, b)
+    None
 }
 
 /// Checked i64 arithmetic with the spec's messages.

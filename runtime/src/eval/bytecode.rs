@@ -95,6 +95,14 @@ pub enum Op {
         name: Rc<str>,
         args: Box<[Opnd]>,
     },
+    /// A W1 statement `v.name(args)` (voxscript.md §4.3) on local `slot`; `expr` is the call.
+    WriteBack {
+        dst: Reg,
+        slot: Slot,
+        name: Rc<str>,
+        args: Box<[Opnd]>,
+        expr: ExprId,
+    },
     Index {
         dst: Reg,
         a: Opnd,

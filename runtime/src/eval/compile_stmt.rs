@@ -128,6 +128,31 @@ impl Compiler<'_> {
                     Opnd::Const(0)
                 }
             }
+            Stmt::Expr {
+                expr,
+                writeback: Some(slot),
+            } if matches!(&m.exprs[*expr as usize], Expr::MethodCall { named, .. } if named.is_empty()) =>
+            {
+                let Expr::MethodCall { name, args, .. } = &m.exprs[*expr as usize] else {
+                    unreachable!()
+                };
+                // The statement's step and the call's (the receiver is the variable: no step).
+                self.pending.push(at);
+                self.pending.push(at);
+                let dst = if want { self.temp() } else { DROP };
+                let args = self.operands(args).into();
+                self.emit(
+                    Op::WriteBack {
+                        dst,
+                        slot: *slot,
+                        name: name.clone(),
+                        args,
+                        expr: *expr,
+                    },
+                    m.expr_ranges[*expr as usize],
+                );
+                result(dst)
+            }
             Stmt::Assign { place, op, value }
                 if place.steps.is_empty()
                     && !matches!(m.exprs[*value as usize], Expr::MethodCall { .. }) =>

@@ -399,7 +399,7 @@ impl<'p> Interp<'p> {
         }
     }
 
-    pub(super) fn field(&mut self, v: &Value, name: &str) -> R {
+    pub(super) fn field(&self, v: &Value, name: &str) -> R {
         match v {
             Value::Namespace(ns) => self.namespace_member(ns, name),
             _ => match method_as_function(v, name) {

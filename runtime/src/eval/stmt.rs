@@ -62,47 +62,7 @@ impl<'p> Interp<'p> {
                         Ok(a) => a,
                         Err(f) => return Err(self.locate(f, self.loc(*expr))),
                     };
-                    let i = self.base + *slot as usize;
-                    let current = &self.stack[i];
-                    let result = if same_kind_method(current, name) {
-                        // The only reference moves into the call: growth happens in place.
-                        let taken = std::mem::replace(&mut self.stack[i], Value::Null);
-                        let r = methods::call_method_owned(self, taken, name, args);
-                        match r {
-                            Ok(v) => {
-                                if let Err(e) = self.check_depth(&v) {
-                                    return Err(self.locate(e, self.loc(*expr)));
-                                }
-                                self.stack[i] = v.clone();
-                                v
-                            }
-                            Err(e) => return Err(self.locate(e.into(), self.loc(*expr))),
-                        }
-                    } else {
-                        let recv_value = current.clone();
-                        // A function held in a field is a call, never written back (decision 61).
-                        if let Some(f) = field_function(&recv_value, name) {
-                            return self
-                                .call_value(&f, args, Vec::new())
-                                .map_err(|e| self.locate(e, self.loc(*expr)));
-                        }
-                        let r = match &recv_value {
-                            Value::Namespace(_) => {
-                                self.method_call(recv_value.clone(), name, args, Vec::new())
-                            }
-                            _ => methods::call_method_owned(self, recv_value.clone(), name, args)
-                                .map_err(Flow::from),
-                        };
-                        let v = match r.and_then(|v| self.check_depth(&v).map(|()| v)) {
-                            Ok(v) => v,
-                            Err(e) => return Err(self.locate(e, self.loc(*expr))),
-                        };
-                        if same_kind(&recv_value, &v) {
-                            self.stack[i] = v.clone();
-                        }
-                        v
-                    };
-                    Ok(result)
+                    self.write_back(*expr, *slot, name, args)
                 }
                 _ => self.eval(*expr),
             },
@@ -168,6 +128,58 @@ impl<'p> Interp<'p> {
                 Ok(Value::Null)
             }
         }
+    }
+
+    /// A W1 statement `v.m(args)` once its arguments are evaluated: the method runs on the
+    /// variable in `slot` (by move when its result keeps the kind, so growth happens in place) and
+    /// the result is written back when it has the variable's kind. Errors are located at the call
+    /// `expr`. Shared by both tiers.
+    pub(super) fn write_back(
+        &mut self,
+        expr: ExprId,
+        slot: u32,
+        name: &Rc<str>,
+        args: Vec<Value>,
+    ) -> R {
+        let i = self.base + slot as usize;
+        let current = &self.stack[i];
+        let result = if same_kind_method(current, name) {
+            // The only reference moves into the call: growth happens in place.
+            let taken = std::mem::replace(&mut self.stack[i], Value::Null);
+            let r = methods::call_method_owned(self, taken, name, args);
+            match r {
+                Ok(v) => {
+                    if let Err(e) = self.check_depth(&v) {
+                        return Err(self.locate(e, self.loc(expr)));
+                    }
+                    self.stack[i] = v.clone();
+                    v
+                }
+                Err(e) => return Err(self.locate(e.into(), self.loc(expr))),
+            }
+        } else {
+            let recv_value = current.clone();
+            // A function held in a field is a call, never written back (decision 61).
+            if let Some(f) = field_function(&recv_value, name) {
+                return self
+                    .call_value(&f, args, Vec::new())
+                    .map_err(|e| self.locate(e, self.loc(expr)));
+            }
+            let r = match &recv_value {
+                Value::Namespace(_) => self.method_call(recv_value.clone(), name, args, Vec::new()),
+                _ => methods::call_method_owned(self, recv_value.clone(), name, args)
+                    .map_err(Flow::from),
+            };
+            let v = match r.and_then(|v| self.check_depth(&v).map(|()| v)) {
+                Ok(v) => v,
+                Err(e) => return Err(self.locate(e, self.loc(expr))),
+            };
+            if same_kind(&recv_value, &v) {
+                self.stack[i] = v.clone();
+            }
+            v
+        };
+        Ok(result)
     }
 
     /// `p = p.m(args)` where `p` is a local or a chain of fields on one (`xs = xs.push(x)`,

@@ -164,10 +164,7 @@ impl<'p> Interp<'p> {
                     let (x, y) = (self.peek(c, *a), self.peek(c, *b));
                     match int_fast(*op, x, y) {
                         Some(v) => v,
-                        None => {
-                            let (x, y) = (x.clone(), y.clone());
-                            ops::binary_host(self, *op, &x, &y)?
-                        }
+                        None => ops::binary_reserving(*op, x, y)?,
                     }
                 };
                 self.release(*a);
@@ -209,11 +206,7 @@ impl<'p> Interp<'p> {
                     let (x, y) = (self.peek(c, *a), self.peek(c, *b));
                     match (x, y) {
                         (Value::Int(x), Value::Int(y)) => int_cmp(*op, *x, *y),
-                        _ => {
-                            let (x, y) = (x.clone(), y.clone());
-                            let v = ops::binary_host(self, *op, &x, &y)?;
-                            ops::truthy_bool(&v)?
-                        }
+                        _ => ops::truthy_bool(&ops::binary_reserving(*op, x, y)?)?,
                     }
                 };
                 self.release(*a);
@@ -275,6 +268,17 @@ impl<'p> Interp<'p> {
                 let v = self.method_call(r, name, args, Vec::new())?;
                 self.put(*dst, v);
             }
+            Op::WriteBack {
+                dst,
+                slot,
+                name,
+                args,
+                expr,
+            } => {
+                let args = self.take_all(c, args);
+                let v = self.write_back(*expr, *slot, name, args)?;
+                self.put(*dst, v);
+            }
             Op::Index { dst, a, i } => {
                 let v = ops::index(self.peek(c, *a), self.peek(c, *i))?;
                 self.release(*a);
@@ -307,8 +311,8 @@ impl<'p> Interp<'p> {
                 self.put(*dst, v);
             }
             Op::Field { dst, a, name } => {
-                let x = self.take(c, *a);
-                let v = self.field(&x, name)?;
+                let v = self.field(self.peek(c, *a), name)?;
+                self.release(*a);
                 self.put(*dst, v);
             }
             Op::List { dst, items } => {
@@ -398,10 +402,7 @@ impl<'p> Interp<'p> {
                         let old = self.reg(*slot);
                         match int_fast(*op, old, &v) {
                             Some(x) => x,
-                            None => {
-                                let old = old.clone();
-                                ops::binary_host(self, *op, &old, &v)?
-                            }
+                            None => ops::binary_reserving(*op, old, &v)?,
                         }
                     }
                 };
