@@ -16,12 +16,17 @@ use super::interp::{Flow, Interp, R};
 use super::place::{put_fields, read_fields, read_path, take_if_same, write_path, Step};
 
 impl<'p> Interp<'p> {
+    /// A block's value is its last statement's. The others' values are dropped at once: a W1
+    /// statement's value is the variable's new list, and holding it while the next statement
+    /// runs made `xs[0] = x` after `xs.push(y)` copy the whole list (quadratic in a loop).
     pub(super) fn block(&mut self, stmts: &[StmtId]) -> R {
-        let mut last = Value::Null;
-        for &s in stmts {
-            last = self.stmt(s)?;
+        let Some((last, init)) = stmts.split_last() else {
+            return Ok(Value::Null);
+        };
+        for &s in init {
+            self.stmt(s)?;
         }
-        Ok(last)
+        self.stmt(*last)
     }
 
     pub(super) fn stmt(&mut self, id: StmtId) -> R {

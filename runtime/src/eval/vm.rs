@@ -72,6 +72,25 @@ impl<'p> Interp<'p> {
         }
     }
 
+    /// Writes an int to register `r` (never [`DROP`]: only operators write ints in place).
+    #[inline(always)]
+    fn put_int(&mut self, r: u32, n: i64) {
+        let slot = &mut self.stack[self.base + r as usize];
+        match slot {
+            Value::Int(x) => *x = n,
+            _ => self.put(r, Value::Int(n)),
+        }
+    }
+
+    #[inline(always)]
+    fn put_bool(&mut self, r: u32, t: bool) {
+        let slot = &mut self.stack[self.base + r as usize];
+        match slot {
+            Value::Bool(x) => *x = t,
+            _ => self.put(r, Value::Bool(t)),
+        }
+    }
+
     /// Writes register `r` (nothing for [`DROP`]); an old scalar needs no drop.
     #[inline(always)]
     fn put(&mut self, r: u32, v: Value) {
@@ -160,13 +179,23 @@ impl<'p> Interp<'p> {
                 self.put(*dst, v);
             }
             Op::Binary { op, dst, a, b } => {
-                let v = {
-                    let (x, y) = (self.peek(c, *a), self.peek(c, *b));
-                    match int_fast(*op, x, y) {
-                        Some(v) => v,
-                        None => ops::binary_reserving(*op, x, y)?,
+                let (x, y) = (self.peek(c, *a), self.peek(c, *b));
+                // Two ints: the result is written in place (moving a whole `Value` through
+                // memory stalled on store forwarding).
+                if let (Value::Int(x), Value::Int(y)) = (x, y) {
+                    match int_op(*op, *x, *y) {
+                        IntResult::Int(n) => {
+                            self.put_int(*dst, n);
+                            return Ok(());
+                        }
+                        IntResult::Bool(t) => {
+                            self.put_bool(*dst, t);
+                            return Ok(());
+                        }
+                        IntResult::General => {}
                     }
-                };
+                }
+                let v = ops::binary_reserving(*op, x, y)?;
                 self.release(*a);
                 self.release(*b);
                 self.put(*dst, v);
@@ -395,15 +424,20 @@ impl<'p> Interp<'p> {
             Op::NoArm => return Err(Exc::error("No match arm found").into()),
             Op::Clear(r) => self.put(*r, Value::Null),
             Op::Assign { slot, op, a } => {
+                if let Some(op) = op {
+                    if let (Value::Int(x), Value::Int(y)) = (self.reg(*slot), self.peek(c, *a)) {
+                        if let IntResult::Int(n) = int_op(*op, *x, *y) {
+                            self.put_int(*slot, n);
+                            return Ok(());
+                        }
+                    }
+                }
                 let v = self.take(c, *a);
                 let v = match op {
                     None => v,
                     Some(op) => {
                         let old = self.reg(*slot);
-                        match int_fast(*op, old, &v) {
-                            Some(x) => x,
-                            None => ops::binary_reserving(*op, old, &v)?,
-                        }
+                        ops::binary_reserving(*op, old, &v)?
                     }
                 };
                 self.put(*slot, v);
@@ -561,25 +595,26 @@ fn int_cmp(op: BinOp, x: i64, y: i64) -> bool {
     }
 }
 
-/// Integer arithmetic and comparison inline; `None` for everything else and for overflow or a
-/// zero divisor (the general path gives their messages).
+/// An operator on two ints, inline.
+enum IntResult {
+    Int(i64),
+    Bool(bool),
+    /// Overflow or a zero divisor: the general path gives the message.
+    General,
+}
+
 #[inline(always)]
-fn int_fast(op: BinOp, a: &Value, b: &Value) -> Option<Value> {
-    let (Value::Int(x), Value::Int(y)) = (a, b) else {
-        return None;
+fn int_op(op: BinOp, x: i64, y: i64) -> IntResult {
+    let n = match op {
+        BinOp::Add => x.checked_add(y),
+        BinOp::Sub => x.checked_sub(y),
+        BinOp::Mul => x.checked_mul(y),
+        BinOp::Div => x.checked_div(y),
+        BinOp::Mod => x.checked_rem(y),
+        _ => return IntResult::Bool(int_cmp(op, x, y)),
     };
-    let (x, y) = (*x, *y);
-    match op {
-        BinOp::Add => x.checked_add(y).map(Value::Int),
-        BinOp::Sub => x.checked_sub(y).map(Value::Int),
-        BinOp::Mul => x.checked_mul(y).map(Value::Int),
-        BinOp::Lt => Some(Value::Bool(x < y)),
-        BinOp::Le => Some(Value::Bool(x <= y)),
-        BinOp::Gt => Some(Value::Bool(x > y)),
-        BinOp::Ge => Some(Value::Bool(x >= y)),
-        BinOp::Eq => Some(Value::Bool(x == y)),
-        BinOp::Ne => Some(Value::Bool(x != y)),
-        BinOp::Div => x.checked_div(y).map(Value::Int),
-        BinOp::Mod => x.checked_rem(y).map(Value::Int),
+    match n {
+        Some(n) => IntResult::Int(n),
+        None => IntResult::General,
     }
 }
