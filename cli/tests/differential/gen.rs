@@ -196,8 +196,9 @@ impl Gen {
                     0 => self.line(indent, &format!("print({v}.pop())")),
                     1 => {
                         let i = self.small_index();
+                        let op = self.rng.pick(&["=", "=", "+=", "*="]);
                         let e = self.expr(Ty::Int);
-                        self.line(indent, &format!("{v}[{i}] = {e}"));
+                        self.line(indent, &format!("{v}[{i}] {op} {e}"));
                     }
                     2 => {
                         let x = self.fresh(Ty::Int);
@@ -308,8 +309,9 @@ impl Gen {
             13 => match self.var_of(Ty::Map) {
                 Some(m) => {
                     let k = self.key();
+                    let op = self.rng.pick(&["=", "=", "+=", "-="]);
                     let e = self.expr(Ty::Int);
-                    self.line(indent, &format!("{m}[\"{k}\"] = {e}"));
+                    self.line(indent, &format!("{m}[\"{k}\"] {op} {e}"));
                 }
                 None => {
                     let e = self.expr(Ty::Map);

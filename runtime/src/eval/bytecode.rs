@@ -37,6 +37,12 @@ pub enum TemplatePiece {
 }
 
 #[derive(Debug)]
+pub enum PathStep {
+    Field(Rc<str>),
+    Index(Opnd),
+}
+
+#[derive(Debug)]
 pub enum Callee {
     /// A function of this module, called without building its value.
     Local(u32),
@@ -159,6 +165,13 @@ pub enum Op {
     /// `dst = old (op) a` for `local op= a`, or `local = a`.
     Assign {
         slot: Slot,
+        op: Option<BinOp>,
+        a: Opnd,
+    },
+    /// `local.f[i]… (op)= a`: the place's index operands, then `a`, evaluated before it runs.
+    AssignPath {
+        slot: Slot,
+        path: Box<[PathStep]>,
         op: Option<BinOp>,
         a: Opnd,
     },

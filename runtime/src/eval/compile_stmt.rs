@@ -2,10 +2,10 @@
 //! receives a value nobody reads). Same rules as `compile.rs`: actions in the tree-walker's order,
 //! each with the steps counted before it.
 
-use vox_hir::{BinOp, Expr, ExprId, Pat, PlaceRoot, Stmt, StmtId};
+use vox_hir::{BinOp, Expr, ExprId, Pat, PlaceRoot, PlaceStep, Stmt, StmtId};
 use vox_syntax::TextRange;
 
-use super::bytecode::{Label, Op, Opnd, DROP};
+use super::bytecode::{Label, Op, Opnd, PathStep, DROP};
 use super::compile::{result, Compiler, MAX_DEPTH};
 
 impl Compiler<'_> {
@@ -152,6 +152,46 @@ impl Compiler<'_> {
                     m.expr_ranges[*expr as usize],
                 );
                 result(dst)
+            }
+            Stmt::Assign { place, op, value }
+                if !place.steps.is_empty()
+                    && matches!(place.root, PlaceRoot::Local(_))
+                    && (op.is_some()
+                        || !matches!(m.exprs[*value as usize], Expr::MethodCall { .. })) =>
+            {
+                let PlaceRoot::Local(slot) = place.root else {
+                    unreachable!()
+                };
+                self.pending.push(at);
+                let mut exprs: Vec<ExprId> = place
+                    .steps
+                    .iter()
+                    .filter_map(|s| match s {
+                        PlaceStep::Index(e) => Some(*e),
+                        PlaceStep::Field(_) => None,
+                    })
+                    .collect();
+                exprs.push(*value);
+                let mut ops = self.operands(&exprs).into_iter();
+                let path = place
+                    .steps
+                    .iter()
+                    .map(|s| match s {
+                        PlaceStep::Field(n) => PathStep::Field(n.clone()),
+                        PlaceStep::Index(_) => PathStep::Index(ops.next().unwrap_or_default()),
+                    })
+                    .collect();
+                let a = ops.next().unwrap_or_default();
+                self.emit(
+                    Op::AssignPath {
+                        slot,
+                        path,
+                        op: *op,
+                        a,
+                    },
+                    at,
+                );
+                Opnd::Const(0)
             }
             Stmt::Assign { place, op, value }
                 if place.steps.is_empty()

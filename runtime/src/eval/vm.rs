@@ -14,8 +14,9 @@ use crate::kind::message_name;
 use crate::ops::{self, BinOp};
 use crate::value::{CodeFn, Func, List, Map, VMap, Value};
 
-use super::bytecode::{Callee, Chunk, Ins, Op, Opnd, TemplatePiece, Tier, DROP};
+use super::bytecode::{Callee, Chunk, Ins, Op, Opnd, PathStep, TemplatePiece, Tier, DROP};
 use super::interp::{Flow, Interp, R};
+use super::place::{read_path, write_path, Step};
 
 /// Where a `for` loop is in what it iterates.
 enum Iter {
@@ -441,6 +442,29 @@ impl<'p> Interp<'p> {
                     }
                 };
                 self.put(*slot, v);
+                self.check_depth(self.reg(*slot))?;
+            }
+            Op::AssignPath { slot, path, op, a } => {
+                let mut steps = std::mem::take(&mut self.place_steps);
+                for p in path.iter() {
+                    steps.push(match p {
+                        PathStep::Field(n) => Step::Field(n.clone()),
+                        PathStep::Index(o) => Step::Index(self.take(c, *o)),
+                    });
+                }
+                let v = self.take(c, *a);
+                let v = match op {
+                    None => v,
+                    Some(op) => {
+                        let old = read_path(self.reg(*slot), &steps)?;
+                        ops::binary_reserving(*op, &old, &v)?
+                    }
+                };
+                let i = self.base + *slot as usize;
+                write_path(&mut self.stack[i], &steps, v)?;
+                // Kept for the next assignment (an error drops the list: the next makes another).
+                steps.clear();
+                self.place_steps = steps;
                 self.check_depth(self.reg(*slot))?;
             }
             Op::ForStart { state, a } => {
