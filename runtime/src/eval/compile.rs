@@ -532,11 +532,7 @@ impl Compiler<'_> {
                     },
                     at,
                 );
-                self.loops.push((done, next));
-                self.effect(*body);
-                self.loops.pop();
-                self.emit(Op::Jump(next), at);
-                self.place(done, at);
+                self.loop_body(*body, done, next, at);
                 // A `break` leaves the iterated value behind: let it go (a later `xs.push(x)`
                 // would copy a list still held here).
                 self.emit(Op::ForEnd { state }, at);

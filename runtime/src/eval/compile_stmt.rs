@@ -211,11 +211,7 @@ impl Compiler<'_> {
                 let done = self.label();
                 self.place(top, at);
                 self.cond_branch(*cond, false, done, at);
-                self.loops.push((done, top));
-                self.effect(*body);
-                self.loops.pop();
-                self.emit(Op::Jump(top), at);
-                self.place(done, at);
+                self.loop_body(*body, done, top, at);
                 Opnd::Const(0)
             }
             Stmt::Loop { body } => {
@@ -225,15 +221,21 @@ impl Compiler<'_> {
                 self.place(top, at);
                 // Each round's own step, at the statement.
                 self.pending.push(at);
-                self.loops.push((done, top));
-                self.effect(*body);
-                self.loops.pop();
-                self.emit(Op::Jump(top), at);
-                self.place(done, at);
+                self.loop_body(*body, done, top, at);
                 Opnd::Const(0)
             }
             _ => self.stmt_fallback(s, want),
         }
+    }
+
+    /// A loop's body for its effects, `break` going to `done` and `continue` to `next`, then the
+    /// jump back to `next` and `done` placed after it (`while`, `loop`, `for`).
+    pub(super) fn loop_body(&mut self, body: ExprId, done: Label, next: Label, at: TextRange) {
+        self.loops.push((done, next));
+        self.effect(body);
+        self.loops.pop();
+        self.emit(Op::Jump(next), at);
+        self.place(done, at);
     }
 
     /// Leaves statement `s` to the tree-walker. A value nobody reads is not kept: a write-back
