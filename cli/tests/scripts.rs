@@ -11,7 +11,8 @@
 //! temporary directory holding a copy of the script, of the corpus's `lib/` and of the script's
 //! fixture directory (`fixtures/<stem>/`, whose `bin/`, if any, comes first on `PATH`). Stdout must
 //! equal `<stem>.stdout` exactly. `UPDATE_SNAPSHOTS=1` writes the `.stdout` files of runs that exit
-//! as expected (review them before committing).
+//! as expected (review them before committing). `VOX_TIER` is passed on: with `VOX_TIER=tree` the
+//! scripts run on the tree-walker and must give the same snapshots.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -130,6 +131,11 @@ fn vox_env(dir: &Path, args: &[String], h: &Header) -> (i32, String, String) {
         .env("LANG", "C.UTF-8");
     for (k, v) in &h.env {
         cmd.env(k, v);
+    }
+    // `VOX_TIER=tree cargo test --test scripts` runs the corpus on the tree-walker (the compiled
+    // tier's oracle): the same snapshots must hold.
+    if let Some(tier) = std::env::var_os("VOX_TIER") {
+        cmd.env("VOX_TIER", tier);
     }
     let out = cmd.output().unwrap();
     (
