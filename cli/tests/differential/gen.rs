@@ -375,6 +375,7 @@ impl Gen {
             Ty::Bool => self.rng.pick(&["true", "false"]).to_string(),
             Ty::Str => format!("\"{}\"", self.rng.pick(&["", "a", "xy", "héllo", "Z9"])),
             Ty::List => "[1, 2, 3]".to_string(),
+            Ty::Map if self.rng.chance(10) => "{\"a\": null, \"b\": 2}".to_string(),
             Ty::Map => "{\"a\": 1, \"b\": 2}".to_string(),
             Ty::Opt => "None".to_string(),
         }

@@ -500,46 +500,44 @@ impl<'p> Interp<'p> {
                 index,
                 done,
             } => {
-                let (v, i) = match &mut iters[*state as usize] {
-                    Iter::List(list, at) => match list.get(*at) {
-                        Some(v) => {
-                            *at += 1;
-                            (v.clone(), Value::Int(*at as i64 - 1))
-                        }
-                        None => (Value::Null, Value::Null),
-                    },
+                // The element and its index (for a map: the key and its value, which may be null).
+                let next = match &mut iters[*state as usize] {
+                    Iter::List(list, at) => list.get(*at).map(|v| {
+                        *at += 1;
+                        (v.clone(), Value::Int(*at as i64 - 1))
+                    }),
                     Iter::Map(map, keys, at) => loop {
                         let Some(&k) = keys.get(*at) else {
-                            break (Value::Null, Value::Null);
+                            break None;
                         };
                         *at += 1;
                         if let Some((k, v)) = map.get_index(k) {
-                            break (Value::Str(k.clone()), v.clone());
+                            break Some((Value::Str(k.clone()), v.clone()));
                         }
                     },
-                    Iter::Str(s, at, n) => match s[*at..].chars().next() {
-                        Some(ch) => {
-                            *at += ch.len_utf8();
-                            *n += 1;
-                            let mut buf = [0u8; 4];
-                            (
-                                Value::Str(Rc::from(&*ch.encode_utf8(&mut buf))),
-                                Value::Int(*n - 1),
-                            )
-                        }
-                        None => (Value::Null, Value::Null),
-                    },
-                    Iter::Idle => (Value::Null, Value::Null),
+                    Iter::Str(s, at, n) => s[*at..].chars().next().map(|ch| {
+                        *at += ch.len_utf8();
+                        *n += 1;
+                        let mut buf = [0u8; 4];
+                        (
+                            Value::Str(Rc::from(&*ch.encode_utf8(&mut buf))),
+                            Value::Int(*n - 1),
+                        )
+                    }),
+                    Iter::Idle => None,
                 };
-                if matches!(i, Value::Null) {
-                    iters[*state as usize] = Iter::Idle;
-                    *pc = *done as usize;
-                } else {
-                    if let Some(s) = value {
-                        self.put(*s, v);
+                match next {
+                    Some((v, i)) => {
+                        if let Some(s) = value {
+                            self.put(*s, v);
+                        }
+                        if let Some(s) = index {
+                            self.put(*s, i);
+                        }
                     }
-                    if let Some(s) = index {
-                        self.put(*s, i);
+                    None => {
+                        iters[*state as usize] = Iter::Idle;
+                        *pc = *done as usize;
                     }
                 }
             }
