@@ -249,21 +249,7 @@ impl<'p> Interp<'p> {
             }
             Expr::Try(e) => {
                 let v = self.eval(*e)?;
-                match &v {
-                    Value::Res(Ok(x)) | Value::Opt(Some(x)) => Ok((**x).clone()),
-                    // A `?` that ends the entry is a failure, as Rust's `main` returning `Err` is
-                    // (decision 58): exit 1 with the error at the `?`, nothing on stdout.
-                    Value::Res(Err(_)) | Value::Opt(None) if self.depth == 0 => Err(Exc::error(
-                        format!("`?` ended the script with {}", display::display(&v)),
-                    )
-                    .into()),
-                    Value::Res(Err(_)) | Value::Opt(None) => Err(Flow::Return(v)),
-                    other => Err(Exc::error(format!(
-                        "the `?` operator needs an Option or Result, found {}",
-                        message_name(other)
-                    ))
-                    .into()),
-                }
+                self.try_value(v)
             }
             Expr::Block(stmts) => self.block(stmts),
             Expr::If { cond, then, els } => {
@@ -349,6 +335,36 @@ impl<'p> Interp<'p> {
         let r = self.eval(l)?;
         let k = self.eval(i)?;
         Ok(ops::index_get(&r, &k)?)
+    }
+
+    /// `v?` once `v` is evaluated: the value inside `Ok`/`Some`; `Err`/`None` returned from the
+    /// function, or, at the entry, a failure (decision 58: exit 1 with the error at the `?`,
+    /// nothing on stdout, as Rust's `main` returning `Err`); anything else a type error.
+    pub(super) fn try_value(&self, v: Value) -> R {
+        match &v {
+            Value::Res(Ok(x)) | Value::Opt(Some(x)) => Ok((**x).clone()),
+            Value::Res(Err(_)) | Value::Opt(None) if self.depth == 0 => Err(Exc::error(format!(
+                "`?` ended the script with {}",
+                display::display(&v)
+            ))
+            .into()),
+            Value::Res(Err(_)) | Value::Opt(None) => Err(Flow::Return(v)),
+            other => Err(Exc::error(format!(
+                "the `?` operator needs an Option or Result, found {}",
+                message_name(other)
+            ))
+            .into()),
+        }
+    }
+
+    /// The order a `for` loop visits a map's `len` entries: insertion order, or under
+    /// `--perturb` the order `keys()` gives with the same seed.
+    pub(super) fn map_order(&self, len: usize) -> Vec<usize> {
+        let mut keys: Vec<usize> = (0..len).collect();
+        if let Some(seed) = self.ctx.perturb {
+            crate::perturb::shuffle(&mut keys, seed ^ len as u64);
+        }
+        keys
     }
 
     pub(super) fn method_call(
@@ -439,12 +455,7 @@ impl<'p> Interp<'p> {
                 }
             }
             Value::Map(map) => {
-                let mut keys: Vec<usize> = (0..map.len()).collect();
-                if let Some(seed) = self.ctx.perturb {
-                    // The same order as `keys()` under the same seed.
-                    let n = keys.len() as u64;
-                    crate::perturb::shuffle(&mut keys, seed ^ n);
-                }
+                let keys = self.map_order(map.len());
                 for i in keys {
                     let Some((k, v)) = map.get_index(i) else {
                         continue;

@@ -22,7 +22,7 @@ use super::place::{read_path, write_path, Step};
 enum Iter {
     Idle,
     List(Rc<List>, usize),
-    Map(Rc<Map>, Vec<usize>, usize),
+    Map(Vec<usize>, Rc<Map>, usize),
     Str(Rc<str>, usize, i64),
 }
 
@@ -394,24 +394,7 @@ impl<'p> Interp<'p> {
             }
             Op::Try { dst, a } => {
                 let v = self.take(c, *a);
-                let out = match &v {
-                    Value::Res(Ok(x)) | Value::Opt(Some(x)) => (**x).clone(),
-                    Value::Res(Err(_)) | Value::Opt(None) if self.depth == 0 => {
-                        return Err(Exc::error(format!(
-                            "`?` ended the script with {}",
-                            display::display(&v)
-                        ))
-                        .into())
-                    }
-                    Value::Res(Err(_)) | Value::Opt(None) => return Err(Flow::Return(v)),
-                    other => {
-                        return Err(Exc::error(format!(
-                            "the `?` operator needs an Option or Result, found {}",
-                            message_name(other)
-                        ))
-                        .into())
-                    }
-                };
+                let out = self.try_value(v)?;
                 self.put(*dst, out);
             }
             Op::MatchPat { pat, a, fail } => {
@@ -470,15 +453,7 @@ impl<'p> Interp<'p> {
             Op::ForStart { state, a } => {
                 let it = match self.take(c, *a) {
                     Value::List(list) => Iter::List(list, 0),
-                    Value::Map(map) => {
-                        let mut keys: Vec<usize> = (0..map.len()).collect();
-                        if let Some(seed) = self.ctx.perturb {
-                            // The same order as `keys()` under the same seed.
-                            let n = keys.len() as u64;
-                            crate::perturb::shuffle(&mut keys, seed ^ n);
-                        }
-                        Iter::Map(map, keys, 0)
-                    }
+                    Value::Map(map) => Iter::Map(self.map_order(map.len()), map, 0),
                     Value::Str(s) => Iter::Str(s, 0, 0),
                     other => {
                         return Err(Exc::error(format!(
@@ -506,7 +481,7 @@ impl<'p> Interp<'p> {
                         *at += 1;
                         (v.clone(), Value::Int(*at as i64 - 1))
                     }),
-                    Iter::Map(map, keys, at) => loop {
+                    Iter::Map(keys, map, at) => loop {
                         let Some(&k) = keys.get(*at) else {
                             break None;
                         };
