@@ -98,6 +98,43 @@ fn concat_reservation(op: BinOp, a: &Value, b: &Value) -> Option<usize> {
     None
 }
 
+/// An integer comparison (`op` is one of the six comparisons).
+#[inline(always)]
+pub fn int_cmp(op: BinOp, x: i64, y: i64) -> bool {
+    match op {
+        BinOp::Lt => x < y,
+        BinOp::Le => x <= y,
+        BinOp::Gt => x > y,
+        BinOp::Ge => x >= y,
+        BinOp::Eq => x == y,
+        _ => x != y,
+    }
+}
+
+/// An operator on two ints, inline (both tiers' fast path).
+pub enum IntResult {
+    Int(i64),
+    Bool(bool),
+    /// Overflow or a zero divisor: the general path gives the message.
+    General,
+}
+
+#[inline(always)]
+pub fn int_op(op: BinOp, x: i64, y: i64) -> IntResult {
+    let n = match op {
+        BinOp::Add => x.checked_add(y),
+        BinOp::Sub => x.checked_sub(y),
+        BinOp::Mul => x.checked_mul(y),
+        BinOp::Div => x.checked_div(y),
+        BinOp::Mod => x.checked_rem(y),
+        _ => return IntResult::Bool(int_cmp(op, x, y)),
+    };
+    match n {
+        Some(n) => IntResult::Int(n),
+        None => IntResult::General,
+    }
+}
+
 /// Checked i64 arithmetic with the spec's messages.
 pub fn int_arith(op: BinOp, x: i64, y: i64) -> Res<i64> {
     let r = match op {

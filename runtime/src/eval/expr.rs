@@ -8,7 +8,7 @@ use vox_hir::{Expr, ExprId, Literal, TemplatePart, UnOp};
 use crate::catalog::{Catalog, CTOR_ROWS};
 use crate::exc::Exc;
 use crate::kind::message_name;
-use crate::ops::{self, BinOp};
+use crate::ops;
 use crate::value::{CodeFn, Func, Namespace, NamespaceKind, Value};
 use crate::{display, field, methods, native};
 
@@ -135,23 +135,11 @@ impl<'p> Interp<'p> {
                 let b = self.eval(*b)?;
                 if let (Value::Int(x), Value::Int(y)) = (&a, &b) {
                     // The common case, inline; overflow and a zero divisor go the general way
-                    // for their exact messages (`checked_div`/`checked_rem` are `None` for both).
-                    let (x, y) = (*x, *y);
-                    let fast = match op {
-                        BinOp::Add => x.checked_add(y).map(Value::Int),
-                        BinOp::Sub => x.checked_sub(y).map(Value::Int),
-                        BinOp::Mul => x.checked_mul(y).map(Value::Int),
-                        BinOp::Lt => Some(Value::Bool(x < y)),
-                        BinOp::Le => Some(Value::Bool(x <= y)),
-                        BinOp::Gt => Some(Value::Bool(x > y)),
-                        BinOp::Ge => Some(Value::Bool(x >= y)),
-                        BinOp::Eq => Some(Value::Bool(x == y)),
-                        BinOp::Ne => Some(Value::Bool(x != y)),
-                        BinOp::Div => x.checked_div(y).map(Value::Int),
-                        BinOp::Mod => x.checked_rem(y).map(Value::Int),
-                    };
-                    if let Some(v) = fast {
-                        return Ok(v);
+                    // for their exact messages.
+                    match ops::int_op(*op, *x, *y) {
+                        ops::IntResult::Int(n) => return Ok(Value::Int(n)),
+                        ops::IntResult::Bool(t) => return Ok(Value::Bool(t)),
+                        ops::IntResult::General => {}
                     }
                 }
                 Ok(ops::binary_host(self, *op, &a, &b)?)

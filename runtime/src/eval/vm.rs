@@ -11,7 +11,7 @@ use vox_hir::UnOp;
 use crate::display;
 use crate::exc::{Exc, Loc};
 use crate::kind::message_name;
-use crate::ops::{self, BinOp};
+use crate::ops::{self, int_cmp, int_op, IntResult};
 use crate::value::{CodeFn, Func, List, Map, VMap, Value};
 
 use super::bytecode::{Callee, Chunk, Ins, Op, Opnd, PathStep, TemplatePiece, Tier, DROP};
@@ -577,41 +577,4 @@ fn is_scalar(v: &Value) -> bool {
             | Value::Dec(_)
             | Value::Opt(None)
     )
-}
-
-/// An integer comparison (`op` is one of the six; the compiler fuses nothing else).
-#[inline(always)]
-fn int_cmp(op: BinOp, x: i64, y: i64) -> bool {
-    match op {
-        BinOp::Lt => x < y,
-        BinOp::Le => x <= y,
-        BinOp::Gt => x > y,
-        BinOp::Ge => x >= y,
-        BinOp::Eq => x == y,
-        _ => x != y,
-    }
-}
-
-/// An operator on two ints, inline.
-enum IntResult {
-    Int(i64),
-    Bool(bool),
-    /// Overflow or a zero divisor: the general path gives the message.
-    General,
-}
-
-#[inline(always)]
-fn int_op(op: BinOp, x: i64, y: i64) -> IntResult {
-    let n = match op {
-        BinOp::Add => x.checked_add(y),
-        BinOp::Sub => x.checked_sub(y),
-        BinOp::Mul => x.checked_mul(y),
-        BinOp::Div => x.checked_div(y),
-        BinOp::Mod => x.checked_rem(y),
-        _ => return IntResult::Bool(int_cmp(op, x, y)),
-    };
-    match n {
-        Some(n) => IntResult::Int(n),
-        None => IntResult::General,
-    }
 }
