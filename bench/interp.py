@@ -6,7 +6,8 @@ Each program of bench/interp/ exists three times, the same algorithm step for st
 --max-steps 0`: each program takes tens of millions of steps, over the default ceiling of 10,000,000; the other
 ceilings keep their defaults), NAME.py (python3) and NAME.lua (lua5.4). Their outputs must be byte for byte equal
 (checked on every run). The three are run in turn, --runs times each (interleaved, so that the machine's drift hits
-all three alike); the best time of each is kept, with each one's peak RSS (the child's ru_maxrss).
+all three alike); the best time of each is kept, with each one's peak RSS. Times and peaks are measured by
+bench/launch.c (built with cc on first use), which forks the program itself: see build_launcher for why.
 Start-up: hello.{vox,py,lua}, 30 runs each (interleaved), the median.
 
 Prints per program: seconds for each language, vox/lua and vox/python ratios, peak RSS and vox/python's; then the
@@ -16,7 +17,7 @@ python3; start-up within 1.2x lua's; each program's peak memory within 1.5x pyth
 Usage: python3 bench/interp.py [--vox PATH] [--runs N] [--only NAME,NAME]
 The binary is target/release/vox (built when missing) unless --vox is given.
 """
-import argparse, math, os, platform, subprocess, sys, tempfile, time
+import argparse, math, os, platform, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -24,22 +25,30 @@ DIR = os.path.join(HERE, "interp")
 PROGRAMS = ["fib", "loops", "strings", "sort", "maps", "closures", "json", "csv", "regex", "format", "tree"]
 
 
+def build_launcher():
+    """bench/launch.c compiled with cc into target/: it forks each program itself and reports the wall time and
+    the child's peak RSS. Measured from this Python driver, a child's ru_maxrss counts the driver's own 14 MiB (the
+    kernel keeps the forking process's high-water mark across exec), which hid every program's real peak."""
+    src = os.path.join(HERE, "launch.c")
+    exe = os.path.join(ROOT, "target", "bench-launch")
+    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+        os.makedirs(os.path.dirname(exe), exist_ok=True)
+        subprocess.run([os.environ.get("CC", "cc"), "-O2", "-o", exe, src], check=True)
+    return exe
+
+
+LAUNCHER = None
+
+
 def run_measured(cmd):
-    """(seconds, the child's own peak RSS in MiB (wait4: no other child's mixed in), stdout); exits on failure."""
-    t = time.perf_counter()
-    with tempfile.TemporaryFile() as errf:
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errf)
-        # Read the output first (a full pipe would block the child), then reap it with its usage.
-        out = p.stdout.read()
-        p.stdout.close()
-        _, status, usage = os.wait4(p.pid, 0)
-        errf.seek(0)
-        err = errf.read()
-    elapsed = time.perf_counter() - t
-    p.returncode = os.waitstatus_to_exitcode(status)
-    if p.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed (exit {p.returncode}):\n{err.decode(errors='replace')}")
-    return elapsed, usage.ru_maxrss / 1024.0, out
+    """(seconds, the child's peak RSS in MiB, stdout), both measured by the launcher; exits on failure."""
+    with tempfile.NamedTemporaryFile(mode="r") as fig, tempfile.TemporaryFile() as errf:
+        p = subprocess.run([LAUNCHER, fig.name] + cmd, stdout=subprocess.PIPE, stderr=errf)
+        if p.returncode != 0:
+            errf.seek(0)
+            sys.exit(f"{' '.join(cmd)} failed (exit {p.returncode}):\n{errf.read().decode(errors='replace')}")
+        elapsed, rss_kib = fig.read().split()
+    return float(elapsed), int(rss_kib) / 1024.0, p.stdout
 
 
 def commands(vox, name):
@@ -81,6 +90,8 @@ def main():
     if not args.vox and not os.path.exists(vox):
         subprocess.run(["cargo", "build", "--release", "-q", "-p", "vox-cli"], cwd=ROOT, check=True)
     names = args.only.split(",") if args.only else PROGRAMS
+    global LAUNCHER
+    LAUNCHER = build_launcher()
     print(f"interpreter benchmark: vox ({vox}), {version([sys.executable, '--version'])}, "
           f"{version(['lua5.4', '-v'])}; best of {args.runs} runs, interleaved")
     print(f"machine: {machine()}")
