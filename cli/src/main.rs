@@ -143,8 +143,13 @@ fn main() -> ExitCode {
         // server's runs get the kernel's default back (`vox_server::runs::child_command`).
         memory::no_huge_pages();
     }
-    if matches!(cli.command, Command::Run { .. }) {
-        memory::no_huge_pages_for_run();
+    match cli.command {
+        Command::Run { .. } => {
+            memory::no_huge_pages_for_run();
+            memory::short_purge_delay();
+        }
+        Command::Lint(_) | Command::Caps(_) | Command::Check { .. } | Command::Lsp { .. } => {}
+        _ => memory::huge_pages_as_started(),
     }
     // Only a script's run has a memory limit (`--max-memory`); the server runs scripts in child
     // `vox run` processes. `VOX_LINT_TIMING` keeps the count, to print the live heap per phase.

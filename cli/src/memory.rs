@@ -16,12 +16,17 @@
 //!   purges what was freed (and, on one thread, goes on purging at once:
 //!   [`purge_freed_at_once`]).
 //!
-//! `vox run` turns huge pages off too ([`no_huge_pages_for_run`]; its children get them back). Each first touch of
+//! `vox run` turns huge pages off too (before `main`, [`HUGE_PAGES_OFF_BEFORE_MAIN`]; its children get them back). Each first touch of
 //! a 2 MiB region cleared all of it: a hello-world script spent a third of its start-up there (2.85 ms against
 //! 2.40 ms without, `perf stat`, 50 runs each), and a script's peak grew by up to a third (`bench/interp.py`'s
 //! sort: 87 against 71 MB; closures: 98 against 75 MB). Best times are 4 to 9% better with them, medians much
 //! worse: the kernel compacting memory to make one stalled a run (sort: median 0.59 s against 0.44 s; tree: 0.90
 //! against 0.71 s; six interleaved runs each).
+//!
+//! `vox run` purges freed pages after 10 ms as well ([`short_purge_delay`]): a script that builds and drops large
+//! lists round after round kept every round's freed pages for the default second and grew its peak with each
+//! (`bench/interp.py`'s closures: 75 MB against 43 MB, python3 47 MB; sort: 68 against 51 MB), for no difference
+//! in time (best of three: 0.28 s either way).
 //!
 //! The language server turns huge pages off too: a
 //! first touch of one within an edit's work (the kernel compacting memory to make it) stalled
@@ -37,6 +42,7 @@
 //! 150 MB; its peak grows by about 30 MB.
 
 use std::alloc::{GlobalAlloc, Layout};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use libmimalloc_sys as mi;
 
@@ -85,20 +91,45 @@ unsafe impl GlobalAlloc for Mimalloc {
     }
 }
 
-/// Turns huge pages off for this process. Called before any other thread exists.
+/// Whether huge pages were off when `vox` started: whoever started it chose that, for it and its children.
+static OFF_AT_START: AtomicBool = AtomicBool::new(false);
+
+/// Turns huge pages off before anything allocates, from the program's initialisers (the ELF `.init_array`, run
+/// by the C library before `main` and so before Rust's runtime and mimalloc's first arena). Turned off in `main`
+/// instead, they came too late: the runtime's and argument parsing's first allocations had already faulted
+/// three 2 MiB pages, each cleared whole (a hello-world `vox run`: 3.0 ms and 12.8 MB peak, against 2.3 ms and
+/// 7.5 MB with mimalloc told not to ask for them). Every command but a large file's analysis wants them off
+/// (see the module's documentation); the others get the setting back at once ([`huge_pages_as_started`]).
+#[cfg(target_os = "linux")]
+#[used]
+#[link_section = ".init_array"]
+static HUGE_PAGES_OFF_BEFORE_MAIN: extern "C" fn() = huge_pages_off_before_main;
+
+#[cfg(target_os = "linux")]
+extern "C" fn huge_pages_off_before_main() {
+    // SAFETY: a plain prctl query on this process.
+    let off = unsafe { libc::prctl(libc::PR_GET_THP_DISABLE, 0, 0, 0, 0) } == 1;
+    OFF_AT_START.store(off, Ordering::Relaxed);
+    set_thp_disabled(true);
+}
+
+/// Keeps huge pages off for this process (the analyses and the server; they are off since start-up).
 pub fn no_huge_pages() {
     set_thp_disabled(true);
 }
 
 /// `vox run`'s setting: huge pages off for the interpreter, back on in each child it starts,
-/// unless they were off already (whoever started `vox` chose that for the children too).
+/// unless they were off at start-up (whoever started `vox` chose that for the children too).
 pub fn no_huge_pages_for_run() {
-    // SAFETY: a plain prctl query on this process.
-    let already = unsafe { libc::prctl(libc::PR_GET_THP_DISABLE, 0, 0, 0, 0) } == 1;
-    if !already {
-        set_thp_disabled(true);
+    set_thp_disabled(true);
+    if !OFF_AT_START.load(Ordering::Relaxed) {
         vox_runtime::effects::restore_huge_pages_in_children();
     }
+}
+
+/// The setting `vox` started with, back: for the commands that do not choose one (their children inherit it).
+pub fn huge_pages_as_started() {
+    set_thp_disabled(OFF_AT_START.load(Ordering::Relaxed));
 }
 
 /// Turns them back on when one of the files to analyse is large (`len` bytes, the largest):

@@ -39,3 +39,54 @@ fn a_scripts_children_get_huge_pages_back() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Whether this kernel gives huge pages to memory that asks for them (mimalloc's arenas do): else
+/// nothing a test looks at could tell the settings apart.
+fn kernel_gives_huge_pages() -> bool {
+    let enabled =
+        std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").unwrap_or_default();
+    let own = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    !enabled.contains("[never]") && own.contains("THP_enabled:\t1")
+}
+
+/// They are off from before `main`: turned off there, the runtime's and argument parsing's first
+/// allocations had already faulted three 2 MiB pages (6 MiB of `AnonHugePages` in a hello world).
+#[test]
+fn the_interpreter_never_has_a_huge_page() {
+    if !kernel_gives_huge_pages() {
+        eprintln!("skipped: this kernel gives no huge pages here");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("vox-thp-rollup-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = r#"let rollup = fs.read("/proc/self/smaps_rollup").unwrap().split("\n").filter(fn(l) l.starts_with("AnonHugePages"))
+print(rollup[0].unwrap().split(":")[1].unwrap().trim())
+"#;
+    let o = run_script(&dir, script, &["--caps", "fs:ro=/proc"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.stdout, "0 kB\n", "{}", o.stderr);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A command that does not choose a setting (`vox test`) gives its scripts' children the one `vox`
+/// started with, although the start-up turned huge pages off for every command.
+#[test]
+fn vox_test_children_keep_the_setting_vox_started_with() {
+    if !kernel_gives_huge_pages() {
+        eprintln!("skipped: this kernel gives no huge pages here");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("vox-thp-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = r#"@test
+fn child_has_huge_pages() {
+    let r = process.run_capture("grep", ["THP_enabled", "/proc/self/status"]).unwrap()
+    assert(r.stdout.trim() == "THP_enabled:\t1")
+}
+"#;
+    std::fs::write(dir.join("t.vox"), script).unwrap();
+    let (code, out, err) = common::vox_in(&dir, &["test", "t.vox"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("1 passed, 0 failed"), "{out}{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
