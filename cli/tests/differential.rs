@@ -138,6 +138,10 @@ const HAND_WRITTEN: &[&str] = &[
     "for c, i in \"h\u{e9}llo\u{2192}\" { print(i, c) }\n",
     // Left by `break`, a loop lets its list go before the next push.
     "let mut xs = [1, 2]\nfor r in range(0, 3) {\n    for x in xs { break }\n    xs.push(r)\n}\nprint(xs)\n",
+    // `for` over `range(…)` counts without the list (the tier): bounds, indexes, an empty range, a
+    // shadowed `range`, and the loop variable's type.
+    "for i, k in range(-2, 3) { if i == 0 { continue }\n print(i, k, type_of(i)) }\nfor i in range(4) { if i == 2 { break }\n print(i) }\nfor i in range(3, 1) { print(\"never\") }\nfor i in range(9223372036854775806, 9223372036854775807) { print(i) }\nlet r = range(2)\nfor i in r { print(i) }\n",
+    "fn range(a, b) { [b, a] }\nfor i in range(1, 2) { print(i) }\n",
 ];
 
 #[test]

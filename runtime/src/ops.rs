@@ -11,7 +11,7 @@ use crate::equality::equals;
 use crate::exc::{Exc, Res};
 use crate::kind::{message_name, type_of};
 use crate::order::dec_from_int;
-use crate::value::{Host, Tagged, Value};
+use crate::value::{char_str, Host, Tagged, Value};
 
 /// The operators are the resolved form's own (one enum for the analysis and the runtime); the
 /// names appear in messages: ``unsupported binary op `Add` …``.
@@ -109,6 +109,23 @@ pub fn int_cmp(op: BinOp, x: i64, y: i64) -> bool {
         BinOp::Eq => x == y,
         _ => x != y,
     }
+}
+
+/// A comparison of two strs, inline (both tiers' fast path; `binary` compares them the same way,
+/// by their bytes); `None` when `op` is not a comparison. A JSON or CSV scan compares one-character
+/// strs this way at every character.
+#[inline(always)]
+pub fn str_cmp(op: BinOp, x: &str, y: &str) -> Option<bool> {
+    let (x, y) = (x.as_bytes(), y.as_bytes());
+    Some(match op {
+        BinOp::Eq => x == y,
+        BinOp::Ne => x != y,
+        BinOp::Lt => x < y,
+        BinOp::Le => x <= y,
+        BinOp::Gt => x > y,
+        BinOp::Ge => x >= y,
+        _ => return None,
+    })
 }
 
 /// An operator on two ints, inline (both tiers' fast path).
@@ -327,11 +344,11 @@ pub fn index_get(recv: &Value, idx: &Value) -> Res<Option<Value>> {
             Value::Int(i) => Ok(usize::try_from(*i)
                 .ok()
                 .and_then(|p| s.chars().nth(p))
-                .map(|c| Value::str(c.encode_utf8(&mut [0; 4])))),
+                .map(|c| Value::Str(char_str(c)))),
             other => Err(index_type_error("int", other)),
         },
         Value::Map(m) => match idx {
-            Value::Str(k) => Ok(m.get(&**k).cloned()),
+            Value::Str(k) => Ok(m.get(k).cloned()),
             other => Err(index_type_error("str", other)),
         },
         other => Err(Exc::error(format!(

@@ -222,6 +222,11 @@ impl Drop for List {
 
 /// The entries of a map (or record), with its nesting depth; like [`List`], reads go through
 /// `Deref<Target = VMap>` and writes through methods that keep the depth.
+/// Maps with at most this many entries (records, mostly) are searched key by key: a field read
+/// (`t.left`) hashed the name with SipHash on every read, a third of `bench/interp.py`'s tree walk;
+/// comparing a few short keys costs less.
+const SCAN_MAX: usize = 8;
+
 #[derive(Clone)]
 pub struct Map {
     depth: u32,
@@ -256,6 +261,28 @@ impl Map {
         self.depth = self.depth.max(above(child));
     }
 
+    /// The position of `k`. A map this small is searched in order rather than hashed
+    /// ([`SCAN_MAX`]).
+    #[inline]
+    pub fn get_index_of(&self, k: &str) -> Option<usize> {
+        if self.entries.len() <= SCAN_MAX {
+            self.entries.keys().position(|key| **key == *k)
+        } else {
+            self.entries.get_index_of(k)
+        }
+    }
+
+    /// The value under `k` (see [`Map::get_index_of`]).
+    #[inline]
+    pub fn get(&self, k: &str) -> Option<&Value> {
+        let i = self.get_index_of(k)?;
+        self.entries.get_index(i).map(|(_, v)| v)
+    }
+
+    pub fn contains_key(&self, k: &str) -> bool {
+        self.get_index_of(k).is_some()
+    }
+
     /// `IndexMap::insert`: an existing key keeps its position, a new key goes last.
     pub fn insert(&mut self, k: Rc<str>, v: Value) -> Option<Value> {
         self.raise(depth(&v));
@@ -265,7 +292,8 @@ impl Map {
     /// Runs `f` on the value under `k` in place, then raises the depth to cover what `f` left there.
     /// `None` when the key is missing.
     pub fn update<R>(&mut self, k: &str, f: impl FnOnce(&mut Value) -> R) -> Option<R> {
-        let slot = self.entries.get_mut(k)?;
+        let i = self.get_index_of(k)?;
+        let (_, slot) = self.entries.get_index_mut(i)?;
         let r = f(slot);
         let d = depth(slot);
         self.raise(d);
@@ -509,6 +537,20 @@ pub struct MatchValue {
     pub text: Rc<str>,
     /// Group 0 is the whole match; `None` when a group did not take part.
     pub groups: Vec<Option<Rc<str>>>,
+}
+
+/// A one-character str. The ASCII ones are made once per thread and shared: `chars()`, `for c in s`
+/// and `s[i]` make one per character, and a separate allocation each took 32 bytes more per
+/// character (a 300,000-character text's `chars()`: 10 MB) and a call into the allocator.
+pub fn char_str(c: char) -> Rc<str> {
+    thread_local! {
+        static ASCII: [Rc<str>; 128] = std::array::from_fn(|i| Rc::from(char::from(i as u8).to_string()));
+    }
+    if c.is_ascii() {
+        ASCII.with(|t| t[c as usize].clone())
+    } else {
+        Rc::from(&*c.encode_utf8(&mut [0; 4]))
+    }
 }
 
 impl Value {
@@ -862,5 +904,28 @@ mod tests {
             assert_eq!(display(&o).len(), 6 * n + 1);
             assert!(equals(&o, &o.clone()));
         });
+    }
+
+    /// Small maps are searched key by key, larger ones hashed: both find every key, at its
+    /// insertion position, and miss absent ones (including a key's prefix).
+    #[test]
+    fn map_lookups_small_and_hashed() {
+        for n in [0usize, 1, 3, SCAN_MAX, SCAN_MAX + 1, 40] {
+            let mut m = Map::default();
+            for i in 0..n {
+                m.insert(Rc::from(format!("key{i}")), int(i as i64));
+            }
+            for i in 0..n {
+                let k = format!("key{i}");
+                assert_eq!(m.get_index_of(&k), Some(i), "{n} entries: {k}");
+                assert!(matches!(m.get(&k), Some(Value::Int(v)) if *v == i as i64));
+                assert!(m.contains_key(&k));
+                assert!(m.update(&k, |v| std::mem::replace(v, int(-1))).is_some());
+                assert!(matches!(m.get(&k), Some(Value::Int(-1))));
+            }
+            assert_eq!(m.get_index_of("key"), None, "{n} entries");
+            assert!(m.get("absent").is_none());
+            assert!(!m.contains_key("key1000"));
+        }
     }
 }

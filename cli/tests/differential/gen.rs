@@ -483,9 +483,14 @@ impl Gen {
                     self.small_index()
                 ),
             },
-            Ty::List => match self.rng.below(6) {
+            Ty::List => match self.rng.below(7) {
                 0 => format!("[{}, {}]", self.expr(Ty::Int), self.expr(Ty::Int)),
                 1 => format!("range(0, {})", self.rng.below(6)),
+                6 => format!(
+                    "range({} % 5, {} % 9)",
+                    self.expr(Ty::Int),
+                    self.expr(Ty::Int)
+                ),
                 2 => format!("{}.map(fn(x) {{ x * 3 }})", self.expr(Ty::List)),
                 3 => format!("{}.filter(fn(x) {{ x % 2 == 0 }})", self.expr(Ty::List)),
                 4 => format!("{}.sorted()", self.expr(Ty::List)),

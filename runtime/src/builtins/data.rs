@@ -198,7 +198,7 @@ pub fn render_csv(rows: &Value) -> Result<String, String> {
             (Value::List(items) | Value::Tuple(items), None) => items.iter().map(display).collect(),
             (Value::Map(m), Some(h)) => h
                 .iter()
-                .map(|k| m.get(&**k).map(display).unwrap_or_default())
+                .map(|k| m.get(k).map(display).unwrap_or_default())
                 .collect(),
             (other, _) => {
                 return Err(format!(

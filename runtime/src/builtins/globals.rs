@@ -9,11 +9,11 @@ use rust_decimal::Decimal;
 use crate::display::{display, display_float, display_into};
 use crate::exc::{Exc, Res};
 use crate::kind::type_of;
-use crate::native::{alloc_values, rc_str};
+use crate::native::{alloc_values, rc_str, VALUE_SIZE};
 use crate::native::{extreme, sum as sum_values};
 use crate::ops::int_abs;
 use crate::order::{sort_by, total_cmp};
-use crate::value::{Args, Host, Value};
+use crate::value::{char_str, Args, Host, Value};
 
 /// `print(a, b, …)`: display forms joined by spaces, then a newline.
 pub(super) fn print(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
@@ -121,6 +121,16 @@ pub(super) fn bool_(_: &mut dyn Host, args: &mut Args) -> Res<Value> {
 
 /// `range(end)` / `range(start, end)`: reserves before building, so huge bounds trip `--max-memory`.
 pub(super) fn range(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
+    let (start, end) = range_bounds(host, args)?;
+    let mut out = alloc_values(host, (i128::from(end) - i128::from(start)) as usize)?;
+    out.extend((start..end).map(Value::Int));
+    Ok(Value::list(out))
+}
+
+/// `range`'s checks and bounds, `start..end` (empty as `start == end`): its arguments, and room
+/// for the list under `--max-memory`. The compiled tier's `for x in range(…)` calls this alone and
+/// counts from `start` to `end` without building the list, with the same errors as `range`.
+pub fn range_bounds(host: &mut dyn Host, args: &mut Args) -> Res<(i64, i64)> {
     args.arity(1, 2)?;
     let (start, end) = if args.len() == 1 {
         (0, args.int(0)?)
@@ -128,13 +138,12 @@ pub(super) fn range(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
         (args.int(0)?, args.int(1)?)
     };
     if start >= end {
-        return Ok(Value::list(vec![]));
+        return Ok((start, start));
     }
     let count = (i128::from(end) - i128::from(start)) as u128;
     let count = usize::try_from(count).map_err(|_| Exc::error("range: too many elements"))?;
-    let mut out = alloc_values(host, count)?;
-    out.extend((start..end).map(Value::Int));
-    Ok(Value::list(out))
+    host.reserve(count.saturating_mul(VALUE_SIZE))?;
+    Ok((start, end))
 }
 
 pub(super) fn type_of_(_: &mut dyn Host, args: &mut Args) -> Res<Value> {
@@ -193,7 +202,7 @@ pub(super) fn chr(_: &mut dyn Host, args: &mut Args) -> Res<Value> {
     args.arity(1, 1)?;
     let n = args.int(0)?;
     match u32::try_from(n).ok().and_then(char::from_u32) {
-        Some(c) => Ok(rc_str(c.encode_utf8(&mut [0; 4]))),
+        Some(c) => Ok(Value::Str(char_str(c))),
         None => Err(Exc::error(format!("chr: invalid code point {n}"))),
     }
 }

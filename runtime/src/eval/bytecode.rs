@@ -180,6 +180,12 @@ pub enum Op {
         state: u32,
         a: Opnd,
     },
+    /// `for x in range(args)`: `range`'s checks, then counts in iterator `state` without the list
+    /// (at the call's location, like the call it stands for).
+    ForRange {
+        state: u32,
+        args: Box<[Opnd]>,
+    },
     /// The next element into `value`/`index`, or a jump to `done`.
     ForNext {
         state: u32,

@@ -179,6 +179,31 @@ impl Compiler<'_> {
         Opnd::Temp(dst)
     }
 
+    /// `range(a)` or `range(a, b)` called as the builtin, as a `for` loop's iterable: its steps and
+    /// operands as the call's own (see `Expr::Call`), for `Op::ForRange`; `None` for anything else.
+    fn range_call(&mut self, e: ExprId) -> Option<(Box<[Opnd]>, TextRange)> {
+        let m = self.m;
+        let Expr::Call {
+            callee,
+            args,
+            named,
+        } = &m.exprs[e as usize]
+        else {
+            return None;
+        };
+        let Expr::Builtin(b) = m.exprs[*callee as usize] else {
+            return None;
+        };
+        let def = Catalog::get().row(b);
+        if !named.is_empty() || !def.ns.is_empty() || def.name != "range" {
+            return None;
+        }
+        let at = m.expr_ranges[e as usize];
+        self.tick_expr(e);
+        self.pending.push(at);
+        Some((self.operands(args).into(), at))
+    }
+
     // ---- operands -----------------------------------------------------------------------------
 
     /// Compiles `es` in order; a local read is copied when a later operand may assign locals.
@@ -518,8 +543,18 @@ impl Compiler<'_> {
                 let state = self.iters;
                 self.iters += 1;
                 self.max_iters = self.max_iters.max(self.iters);
-                let a = self.expr(*iter);
-                self.emit(Op::ForStart { state, a }, at);
+                match self.range_call(*iter) {
+                    Some((args, call_at)) => {
+                        let saved = self.temps;
+                        self.emit(Op::ForRange { state, args }, call_at);
+                        // Its operands are taken by the op: free for the body.
+                        self.temps = saved;
+                    }
+                    None => {
+                        let a = self.expr(*iter);
+                        self.emit(Op::ForStart { state, a }, at);
+                    }
+                }
                 let next = self.label();
                 let done = self.label();
                 self.place(next, at);

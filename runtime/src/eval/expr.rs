@@ -9,7 +9,7 @@ use crate::catalog::{Catalog, CTOR_ROWS};
 use crate::exc::Exc;
 use crate::kind::message_name;
 use crate::ops;
-use crate::value::{CodeFn, Func, Namespace, NamespaceKind, Value};
+use crate::value::{char_str, CodeFn, Func, Namespace, NamespaceKind, Value};
 use crate::{display, field, methods, native};
 
 use super::interp::{Flow, Interp, GROW_EVERY, GROW_RED_ZONE, GROW_SEGMENT, R};
@@ -140,6 +140,11 @@ impl<'p> Interp<'p> {
                         ops::IntResult::Int(n) => return Ok(Value::Int(n)),
                         ops::IntResult::Bool(t) => return Ok(Value::Bool(t)),
                         ops::IntResult::General => {}
+                    }
+                }
+                if let (Value::Str(x), Value::Str(y)) = (&a, &b) {
+                    if let Some(t) = ops::str_cmp(*op, x, y) {
+                        return Ok(Value::Bool(t));
                     }
                 }
                 Ok(ops::binary_host(self, *op, &a, &b)?)
@@ -453,11 +458,7 @@ impl<'p> Interp<'p> {
             }
             Value::Str(s) => {
                 for (i, c) in s.chars().enumerate() {
-                    let mut buf = [0u8; 4];
-                    run_body!(
-                        Value::Str(Rc::from(&*c.encode_utf8(&mut buf))),
-                        Value::Int(i as i64)
-                    );
+                    run_body!(Value::Str(char_str(c)), Value::Int(i as i64));
                 }
             }
             other => {

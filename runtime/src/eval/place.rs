@@ -23,7 +23,7 @@ pub(super) fn read_fields<'v>(root: &'v Value, steps: &[PlaceStep]) -> Option<&'
     for s in steps {
         let PlaceStep::Field(n) = s else { return None };
         cur = match cur {
-            Value::Map(m) => m.get(&**n)?,
+            Value::Map(m) => m.get(n)?,
             Value::Tagged(t) => {
                 let i = t.fields.iter().position(|f| f == n)?;
                 t.values.get(i)?

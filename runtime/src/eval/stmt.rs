@@ -151,7 +151,14 @@ impl<'p> Interp<'p> {
         let result = if same_kind_method(current, name) {
             // The only reference moves into the call: growth happens in place.
             let taken = std::mem::replace(&mut self.stack[i], Value::Null);
-            let r = methods::call_method_owned(self, taken, name, args);
+            let r = match taken {
+                // The commonest write-back: the method's own work, without the dispatch by name.
+                Value::List(mut l) if args.len() == 1 && &**name == "push" => {
+                    let x = args.into_iter().next().unwrap_or(Value::Null);
+                    methods::list::push(self, &mut l, x).map(|()| Value::List(l))
+                }
+                taken => methods::call_method_owned(self, taken, name, args),
+            };
             match r {
                 Ok(v) => {
                     if let Err(e) = self.check_depth(&v) {

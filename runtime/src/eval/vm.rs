@@ -8,11 +8,12 @@ use std::rc::Rc;
 
 use vox_hir::UnOp;
 
+use crate::catalog::Catalog;
 use crate::display;
 use crate::exc::{Exc, Loc};
 use crate::kind::message_name;
 use crate::ops::{self, int_cmp, int_op, IntResult};
-use crate::value::{CodeFn, Func, List, Map, VMap, Value};
+use crate::value::{char_str, Args, CallName, CodeFn, Func, List, Map, VMap, Value};
 
 use super::bytecode::{Callee, Chunk, Ins, Op, Opnd, PathStep, TemplatePiece, Tier, DROP};
 use super::interp::{Flow, Interp, R};
@@ -24,6 +25,17 @@ enum Iter {
     List(Rc<List>, usize),
     Map(Vec<usize>, Rc<Map>, usize),
     Str(Rc<str>, usize, i64),
+    /// `range`'s next value, its end, and the next index.
+    Range(i64, i64, i64),
+}
+
+/// Installs `it` as iterator `state` (the chunk's iterators are made as loops first start).
+fn start_iter(iters: &mut Vec<Iter>, state: u32, it: Iter) {
+    let k = state as usize;
+    if iters.len() <= k {
+        iters.resize_with(k + 1, || Iter::Idle);
+    }
+    iters[k] = it;
 }
 
 impl<'p> Interp<'p> {
@@ -131,6 +143,18 @@ impl<'p> Interp<'p> {
         }
     }
 
+    /// `for x in range(args)`: the builtin's own checks (under its name, so its messages are the
+    /// call's), then the depth check the list it would have built gets.
+    fn range_bounds(&mut self, args: Vec<Value>) -> Result<(i64, i64), Flow> {
+        let def = Catalog::get()
+            .lookup("", "range")
+            .expect("the catalog has range");
+        let mut args = Args::new(CallName::builtin(def), args);
+        let bounds = crate::builtins::globals::range_bounds(self, &mut args)?;
+        self.check_depth(&Value::list(Vec::new()))?;
+        Ok(bounds)
+    }
+
     fn take_all(&mut self, c: &Chunk, os: &[Opnd]) -> Vec<Value> {
         let mut out = Vec::with_capacity(os.len());
         for &o in os {
@@ -196,6 +220,14 @@ impl<'p> Interp<'p> {
                         IntResult::General => {}
                     }
                 }
+                if let (Value::Str(p), Value::Str(q)) = (x, y) {
+                    if let Some(t) = ops::str_cmp(*op, p, q) {
+                        self.release(*a);
+                        self.release(*b);
+                        self.put_bool(*dst, t);
+                        return Ok(());
+                    }
+                }
                 let v = ops::binary_reserving(*op, x, y)?;
                 self.release(*a);
                 self.release(*b);
@@ -234,9 +266,14 @@ impl<'p> Interp<'p> {
             } => {
                 let t = {
                     let (x, y) = (self.peek(c, *a), self.peek(c, *b));
-                    match (x, y) {
-                        (Value::Int(x), Value::Int(y)) => int_cmp(*op, *x, *y),
-                        _ => ops::truthy_bool(&ops::binary_reserving(*op, x, y)?)?,
+                    let fast = match (x, y) {
+                        (Value::Int(p), Value::Int(q)) => Some(int_cmp(*op, *p, *q)),
+                        (Value::Str(p), Value::Str(q)) => ops::str_cmp(*op, p, q),
+                        _ => None,
+                    };
+                    match fast {
+                        Some(t) => t,
+                        None => ops::truthy_bool(&ops::binary_reserving(*op, x, y)?)?,
                     }
                 };
                 self.release(*a);
@@ -463,11 +500,13 @@ impl<'p> Interp<'p> {
                         .into())
                     }
                 };
-                let k = *state as usize;
-                if iters.len() <= k {
-                    iters.resize_with(k + 1, || Iter::Idle);
-                }
-                iters[k] = it;
+                start_iter(iters, *state, it);
+            }
+            Op::ForRange { state, args } => {
+                let args = self.take_all(c, args);
+                self.set_call_site(ins.at);
+                let (start, end) = self.range_bounds(args)?;
+                start_iter(iters, *state, Iter::Range(start, end, 0));
             }
             Op::ForNext {
                 state,
@@ -493,11 +532,12 @@ impl<'p> Interp<'p> {
                     Iter::Str(s, at, n) => s[*at..].chars().next().map(|ch| {
                         *at += ch.len_utf8();
                         *n += 1;
-                        let mut buf = [0u8; 4];
-                        (
-                            Value::Str(Rc::from(&*ch.encode_utf8(&mut buf))),
-                            Value::Int(*n - 1),
-                        )
+                        (Value::Str(char_str(ch)), Value::Int(*n - 1))
+                    }),
+                    Iter::Range(next, end, n) => (*next < *end).then(|| {
+                        *next += 1;
+                        *n += 1;
+                        (Value::Int(*next - 1), Value::Int(*n - 1))
                     }),
                     Iter::Idle => None,
                 };

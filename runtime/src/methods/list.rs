@@ -31,9 +31,8 @@ pub(super) fn call(host: &mut dyn Host, mut l: Rc<List>, name: &str, mut args: A
         }
         "push" => {
             args.arity(1, 1)?;
-            host.reserve(growth(&l, 1))?;
             let x = args.values.pop().unwrap_or(Value::Null);
-            Rc::make_mut(&mut l).push(x);
+            push(host, &mut l, x)?;
             Value::List(l)
         }
         "pop" => {
@@ -292,6 +291,15 @@ pub(super) fn call(host: &mut dyn Host, mut l: Rc<List>, name: &str, mut args: A
 
 /// Bytes a growth method adds: only the new elements when the list is uniquely owned (it grows in
 /// place), else a whole copy.
+/// `xs.push(x)`'s work: room under `--max-memory` (the whole list when it must be copied), then
+/// `x` at the end, in place when `l` is the only reference. The interpreter's write-back calls it
+/// directly for `xs.push(x)` on a local list, without dispatching on the name.
+pub fn push(host: &mut dyn Host, l: &mut Rc<List>, x: Value) -> Res<()> {
+    host.reserve(growth(l, 1))?;
+    Rc::make_mut(l).push(x);
+    Ok(())
+}
+
 fn growth(l: &Rc<List>, extra: usize) -> usize {
     let n = if Rc::strong_count(l) == 1 {
         extra

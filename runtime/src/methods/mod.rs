@@ -7,7 +7,7 @@ use crate::exc::Res;
 use crate::native::not_found;
 use crate::value::{Args, CallName, Host, Value};
 
-mod list;
+pub(crate) mod list;
 mod map;
 mod number;
 pub(crate) mod option_result;

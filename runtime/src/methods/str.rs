@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use crate::exc::{Exc, Res};
 use crate::native::{alloc_string, alloc_values, not_found, rc_str, VALUE_SIZE};
-use crate::value::{Args, Host, Value};
+use crate::value::{char_str, Args, Host, Value};
 
 pub(super) fn call(host: &mut dyn Host, s: Rc<str>, name: &str, args: Args) -> Res<Value> {
     let zero = |args: &Args| args.arity(0, 0);
@@ -134,7 +134,7 @@ pub(super) fn call(host: &mut dyn Host, s: Rc<str>, name: &str, args: Args) -> R
             let n = s.chars().count();
             host.reserve(n.saturating_mul(VALUE_SIZE + 24))?;
             let mut out = alloc_values(host, n)?;
-            out.extend(s.chars().map(|c| rc_str(c.encode_utf8(&mut [0; 4]))));
+            out.extend(s.chars().map(|c| Value::Str(char_str(c))));
             Value::list(out)
         }
         "to_str" | "to_string" => {
@@ -162,7 +162,7 @@ pub(super) fn call(host: &mut dyn Host, s: Rc<str>, name: &str, args: Args) -> R
             args.arity(1, 1)?;
             let i = args.int(0)?;
             match usize::try_from(i).ok().and_then(|p| s.chars().nth(p)) {
-                Some(c) => Value::some(rc_str(c.encode_utf8(&mut [0; 4]))),
+                Some(c) => Value::some(Value::Str(char_str(c))),
                 None => Value::none(),
             }
         }
