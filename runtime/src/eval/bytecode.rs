@@ -175,6 +175,12 @@ pub enum Op {
         op: Option<BinOp>,
         a: Opnd,
     },
+    /// `let PAT = a` for a pattern other than a name or `_` (`let (v, q) = f()`): the tree-walker's
+    /// `bind_let`, its errors at the statement.
+    Let {
+        pat: PatId,
+        a: Opnd,
+    },
     /// Starts iterating `a` in iterator `state`.
     ForStart {
         state: u32,

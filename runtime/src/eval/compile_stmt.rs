@@ -105,14 +105,13 @@ impl Compiler<'_> {
         let m = self.m;
         let at = m.stmt_ranges[s as usize];
         match &m.stmts[s as usize] {
-            Stmt::Let { pat, init }
-                if matches!(m.pats[*pat as usize], Pat::Bind(_) | Pat::Wild) =>
-            {
+            Stmt::Let { pat, init } => {
                 self.pending.push(at);
                 let v = self.expr(*init);
                 match m.pats[*pat as usize] {
                     Pat::Bind(slot) => self.emit(Op::Move { dst: slot, src: v }, at),
-                    _ => self.discard(v, at),
+                    Pat::Wild => self.discard(v, at),
+                    _ => self.emit(Op::Let { pat: *pat, a: v }, at),
                 }
                 Opnd::Const(0)
             }

@@ -443,6 +443,10 @@ impl<'p> Interp<'p> {
                 }
             }
             Op::NoArm => return Err(Exc::error("No match arm found").into()),
+            Op::Let { pat, a } => {
+                let v = self.take(c, *a);
+                self.bind_let(*pat, v)?;
+            }
             Op::Clear(r) => self.put(*r, Value::Null),
             Op::Assign { slot, op, a } => {
                 if let Some(op) = op {
