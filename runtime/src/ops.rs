@@ -116,7 +116,15 @@ pub fn int_cmp(op: BinOp, x: i64, y: i64) -> bool {
 /// strs this way at every character.
 #[inline(always)]
 pub fn str_cmp(op: BinOp, x: &str, y: &str) -> Option<bool> {
-    let (x, y) = (x.as_bytes(), y.as_bytes());
+    match (x.as_bytes(), y.as_bytes()) {
+        // One character each: the bytes themselves, without a call to `memcmp`.
+        ([a], [b]) => ordered(op, a, b),
+        (x, y) => ordered(op, x, y),
+    }
+}
+
+#[inline(always)]
+fn ordered<T: Ord + ?Sized>(op: BinOp, x: &T, y: &T) -> Option<bool> {
     Some(match op {
         BinOp::Eq => x == y,
         BinOp::Ne => x != y,

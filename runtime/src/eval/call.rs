@@ -31,7 +31,9 @@ impl<'p> Interp<'p> {
             self.ctx.gate(&what, need)?;
         }
         let mut args = Args::new(what, args);
-        let v = (def.f)(self, &mut args)?;
+        let v = (def.f)(self, &mut args);
+        self.recycle_args(std::mem::take(&mut args.values));
+        let v = v?;
         self.check_depth(&v)?;
         Ok(v)
     }

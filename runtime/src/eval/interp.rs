@@ -61,6 +61,9 @@ pub struct Interp<'p> {
     /// Per module and function, its compiled form; `None` runs everything on the tree-walker
     /// (`VOX_TIER=tree`, the compiled tier's test oracle).
     pub(super) tiers: Option<Vec<Vec<super::bytecode::Tier>>>,
+    /// Emptied argument vectors of finished builtin calls and `xs.push(x)`s, for the next call's
+    /// arguments ([`Interp::recycle_args`]): one allocation and free fewer per call.
+    pub(super) spare_args: Vec<Vec<Value>>,
 }
 
 impl<'p> Interp<'p> {
@@ -83,6 +86,27 @@ impl<'p> Interp<'p> {
             nesting: 0,
             place_steps: Vec::new(),
             tiers: tiers_for(prog),
+            spare_args: Vec::new(),
+        }
+    }
+
+    /// An empty vector for a call's arguments, with room from an earlier call when there is one.
+    pub(super) fn args_vec(&mut self, n: usize) -> Vec<Value> {
+        match self.spare_args.pop() {
+            Some(mut v) => {
+                v.reserve(n);
+                v
+            }
+            None => Vec::with_capacity(n),
+        }
+    }
+
+    /// Takes back a call's argument vector once the call is done with it (a few small ones are
+    /// kept; what is left in it is dropped now, as it would have been).
+    pub(super) fn recycle_args(&mut self, mut v: Vec<Value>) {
+        v.clear();
+        if self.spare_args.len() < 8 && v.capacity() <= 8 {
+            self.spare_args.push(v);
         }
     }
 

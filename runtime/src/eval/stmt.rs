@@ -154,7 +154,9 @@ impl<'p> Interp<'p> {
             let r = match taken {
                 // The commonest write-back: the method's own work, without the dispatch by name.
                 Value::List(mut l) if args.len() == 1 && &**name == "push" => {
-                    let x = args.into_iter().next().unwrap_or(Value::Null);
+                    let mut args = args;
+                    let x = args.pop().unwrap_or(Value::Null);
+                    self.recycle_args(args);
                     methods::list::push(self, &mut l, x).map(|()| Value::List(l))
                 }
                 taken => methods::call_method_owned(self, taken, name, args),

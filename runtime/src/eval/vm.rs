@@ -156,7 +156,7 @@ impl<'p> Interp<'p> {
     }
 
     fn take_all(&mut self, c: &Chunk, os: &[Opnd]) -> Vec<Value> {
-        let mut out = Vec::with_capacity(os.len());
+        let mut out = self.args_vec(os.len());
         for &o in os {
             out.push(self.take(c, o));
         }
