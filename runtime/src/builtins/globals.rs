@@ -12,7 +12,7 @@ use crate::kind::type_of;
 use crate::native::{alloc_values, rc_str, VALUE_SIZE};
 use crate::native::{extreme, sum as sum_values};
 use crate::ops::int_abs;
-use crate::order::{sort_by, total_cmp};
+use crate::order::total_cmp;
 use crate::value::{char_str, Args, Host, Value};
 
 /// `print(a, b, …)`: display forms joined by spaces, then a newline.
@@ -189,7 +189,7 @@ pub(super) fn sorted(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     let items = args.list(0)?;
     let mut out = alloc_values(host, items.len())?;
     out.extend_from_slice(items);
-    sort_by(&mut out, |a, b| Ok(total_cmp(a, b)))?;
+    crate::order::sort_total(&mut out);
     Ok(Value::list(out))
 }
 

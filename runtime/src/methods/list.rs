@@ -11,7 +11,7 @@ use crate::kind::type_of;
 use crate::native::{
     alloc_string, alloc_values, call_pred, extreme, not_found, rc_str, sum, VALUE_SIZE,
 };
-use crate::order::{sort_by, total_cmp};
+use crate::order::sort_by;
 use crate::value::{Args, Host, List, Value};
 
 pub(super) fn call(host: &mut dyn Host, mut l: Rc<List>, name: &str, mut args: Args) -> Res<Value> {
@@ -175,7 +175,7 @@ pub(super) fn call(host: &mut dyn Host, mut l: Rc<List>, name: &str, mut args: A
         "sorted" => {
             zero(&args)?;
             let v = Rc::make_mut(&mut l).shrink_or_reorder();
-            sort_by(v, |a, b| Ok(total_cmp(a, b)))?;
+            crate::order::sort_total(v);
             Value::List(l)
         }
         "sorted_by_key" | "sort_by_key" => {
@@ -185,9 +185,7 @@ pub(super) fn call(host: &mut dyn Host, mut l: Rc<List>, name: &str, mut args: A
             for x in l.iter() {
                 keys.push(host.call1(&f, x.clone())?);
             }
-            let order = crate::order::sort_indices_by(keys.len(), |a, b| {
-                Ok(total_cmp(&keys[a as usize], &keys[b as usize]))
-            })?;
+            let order = crate::order::sort_indices_total(&keys);
             Value::list(order.iter().map(|&i| l[i as usize].clone()).collect())
         }
         "sorted_by" | "sort_by" => {
