@@ -220,13 +220,13 @@ impl Drop for List {
     }
 }
 
-/// The entries of a map (or record), with its nesting depth; like [`List`], reads go through
-/// `Deref<Target = VMap>` and writes through methods that keep the depth.
 /// Maps with at most this many entries (records, mostly) are searched key by key: a field read
 /// (`t.left`) hashed the name with SipHash on every read, a third of `bench/interp.py`'s tree walk;
 /// comparing a few short keys costs less.
 const SCAN_MAX: usize = 8;
 
+/// The entries of a map (or record), with its nesting depth; like [`List`], reads go through
+/// `Deref<Target = VMap>` and writes through methods that keep the depth.
 #[derive(Clone)]
 pub struct Map {
     depth: u32,

@@ -287,8 +287,6 @@ pub(super) fn call(host: &mut dyn Host, mut l: Rc<List>, name: &str, mut args: A
     })
 }
 
-/// Bytes a growth method adds: only the new elements when the list is uniquely owned (it grows in
-/// place), else a whole copy.
 /// `xs.push(x)`'s work: room under `--max-memory` (the whole list when it must be copied), then
 /// `x` at the end, in place when `l` is the only reference. The interpreter's write-back calls it
 /// directly for `xs.push(x)` on a local list, without dispatching on the name.
@@ -298,6 +296,8 @@ pub fn push(host: &mut dyn Host, l: &mut Rc<List>, x: Value) -> Res<()> {
     Ok(())
 }
 
+/// Bytes a growth method adds: only the new elements when the list is uniquely owned (it grows in
+/// place), else a whole copy.
 fn growth(l: &Rc<List>, extra: usize) -> usize {
     let n = if Rc::strong_count(l) == 1 {
         extra
