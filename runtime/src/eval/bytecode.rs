@@ -190,6 +190,7 @@ pub enum Op {
     /// (at the call's location, like the call it stands for).
     ForRange {
         state: u32,
+        range: &'static BuiltinDef,
         args: Box<[Opnd]>,
     },
     /// The next element into `value`/`index`, or a jump to `done`.

@@ -14,7 +14,7 @@ use vox_hir::{Expr, ExprId, Function, Global, Module, TemplatePart};
 use vox_syntax::TextRange;
 
 use crate::catalog::Catalog;
-use crate::value::Value;
+use crate::value::{BuiltinDef, Value};
 
 use super::bytecode::{Callee, Chunk, Ins, Label, Op, Opnd, Reg, TemplatePiece, DROP};
 use super::expr::lit_value;
@@ -181,7 +181,7 @@ impl Compiler<'_> {
 
     /// `range(a)` or `range(a, b)` called as the builtin, as a `for` loop's iterable: its steps and
     /// operands as the call's own (see `Expr::Call`), for `Op::ForRange`; `None` for anything else.
-    fn range_call(&mut self, e: ExprId) -> Option<(Box<[Opnd]>, TextRange)> {
+    fn range_call(&mut self, e: ExprId) -> Option<(&'static BuiltinDef, Box<[Opnd]>, TextRange)> {
         let m = self.m;
         let Expr::Call {
             callee,
@@ -201,7 +201,7 @@ impl Compiler<'_> {
         let at = m.expr_ranges[e as usize];
         self.tick_expr(e);
         self.pending.push(at);
-        Some((self.operands(args).into(), at))
+        Some((def, self.operands(args).into(), at))
     }
 
     // ---- operands -----------------------------------------------------------------------------
@@ -544,9 +544,9 @@ impl Compiler<'_> {
                 self.iters += 1;
                 self.max_iters = self.max_iters.max(self.iters);
                 match self.range_call(*iter) {
-                    Some((args, call_at)) => {
+                    Some((range, args, call_at)) => {
                         let saved = self.temps;
-                        self.emit(Op::ForRange { state, args }, call_at);
+                        self.emit(Op::ForRange { state, range, args }, call_at);
                         // Its operands are taken by the op: free for the body.
                         self.temps = saved;
                     }

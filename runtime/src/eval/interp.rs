@@ -113,7 +113,12 @@ impl<'p> Interp<'p> {
     /// decisions.md 12: building a value nested deeper than `--max-depth` is exit 78 (the stored
     /// depth is O(1) to read; see `value::depth`).
     pub(super) fn check_depth(&self, v: &Value) -> Result<(), Flow> {
-        if u64::from(crate::value::depth(v)) > self.max_depth {
+        self.check_depth_of(crate::value::depth(v))
+    }
+
+    /// [`Interp::check_depth`] for a value of nesting depth `d` not built (yet, or at all).
+    pub(super) fn check_depth_of(&self, d: u32) -> Result<(), Flow> {
+        if u64::from(d) > self.max_depth {
             return Err(Exc::Ceiling {
                 kind: CeilingKind::Depth,
                 limit: self.max_depth,

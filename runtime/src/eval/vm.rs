@@ -8,12 +8,11 @@ use std::rc::Rc;
 
 use vox_hir::UnOp;
 
-use crate::catalog::Catalog;
 use crate::display;
 use crate::exc::{Exc, Loc};
 use crate::kind::message_name;
 use crate::ops::{self, int_cmp, int_op, IntResult};
-use crate::value::{char_str, Args, CallName, CodeFn, Func, List, Map, VMap, Value};
+use crate::value::{char_str, Args, BuiltinDef, CallName, CodeFn, Func, List, Map, VMap, Value};
 
 use super::bytecode::{Callee, Chunk, Ins, Op, Opnd, PathStep, TemplatePiece, Tier, DROP};
 use super::interp::{Flow, Interp, R};
@@ -144,14 +143,15 @@ impl<'p> Interp<'p> {
     }
 
     /// `for x in range(args)`: the builtin's own checks (under its name, so its messages are the
-    /// call's), then the depth check the list it would have built gets.
-    fn range_bounds(&mut self, args: Vec<Value>) -> Result<(i64, i64), Flow> {
-        let def = Catalog::get()
-            .lookup("", "range")
-            .expect("the catalog has range");
-        let mut args = Args::new(CallName::builtin(def), args);
+    /// call's), then the depth check the flat list it would have built gets.
+    fn range_bounds(
+        &mut self,
+        range: &'static BuiltinDef,
+        args: Vec<Value>,
+    ) -> Result<(i64, i64), Flow> {
+        let mut args = Args::new(CallName::builtin(range), args);
         let bounds = crate::builtins::globals::range_bounds(self, &mut args)?;
-        self.check_depth(&Value::list(Vec::new()))?;
+        self.check_depth_of(1)?;
         Ok(bounds)
     }
 
@@ -506,10 +506,10 @@ impl<'p> Interp<'p> {
                 };
                 start_iter(iters, *state, it);
             }
-            Op::ForRange { state, args } => {
+            Op::ForRange { state, range, args } => {
                 let args = self.take_all(c, args);
                 self.set_call_site(ins.at);
-                let (start, end) = self.range_bounds(args)?;
+                let (start, end) = self.range_bounds(range, args)?;
                 start_iter(iters, *state, Iter::Range(start, end, 0));
             }
             Op::ForNext {
