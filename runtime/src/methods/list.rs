@@ -185,7 +185,7 @@ pub(super) fn call(host: &mut dyn Host, mut l: Rc<List>, name: &str, mut args: A
             for x in l.iter() {
                 keys.push(host.call1(&f, x.clone())?);
             }
-            let order = crate::order::sort_indices_total(&keys);
+            let order = crate::order::sort_indices_total(&keys)?;
             Value::list(order.iter().map(|&i| l[i as usize].clone()).collect())
         }
         "sorted_by" | "sort_by" => {
