@@ -130,25 +130,18 @@ fn main() -> ExitCode {
         eprintln!("vox: internal error (this is a bug in vox; please report it with the script that triggered it): {info}");
     }));
     let cli = Cli::parse();
-    // The analyses of whole files and workspaces only.
-    if matches!(
-        cli.command,
-        Command::Lint(_) | Command::Caps(_) | Command::Check { .. }
-    ) {
-        memory::no_huge_pages();
-        memory::short_purge_delay();
-    }
-    if matches!(cli.command, Command::Lsp { .. }) {
-        // An edit's work must not wait on the kernel making a huge page (see `memory`); the
-        // server's runs get the kernel's default back (`vox_server::runs::child_command`).
-        memory::no_huge_pages();
-    }
+    // Huge pages are off since before `main` (see `memory`).
     match cli.command {
+        // The analyses of whole files and workspaces keep them off (a large file's turns them back
+        // on) and purge freed pages sooner.
+        Command::Lint(_) | Command::Caps(_) | Command::Check { .. } => memory::short_purge_delay(),
+        // An edit's work must not wait on the kernel making a huge page; the server's runs get
+        // the kernel's default back (`vox_server::runs::child_command`).
+        Command::Lsp { .. } => {}
         Command::Run { .. } => {
-            memory::no_huge_pages_for_run();
+            memory::huge_pages_for_run_children();
             memory::short_purge_delay();
         }
-        Command::Lint(_) | Command::Caps(_) | Command::Check { .. } | Command::Lsp { .. } => {}
         _ => memory::huge_pages_as_started(),
     }
     // Only a script's run has a memory limit (`--max-memory`); the server runs scripts in child

@@ -128,15 +128,10 @@ fn small_first_arena() {
     }
 }
 
-/// Keeps huge pages off for this process (the analyses and the server; they are off since start-up).
-pub fn no_huge_pages() {
-    set_thp_disabled(true);
-}
-
-/// `vox run`'s setting: huge pages off for the interpreter, back on in each child it starts,
-/// unless they were off at start-up (whoever started `vox` chose that for the children too).
-pub fn no_huge_pages_for_run() {
-    set_thp_disabled(true);
+/// `vox run`'s setting: huge pages off for the interpreter (since start-up), back on in each child
+/// it starts, unless they were off at start-up (whoever started `vox` chose that for the children
+/// too).
+pub fn huge_pages_for_run_children() {
     if !OFF_AT_START.load(Ordering::Relaxed) {
         vox_runtime::effects::restore_huge_pages_in_children();
     }

@@ -57,15 +57,13 @@ fn the_interpreter_never_has_a_huge_page() {
         eprintln!("skipped: this kernel gives no huge pages here");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("vox-thp-rollup-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch_in("vox-thp-rollup");
     let script = r#"let rollup = fs.read("/proc/self/smaps_rollup").unwrap().split("\n").filter(fn(l) l.starts_with("AnonHugePages"))
 print(rollup[0].unwrap().split(":")[1].unwrap().trim())
 "#;
     let o = run_script(&dir, script, &["--caps", "fs:ro=/proc"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(o.stdout, "0 kB\n", "{}", o.stderr);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A command that does not choose a setting (`vox test`) gives its scripts' children the one `vox`
@@ -76,8 +74,7 @@ fn vox_test_children_keep_the_setting_vox_started_with() {
         eprintln!("skipped: this kernel gives no huge pages here");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("vox-thp-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch_in("vox-thp-test");
     let script = r#"@test
 fn child_has_huge_pages() {
     let r = process.run_capture("grep", ["THP_enabled", "/proc/self/status"]).unwrap()
@@ -88,5 +85,4 @@ fn child_has_huge_pages() {
     let (code, out, err) = common::vox_in(&dir, &["test", "t.vox"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("1 passed, 0 failed"), "{out}{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
