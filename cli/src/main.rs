@@ -20,15 +20,53 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("VOX_COMMIT"), ")");
+const ABOUT: &str = "VoxScript tooling: lint, infer capabilities, check, run and test scripts";
+
 #[derive(Parser)]
-#[command(
-    name = "vox",
-    version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("VOX_COMMIT"), ")"),
-    about = "VoxScript tooling: lint, infer capabilities, check, run and test scripts"
-)]
+#[command(name = "vox", version = VERSION, about = ABOUT)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// `vox run …` alone. clap builds every command's arguments before it parses; for a script's
+/// run that was a fifth of start-up (`bench/interp.py`'s hello world), so `vox run` is parsed by
+/// a `vox` that knows only `run`, from the same [`RunArgs`]: its help, usage and errors are the
+/// full parser's.
+#[derive(Parser)]
+#[command(name = "vox", version = VERSION, about = ABOUT)]
+struct RunOnlyCli {
+    #[command(subcommand)]
+    command: RunOnly,
+}
+
+#[derive(Subcommand)]
+enum RunOnly {
+    /// Run a script in the sandboxed interpreter.
+    Run(RunArgs),
+}
+
+/// `vox run`'s arguments.
+#[derive(clap::Args)]
+struct RunArgs {
+    #[command(flatten)]
+    flags: run::RunFlags,
+    /// The script to run (with --config, the configuration's script when left out).
+    #[arg(required_unless_present = "config")]
+    file: Option<PathBuf>,
+    /// Arguments passed to the script (after `--`).
+    #[arg(last = true)]
+    args: Vec<String>,
+}
+
+/// The command line, through the run-only parser when the command is `run`.
+fn parse_command() -> Command {
+    if std::env::args_os().nth(1).is_some_and(|a| a == "run") {
+        let RunOnly::Run(args) = RunOnlyCli::parse().command;
+        return Command::Run(args);
+    }
+    Cli::parse().command
 }
 
 #[derive(Subcommand)]
@@ -40,16 +78,7 @@ enum Command {
         files: Vec<PathBuf>,
     },
     /// Run a script in the sandboxed interpreter.
-    Run {
-        #[command(flatten)]
-        flags: run::RunFlags,
-        /// The script to run (with --config, the configuration's script when left out).
-        #[arg(required_unless_present = "config")]
-        file: Option<PathBuf>,
-        /// Arguments passed to the script (after `--`).
-        #[arg(last = true)]
-        args: Vec<String>,
-    },
+    Run(RunArgs),
     /// Report nondeterminism, unchecked inputs and capability drift of VoxScript files.
     Lint(lint::LintFlags),
     /// Print the least `--caps` set a script needs; check run configurations against it.
@@ -129,16 +158,16 @@ fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
         eprintln!("vox: internal error (this is a bug in vox; please report it with the script that triggered it): {info}");
     }));
-    let cli = Cli::parse();
+    let command = parse_command();
     // Huge pages are off since before `main` (see `memory`).
-    match cli.command {
+    match command {
         // The analyses of whole files and workspaces keep them off (a large file's turns them back
         // on) and purge freed pages sooner.
         Command::Lint(_) | Command::Caps(_) | Command::Check { .. } => memory::short_purge_delay(),
         // An edit's work must not wait on the kernel making a huge page; the server's runs get
         // the kernel's default back (`vox_server::runs::child_command`).
         Command::Lsp { .. } => {}
-        Command::Run { .. } => {
+        Command::Run(_) => {
             memory::huge_pages_for_run_children();
             memory::short_purge_delay();
         }
@@ -147,17 +176,17 @@ fn main() -> ExitCode {
     // Only a script's run has a memory limit (`--max-memory`); the server runs scripts in child
     // `vox run` processes. `VOX_LINT_TIMING` keeps the count, to print the live heap per phase.
     let lint_timing =
-        matches!(cli.command, Command::Lint(_)) && std::env::var_os("VOX_LINT_TIMING").is_some();
+        matches!(command, Command::Lint(_)) && std::env::var_os("VOX_LINT_TIMING").is_some();
     if matches!(
-        cli.command,
+        command,
         Command::Lint(_) | Command::Caps(_) | Command::Check { .. } | Command::Lsp { .. }
     ) && !lint_timing
     {
         vox_runtime::alloc::stop_counting();
     }
-    let code = match cli.command {
+    let code = match command {
         Command::Check { files } => check::run(&files),
-        Command::Run { flags, file, args } => {
+        Command::Run(RunArgs { flags, file, args }) => {
             // `vox run --config NAME`: the entry's script.
             let file = match (file, &flags.config) {
                 (Some(f), _) => f,

@@ -642,6 +642,29 @@ fn run_help_lists_every_caps_token() {
     }
 }
 
+/// `vox run` is parsed by a parser that knows only `run` (start-up); its help must be the full
+/// parser's (`vox help run` goes through that one), word for word, short and long.
+#[test]
+fn run_help_is_the_full_parsers() {
+    let (code, full, err) = vox_in(&repo(), &["help", "run"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, own, err) = vox_in(&repo(), &["run", "--help"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(own, full);
+    let (_, top, _) = vox_in(&repo(), &["--help"]);
+    let about = own.lines().next().unwrap_or_default();
+    assert!(
+        top.contains(&format!("run          {about}")),
+        "vox --help lists run with another text than `{about}`:\n{top}"
+    );
+    let (code, short, _) = vox_in(&repo(), &["run", "-h"]);
+    assert_eq!(code, 0);
+    assert!(
+        short.contains("Usage: vox run [OPTIONS] [FILE] [-- <ARGS>...]"),
+        "{short}"
+    );
+}
+
 /// Issue 41 (item 7): the project's home is stated once, as `repository` in Cargo.toml, and the
 /// links to the rule pages, SARIF's `helpUri` and the language server's `codeDescription`,
 /// start with it and name a page of docs/rules that exists; SARIF's `informationUri` is it.
