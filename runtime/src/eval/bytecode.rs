@@ -109,6 +109,16 @@ pub enum Op {
         args: Box<[Opnd]>,
         expr: ExprId,
     },
+    /// The W1 statement `v.push(a)` on local `slot` ([`Op::WriteBack`] for `push` with one
+    /// argument): when `v` holds a list, the push without dispatch by name, an arguments vector or
+    /// a copy of the result nobody reads.
+    Push {
+        dst: Reg,
+        slot: Slot,
+        name: Rc<str>,
+        a: Opnd,
+        expr: ExprId,
+    },
     Index {
         dst: Reg,
         a: Opnd,

@@ -139,7 +139,21 @@ impl Compiler<'_> {
                 self.pending.push(at);
                 self.pending.push(at);
                 let dst = if want { self.temp() } else { DROP };
-                let args = self.operands(args).into();
+                let args: Vec<_> = self.operands(args);
+                if &**name == "push" && args.len() == 1 {
+                    self.emit(
+                        Op::Push {
+                            dst,
+                            slot: *slot,
+                            name: name.clone(),
+                            a: args[0],
+                            expr: *expr,
+                        },
+                        m.expr_ranges[*expr as usize],
+                    );
+                    return result(dst);
+                }
+                let args = args.into();
                 self.emit(
                     Op::WriteBack {
                         dst,

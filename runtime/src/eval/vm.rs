@@ -346,6 +346,38 @@ impl<'p> Interp<'p> {
                 let v = self.write_back(*expr, *slot, name, args)?;
                 self.put(*dst, v);
             }
+            Op::Push {
+                dst,
+                slot,
+                name,
+                a,
+                expr,
+            } => {
+                let x = self.take(c, *a);
+                let i = self.base + *slot as usize;
+                let Value::List(_) = &self.stack[i] else {
+                    let mut args = self.args_vec(1);
+                    args.push(x);
+                    let v = self.write_back(*expr, *slot, name, args)?;
+                    self.put(*dst, v);
+                    return Ok(());
+                };
+                // write_back's own steps for a list: the list moves into the push (growth in
+                // place), its depth is checked, and it goes back to the variable.
+                let Value::List(mut l) = std::mem::replace(&mut self.stack[i], Value::Null) else {
+                    unreachable!("checked above")
+                };
+                let pushed = crate::methods::list::push(self, &mut l, x)
+                    .map_err(Flow::from)
+                    .and_then(|()| self.check_depth_of(l.depth()));
+                if let Err(e) = pushed {
+                    return Err(self.locate(e, self.loc(*expr)));
+                }
+                if *dst != DROP {
+                    self.put(*dst, Value::List(l.clone()));
+                }
+                self.stack[i] = Value::List(l);
+            }
             Op::Index { dst, a, i } => {
                 let v = ops::index(self.peek(c, *a), self.peek(c, *i))?;
                 self.release(*a);
