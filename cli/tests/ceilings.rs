@@ -130,6 +130,13 @@ const STEP_PINS: &[(&str, u64)] = &[
     // `xs[i].unwrap()` reads the element without building its `Some`; the index node still counts
     ("let xs = [1, 2]\nlet y = xs[1].unwrap()\n", 10),
     ("let m = {a: 1}\nprint(m[\"a\"].unwrap())\n", 11),
+    // the compiled tier jumps past empty jumps, never past one that counts steps (`break`'s)
+    ("let mut i = 0\nloop { if i < 3 { i += 1 } else { break } }\n", 44),
+    // `and`/`or` in conditions are jumps there, counted as the bools they would build
+    (
+        "let a = 1\nif a == 0 or a == 1 and a < 2 { print(1) }\nif not (a == 2 or a == 3) and (a > 0 or a < -5) { print(2) }\nwhile a == 5 or a < 0 { }\n",
+        49,
+    ),
 ];
 
 #[test]

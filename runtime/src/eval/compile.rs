@@ -67,6 +67,37 @@ pub(super) fn compile(m: &Module, func: &Function) -> Chunk {
     c.finish(result)
 }
 
+/// A jump or branch whose target is a `Jump` without steps goes to that jump's target
+/// directly (a loop's `continue` point, the end of an `if` inside a loop): the same steps, one
+/// dispatch less.
+fn thread_jumps(code: &mut [Ins]) {
+    let hop = |code: &[Ins], mut l: Label| {
+        // Bounded: a cycle of empty jumps (an empty `loop {}`) keeps its own target.
+        for _ in 0..8 {
+            match code.get(l as usize) {
+                Some(Ins {
+                    op: Op::Jump(next),
+                    ticks: 0,
+                    ..
+                }) if *next != l => l = *next,
+                _ => break,
+            }
+        }
+        l
+    };
+    for k in 0..code.len() {
+        let target = match &code[k].op {
+            Op::Jump(l) | Op::Branch { target: l, .. } | Op::BranchCmp { target: l, .. } => *l,
+            _ => continue,
+        };
+        let to = hop(code, target);
+        match &mut code[k].op {
+            Op::Jump(l) | Op::Branch { target: l, .. } | Op::BranchCmp { target: l, .. } => *l = to,
+            _ => {}
+        }
+    }
+}
+
 impl Compiler<'_> {
     fn finish(mut self, result: Opnd) -> Chunk {
         let labels = std::mem::take(&mut self.labels);
@@ -84,6 +115,7 @@ impl Compiler<'_> {
                 _ => {}
             }
         }
+        thread_jumps(&mut self.code);
         Chunk {
             code: self.code,
             tick_at: self.tick_at,

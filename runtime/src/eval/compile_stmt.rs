@@ -62,10 +62,71 @@ impl Compiler<'_> {
         self.depth -= 1;
     }
 
+    /// `let x = e` where `e`'s value is in temporary `v`, just written by the last instruction:
+    /// that instruction writes `slot` instead (one `Move` less). Not when a jump lands after it
+    /// (the value may come from elsewhere) or steps are pending (the `Move` would carry them).
+    fn retarget_last(&mut self, v: Opnd, slot: u32) -> bool {
+        let Opnd::Temp(t) = v else { return false };
+        let here = self.code.len() as u32;
+        if !self.pending.is_empty() || self.labels.contains(&here) {
+            return false;
+        }
+        let Some(last) = self.code.last_mut() else {
+            return false;
+        };
+        let dst = match &mut last.op {
+            Op::Move { dst, .. }
+            | Op::Binary { dst, .. }
+            | Op::Unary { dst, .. }
+            | Op::Call { dst, .. }
+            | Op::Method { dst, .. }
+            | Op::Index { dst, .. }
+            | Op::IndexUnwrap { dst, .. }
+            | Op::Field { dst, .. }
+            | Op::List { dst, .. }
+            | Op::Tuple { dst, .. }
+            | Op::Map { dst, .. }
+            | Op::Template { dst, .. }
+            | Op::Closure { dst, .. }
+            | Op::Try { dst, .. } => dst,
+            _ => return false,
+        };
+        if *dst != t {
+            return false;
+        }
+        *dst = slot;
+        true
+    }
+
     /// Jumps to `target` when the condition `cond` is `when`; a comparison is tested without
     /// building its bool (its errors are the comparison's: its result is always a bool).
     pub(super) fn cond_branch(&mut self, cond: ExprId, when: bool, target: Label, at: TextRange) {
         let m = self.m;
+        // `a or b` / `a and b` as jumps: no bool is built for either side. The steps, their order
+        // and the truthiness errors (at the `and`/`or`) are those of building it.
+        if let Expr::And(a, b) | Expr::Or(a, b) = &m.exprs[cond as usize] {
+            if self.depth < MAX_DEPTH {
+                let is_or = matches!(m.exprs[cond as usize], Expr::Or(..));
+                let own = m.expr_ranges[cond as usize];
+                let saved = self.temps;
+                self.depth += 1;
+                self.tick_expr(cond);
+                if when == is_or {
+                    // The first side alone can decide it as `when`; else the second does.
+                    self.cond_branch(*a, when, target, own);
+                    self.cond_branch(*b, when, target, own);
+                } else {
+                    // The first side can only decide it the other way: then past the second.
+                    let decided = self.label();
+                    self.cond_branch(*a, is_or, decided, own);
+                    self.cond_branch(*b, when, target, own);
+                    self.place(decided, own);
+                }
+                self.depth -= 1;
+                self.temps = saved;
+                return;
+            }
+        }
         if let Expr::Binary(op, a, b) = &m.exprs[cond as usize] {
             if matches!(
                 op,
@@ -109,7 +170,11 @@ impl Compiler<'_> {
                 self.pending.push(at);
                 let v = self.expr(*init);
                 match m.pats[*pat as usize] {
-                    Pat::Bind(slot) => self.emit(Op::Move { dst: slot, src: v }, at),
+                    Pat::Bind(slot) => {
+                        if !self.retarget_last(v, slot) {
+                            self.emit(Op::Move { dst: slot, src: v }, at)
+                        }
+                    }
                     Pat::Wild => self.discard(v, at),
                     _ => self.emit(Op::Let { pat: *pat, a: v }, at),
                 }
