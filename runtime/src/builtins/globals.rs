@@ -1,6 +1,7 @@
 //! Global functions (§5.2, decisions.md 5 and 10).
 
 use std::cmp::Ordering;
+use std::rc::Rc;
 use std::str::FromStr;
 
 use rust_decimal::prelude::ToPrimitive;
@@ -69,9 +70,40 @@ pub(super) fn len(_: &mut dyn Host, args: &mut Args) -> Res<Value> {
 
 pub(super) fn str_(host: &mut dyn Host, args: &mut Args) -> Res<Value> {
     args.arity(1, 1)?;
-    let s = display(args.get(0));
+    let s = match args.get(0) {
+        // The same text: nothing new to hold.
+        Value::Str(s) => return Ok(Value::Str(s.clone())),
+        // Digits written once, into the str itself (not a String first, then copied).
+        Value::Int(n) => {
+            let mut digits = [0u8; 20];
+            let text = int_text(*n, &mut digits);
+            host.reserve(text.len())?;
+            return Ok(Value::Str(Rc::from(text)));
+        }
+        v => display(v),
+    };
     host.reserve(s.len())?;
     Ok(rc_str(s))
+}
+
+/// `n` in decimal, written at the end of `buf` (20 bytes hold `i64::MIN`).
+fn int_text(n: i64, buf: &mut [u8; 20]) -> &str {
+    let mut at = buf.len();
+    let mut u = n.unsigned_abs();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (u % 10) as u8;
+        u /= 10;
+        if u == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        at -= 1;
+        buf[at] = b'-';
+    }
+    // Only ASCII digits and '-' were written.
+    std::str::from_utf8(&buf[at..]).unwrap_or_default()
 }
 
 /// `int(x)`: never fails except for a decimal beyond i64 (decisions.md 5).
@@ -288,6 +320,38 @@ mod tests {
             "error: assertion failed"
         );
         assert_eq!(call(&mut h, "panic", vec![s("boom")]), "panic: panic: boom");
+    }
+
+    /// `str` of an int writes its digits itself; they must be the display form's, at the edges.
+    #[test]
+    fn str_of_an_int_is_its_display() {
+        let mut h = MockHost::new();
+        let mut cases = vec![
+            0,
+            1,
+            -1,
+            9,
+            10,
+            -10,
+            99,
+            100,
+            i64::MAX,
+            i64::MIN,
+            i64::MIN + 1,
+        ];
+        let mut x: i64 = 7;
+        for _ in 0..200 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            cases.push(x >> (x as u64 % 60));
+        }
+        for n in cases {
+            let got = call(&mut h, "str", vec![I(n)]);
+            assert_eq!(got, crate::display::display(&I(n)), "{n}");
+            assert_eq!(got, n.to_string(), "{n}");
+        }
+        assert_eq!(call(&mut h, "str", vec![s("x")]), "x");
     }
 
     #[test]

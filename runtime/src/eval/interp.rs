@@ -38,6 +38,8 @@ pub(super) const STACK_RESERVE: usize = 4 * 1024 * 1024;
 pub(super) const GROW_EVERY: u32 = 32;
 pub(super) const GROW_RED_ZONE: usize = 8 * 1024 * 1024;
 pub(super) const GROW_SEGMENT: usize = 64 * 1024 * 1024;
+/// Arguments a new vector from [`Interp::args_vec`] has room for.
+const ARGS_ROOM: usize = 4;
 /// How often (in steps) the memory flag and the wall clock are checked.
 pub(super) const CHECK_PERIOD: u64 = 1024;
 
@@ -97,7 +99,9 @@ impl<'p> Interp<'p> {
                 v.reserve(n);
                 v
             }
-            None => Vec::with_capacity(n),
+            // Room for the common arities, so a vector kept for later rarely grows (a call with
+            // no arguments made vectors of no room that the next call with two reallocated).
+            None => Vec::with_capacity(n.max(ARGS_ROOM)),
         }
     }
 
