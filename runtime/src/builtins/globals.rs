@@ -9,7 +9,7 @@ use rust_decimal::Decimal;
 
 use crate::display::{display, display_float, display_into};
 use crate::exc::{Exc, Res};
-use crate::kind::type_of;
+use crate::kind::type_of_str;
 use crate::native::{alloc_values, rc_str, VALUE_SIZE};
 use crate::native::{extreme, sum as sum_values};
 use crate::ops::int_abs;
@@ -180,7 +180,7 @@ pub fn range_bounds(host: &mut dyn Host, args: &mut Args) -> Res<(i64, i64)> {
 
 pub(super) fn type_of_(_: &mut dyn Host, args: &mut Args) -> Res<Value> {
     args.arity(1, 1)?;
-    Ok(rc_str(type_of(args.get(0))))
+    Ok(Value::Str(type_of_str(args.get(0))))
 }
 
 pub(super) fn abs(_: &mut dyn Host, args: &mut Args) -> Res<Value> {
