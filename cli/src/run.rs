@@ -583,8 +583,6 @@ fn watchdog(secs: u64) {
             eprintln!("vox: execution budget exceeded: --timeout {secs}");
             // The run is stopped: nothing it started survives it (decision 48).
             vox_jail::lifetime::end_descendants(&[]);
-            let _ = std::io::stdout().flush();
-            let _ = std::io::stderr().flush();
             // SAFETY: ends the process; every process the run started was killed above.
             unsafe { libc::_exit(78) };
         });
