@@ -74,6 +74,50 @@ fn a_one_element_tuple_is_a_syntax_error() {
     assert!(err.contains("a tuple has two or more elements"), "{err}");
 }
 
+/// `let (a, b) = e`: a tuple nothing else holds gives its values up, a shared one (or a list) is
+/// copied from, and the wrong count or kind is an error at the `let`, under both tiers.
+#[test]
+fn let_destructures_tuples_and_lists_and_names_a_mismatch() {
+    let src = "fn pair(n) { (n, [n + 1]) }
+let (a, b) = pair(3)
+let t = (1, [2])
+let (c, d) = t
+let (x, y) = [5, 6]
+print(a, b, c, d, t, x, y)
+";
+    for tier in ["vm", "tree"] {
+        for (tail, code, msg) in [
+            ("", 0, ""),
+            (
+                "let (e, f) = (1, 2, 3)\n",
+                1,
+                "vox: error: cannot destructure a Tuple of 3 elements into 2 names\n  --> s.vox:7:1",
+            ),
+            (
+                "let (e, f) = 4\n",
+                1,
+                "vox: error: cannot destructure Int into 2 names\n  --> s.vox:7:1",
+            ),
+        ] {
+            let dir = scratch();
+            std::fs::write(dir.join("s.vox"), format!("{src}{tail}")).unwrap();
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_vox"))
+                .args(["run", "s.vox"])
+                .current_dir(&dir)
+                .env("VOX_TIER", tier)
+                .output()
+                .unwrap();
+            let (stdout, stderr) = (
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr),
+            );
+            assert_eq!(out.status.code(), Some(code), "{tier} {tail}: {stderr}");
+            assert_eq!(stdout, "3 [4] 1 [2] (1, [2]) 5 6\n", "{tier} {tail}");
+            assert!(stderr.starts_with(msg), "{tier} {tail}: {stderr}");
+        }
+    }
+}
+
 /// Decision 62: `MIN % -1` names `%`.
 #[test]
 fn min_modulo_minus_one_names_the_operator() {

@@ -287,13 +287,13 @@ impl<'p> Interp<'p> {
                 Ok(())
             }
             Pat::Tuple(ps) => {
-                let items = match &v {
-                    Value::Tuple(t) => t.clone(),
-                    Value::List(l) => l.clone(),
+                let kind = message_name(&v);
+                let items = match v {
+                    Value::Tuple(t) | Value::List(t) => t,
                     other => {
                         return Err(Exc::error(format!(
                             "cannot destructure {} into {} names",
-                            message_name(other),
+                            message_name(&other),
                             ps.len()
                         ))
                         .into())
@@ -301,15 +301,24 @@ impl<'p> Interp<'p> {
                 };
                 if items.len() != ps.len() {
                     return Err(Exc::error(format!(
-                        "cannot destructure a {} of {} elements into {} names",
-                        message_name(&v),
+                        "cannot destructure a {kind} of {} elements into {} names",
                         items.len(),
                         ps.len()
                     ))
                     .into());
                 }
-                for (p, item) in ps.iter().zip(items.iter()) {
-                    self.bind_let(*p, item.clone())?;
+                // A tuple nothing else holds (a function's `(v, i)` result) gives its values up.
+                match Rc::try_unwrap(items) {
+                    Ok(list) => {
+                        for (p, item) in ps.iter().zip(list.into_vec()) {
+                            self.bind_let(*p, item)?;
+                        }
+                    }
+                    Err(shared) => {
+                        for (p, item) in ps.iter().zip(shared.iter()) {
+                            self.bind_let(*p, item.clone())?;
+                        }
+                    }
                 }
                 Ok(())
             }
