@@ -602,21 +602,19 @@ pub fn run(flags: RunFlags, file: PathBuf, args: Vec<String>) -> i32 {
             return code;
         }
     };
-    let handle = std::thread::Builder::new()
-        .stack_size(STACK_SIZE)
-        .name("vox-interp".into())
-        .spawn(move || exit_now(run_on_this_thread(prepared, rep)));
-    match handle {
-        Ok(h) => h.join().unwrap_or_else(|_| {
-            // An interpreter bug stops the run: nothing it started survives it.
-            vox_jail::lifetime::end_descendants(&[]);
-            101
-        }),
-        Err(e) => {
-            eprintln!("vox: cannot start the interpreter thread: {e}");
-            101
-        }
-    }
+    // On this thread, on a stack of its own: the interpreter's recursion needs more than the main
+    // thread's (`remaining_stack` measures this one), and a second thread cost a hello world a
+    // tenth of its start-up (a thread start, its own allocator pages, its own stack handler).
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+        stacker::grow(STACK_SIZE, move || -> i32 {
+            exit_now(run_on_this_thread(prepared, rep))
+        })
+    }));
+    ran.unwrap_or_else(|_| {
+        // An interpreter bug stops the run: nothing it started survives it.
+        vox_jail::lifetime::end_descendants(&[]);
+        101
+    })
 }
 
 /// Ends the process with the run's exit code once everything the run owned is dropped (its
