@@ -9,6 +9,7 @@ mod man;
 mod memory;
 mod output;
 mod parallel;
+mod quick_run;
 mod read_error;
 mod render;
 mod run;
@@ -48,7 +49,7 @@ enum RunOnly {
 }
 
 /// `vox run`'s arguments.
-#[derive(clap::Args)]
+#[derive(clap::Args, Debug)]
 struct RunArgs {
     #[command(flatten)]
     flags: run::RunFlags,
@@ -60,10 +61,16 @@ struct RunArgs {
     args: Vec<String>,
 }
 
-/// The command line, through the run-only parser when the command is `run`.
+/// The command line: a common `vox run` one without clap ([`quick_run`]), any other `run` through
+/// the run-only parser.
 fn parse_command() -> Command {
-    if std::env::args_os().nth(1).is_some_and(|a| a == "run") {
-        let RunOnly::Run(args) = RunOnlyCli::parse().command;
+    let words: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if words.get(1).is_some_and(|a| a == "run") {
+        if let Some((flags, file, args)) = quick_run::parse(&words[2..]) {
+            let file = Some(file);
+            return Command::Run(RunArgs { flags, file, args });
+        }
+        let RunOnly::Run(args) = RunOnlyCli::parse_from(words).command;
         return Command::Run(args);
     }
     Cli::parse().command
