@@ -24,6 +24,7 @@ fn main() {
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
         println!("cargo:rustc-link-arg-bin=vox=-no-pie");
     }
+    static_unwinder();
     // A new commit (or checkout) changes HEAD or the ref it names; a path that does not exist
     // would make cargo run this on every build, so only existing ones are named.
     println!("cargo:rerun-if-changed=build.rs");
@@ -42,5 +43,34 @@ fn main() {
         {
             println!("cargo:rerun-if-changed={p}");
         }
+    }
+}
+
+/// The unwinder (panics unwind to the handlers that turn them into an internal error) linked in
+/// from the C compiler's static libgcc_eh rather than loaded from libgcc_s.so at every start:
+/// loading that library and its constructor (which asks the CPU for its features, each CPUID a
+/// trip to the hypervisor in a VM) took 0.12 ms of a hello world's start-up. The standard library
+/// still names libgcc_s, but it is linked `--as-needed`, so with every unwinding symbol already
+/// defined the library is dropped. Not done under a linker chosen for the target (the release
+/// artifacts' zig, which has its own unwinder), or where the C compiler has no libgcc_eh.
+fn static_unwinder() {
+    println!("cargo:rerun-if-env-changed=CC");
+    let gnu_linux = std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux")
+        && std::env::var("CARGO_CFG_TARGET_ENV").as_deref() == Ok("gnu");
+    if !gnu_linux || std::env::var_os("RUSTC_LINKER").is_some() {
+        return;
+    }
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let Ok(out) = Command::new(cc)
+        .arg("-print-file-name=libgcc_eh.a")
+        .output()
+    else {
+        return;
+    };
+    let path = std::path::PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    // Without the library the compiler prints the bare name back.
+    if let (true, Some(dir)) = (path.is_absolute() && path.exists(), path.parent()) {
+        println!("cargo:rustc-link-search=native={}", dir.display());
+        println!("cargo:rustc-link-lib=static=gcc_eh");
     }
 }
