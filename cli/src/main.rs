@@ -1,5 +1,8 @@
 //! The `vox` command.
 
+// On Linux with glibc the C library calls `main` below directly (see there).
+#![cfg_attr(all(target_os = "linux", target_env = "gnu", not(test)), no_main)]
+
 mod caps;
 mod check;
 mod confine;
@@ -17,7 +20,6 @@ mod test_runner;
 mod workspace;
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
@@ -160,7 +162,58 @@ pub fn parse_on_big_stack(bytes: Vec<u8>) -> vox_syntax::SyntaxTree {
     }
 }
 
-fn main() -> ExitCode {
+/// The process's entry, called by the C library: the standard library's own set-up before `main`
+/// is left out, because on Linux it reads /proc/self/maps to find the main thread's stack guard
+/// (glibc's `pthread_getattr_np` formats and parses every mapping: 4 to 5% of a hello world's
+/// `vox run`). What else that set-up does that `vox` relies on is done here: standard streams
+/// that are closed are opened on /dev/null (so a file opened later cannot become stdout), and
+/// SIGPIPE is ignored (a closed pipe is an error to report, not a silent death). Left out with
+/// it: the "has overflowed its stack" message (an overflow ends the process with SIGSEGV
+/// instead; every recursion in `vox` is bounded before the stack ends, so either is a bug). The
+/// arguments need nothing (glibc hands them to the standard library before `main`), and
+/// `std::process::exit` flushes stdout as returning from a Rust `main` does.
+#[cfg(all(target_os = "linux", target_env = "gnu", not(test)))]
+#[unsafe(no_mangle)]
+extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) -> libc::c_int {
+    standard_streams_open();
+    // SAFETY: setting a signal's disposition to "ignore", before any other thread exists.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+    // A panic has been reported by the hook `vox_main` sets; 101 as Rust's own `main` exits.
+    let code = std::panic::catch_unwind(vox_main).unwrap_or(101);
+    std::process::exit(code)
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu", not(test))))]
+fn main() -> std::process::ExitCode {
+    std::process::ExitCode::from(vox_main() as u8)
+}
+
+/// Opens /dev/null on each of stdin, stdout and stderr that is closed, as the standard library's
+/// set-up does.
+#[cfg(all(target_os = "linux", target_env = "gnu", not(test)))]
+fn standard_streams_open() {
+    let mut fds = [0, 1, 2].map(|fd| libc::pollfd {
+        fd,
+        events: 0,
+        revents: 0,
+    });
+    // SAFETY: polls three descriptors for nothing, without waiting; `fds` outlives the call.
+    if unsafe { libc::poll(fds.as_mut_ptr(), 3, 0) } < 0 {
+        return;
+    }
+    for p in fds {
+        if p.revents & libc::POLLNVAL != 0 {
+            // The lowest free descriptor: this one, as the lower ones are open by now.
+            // SAFETY: opens a path given as a C string.
+            if unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDWR) } != p.fd {
+                std::process::abort();
+            }
+        }
+    }
+}
+
+/// The command line's command, run; its exit code.
+fn vox_main() -> i32 {
     // A Rust panic is an interpreter bug: say so, and exit 101 (runtime.md §3).
     std::panic::set_hook(Box::new(|info| {
         eprintln!("vox: internal error (this is a bug in vox; please report it with the script that triggered it): {info}");
@@ -208,7 +261,7 @@ fn main() -> ExitCode {
                             .unwrap_or(c.script),
                         Err(msg) => {
                             eprintln!("{msg}");
-                            return ExitCode::from(1);
+                            return 1;
                         }
                     }
                 }
@@ -236,5 +289,5 @@ fn main() -> ExitCode {
         Command::Lint(flags) => lint::run(flags),
         Command::Caps(flags) => caps::run(flags),
     };
-    ExitCode::from(code as u8)
+    code
 }

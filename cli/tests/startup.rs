@@ -50,3 +50,71 @@ fn the_unwinder_is_linked_in_not_loaded() {
         "vox loads libgcc_s at start-up; cli/build.rs links libgcc_eh instead:\n{listed}"
     );
 }
+
+// What the standard library's set-up before `main` did, done by vox's own entry (`main` in
+// cli/src/main.rs, which leaves that set-up out).
+
+/// A closed standard stream is opened on /dev/null before anything else is opened: otherwise the
+/// first file `vox` keeps open (here the `--caps-audit` log) would be given its number, and the
+/// script's output would be written into that file.
+#[test]
+#[cfg(unix)]
+fn a_closed_stdout_is_not_taken_by_the_next_file_opened() {
+    use std::os::unix::process::CommandExt;
+    let dir = std::env::temp_dir().join(format!("vox-startup-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("s.vox");
+    std::fs::write(&script, "fn main() { print(\"MARKER\") }\n").unwrap();
+    let audit = dir.join("audit.jsonl");
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_vox"));
+    cmd.arg("run").arg("--caps-audit").arg(&audit).arg(&script);
+    // SAFETY: only close(2) between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::close(1);
+            Ok(())
+        });
+    }
+    let status = cmd.status().expect("run vox");
+    let log = std::fs::read_to_string(&audit).unwrap_or_default();
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(status.success(), "{status}");
+    assert!(
+        !log.contains("MARKER"),
+        "the script's output went into the audit log:\n{log}"
+    );
+}
+
+/// SIGPIPE is ignored: a reader that goes away is a write error `vox` handles, not a signal that
+/// kills it.
+#[test]
+#[cfg(unix)]
+fn a_reader_that_goes_away_does_not_kill_vox_with_sigpipe() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let dir = std::env::temp_dir().join(format!("vox-sigpipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("s.vox");
+    std::fs::write(
+        &script,
+        "fn main() { for i in range(0, 1000000) { print(i) } }\n",
+    )
+    .unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vox"))
+        .args(["run", "--max-steps", "0"])
+        .arg(&script)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("run vox");
+    let mut first = [0u8; 16];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The pipe's read end is closed here; the script goes on printing.
+    let status = child.wait().unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(
+        status.signal(),
+        None,
+        "vox was killed by a signal: {status}"
+    );
+}
