@@ -90,7 +90,14 @@ impl<'p> Interp<'p> {
         let slot = &mut self.stack[self.base + r as usize];
         match slot {
             Value::Int(x) => *x = n,
-            _ => self.put(r, Value::Int(n)),
+            // Written into the slot itself: made on the machine stack and then copied (`put`), the
+            // value was read back in one 16-byte load spanning the two stores that had just
+            // written it, which the processor cannot forward (a stall at every such write).
+            _ if is_scalar(slot) => {
+                // SAFETY: `slot` is a valid `Value`; the old one, a scalar, owns nothing to drop.
+                unsafe { std::ptr::write(slot, Value::Int(n)) }
+            }
+            _ => *slot = Value::Int(n),
         }
     }
 
@@ -99,7 +106,12 @@ impl<'p> Interp<'p> {
         let slot = &mut self.stack[self.base + r as usize];
         match slot {
             Value::Bool(x) => *x = t,
-            _ => self.put(r, Value::Bool(t)),
+            // In place, as `put_int` does.
+            _ if is_scalar(slot) => {
+                // SAFETY: as in `put_int`.
+                unsafe { std::ptr::write(slot, Value::Bool(t)) }
+            }
+            _ => *slot = Value::Bool(t),
         }
     }
 
