@@ -1,7 +1,6 @@
 //! `vox run`'s common command lines, read without clap: `vox run [FLAGS] FILE [FLAGS] [-- ARGS]`
 //! with long flags only. Even the run-only parser built every `run` argument (names, help text,
-//! value parsers) before reading one, a tenth of a hello world's start-up in page faults alone
-//! (`bench/interp.py`). Anything this reader is not sure to read as clap would (help, a short
+//! value parsers) before reading one: 30 of a hello world's 200 page faults (`bench/interp.py`). Anything this reader is not sure to read as clap would (help, a short
 //! flag, a repeated flag, `--config` with `--caps`, a value that starts with `-`, text that is not
 //! UTF-8, a second file) is left to clap, so every error, usage and help text is still clap's.
 //! A test compares the two on every command line it builds from the flags.
@@ -46,8 +45,9 @@ pub(crate) fn parse(words: &[OsString]) -> Option<(RunFlags, PathBuf, Vec<String
             }
             break;
         }
-        let Some(long) = word.to_str()?.strip_prefix("--") else {
-            if word.to_str()?.starts_with('-') || file.is_some() {
+        let word = word.to_str()?;
+        let Some(long) = word.strip_prefix("--") else {
+            if word.starts_with('-') || file.is_some() {
                 return None;
             }
             file = Some(PathBuf::from(word));

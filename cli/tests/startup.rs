@@ -3,6 +3,8 @@
 
 use std::io::Read;
 
+mod common;
+
 /// Linked position-dependent (ELF type EXEC, not a PIE's DYN): a PIE has the dynamic loader apply
 /// its 17,000 relative relocations at every start (cli/build.rs).
 #[test]
@@ -61,8 +63,7 @@ fn the_unwinder_is_linked_in_not_loaded() {
 #[cfg(unix)]
 fn a_closed_stdout_is_not_taken_by_the_next_file_opened() {
     use std::os::unix::process::CommandExt;
-    let dir = std::env::temp_dir().join(format!("vox-startup-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch_in("startup");
     let script = dir.join("s.vox");
     std::fs::write(&script, "fn main() { print(\"MARKER\") }\n").unwrap();
     let audit = dir.join("audit.jsonl");
@@ -77,7 +78,6 @@ fn a_closed_stdout_is_not_taken_by_the_next_file_opened() {
     }
     let status = cmd.status().expect("run vox");
     let log = std::fs::read_to_string(&audit).unwrap_or_default();
-    std::fs::remove_dir_all(&dir).ok();
     assert!(status.success(), "{status}");
     assert!(
         !log.contains("MARKER"),
@@ -92,8 +92,7 @@ fn a_closed_stdout_is_not_taken_by_the_next_file_opened() {
 fn a_reader_that_goes_away_does_not_kill_vox_with_sigpipe() {
     use std::io::Read;
     use std::os::unix::process::ExitStatusExt;
-    let dir = std::env::temp_dir().join(format!("vox-sigpipe-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch_in("startup");
     let script = dir.join("s.vox");
     std::fs::write(
         &script,
@@ -111,7 +110,6 @@ fn a_reader_that_goes_away_does_not_kill_vox_with_sigpipe() {
     child.stdout.take().unwrap().read_exact(&mut first).unwrap();
     // The pipe's read end is closed here; the script goes on printing.
     let status = child.wait().unwrap();
-    std::fs::remove_dir_all(&dir).ok();
     assert_eq!(
         status.signal(),
         None,

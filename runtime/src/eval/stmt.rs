@@ -292,10 +292,9 @@ impl<'p> Interp<'p> {
                 let kind = message_name(&v);
                 let items = match v {
                     Value::Tuple(t) | Value::List(t) => t,
-                    other => {
+                    _ => {
                         return Err(Exc::error(format!(
-                            "cannot destructure {} into {} names",
-                            message_name(&other),
+                            "cannot destructure {kind} into {} names",
                             ps.len()
                         ))
                         .into())
