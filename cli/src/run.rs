@@ -683,5 +683,7 @@ fn run_on_this_thread(mut prepared: Prepared, rep: Reporter) -> i32 {
         run_exit_commands(&mut interp.ctx);
     }
     vox_runtime::effects::end_run(&mut interp.ctx, stopped);
+    // The process exits next: its memory goes back to the kernel whole.
+    interp.leak_values();
     code
 }

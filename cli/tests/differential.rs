@@ -142,7 +142,37 @@ const HAND_WRITTEN: &[&str] = &[
     // shadowed `range`, and the loop variable's type.
     "for i, k in range(-2, 3) { if i == 0 { continue }\n print(i, k, type_of(i)) }\nfor i in range(4) { if i == 2 { break }\n print(i) }\nfor i in range(3, 1) { print(\"never\") }\nfor i in range(9223372036854775806, 9223372036854775807) { print(i) }\nlet r = range(2)\nfor i in r { print(i) }\n",
     "fn range(a, b) { [b, a] }\nfor i in range(1, 2) { print(i) }\n",
+    // The tier's quick ways (`len`/`ord` methods, `len`/`type_of` builtins, `xs[i].unwrap()` of
+    // a list) on every kind they answer for, and on those that take the general way: a map's own
+    // `len` before a function field of that name, bytes for a str's `len`, options' `len`.
+    "let xs = [1, [2, 3]]\nlet m = {\"a\": 1, \"len\": fn() { 42 }}\nlet t = (1, \"b\")\nprint(xs.len(), \"h\u{e9}llo\".len(), m.len(), \"\u{e9}t\u{e9}\".ord(), \"A\".ord())\nprint(len(xs), len(t), len(\"h\u{e9}\"), len(m), len(Some(Some([1, 2]))), len(None), len(Err(1)))\nprint(type_of(1), type_of(t), type_of(m), type_of(None), type_of(\"s\"), type_of(xs), type_of(print))\nlet cs = \"a\u{e9}c\".chars()\nprint(cs[0].unwrap(), cs[1].unwrap(), xs[1].unwrap()[0].unwrap(), t[1].unwrap(), \"xyz\"[2].unwrap(), m[\"a\"].unwrap())\nlet mut n = 0\nfor i in range(0, cs.len()) { n += cs[i].unwrap().ord() + len(cs[i].unwrap()) }\nprint(n)\n",
 ];
+
+/// Programs that fail at run time, written by hand for the tier's quick ways: each must fail the
+/// same way under both tiers (message, location, exit code).
+const HAND_WRITTEN_FAILING: &[&str] = &[
+    "fn main() {\n    let e = \"\"\n    print(e.ord())\n}\n",
+    "fn main() {\n    let t = (1, 2)\n    print(t.len())\n}\n",
+    "fn main() {\n    print(math.len())\n}\n",
+    "fn main() {\n    let x = 5\n    print(x.len())\n}\n",
+    "fn main() {\n    print(len(5))\n}\n",
+    "fn main() {\n    let xs = [1]\n    print(xs[5].unwrap())\n}\n",
+    "fn main() {\n    let xs = [1]\n    print(xs[-1].unwrap())\n}\n",
+    "fn main() {\n    let xs = [1]\n    print(xs[\"a\"].unwrap())\n}\n",
+    "fn main() {\n    let n = 3\n    print(n[0].unwrap())\n}\n",
+];
+
+#[test]
+fn hand_written_failures_match() {
+    let dir = common::scratch_in("vox-diff-hand-failing");
+    for src in HAND_WRITTEN_FAILING {
+        std::fs::write(dir.join("p.vox"), src).unwrap();
+        let tree = run(&dir, &[], true);
+        let vm = run(&dir, &[], false);
+        assert_eq!(tree.0, 1, "{src}\n{tree:?}");
+        assert_eq!(tree, vm, "{src}");
+    }
+}
 
 #[test]
 fn hand_written_programs_match() {

@@ -332,7 +332,7 @@ fn index_type_error(expected: &str, idx: &Value) -> Exc {
 }
 
 /// Converts an int index to a position when it is in `0..len`.
-fn position(i: i64, len: usize) -> Option<usize> {
+pub(crate) fn position(i: i64, len: usize) -> Option<usize> {
     usize::try_from(i).ok().filter(|p| *p < len)
 }
 

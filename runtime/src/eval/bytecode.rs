@@ -50,6 +50,25 @@ pub enum Callee {
     Value(Opnd),
 }
 
+/// A method with no arguments whose answer is an int, known when the call is compiled.
+#[derive(Clone, Copy, Debug)]
+pub enum IntMethod {
+    /// `len()` of a list, str (bytes) or map.
+    Len,
+    /// `ord()` of a non-empty str.
+    Ord,
+}
+
+/// A builtin of one argument that neither fails on the common kinds nor needs a capability,
+/// known when the call is compiled.
+#[derive(Clone, Copy, Debug)]
+pub enum Builtin1 {
+    /// `len(v)`.
+    Len,
+    /// `type_of(v)`.
+    TypeOf,
+}
+
 #[derive(Debug)]
 pub enum Op {
     /// Only the steps.
@@ -95,11 +114,28 @@ pub enum Op {
         callee: Callee,
         args: Box<[Opnd]>,
     },
+    /// `len(a)` or `type_of(a)` whose value is read: the answer straight into `dst`; a kind
+    /// `len` has no answer for takes [`Op::Call`]'s way (the same message).
+    Builtin1 {
+        dst: Reg,
+        which: Builtin1,
+        def: &'static BuiltinDef,
+        a: Opnd,
+    },
     Method {
         dst: Reg,
         recv: Opnd,
         name: Rc<str>,
         args: Box<[Opnd]>,
+    },
+    /// `recv.len()` or `recv.ord()` whose value is read: the int written straight into `dst` when
+    /// `recv` is a kind with that method and it succeeds; otherwise [`Op::Method`]'s way, with no
+    /// arguments (the same dispatch, result and message).
+    IntMethod {
+        dst: Reg,
+        recv: Opnd,
+        which: IntMethod,
+        name: Rc<str>,
     },
     /// A W1 statement `v.name(args)` (voxscript.md §4.3) on local `slot`; `expr` is the call.
     WriteBack {

@@ -16,7 +16,9 @@ use vox_syntax::TextRange;
 use crate::catalog::Catalog;
 use crate::value::{BuiltinDef, Value};
 
-use super::bytecode::{Callee, Chunk, Ins, Label, Op, Opnd, Reg, TemplatePiece, DROP};
+use super::bytecode::{
+    Builtin1, Callee, Chunk, Ins, IntMethod, Label, Op, Opnd, Reg, TemplatePiece, DROP,
+};
 use super::expr::lit_value;
 
 /// Expression nesting the compiler follows; deeper subtrees are evaluated by the tree-walker
@@ -403,8 +405,20 @@ impl Compiler<'_> {
                     Expr::Builtin(b) => {
                         // The builtin callee's step, at the call (as the tree-walker counts it).
                         self.pending.push(at);
-                        let args = self.operands(args).into();
-                        let callee = Callee::Builtin(Catalog::get().row(*b));
+                        let args: Vec<Opnd> = self.operands(args);
+                        let def = Catalog::get().row(*b);
+                        let which = match (def.ns, def.name) {
+                            ("", "len") => Some(Builtin1::Len),
+                            ("", "type_of") => Some(Builtin1::TypeOf),
+                            _ => None,
+                        };
+                        if let (Some(which), [a], true) = (which, &args[..], want) {
+                            let a = *a;
+                            self.emit(Op::Builtin1 { dst, which, def, a }, at);
+                            return result(dst);
+                        }
+                        let callee = Callee::Builtin(def);
+                        let args = args.into();
                         self.emit(Op::Call { dst, callee, args }, at);
                         return result(dst);
                     }
@@ -459,6 +473,24 @@ impl Compiler<'_> {
                         );
                         return result(dst);
                     }
+                }
+                let which = match &**name {
+                    "len" => Some(IntMethod::Len),
+                    "ord" => Some(IntMethod::Ord),
+                    _ => None,
+                };
+                if let (Some(which), true, true) = (which, args.is_empty(), want) {
+                    let r = self.expr(*recv);
+                    self.emit(
+                        Op::IntMethod {
+                            dst,
+                            recv: r,
+                            which,
+                            name: name.clone(),
+                        },
+                        at,
+                    );
+                    return result(dst);
                 }
                 let mut all = vec![*recv];
                 all.extend_from_slice(args);

@@ -80,6 +80,8 @@ impl Compiler<'_> {
             | Op::Unary { dst, .. }
             | Op::Call { dst, .. }
             | Op::Method { dst, .. }
+            | Op::IntMethod { dst, .. }
+            | Op::Builtin1 { dst, .. }
             | Op::Index { dst, .. }
             | Op::IndexUnwrap { dst, .. }
             | Op::Field { dst, .. }

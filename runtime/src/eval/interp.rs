@@ -94,6 +94,11 @@ impl<'p> Interp<'p> {
 
     /// An empty vector for a call's arguments, with room from an earlier call when there is one.
     pub(super) fn args_vec(&mut self, n: usize) -> Vec<Value> {
+        if n == 0 {
+            // Nothing to hold: a method's arguments vector is not given back (it drops with its
+            // `Args`), so one with room cost an allocation and a free per `xs.keys()`.
+            return Vec::new();
+        }
         match self.spare_args.pop() {
             Some(mut v) => {
                 v.reserve(n);
@@ -109,7 +114,7 @@ impl<'p> Interp<'p> {
     /// kept; what is left in it is dropped now, as it would have been).
     pub(super) fn recycle_args(&mut self, mut v: Vec<Value>) {
         v.clear();
-        if self.spare_args.len() < 8 && v.capacity() <= 8 {
+        if self.spare_args.len() < 8 && (1..=8).contains(&v.capacity()) {
             self.spare_args.push(v);
         }
     }
@@ -244,6 +249,14 @@ impl<'p> Interp<'p> {
             Err(Flow::Exc(e)) => Err(*e),
             Err(_) => Ok(()),
         }
+    }
+
+    /// Lets the run's values go without freeing them, for a process about to exit: the entry
+    /// frame's locals are often the script's whole data (freeing a JSON document's nodes one by
+    /// one took 3% of such a run). Values own only memory, never an open file or a process.
+    pub fn leak_values(&mut self) {
+        std::mem::forget(std::mem::take(&mut self.stack));
+        std::mem::forget(std::mem::take(&mut self.globals));
     }
 
     /// Calls one `@test` function of the entry file by name.

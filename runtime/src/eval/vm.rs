@@ -14,7 +14,9 @@ use crate::kind::message_name;
 use crate::ops::{self, int_cmp, int_op, IntResult};
 use crate::value::{char_str, Args, BuiltinDef, CallName, CodeFn, Func, List, Map, VMap, Value};
 
-use super::bytecode::{Callee, Chunk, Ins, Op, Opnd, PathStep, TemplatePiece, Tier, DROP};
+use super::bytecode::{
+    Builtin1, Callee, Chunk, Ins, IntMethod, Op, Opnd, PathStep, Reg, TemplatePiece, Tier, DROP,
+};
 use super::interp::{Flow, Interp, R};
 use super::place::{read_path, write_path, Step};
 
@@ -77,10 +79,16 @@ impl<'p> Interp<'p> {
         }
     }
 
+    /// Lets a temporary's value go once it has been read in place. A scalar holds no reference,
+    /// so it stays (the register is written before it is read again): writing `Null` over it
+    /// went through the machine stack and stalled on store forwarding, as `put_int` explains.
     #[inline(always)]
     fn release(&mut self, o: Opnd) {
         if let Opnd::Temp(r) = o {
-            self.put(r, Value::Null);
+            let slot = &mut self.stack[self.base + r as usize];
+            if !is_scalar(slot) {
+                *slot = Value::Null;
+            }
         }
     }
 
@@ -335,6 +343,9 @@ impl<'p> Interp<'p> {
                 };
                 self.put(*dst, v);
             }
+            Op::Builtin1 { dst, which, def, a } => {
+                self.builtin1(c, *dst, *which, def, *a, ins.at)?
+            }
             Op::Method {
                 dst,
                 recv,
@@ -347,6 +358,12 @@ impl<'p> Interp<'p> {
                 let v = self.method_call(r, name, args, Vec::new())?;
                 self.put(*dst, v);
             }
+            Op::IntMethod {
+                dst,
+                recv,
+                which,
+                name,
+            } => self.int_method(c, *dst, *recv, *which, name, ins.at)?,
             Op::WriteBack {
                 dst,
                 slot,
@@ -401,26 +418,7 @@ impl<'p> Interp<'p> {
                 a,
                 i,
                 index_at,
-            } => {
-                let got = match ops::index_get(self.peek(c, *a), self.peek(c, *i)) {
-                    Ok(g) => g,
-                    Err(e) => {
-                        let loc = self.here(*index_at);
-                        return Err(self.locate(e.into(), loc));
-                    }
-                };
-                self.release(*a);
-                self.release(*i);
-                self.set_call_site(ins.at);
-                let v = match got {
-                    Some(v) => {
-                        self.check_depth(&v)?;
-                        v
-                    }
-                    None => return Err(crate::methods::option_result::unwrap_none().into()),
-                };
-                self.put(*dst, v);
-            }
+            } => self.index_unwrap(c, *dst, *a, *i, *index_at, ins.at)?,
             Op::Field { dst, a, name } => {
                 let v = self.field(self.peek(c, *a), name)?;
                 self.release(*a);
@@ -582,12 +580,21 @@ impl<'p> Interp<'p> {
                         *n += 1;
                         (Value::Str(char_str(ch)), Value::Int(*n - 1))
                     }),
-                    Iter::Range(next, end, n) => (*next < *end).then(|| {
+                    // Ints written in place (`put_int`): a `Value` made here and then copied
+                    // stalled on store forwarding, a third of a counting loop's time.
+                    Iter::Range(next, end, n) if *next < *end => {
+                        let (v, i) = (*next, *n);
                         *next += 1;
                         *n += 1;
-                        (Value::Int(*next - 1), Value::Int(*n - 1))
-                    }),
-                    Iter::Idle => None,
+                        if let Some(s) = value {
+                            self.put_int(*s, v);
+                        }
+                        if let Some(s) = index {
+                            self.put_int(*s, i);
+                        }
+                        return Ok(());
+                    }
+                    Iter::Range(..) | Iter::Idle => None,
                 };
                 match next {
                     Some((v, i)) => {
@@ -634,6 +641,110 @@ impl<'p> Interp<'p> {
         Ok(())
     }
 
+    /// [`Op::IndexUnwrap`], out of the executor's loop (inline, its list case slowed calls that
+    /// never index: fib by a third). A list's element is read without `index_get`'s
+    /// `Res<Option<Value>>` around it.
+    #[inline(never)]
+    fn index_unwrap(
+        &mut self,
+        c: &Chunk,
+        dst: Reg,
+        a: Opnd,
+        i: Opnd,
+        index_at: vox_syntax::TextRange,
+        at: vox_syntax::TextRange,
+    ) -> Result<(), Flow> {
+        if let (Value::List(items), Value::Int(k)) = (self.peek(c, a), self.peek(c, i)) {
+            if let Some(v) = ops::position(*k, items.len()).map(|p| items[p].clone()) {
+                self.release(a);
+                self.release(i);
+                self.set_call_site(at);
+                self.check_depth(&v)?;
+                self.put(dst, v);
+                return Ok(());
+            }
+        }
+        let got = match ops::index_get(self.peek(c, a), self.peek(c, i)) {
+            Ok(g) => g,
+            Err(e) => {
+                let loc = self.here(index_at);
+                return Err(self.locate(e.into(), loc));
+            }
+        };
+        self.release(a);
+        self.release(i);
+        self.set_call_site(at);
+        let v = match got {
+            Some(v) => {
+                self.check_depth(&v)?;
+                v
+            }
+            None => return Err(crate::methods::option_result::unwrap_none().into()),
+        };
+        self.put(dst, v);
+        Ok(())
+    }
+
+    /// [`Op::Builtin1`], out of the executor's loop (as [`Interp::int_method`]).
+    #[inline(never)]
+    fn builtin1(
+        &mut self,
+        c: &Chunk,
+        dst: Reg,
+        which: Builtin1,
+        def: &'static BuiltinDef,
+        a: Opnd,
+        at: vox_syntax::TextRange,
+    ) -> Result<(), Flow> {
+        let x = self.peek(c, a);
+        let got = match which {
+            Builtin1::Len => crate::builtins::globals::len_of(x).map(Value::Int),
+            Builtin1::TypeOf => Some(Value::Str(crate::kind::type_of_str(x))),
+        };
+        let v = match got {
+            Some(v) => {
+                self.release(a);
+                self.set_call_site(at);
+                v
+            }
+            None => {
+                let mut args = self.args_vec(1);
+                args.push(self.take(c, a));
+                self.set_call_site(at);
+                self.call_builtin(def, args)?
+            }
+        };
+        self.put(dst, v);
+        Ok(())
+    }
+
+    /// [`Op::IntMethod`], out of the executor's loop (an arm of its own there slowed the loops
+    /// that never call it: the loop is register-allocated as a whole). A receiver with no such
+    /// method of its own (a tuple, a map's function field, a namespace), or a failing method,
+    /// takes [`Op::Method`]'s way with no arguments.
+    #[inline(never)]
+    fn int_method(
+        &mut self,
+        c: &Chunk,
+        dst: Reg,
+        recv: Opnd,
+        which: IntMethod,
+        name: &Rc<str>,
+        at: vox_syntax::TextRange,
+    ) -> Result<(), Flow> {
+        if let Some(n) = int_method(which, self.peek(c, recv)) {
+            self.release(recv);
+            self.set_call_site(at);
+            self.put_int(dst, n);
+            return Ok(());
+        }
+        let r = self.take(c, recv);
+        self.set_call_site(at);
+        let v = self.method_call(r, name, Vec::new(), Vec::new())?;
+        self.put(dst, v);
+        Ok(())
+    }
+
     /// The result of code the tree-walker ran: its value, or its `break`/`continue` taken here.
     fn land(
         &mut self,
@@ -650,6 +761,21 @@ impl<'p> Interp<'p> {
             Err(e) => return Err(e),
         }
         Ok(())
+    }
+}
+
+/// What [`Op::IntMethod`]'s method answers for `v` (as `methods::call_method_owned` would),
+/// or `None` when `v` has no such method or it fails (that way reports it).
+#[inline(always)]
+fn int_method(which: IntMethod, v: &Value) -> Option<i64> {
+    match (which, v) {
+        (IntMethod::Len, Value::List(l)) => Some(l.len() as i64),
+        // Bytes, as `str.len` counts.
+        (IntMethod::Len, Value::Str(s)) => Some(s.len() as i64),
+        // A map's own `len` comes before a field of that name (`field_function`).
+        (IntMethod::Len, Value::Map(m)) => Some(m.len() as i64),
+        (IntMethod::Ord, Value::Str(s)) => s.chars().next().map(|ch| ch as i64),
+        _ => None,
     }
 }
 
