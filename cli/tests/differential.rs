@@ -162,26 +162,25 @@ const HAND_WRITTEN_FAILING: &[&str] = &[
     "fn main() {\n    let n = 3\n    print(n[0].unwrap())\n}\n",
 ];
 
-#[test]
-fn hand_written_failures_match() {
-    let dir = common::scratch_in("vox-diff-hand-failing");
-    for src in HAND_WRITTEN_FAILING {
+/// Runs each of `programs` under both tiers: each must exit with `code` under the tree-walker, and
+/// the compiled tier must give the same exit code, stdout and stderr.
+fn both_tiers_agree(scratch: &str, programs: &[&str], code: i32) {
+    let dir = common::scratch_in(scratch);
+    for src in programs {
         std::fs::write(dir.join("p.vox"), src).unwrap();
         let tree = run(&dir, &[], true);
         let vm = run(&dir, &[], false);
-        assert_eq!(tree.0, 1, "{src}\n{tree:?}");
+        assert_eq!(tree.0, code, "{src}\n{tree:?}");
         assert_eq!(tree, vm, "{src}");
     }
 }
 
 #[test]
+fn hand_written_failures_match() {
+    both_tiers_agree("vox-diff-hand-failing", HAND_WRITTEN_FAILING, 1);
+}
+
+#[test]
 fn hand_written_programs_match() {
-    let dir = common::scratch_in("vox-diff-hand");
-    for src in HAND_WRITTEN {
-        std::fs::write(dir.join("p.vox"), src).unwrap();
-        let tree = run(&dir, &[], true);
-        let vm = run(&dir, &[], false);
-        assert_eq!(tree.0, 0, "{src}\n{tree:?}");
-        assert_eq!(tree, vm, "{src}");
-    }
+    both_tiers_agree("vox-diff-hand", HAND_WRITTEN, 0);
 }
