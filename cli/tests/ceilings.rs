@@ -420,6 +420,19 @@ fn memory_just_under_the_limit_passes() {
     );
 }
 
+#[test]
+fn a_returning_call_lets_its_frame_go() {
+    // Each call holds a 3 MB str and a list of it in its frame: 200 calls kept would be 600 MB
+    // and more, far over the limit; let go at each return, the run stays under it.
+    assert_run(
+        "fn make(i) {\n    let s = \"x\".repeat(3000000)\n    let xs = [s, i]\n    len(xs[0].unwrap())\n}\nlet mut t = 0\nfor i in range(0, 200) { t += make(i) }\nprint(t)\n",
+        &["--max-memory", "64MiB"],
+        0,
+        "600000000\n",
+        "",
+    );
+}
+
 // ---- --timeout ------------------------------------------------------------------------------
 
 #[test]

@@ -42,6 +42,20 @@ pub enum Value {
     Match(Rc<MatchValue>),
 }
 
+/// Whether dropping `v` does nothing (no heap part).
+#[inline(always)]
+pub(crate) fn is_scalar(v: &Value) -> bool {
+    matches!(
+        v,
+        Value::Null
+            | Value::Bool(_)
+            | Value::Int(_)
+            | Value::Float(_)
+            | Value::Dec(_)
+            | Value::Opt(None)
+    )
+}
+
 // ---- nesting depth ------------------------------------------------------------------------------
 
 /// The nesting depth of `v` in O(1): 0 for scalars (and `None`, functions, namespaces, regexes), and

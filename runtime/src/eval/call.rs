@@ -210,7 +210,7 @@ impl<'p> Interp<'p> {
         self.base = saved.0;
         self.module = saved.1;
         self.nesting = saved.2;
-        self.stack.truncate(base);
+        self.pop_frame(base);
         self.depth -= 1;
         match r {
             Ok(v) | Err(Flow::Return(v)) => Ok(v),
@@ -221,6 +221,28 @@ impl<'p> Interp<'p> {
 
     /// The body of `func` in the frame at `self.base` (its arguments in place): slots and
     /// temporaries made, captures written, the chunk run when the compiled tier is on.
+    /// Drops the frame above `base`: only the values that own something are dropped (a frame of
+    /// ints was a call of `drop_in_place` per slot, 6% of fib).
+    fn pop_frame(&mut self, base: usize) {
+        let len = self.stack.len();
+        if base >= len {
+            return;
+        }
+        // The length first: a drop that panicked would leave the rest leaked, never dropped twice.
+        // SAFETY: `base < len`, so the slots `base..len` are initialised values the vector no
+        // longer owns after `set_len`; each is dropped at most once, here.
+        unsafe {
+            self.stack.set_len(base);
+            let tail =
+                std::slice::from_raw_parts_mut(self.stack.as_mut_ptr().add(base), len - base);
+            for v in tail {
+                if !crate::value::is_scalar(v) {
+                    std::ptr::drop_in_place(v);
+                }
+            }
+        }
+    }
+
     pub(super) fn run_body(&mut self, module: u32, func: u32, captures: &[Value]) -> R {
         let chunk = self.chunk(module, func);
         let f = &self.prog.files[module as usize].hir.functions[func as usize];

@@ -12,7 +12,9 @@ use crate::display;
 use crate::exc::{Exc, Loc};
 use crate::kind::message_name;
 use crate::ops::{self, int_cmp, int_op, IntResult};
-use crate::value::{char_str, Args, BuiltinDef, CallName, CodeFn, Func, List, Map, VMap, Value};
+use crate::value::{
+    char_str, is_scalar, Args, BuiltinDef, CallName, CodeFn, Func, List, Map, VMap, Value,
+};
 
 use super::bytecode::{
     Builtin1, Callee, Chunk, Ins, IntMethod, Op, Opnd, PathStep, Reg, TemplatePiece, Tier, DROP,
@@ -777,18 +779,4 @@ fn int_method(which: IntMethod, v: &Value) -> Option<i64> {
         (IntMethod::Ord, Value::Str(s)) => s.chars().next().map(|ch| ch as i64),
         _ => None,
     }
-}
-
-/// Whether dropping `v` does nothing (no heap part).
-#[inline(always)]
-fn is_scalar(v: &Value) -> bool {
-    matches!(
-        v,
-        Value::Null
-            | Value::Bool(_)
-            | Value::Int(_)
-            | Value::Float(_)
-            | Value::Dec(_)
-            | Value::Opt(None)
-    )
 }
