@@ -720,8 +720,8 @@ impl<'p> Interp<'p> {
         Ok(())
     }
 
-    /// [`Op::IntMethod`], out of the executor's loop (an arm of its own there slowed the loops
-    /// that never call it: the loop is register-allocated as a whole). A receiver with no such
+    /// [`Op::IntMethod`], out of the executor's loop as [`Interp::index_unwrap`] is (the loop is
+    /// register-allocated as a whole; a call here costs little next to a method). A receiver with no such
     /// method of its own (a tuple, a map's function field, a namespace), or a failing method,
     /// takes [`Op::Method`]'s way with no arguments.
     #[inline(never)]
