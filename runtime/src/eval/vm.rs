@@ -721,9 +721,9 @@ impl<'p> Interp<'p> {
     }
 
     /// [`Op::IntMethod`], out of the executor's loop as [`Interp::index_unwrap`] is (the loop is
-    /// register-allocated as a whole; a call here costs little next to a method). A receiver with no such
-    /// method of its own (a tuple, a map's function field, a namespace), or a failing method,
-    /// takes [`Op::Method`]'s way with no arguments.
+    /// register-allocated as a whole; a call here costs little next to a method). A receiver
+    /// with no such method of its own (a tuple, a map's function field, a namespace), or a
+    /// failing method, takes [`Op::Method`]'s way with no arguments.
     #[inline(never)]
     fn int_method(
         &mut self,
