@@ -219,8 +219,6 @@ impl<'p> Interp<'p> {
         }
     }
 
-    /// The body of `func` in the frame at `self.base` (its arguments in place): slots and
-    /// temporaries made, captures written, the chunk run when the compiled tier is on.
     /// Drops the frame above `base`: only the values that own something are dropped (a frame of
     /// ints was a call of `drop_in_place` per slot, 6% of fib).
     fn pop_frame(&mut self, base: usize) {
@@ -243,6 +241,8 @@ impl<'p> Interp<'p> {
         }
     }
 
+    /// The body of `func` in the frame at `self.base` (its arguments in place): slots and
+    /// temporaries made, captures written, the chunk run when the compiled tier is on.
     pub(super) fn run_body(&mut self, module: u32, func: u32, captures: &[Value]) -> R {
         let chunk = self.chunk(module, func);
         let f = &self.prog.files[module as usize].hir.functions[func as usize];

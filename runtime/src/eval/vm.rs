@@ -656,22 +656,17 @@ impl<'p> Interp<'p> {
         index_at: vox_syntax::TextRange,
         at: vox_syntax::TextRange,
     ) -> Result<(), Flow> {
-        if let (Value::List(items), Value::Int(k)) = (self.peek(c, a), self.peek(c, i)) {
-            if let Some(v) = ops::position(*k, items.len()).map(|p| items[p].clone()) {
-                self.release(a);
-                self.release(i);
-                self.set_call_site(at);
-                self.check_depth(&v)?;
-                self.put(dst, v);
-                return Ok(());
+        let got = match (self.peek(c, a), self.peek(c, i)) {
+            (Value::List(items), Value::Int(k)) => {
+                ops::position(*k, items.len()).map(|p| items[p].clone())
             }
-        }
-        let got = match ops::index_get(self.peek(c, a), self.peek(c, i)) {
-            Ok(g) => g,
-            Err(e) => {
-                let loc = self.here(index_at);
-                return Err(self.locate(e.into(), loc));
-            }
+            (x, y) => match ops::index_get(x, y) {
+                Ok(g) => g,
+                Err(e) => {
+                    let loc = self.here(index_at);
+                    return Err(self.locate(e.into(), loc));
+                }
+            },
         };
         self.release(a);
         self.release(i);
@@ -710,8 +705,7 @@ impl<'p> Interp<'p> {
                 v
             }
             None => {
-                let mut args = self.args_vec(1);
-                args.push(self.take(c, a));
+                let args = self.take_all(c, &[a]);
                 self.set_call_site(at);
                 self.call_builtin(def, args)?
             }
