@@ -344,7 +344,7 @@ fn publish_message(uri_json: &str, version: Option<i32>, diags: &[Arc<str>]) -> 
         .unwrap_or_default();
     let items: usize = diags.iter().map(|d| d.len()).sum::<usize>() + diags.len().saturating_sub(1);
     let len = HEAD.len() + uri_json.len() + LIST.len() + items + 1 + version.len() + 2;
-    let header = format!("Content-Length: {len}\r\n\r\n");
+    let header = crate::transport::header(len);
     let mut out = Vec::with_capacity(header.len() + len);
     out.extend_from_slice(header.as_bytes());
     out.extend_from_slice(HEAD.as_bytes());

@@ -262,9 +262,14 @@ pub fn widen_output_pipe() {
 }
 
 pub fn encode(body: &[u8]) -> Vec<u8> {
-    let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    let mut out = header(body.len()).into_bytes();
     out.extend_from_slice(body);
     out
+}
+
+/// The header that frames a body of `len` bytes.
+pub fn header(len: usize) -> String {
+    format!("Content-Length: {len}\r\n\r\n")
 }
 
 fn valid_id(v: &Value) -> bool {
