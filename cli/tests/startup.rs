@@ -56,6 +56,13 @@ fn the_unwinder_is_linked_in_not_loaded() {
 // What the standard library's set-up before `main` did, done by vox's own entry (`main` in
 // cli/src/main.rs, which leaves that set-up out).
 
+/// `src` written as a script in a directory of its own; its path.
+fn script(src: &str) -> std::path::PathBuf {
+    let path = common::scratch_in("startup").join("s.vox");
+    std::fs::write(&path, src).unwrap();
+    path
+}
+
 /// A closed standard stream is opened on /dev/null before anything else is opened: otherwise the
 /// first file `vox` keeps open (here the `--caps-audit` log) would be given its number, and the
 /// script's output would be written into that file.
@@ -63,10 +70,8 @@ fn the_unwinder_is_linked_in_not_loaded() {
 #[cfg(unix)]
 fn a_closed_stdout_is_not_taken_by_the_next_file_opened() {
     use std::os::unix::process::CommandExt;
-    let dir = common::scratch_in("startup");
-    let script = dir.join("s.vox");
-    std::fs::write(&script, "fn main() { print(\"MARKER\") }\n").unwrap();
-    let audit = dir.join("audit.jsonl");
+    let script = script("fn main() { print(\"MARKER\") }\n");
+    let audit = script.with_file_name("audit.jsonl");
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_vox"));
     cmd.arg("run").arg("--caps-audit").arg(&audit).arg(&script);
     // SAFETY: only close(2) between fork and exec.
@@ -90,15 +95,8 @@ fn a_closed_stdout_is_not_taken_by_the_next_file_opened() {
 #[test]
 #[cfg(unix)]
 fn a_reader_that_goes_away_does_not_kill_vox_with_sigpipe() {
-    use std::io::Read;
     use std::os::unix::process::ExitStatusExt;
-    let dir = common::scratch_in("startup");
-    let script = dir.join("s.vox");
-    std::fs::write(
-        &script,
-        "fn main() { for i in range(0, 1000000) { print(i) } }\n",
-    )
-    .unwrap();
+    let script = script("fn main() { for i in range(0, 1000000) { print(i) } }\n");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vox"))
         .args(["run", "--max-steps", "0"])
         .arg(&script)
