@@ -1,8 +1,9 @@
 //! `vox run`'s common command lines, read without clap: `vox run [FLAGS] FILE [FLAGS] [-- ARGS]`
 //! with long flags only. Even the run-only parser built every `run` argument (names, help text,
-//! value parsers) before reading one: 30 of a hello world's 200 page faults (`bench/interp.py`). Anything this reader is not sure to read as clap would (help, a short
-//! flag, a repeated flag, `--config` with `--caps`, a value that starts with `-`, text that is not
-//! UTF-8, a second file) is left to clap, so every error, usage and help text is still clap's.
+//! value parsers) before reading one: 30 of a hello world's 200 page faults (`bench/interp.py`).
+//! Anything this reader is not sure to read as clap would (help, a short flag, a repeated flag,
+//! `--config` with `--caps`, a value that starts with `-`, text that is not UTF-8, a second file)
+//! is left to clap, so every error, usage and help text is still clap's.
 //! A test compares the two on every command line it builds from the flags.
 
 use std::ffi::OsString;

@@ -617,9 +617,9 @@ pub fn run(flags: RunFlags, file: PathBuf, args: Vec<String>) -> i32 {
     })
 }
 
-/// Ends the process with the run's exit code once everything the run owned is dropped (its
-/// output flushed, its private temp dir removed): not through `main`, whose way out unmaps the
-/// interpreter's 1 GiB stack, joins its thread and has the allocator return freed pages to the
+/// Ends the process with the run's exit code once the run has ended (its output flushed, its
+/// private temp dir removed, the script's values left unfreed): not through `main`, whose way
+/// out unmaps the 1 GiB stack `run` grew and has the allocator return freed pages to the
 /// kernel, all for a process about to end (a tenth of a hello world's run).
 fn exit_now(code: i32) -> ! {
     let _ = std::io::stdout().flush();
@@ -629,7 +629,8 @@ fn exit_now(code: i32) -> ! {
     unsafe { libc::_exit(code) }
 }
 
-/// The run, on the interpreter's thread; every value it made is dropped when it returns.
+/// The run, on the stack `run` grew for it. The program and the run's context are dropped when it
+/// returns; the script's values are left to the process's exit (`Interp::leak_values`).
 fn run_on_this_thread(mut prepared: Prepared, rep: Reporter) -> i32 {
     let prog = match load_program(&mut prepared, &rep) {
         Ok(p) => p,
