@@ -11,6 +11,7 @@
 
 mod base;
 mod convert;
+pub mod diag_json;
 mod diagnostics;
 mod features;
 mod handlers;

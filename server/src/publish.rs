@@ -5,12 +5,13 @@
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::Client;
 
-use crate::base::lock;
+use crate::base::{lock, timing};
+use crate::diag_json::DiagnosticsJson;
 use crate::diagnostics;
 use crate::render;
 use crate::session::{self, inferred_tokens, Session, Snapshot};
@@ -83,7 +84,7 @@ impl Backend {
             let (done, results) = tokio::sync::oneshot::channel();
             let _analysis = tokio::task::spawn_blocking(move || {
                 let started = since.map(|t| t.elapsed());
-                let mut out: Vec<(PathBuf, Option<i32>, Vec<Arc<str>>)> = Vec::new();
+                let mut out: Vec<(PathBuf, Option<i32>, Arc<DiagnosticsJson>)> = Vec::new();
                 let mut spent = Vec::new();
                 // Configuration files.
                 for kind in [
@@ -95,8 +96,8 @@ impl Backend {
                     let d = diagnostics::config_diagnostics(&s2, &p)
                         .iter()
                         .filter_map(|d| serde_json::to_string(d).ok())
-                        .map(Arc::from)
-                        .collect();
+                        .collect::<Vec<String>>();
+                    let d = Arc::new(d.iter().map(String::as_str).collect());
                     out.push((p.clone(), s2.docs.get(&p).map(|d| d.version), d));
                 }
                 if let (Some(started), Some(t), true) = (started, since, timing()) {
@@ -279,11 +280,6 @@ fn refresh_views(client: &Client, caps: &ClientCaps) {
     }
 }
 
-pub(crate) fn timing() -> bool {
-    static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("VOX_LSP_TIMING").is_some())
-}
-
 /// Publishes when the set differs from what was last published (and always the first time, and
 /// for the file that changed). `diags` are diagnostics as JSON.
 async fn publish(
@@ -291,10 +287,9 @@ async fn publish(
     shared: &Shared,
     path: &Path,
     version: Option<i32>,
-    diags: Vec<Arc<str>>,
+    diags: Arc<DiagnosticsJson>,
     force: bool,
 ) {
-    let diags = Arc::new(diags);
     {
         let mut published = lock(&shared.published);
         match published.get(path) {
@@ -315,7 +310,7 @@ pub(crate) async fn send_diagnostics(
     shared: &Shared,
     path: &Path,
     version: Option<i32>,
-    diags: &[Arc<str>],
+    diags: &DiagnosticsJson,
 ) {
     let Some(uri) = diagnostics::uri_of(path) else {
         return;
@@ -332,17 +327,17 @@ pub(crate) async fn send_diagnostics(
     client.publish_diagnostics(uri, items, version).await;
 }
 
-/// The framed `publishDiagnostics` notification for `diags` (each a diagnostic's JSON), written
-/// once: the body's length is known before it is written, so the header goes first and the
-/// body (half a megabyte on a finding-dense file) is not copied again behind it.
-fn publish_message(uri_json: &str, version: Option<i32>, diags: &[Arc<str>]) -> Vec<u8> {
+/// The framed `publishDiagnostics` notification for `diags`, written once: the body's length is
+/// known before it is written, so the header goes first and the body (half a megabyte on a
+/// finding-dense file) is not copied again behind it.
+fn publish_message(uri_json: &str, version: Option<i32>, diags: &DiagnosticsJson) -> Vec<u8> {
     const HEAD: &str =
         "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/publishDiagnostics\",\"params\":{\"uri\":";
     const LIST: &str = ",\"diagnostics\":[";
     let version = version
         .map(|v| format!(",\"version\":{v}"))
         .unwrap_or_default();
-    let items: usize = diags.iter().map(|d| d.len()).sum::<usize>() + diags.len().saturating_sub(1);
+    let items = diags.body().len();
     let len = HEAD.len() + uri_json.len() + LIST.len() + items + 1 + version.len() + 2;
     let header = crate::transport::header(len);
     let mut out = Vec::with_capacity(header.len() + len);
@@ -350,12 +345,7 @@ fn publish_message(uri_json: &str, version: Option<i32>, diags: &[Arc<str>]) -> 
     out.extend_from_slice(HEAD.as_bytes());
     out.extend_from_slice(uri_json.as_bytes());
     out.extend_from_slice(LIST.as_bytes());
-    for (i, d) in diags.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(d.as_bytes());
-    }
+    out.extend_from_slice(diags.body().as_bytes());
     out.push(b']');
     out.extend_from_slice(version.as_bytes());
     out.extend_from_slice(b"}}");
@@ -401,7 +391,7 @@ pub(crate) fn file_rendered(
     snap: &Snapshot,
     shared: &Shared,
     path: &Path,
-) -> (Vec<Arc<str>>, render::Spent) {
+) -> (Arc<DiagnosticsJson>, render::Spent) {
     let t0 = std::time::Instant::now();
     let findings = snap.shown_findings(path);
     let t1 = std::time::Instant::now();
@@ -420,12 +410,16 @@ pub(crate) fn file_rendered(
     if snap.docs.contains_key(path) {
         lock(&shared.rendered).insert(path.to_path_buf(), cache);
     }
-    if let Some(rd) = lock(&shared.run_diags).get(path) {
-        out.extend(
-            rd.iter()
-                .filter_map(|r| serde_json::to_string(&r.diagnostic).ok())
-                .map(Arc::from),
-        );
+    if let Some(rd) = lock(&shared.run_diags)
+        .get(path)
+        .filter(|rd| !rd.is_empty())
+    {
+        let out = Arc::make_mut(&mut out);
+        for r in rd {
+            if let Ok(j) = serde_json::to_string(&r.diagnostic) {
+                out.push(&j);
+            }
+        }
     }
     (out, spent)
 }
@@ -462,14 +456,15 @@ mod tests {
     /// version and for any number of diagnostics.
     #[test]
     fn publish_message_frames_its_body() {
-        let d: Vec<Arc<str>> = vec![
-            Arc::from(r#"{"message":"a"}"#),
-            Arc::from(r#"{"message":"é, \"b\""}"#),
-            Arc::from(r#"{"message":"c"}"#),
+        let d = [
+            r#"{"message":"a"}"#,
+            r#"{"message":"é, \"b\""}"#,
+            r#"{"message":"c"}"#,
         ];
         for n in 0..=d.len() {
             for version in [None, Some(7), Some(-12345)] {
-                let msg = publish_message("\"file:///a%20b.vox\"", version, &d[..n]);
+                let list: DiagnosticsJson = d[..n].iter().copied().collect();
+                let msg = publish_message("\"file:///a%20b.vox\"", version, &list);
                 let text = std::str::from_utf8(&msg).unwrap();
                 let (head, body) = text.split_once("\r\n\r\n").unwrap();
                 let len: usize = head

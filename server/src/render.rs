@@ -32,6 +32,7 @@ use vox_lints::{Finding, Severity};
 use vox_syntax::TextRange;
 
 use crate::convert::{Encoding, TextIndex};
+use crate::diag_json::DiagnosticsJson;
 use crate::session::Snapshot;
 
 /// One file's anchors at this revision.
@@ -45,8 +46,14 @@ struct FileAnchors {
     /// counts lines), found in one pass when first asked: a finding's position is then two binary
     /// searches, not a scan from its function's start (a third of a dense file's conversion).
     breaks: std::cell::OnceCell<Vec<u32>>,
+    /// Positions found by a scan from their anchor so far (see [`LOCAL_SCANS`]).
+    scans: std::cell::Cell<u32>,
     uri_json: Option<Arc<str>>,
 }
+
+/// How many positions a render finds by scanning from their anchor before it indexes the file's
+/// lines.
+const LOCAL_SCANS: u32 = 64;
 
 impl FileAnchors {
     fn new(snap: &Snapshot, path: &Path) -> FileAnchors {
@@ -70,6 +77,7 @@ impl FileAnchors {
             starts,
             bases: None,
             breaks: std::cell::OnceCell::new(),
+            scans: std::cell::Cell::new(0),
             uri_json: crate::diagnostics::uri_of(path)
                 .and_then(|u| serde_json::to_string(u.as_str()).ok())
                 .map(Arc::from),
@@ -91,6 +99,21 @@ impl FileAnchors {
         let mut end = (offset as usize).clamp(a, text.len());
         while end > a && end < text.len() && text[end] & 0xC0 == 0x80 {
             end -= 1;
+        }
+        // The first few positions of a render are found by a scan from the anchor (typing in
+        // one function converts one or two findings: indexing the whole file's lines for them
+        // was most of the render); after that, by the file's index.
+        if self.breaks.get().is_none() && self.scans.get() < LOCAL_SCANS {
+            self.scans.set(self.scans.get() + 1);
+            let (mut lines, mut line_start) = (0u32, a);
+            for b in breaks_in(text, a, end) {
+                lines += 1;
+                line_start = b;
+            }
+            return Rel {
+                line: lines,
+                col: column(&text[line_start..end], enc),
+            };
         }
         let breaks = self.breaks.get_or_init(|| line_breaks(text));
         let first = breaks.partition_point(|&b| b as usize <= a);
@@ -230,7 +253,7 @@ pub struct RenderCache {
 struct Previous {
     text: Arc<[u8]>,
     findings: Vec<Arc<Finding>>,
-    json: Vec<Arc<str>>,
+    json: Arc<DiagnosticsJson>,
     /// Each finding's template key, to keep a reused finding's template alive.
     keys: Vec<u64>,
 }
@@ -339,7 +362,7 @@ impl RenderCache {
         snap: &Snapshot,
         path: &Path,
         findings: Vec<Arc<Finding>>,
-    ) -> Vec<Arc<str>> {
+    ) -> Arc<DiagnosticsJson> {
         self.round += 1;
         self.made = 0;
         self.reused = 0;
@@ -348,9 +371,13 @@ impl RenderCache {
         let mut files: Vec<FileAnchors> = vec![FileAnchors::new(snap, path)];
         let mut file_ix: FxHashMap<&Path, usize> = FxHashMap::default();
         file_ix.insert(path, 0);
-        let mut out: Vec<Arc<str>> = Vec::with_capacity(findings.len());
-        let mut keys: Vec<u64> = Vec::with_capacity(findings.len());
         let previous = self.previous.take();
+        let bytes = previous.as_ref().map_or(0, |p| p.json.body().len() + 4096);
+        let mut out = DiagnosticsJson::with_capacity(bytes, findings.len());
+        let mut keys: Vec<u64> = Vec::with_capacity(findings.len());
+        // The last publish's diagnostics taken whole and not yet copied: a run of them.
+        let mut run = 0..0;
+        let mut s = String::new();
         let unmoved = previous
             .as_ref()
             .map(|p| Unmoved::new(&p.text, &files[0].text));
@@ -375,7 +402,11 @@ impl RenderCache {
                     && f.chain.iter().all(|s| s.file == path)
                     && p.findings.get(at).is_some_and(|q| u.same(q, f));
                 if same {
-                    out.push(p.json[at].clone());
+                    if run.end != at {
+                        out.extend_from(&p.json, run);
+                        run = at..at;
+                    }
+                    run.end = at + 1;
                     keys.push(p.keys[at]);
                     if let Some(b) = self.templates.get_mut(&p.keys[at]) {
                         for t in b {
@@ -386,6 +417,9 @@ impl RenderCache {
                     at += 1;
                     continue;
                 }
+            }
+            if let Some(p) = &previous {
+                out.extend_from(&p.json, std::mem::replace(&mut run, 0..0));
             }
             anchors.clear();
             let mut key = KeyRef {
@@ -434,7 +468,7 @@ impl RenderCache {
             let t = &mut bucket[pos];
             t.used = self.round;
             // Fill the holes from the anchors' current starts.
-            let mut s = String::with_capacity(t.pieces.iter().map(|p| p.len()).sum::<usize>() + 32);
+            s.clear();
             for (k, piece) in t.pieces.iter().enumerate() {
                 s.push_str(piece);
                 let Some(hole) = t.holes.get(k) else { break };
@@ -449,8 +483,12 @@ impl RenderCache {
                 };
                 push_u32(&mut s, v);
             }
-            out.push(Arc::from(s));
+            out.push(&s);
         }
+        if let Some(p) = &previous {
+            out.extend_from(&p.json, run);
+        }
+        let out = Arc::new(out);
         // Forget what no recent publish used.
         let round = self.round;
         self.templates.retain(|_, b| {
@@ -489,11 +527,17 @@ fn push_u32(s: &mut String, mut v: u32) {
 /// Where each line after a line break starts (line ends as in the rope: `\n`, `\r\n`, a lone
 /// `\r`).
 fn line_breaks(text: &[u8]) -> Vec<u32> {
-    memchr::memchr2_iter(b'\n', b'\r', text)
+    breaks_in(text, 0, text.len()).map(|b| b as u32).collect()
+}
+
+/// The starts of the lines that begin after `from` and at or before `to` (line breaks in
+/// `text[from..to]`).
+fn breaks_in(text: &[u8], from: usize, to: usize) -> impl Iterator<Item = usize> + '_ {
+    memchr::memchr2_iter(b'\n', b'\r', &text[from..to])
+        .map(move |i| from + i)
         // A `\r\n` is one break, after its `\n`.
         .filter(|&p| !(text[p] == b'\r' && text.get(p + 1) == Some(&b'\n')))
-        .map(|p| p as u32 + 1)
-        .collect()
+        .map(|p| p + 1)
 }
 
 /// The column at the end of `seg`, the text of a line before a position.
@@ -588,7 +632,7 @@ fn make_template(key: &KeyRef<'_>, anchors: &[(usize, usize)], files: &[FileAnch
         }
         cur.push(']');
     }
-    if f.code == "L002" {
+    if &*f.code == "L002" {
         cur.push_str(",\"tags\":[1]");
     }
     cur.push('}');
@@ -659,25 +703,30 @@ mod tests {
             starts.push(0);
             starts.sort_unstable();
             starts.dedup();
-            let fa = FileAnchors {
-                text: Arc::from(&text[..]),
-                starts: starts.clone(),
-                bases: None,
-                breaks: std::cell::OnceCell::new(),
-                uri_json: None,
-            };
-            for offset in 0..=len + 1 {
-                let i = fa.anchor_of(offset);
-                let a = starts[i] as usize;
-                let off = (offset as usize).clamp(a, text.len());
-                let upto = (off + 1).min(text.len());
-                for enc in [Encoding::Utf8, Encoding::Utf16] {
-                    assert_eq!(
-                        fa.relative(i, offset, enc),
-                        scanned(&text[a..upto], off - a, enc),
-                        "{:?} from anchor {a} at {offset}",
-                        String::from_utf8_lossy(&text)
-                    );
+            // Positions by a scan from the anchor, and by the file's index of lines.
+            for scans in [0, LOCAL_SCANS] {
+                let fa = FileAnchors {
+                    text: Arc::from(&text[..]),
+                    starts: starts.clone(),
+                    bases: None,
+                    breaks: std::cell::OnceCell::new(),
+                    scans: std::cell::Cell::new(scans),
+                    uri_json: None,
+                };
+                for offset in 0..=len + 1 {
+                    fa.scans.set(scans);
+                    let i = fa.anchor_of(offset);
+                    let a = starts[i] as usize;
+                    let off = (offset as usize).clamp(a, text.len());
+                    let upto = (off + 1).min(text.len());
+                    for enc in [Encoding::Utf8, Encoding::Utf16] {
+                        assert_eq!(
+                            fa.relative(i, offset, enc),
+                            scanned(&text[a..upto], off - a, enc),
+                            "{:?} from anchor {a} at {offset}",
+                            String::from_utf8_lossy(&text)
+                        );
+                    }
                 }
             }
         }

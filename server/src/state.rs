@@ -69,7 +69,7 @@ pub struct Shared {
     /// Diagnostics of the last run of each script (decision 41), with what their fixes need.
     pub(crate) run_diags: Mutex<HashMap<PathBuf, Vec<RunDiagnostic>>>,
     /// What was last published per file (push mode), as JSON, to publish only changes.
-    pub(crate) published: Mutex<HashMap<PathBuf, Arc<Vec<Arc<str>>>>>,
+    pub(crate) published: Mutex<HashMap<PathBuf, Arc<crate::diag_json::DiagnosticsJson>>>,
     /// Each open script's diagnostics as JSON templates, kept between publishes
     /// ([`render`]).
     pub(crate) rendered: Mutex<HashMap<PathBuf, render::RenderCache>>,

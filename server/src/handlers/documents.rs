@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use tower_lsp_server::ls_types::*;
 
-use crate::base::lock;
-use crate::publish::{send_diagnostics, timing};
+use crate::base::{lock, timing};
+use crate::publish::send_diagnostics;
 use crate::session::{self, path_of, Session};
 use crate::state::Backend;
 
@@ -71,9 +71,9 @@ pub(crate) async fn did_close(b: &Backend, params: DidCloseTextDocumentParams) {
     if session::is_script(&path) {
         // Closed: an empty set (decision 40), in push mode.
         lock(&b.shared.rendered).remove(&path);
-        lock(&b.shared.published).insert(path.clone(), Arc::new(Vec::new()));
+        lock(&b.shared.published).insert(path.clone(), Arc::default());
         if !b.caps().pull {
-            send_diagnostics(&b.client, &b.shared, &path, None, &[]).await;
+            send_diagnostics(&b.client, &b.shared, &path, None, &Default::default()).await;
         }
     }
     b.schedule_diagnostics(None);
@@ -179,12 +179,12 @@ pub(crate) async fn did_change_workspace_folders(
         lock(&b.shared.caps_seen).remove(&path);
         lock(&b.shared.run_diags).remove(&path);
         let had = lock(&b.shared.published)
-            .insert(path.clone(), Arc::new(Vec::new()))
+            .insert(path.clone(), Arc::default())
             .is_some_and(|d| !d.is_empty());
         // Configuration files are pushed in either mode; scripts in push mode.
         let script = session::is_script(&path);
         if (script && !pull) || (!script && had) {
-            send_diagnostics(&b.client, &b.shared, &path, None, &[]).await;
+            send_diagnostics(&b.client, &b.shared, &path, None, &Default::default()).await;
         }
     }
     b.refresh_lenses();
