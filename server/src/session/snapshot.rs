@@ -178,6 +178,15 @@ impl Snapshot {
         let key = (path.to_path_buf(), opts.skip_fixes);
         let mut memo = lock(&self.memos).remove(&key);
         let found = vox_lints::lint_file_memo(&self.db, file, &self.info, opts, &mut memo, stamp);
+        if crate::base::timing() {
+            match &memo {
+                Some(m) => eprintln!(
+                    "vox-lsp-timing: lint memo: {} functions linted, {} kept",
+                    m.linted, m.kept
+                ),
+                None => eprintln!("vox-lsp-timing: lint memo: none kept (a whole lint next)"),
+            }
+        }
         if let Some(m) = memo {
             lock(&self.memos).insert(key, m);
         }
