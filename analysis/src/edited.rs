@@ -20,16 +20,45 @@ use crate::text::Text;
 /// between two functions of a 10,000-line file made its main parse all 500 KB again) while a
 /// statement's error recovery still stops where a function starts, as in the file.
 pub(crate) fn main_text(tree: &SyntaxTree) -> Text {
-    const EMPTY: &[u8] = b"fn a(){}";
     let mut bytes = tree.bytes().to_vec();
+    let mut k = 0usize;
     for item in tree.root().children() {
         let r = item.range().as_usize();
-        if item.kind() == SyntaxKind::FnDecl && r.len() >= EMPTY.len() {
-            bytes[r.start..r.start + EMPTY.len()].copy_from_slice(EMPTY);
-            bytes[r.start + EMPTY.len()..r.end].fill(b' ');
+        if item.kind() != SyntaxKind::FnDecl {
+            continue;
+        }
+        // Each empty function has a name of its own where it fits (`fn j(){}`, `fn k(){}`, …,
+        // `fn kj(){}`): 500 functions all named `a` were 499 duplicate declarations to report.
+        let name = stub_name(k, r.len().saturating_sub(STUB_LEN - 1));
+        if r.len() >= STUB_LEN - 1 + name.len() {
+            k += 1;
+            let stub = [&b"fn "[..], &name, b"(){}"].concat();
+            bytes[r.start..r.start + stub.len()].copy_from_slice(&stub);
+            bytes[r.start + stub.len()..r.end].fill(b' ');
         }
     }
     Text::new(Arc::from(bytes))
+}
+
+/// The length of an empty function with a one-letter name (`fn j(){}`).
+const STUB_LEN: usize = 8;
+
+/// The `k`-th name in the order `j`, `k`, `q`, `x`, `z`, `kj`, …: letters for digits, from
+/// letters no keyword is made of only; at most `room` of them (names that would not fit are
+/// cut, and may repeat).
+fn stub_name(k: usize, room: usize) -> Vec<u8> {
+    let mut digits = Vec::new();
+    let mut k = k;
+    loop {
+        const LETTERS: &[u8; 5] = b"jkqxz";
+        digits.push(LETTERS[k % 5]);
+        k /= 5;
+        if k == 0 || digits.len() >= room.max(1) {
+            break;
+        }
+    }
+    digits.reverse();
+    digits
 }
 
 /// Everything an editor keeps, read from a whole tree.
@@ -296,5 +325,43 @@ fn mover(old: TextRange, new: TextRange) -> impl Fn(TextRange) -> TextRange {
         } else {
             r
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The synthetic main's text keeps the file's length and its top-level statements where they
+    /// were, and its empty functions have names of their own: it parses with no duplicate
+    /// declaration among 600 functions (with the one name they had, 599).
+    #[test]
+    fn main_text_keeps_places_and_names_each_empty_function() {
+        let mut file = String::from("print(1)\n");
+        for i in 0..600 {
+            file.push_str(&format!(
+                "fn work_{i}(x: int) to int {{\n    return x + {i}\n}}\n"
+            ));
+        }
+        file.push_str("print(2)\nfn last(){}\n");
+        let tree = vox_syntax::parse(file.as_bytes());
+        let text = main_text(&tree).get();
+        assert_eq!(text.len(), file.len());
+        for stmt in ["print(1)", "print(2)"] {
+            let at = file.find(stmt).unwrap();
+            assert_eq!(&text[at..at + stmt.len()], stmt.as_bytes());
+        }
+        let parsed = vox_syntax::parse(&text);
+        let dups = parsed
+            .diagnostics()
+            .iter()
+            .filter(|d| d.code == "syntax.duplicate")
+            .count();
+        assert_eq!(dups, 0, "{:?}", parsed.diagnostics().first());
+        assert!(
+            parsed.diagnostics().is_empty(),
+            "{:?}",
+            parsed.diagnostics()
+        );
     }
 }

@@ -141,10 +141,16 @@ impl Lexer<'_> {
             match b {
                 b' ' | b'\t' | b'\r' => {
                     let rest = &self.src[self.pos..];
-                    self.pos += rest
+                    // Long runs of spaces (an editor's synthetic main blanks every function) are
+                    // skipped 32 bytes at a time.
+                    let mut n = 0;
+                    while rest.len() - n >= 32 && rest[n..n + 32] == [b' '; 32] {
+                        n += 32;
+                    }
+                    self.pos += n + rest[n..]
                         .iter()
                         .position(|&b| !matches!(b, b' ' | b'\t' | b'\r'))
-                        .unwrap_or(rest.len());
+                        .unwrap_or(rest.len() - n);
                     self.push(SyntaxKind::Whitespace, start);
                 }
                 b'\n' => {
@@ -493,4 +499,34 @@ pub fn parse_int(text: &[u8]) -> Option<i64> {
         v = v.checked_mul(10)?.checked_add((b - b'0') as i64)?;
     }
     Some(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs of spaces of every length around the 32 bytes skipped at a time are one token, and
+    /// a tab or carriage return inside one does not end it.
+    #[test]
+    fn long_runs_of_spaces_are_one_token() {
+        for n in [1, 31, 32, 33, 63, 64, 65, 100] {
+            for tail in ["", "\t  ", "\r", " \t"] {
+                let text = format!("a{}{tail}b", " ".repeat(n));
+                let lexed = lex(text.as_bytes());
+                let kinds: Vec<(SyntaxKind, u32)> =
+                    lexed.tokens.iter().map(|t| (t.kind, t.start)).collect();
+                let b = (1 + n + tail.len()) as u32;
+                assert_eq!(
+                    kinds,
+                    [
+                        (SyntaxKind::Ident, 0),
+                        (SyntaxKind::Whitespace, 1),
+                        (SyntaxKind::Ident, b),
+                        (SyntaxKind::Eof, b + 1)
+                    ],
+                    "{text:?}"
+                );
+            }
+        }
+    }
 }
