@@ -158,3 +158,27 @@ fn an_edit_converts_only_the_findings_of_what_it_changed() {
     check(&session, &mut cache, &path);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Published diagnostics show no fix, so the lint behind them builds none: not even the
+/// run-configuration fixes of a clock read (D003), which code actions still get.
+#[test]
+fn published_findings_carry_no_fixes() {
+    let dir = std::env::temp_dir().join(format!("vox-render-fixes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dir = dir.canonicalize().unwrap();
+    let path = dir.join("clock.vox");
+    let uri = Uri::from_file_path(&path).unwrap();
+    let text = "fn main() {\n    print(time.now_ms())\n}\n".to_string();
+    let mut session = Session::load(dir.clone(), Settings::defaults(), Encoding::Utf16);
+    session.open(path.clone(), uri, text, 1);
+    let snap = session.snapshot();
+    let d003 = |fs: Vec<std::sync::Arc<vox_lints::Finding>>| {
+        fs.into_iter()
+            .find(|f| f.code == "D003")
+            .expect("a D003 finding")
+    };
+    assert!(!d003(snap.findings(&path)).fixes.is_empty());
+    assert!(d003(snap.shown_findings(&path)).fixes.is_empty());
+    drop(snap);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -291,6 +291,10 @@ pub fn with_pinned(run: &vox_caps::config::RunConfig, namespace: &str, token: &s
 /// One fix per run configuration of the script that does not pin the stream yet: replace its
 /// `NAMESPACE:*` tokens with `token`. Unsafe: the run then sees another clock (or stream).
 pub fn pin_fixes(cx: &FileCx<'_>, f: &mut crate::finding::Finding, namespace: &str, token: &str) {
+    // Published diagnostics show no fix (`LintOptions::skip_fixes`): none is built for them.
+    if !cx.fixes {
+        return;
+    }
     // `time:frozen=0` pins with `time:frozen=`, `random:seed=0` with `random:seed=`.
     let pins = &token[..token.find('=').map_or(token.len(), |i| i + 1)];
     let fixes = cx.config_fixes(token, || {
