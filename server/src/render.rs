@@ -346,8 +346,11 @@ impl Unmoved {
 /// (on the thread that rendered: see `schedule_diagnostics_from`).
 pub struct Spent(#[allow(dead_code)] Option<Previous>);
 
-/// Templates not used by this many publishes in a row are dropped.
+/// Templates not used by this many publishes in a row are dropped (those a publish reused
+/// whole count as not used) once there are more than twice as many templates as findings and
+/// [`SPARE_TEMPLATES`].
 const KEEP_ROUNDS: u64 = 4;
+const SPARE_TEMPLATES: usize = 64;
 
 impl RenderCache {
     /// The publish before the last render's, kept from it so that freeing it costs that
@@ -398,8 +401,11 @@ impl RenderCache {
                 }
                 // A finding the lint memo kept before the edit is the very one published last
                 // time; after it, one the memo moved with the text.
-                let same = f.file == path
-                    && f.chain.iter().all(|s| s.file == path)
+                // (Paths compared as bytes: most comparisons, and an equal path written
+                // otherwise only misses this shortcut.)
+                let here = |p: &Path| p.as_os_str() == path.as_os_str();
+                let same = here(&f.file)
+                    && f.chain.iter().all(|s| here(&s.file))
                     && p.findings.get(at).is_some_and(|q| u.same(q, f));
                 if same {
                     if run.end != at {
@@ -408,11 +414,6 @@ impl RenderCache {
                     }
                     run.end = at + 1;
                     keys.push(p.keys[at]);
-                    if let Some(b) = self.templates.get_mut(&p.keys[at]) {
-                        for t in b {
-                            t.used = self.round;
-                        }
-                    }
                     self.reused += 1;
                     at += 1;
                     continue;
@@ -489,12 +490,18 @@ impl RenderCache {
             out.extend_from(&p.json, run);
         }
         let out = Arc::new(out);
-        // Forget what no recent publish used.
-        let round = self.round;
-        self.templates.retain(|_, b| {
-            b.retain(|t| round - t.used < KEEP_ROUNDS);
-            !b.is_empty()
-        });
+        // Forget what no recent publish used, once there is much of it: a publish that takes
+        // every finding's JSON from the last one touches no template at all.
+        if self.templates.len() > 2 * keys.len() + SPARE_TEMPLATES {
+            let live: rustc_hash::FxHashSet<u64> = keys.iter().copied().collect();
+            let round = self.round;
+            self.templates.retain(|k, b| {
+                live.contains(k) || {
+                    b.retain(|t| round - t.used < KEEP_ROUNDS);
+                    !b.is_empty()
+                }
+            });
+        }
         // Freeing the last publish's findings (thousands of strings on a finding-dense file)
         // waits until this one is sent: see [`RenderCache::take_spent`].
         self.spent = previous;

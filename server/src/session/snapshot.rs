@@ -276,17 +276,19 @@ impl Snapshot {
             }
         }
         let mut out = Vec::new();
+        // Nearly every finding is in `path` itself, written as it is: compared as bytes first.
+        let here = |f: &Finding| f.file.as_os_str() == path.as_os_str() || f.file == path;
         for z in importers.values() {
             match self.stamp(path).filter(|_| *z == file) {
                 Some(stamp) => out.extend(
                     self.lint_with_memo(path, file, opts, stamp)
                         .into_iter()
-                        .filter(|f| f.file == path),
+                        .filter(|f| here(f)),
                 ),
                 None => out.extend(
                     vox_lints::lint_file(db, *z, &self.info, opts)
                         .into_iter()
-                        .filter(|f| f.file == path)
+                        .filter(|f| here(f))
                         .map(Arc::new),
                 ),
             }
