@@ -7,6 +7,40 @@ use crate::text_range::TextRange;
 use crate::tree::{is_significant, Elem, NodeData, Span, SyntaxTree, NODE_BIT, NO_PARENT};
 use crate::tree_builder::node_capacity;
 
+/// Moves every token's start by `delta` (wrapping arithmetic, without branches: the loop runs
+/// over every token after an edit, and vectorizes).
+fn shift_starts(tokens: &mut [Token], delta: i64) {
+    let d = delta as u32;
+    for t in tokens {
+        t.start = t.start.wrapping_add(d);
+    }
+}
+
+/// Moves node ids at or after `from` by `d`; `NO_PARENT` stays.
+fn shift_ids(ids: &mut [u32], from: u32, d: i64) {
+    let d = d as u32;
+    for id in ids {
+        let moves = *id >= from && *id != NO_PARENT;
+        *id = id.wrapping_add(if moves { d } else { 0 });
+    }
+}
+
+/// Moves children entries: node ids at or after `nodes_from` by `dn`, token indexes at or
+/// after `tokens_from` by `dt`. Without branches: tokens and nodes alternate unpredictably.
+fn shift_children(entries: &mut [Elem], nodes_from: u32, dn: i64, tokens_from: u32, dt: i64) {
+    let (dn, dt) = (dn as u32, dt as u32);
+    for e in entries {
+        let node = e.0 & NODE_BIT;
+        let index = e.0 & !NODE_BIT;
+        let (from, d) = if node != 0 {
+            (nodes_from, dn)
+        } else {
+            (tokens_from, dt)
+        };
+        e.0 = index.wrapping_add(if index >= from { d } else { 0 }) | node;
+    }
+}
+
 impl SyntaxTree {
     /// Replaces the top-level item `item` (a node id) by `replacement` (a tree rooted at the new
     /// item, as [`SyntaxTree::subtree`] gives) and the text by `text`; no diagnostics. In place:
@@ -50,9 +84,7 @@ impl SyntaxTree {
             }),
         );
         if delta != 0 {
-            for t in &mut self.tokens[t0 + r_tokens..] {
-                t.start = shift(t.start, delta);
-            }
+            shift_starts(&mut self.tokens[t0 + r_tokens..], delta);
         }
 
         self.token_parent.splice(
@@ -63,9 +95,8 @@ impl SyntaxTree {
         );
         if dn != 0 {
             let (before, rest) = self.token_parent.split_at_mut(t0);
-            for p in before.iter_mut().chain(&mut rest[r_tokens..]) {
-                *p = map_node(*p);
-            }
+            shift_ids(before, last as u32 + 1, dn);
+            shift_ids(&mut rest[r_tokens..], last as u32 + 1, dn);
         }
 
         self.nodes.splice(
@@ -112,14 +143,10 @@ impl SyntaxTree {
             }),
         );
         if dn != 0 || dt != 0 {
-            for e in &mut self.children[c0 + r_children..] {
-                *e = match e.as_node() {
-                    Some(id) if id as usize == last => Elem(new_item | NODE_BIT),
-                    Some(id) => Elem(map_node(id) | NODE_BIT),
-                    None if e.0 as usize >= t1 => Elem(shift(e.0, dt)),
-                    None => *e,
-                };
-            }
+            // The old item's id becomes the new item's (`last + dn == new_item`), and later ids
+            // move as it does.
+            debug_assert_eq!(shift(last as u32, dn), new_item);
+            shift_children(&mut self.children[c0 + r_children..], last as u32, dn, t1 as u32, dt);
         }
 
         // The new item may start differently: its ancestors take their flag from it.
@@ -214,9 +241,7 @@ impl SyntaxTree {
             }),
         );
         if delta != 0 {
-            for t in &mut self.tokens[t0 + p_tokens..] {
-                t.start = shift(t.start, delta);
-            }
+            shift_starts(&mut self.tokens[t0 + p_tokens..], delta);
         }
 
         self.token_parent.splice(
@@ -227,9 +252,7 @@ impl SyntaxTree {
         );
         if dn != 0 {
             // Before the run, only the root moves: its own tokens are set below.
-            for p in &mut self.token_parent[t0 + p_tokens..] {
-                *p = map_node(*p);
-            }
+            shift_ids(&mut self.token_parent[t0 + p_tokens..], end as u32, dn);
         }
 
         self.nodes.splice(
@@ -265,13 +288,7 @@ impl SyntaxTree {
         // The subtrees' children, then (renumbered first, as old entries) the root's own.
         self.children
             .splice(c0..c1, piece.children[..p_inner].iter().map(piece_elem));
-        for e in &mut self.children[c0 + p_inner..] {
-            *e = match e.as_node() {
-                Some(id) => Elem(map_node(id) | NODE_BIT),
-                None if e.0 as usize >= t1 => Elem(shift(e.0, dt)),
-                None => *e,
-            };
-        }
+        shift_children(&mut self.children[c0 + p_inner..], end as u32, dn, t1 as u32, dt);
         let rc = shift(rc as u32, dc) as usize;
         self.children.splice(
             rc + e0..rc + e1,
