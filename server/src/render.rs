@@ -14,7 +14,8 @@
 //! Before any of that, a finding equal to one of the last publish whose offsets the edit since
 //! cannot have moved (`Unmoved`: before the first byte that changed, or, after an edit that kept
 //! the length and every line break, on a later line) takes that publish's JSON whole: typing
-//! inside one function of a finding-dense file then compares findings and copies pointers. The
+//! inside one function of a finding-dense file then compares findings and copies runs of the
+//! last publish's bytes (a publish's diagnostics are one buffer, [`DiagnosticsJson`]). The
 //! findings of functions the edit did not touch come from the file's lint memo
 //! (`vox_lints::FileMemo`) as the very `Arc`s of the last publish, so most compares are a pointer
 //! compare.
@@ -43,8 +44,9 @@ struct FileAnchors {
     /// Each anchor's start position, computed in one pass when first asked.
     bases: Option<Vec<Position>>,
     /// Where each line after a line break starts (`\n`, `\r\n` or a lone `\r`, as the protocol
-    /// counts lines), found in one pass when first asked: a finding's position is then two binary
-    /// searches, not a scan from its function's start (a third of a dense file's conversion).
+    /// counts lines), found in one pass once a render has found [`LOCAL_SCANS`] positions by a scan
+    /// from their function's start: a finding's position is then two binary searches (scans
+    /// were a third of a dense file's first conversion).
     breaks: std::cell::OnceCell<Vec<u32>>,
     /// Positions found by a scan from their anchor so far (see [`LOCAL_SCANS`]).
     scans: std::cell::Cell<u32>,
