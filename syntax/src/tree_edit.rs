@@ -146,7 +146,13 @@ impl SyntaxTree {
             // The old item's id becomes the new item's (`last + dn == new_item`), and later ids
             // move as it does.
             debug_assert_eq!(shift(last as u32, dn), new_item);
-            shift_children(&mut self.children[c0 + r_children..], last as u32, dn, t1 as u32, dt);
+            shift_children(
+                &mut self.children[c0 + r_children..],
+                last as u32,
+                dn,
+                t1 as u32,
+                dt,
+            );
         }
 
         // The new item may start differently: its ancestors take their flag from it.
@@ -288,7 +294,13 @@ impl SyntaxTree {
         // The subtrees' children, then (renumbered first, as old entries) the root's own.
         self.children
             .splice(c0..c1, piece.children[..p_inner].iter().map(piece_elem));
-        shift_children(&mut self.children[c0 + p_inner..], end as u32, dn, t1 as u32, dt);
+        shift_children(
+            &mut self.children[c0 + p_inner..],
+            end as u32,
+            dn,
+            t1 as u32,
+            dt,
+        );
         let rc = shift(rc as u32, dc) as usize;
         self.children.splice(
             rc + e0..rc + e1,
