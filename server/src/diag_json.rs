@@ -85,12 +85,18 @@ impl DiagnosticsJson {
     }
 }
 
-impl<'a> FromIterator<&'a str> for DiagnosticsJson {
-    fn from_iter<I: IntoIterator<Item = &'a str>>(items: I) -> DiagnosticsJson {
-        let mut out = DiagnosticsJson::default();
+impl<S: AsRef<str>> Extend<S> for DiagnosticsJson {
+    fn extend<I: IntoIterator<Item = S>>(&mut self, items: I) {
         for item in items {
-            out.push(item);
+            self.push(item.as_ref());
         }
+    }
+}
+
+impl<S: AsRef<str>> FromIterator<S> for DiagnosticsJson {
+    fn from_iter<I: IntoIterator<Item = S>>(items: I) -> DiagnosticsJson {
+        let mut out = DiagnosticsJson::default();
+        out.extend(items);
         out
     }
 }

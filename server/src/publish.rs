@@ -96,8 +96,8 @@ impl Backend {
                     let d = diagnostics::config_diagnostics(&s2, &p)
                         .iter()
                         .filter_map(|d| serde_json::to_string(d).ok())
-                        .collect::<Vec<String>>();
-                    let d = Arc::new(d.iter().map(String::as_str).collect());
+                        .collect();
+                    let d = Arc::new(d);
                     out.push((p.clone(), s2.docs.get(&p).map(|d| d.version), d));
                 }
                 if let (Some(started), Some(t), true) = (started, since, timing()) {
@@ -414,12 +414,10 @@ pub(crate) fn file_rendered(
         .get(path)
         .filter(|rd| !rd.is_empty())
     {
-        let out = Arc::make_mut(&mut out);
-        for r in rd {
-            if let Ok(j) = serde_json::to_string(&r.diagnostic) {
-                out.push(&j);
-            }
-        }
+        Arc::make_mut(&mut out).extend(
+            rd.iter()
+                .filter_map(|r| serde_json::to_string(&r.diagnostic).ok()),
+        );
     }
     (out, spent)
 }
@@ -463,7 +461,7 @@ mod tests {
         ];
         for n in 0..=d.len() {
             for version in [None, Some(7), Some(-12345)] {
-                let list: DiagnosticsJson = d[..n].iter().copied().collect();
+                let list: DiagnosticsJson = d[..n].iter().collect();
                 let msg = publish_message("\"file:///a%20b.vox\"", version, &list);
                 let text = std::str::from_utf8(&msg).unwrap();
                 let (head, body) = text.split_once("\r\n\r\n").unwrap();

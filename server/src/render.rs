@@ -390,6 +390,9 @@ impl RenderCache {
         let mut at = 0;
         // Per finding: its anchors (file, anchor), then the key.
         let mut anchors: Vec<(usize, usize)> = Vec::new();
+        // (Paths compared as bytes: most comparisons, and an equal path written otherwise only
+        // misses the shortcut below.)
+        let here = |p: &Path| p.as_os_str() == path.as_os_str();
         for f in &findings {
             if let (Some(p), Some(u)) = (&previous, &unmoved) {
                 // The old findings in the same order, compared where they were.
@@ -403,9 +406,6 @@ impl RenderCache {
                 }
                 // A finding the lint memo kept before the edit is the very one published last
                 // time; after it, one the memo moved with the text.
-                // (Paths compared as bytes: most comparisons, and an equal path written
-                // otherwise only misses this shortcut.)
-                let here = |p: &Path| p.as_os_str() == path.as_os_str();
                 let same = here(&f.file)
                     && f.chain.iter().all(|s| here(&s.file))
                     && p.findings.get(at).is_some_and(|q| u.same(q, f));
