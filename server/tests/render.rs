@@ -61,16 +61,23 @@ fn check(session: &Session, cache: &mut RenderCache, path: &Path) -> usize {
     findings.len()
 }
 
-#[test]
-fn an_edit_converts_only_the_findings_of_what_it_changed() {
-    let dir = std::env::temp_dir().join(format!("vox-render-{}", std::process::id()));
+/// A session on a new folder `vox-render-NAME-PID` holding `file`, opened with `text`; the
+/// folder and the file's path.
+fn open(name: &str, file: &str, text: &str) -> (Session, std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("vox-render-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let dir = dir.canonicalize().unwrap();
-    let path = dir.join("dense.vox");
+    let path = dir.join(file);
     let uri = Uri::from_file_path(&path).unwrap();
-    let mut text = dense(200);
     let mut session = Session::load(dir.clone(), Settings::defaults(), Encoding::Utf16);
-    session.open(path.clone(), uri, text.clone(), 1);
+    session.open(path.clone(), uri, text.to_string(), 1);
+    (session, dir, path)
+}
+
+#[test]
+fn an_edit_converts_only_the_findings_of_what_it_changed() {
+    let mut text = dense(200);
+    let (mut session, dir, path) = open("dense", "dense.vox", &text);
     let mut cache = RenderCache::default();
     let total = check(&session, &mut cache, &path);
     assert!(total >= 400, "only {total} findings");
@@ -163,14 +170,11 @@ fn an_edit_converts_only_the_findings_of_what_it_changed() {
 /// run-configuration fixes of a clock read (D003), which code actions still get.
 #[test]
 fn published_findings_carry_no_fixes() {
-    let dir = std::env::temp_dir().join(format!("vox-render-fixes-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let dir = dir.canonicalize().unwrap();
-    let path = dir.join("clock.vox");
-    let uri = Uri::from_file_path(&path).unwrap();
-    let text = "fn main() {\n    print(time.now_ms())\n}\n".to_string();
-    let mut session = Session::load(dir.clone(), Settings::defaults(), Encoding::Utf16);
-    session.open(path.clone(), uri, text, 1);
+    let (session, dir, path) = open(
+        "fixes",
+        "clock.vox",
+        "fn main() {\n    print(time.now_ms())\n}\n",
+    );
     let snap = session.snapshot();
     let d003 = |fs: Vec<std::sync::Arc<vox_lints::Finding>>| {
         fs.into_iter()
