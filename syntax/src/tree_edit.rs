@@ -16,12 +16,16 @@ fn shift_starts(tokens: &mut [Token], delta: i64) {
     }
 }
 
-/// Moves node ids at or after `from` by `d`; `NO_PARENT` stays.
+/// A node id at or after `from` moved by `d` (wrapping: a negative `d` as its two's
+/// complement); `NO_PARENT` stays.
+fn moved_id(id: u32, from: u32, d: u32) -> u32 {
+    id.wrapping_add(if id >= from && id != NO_PARENT { d } else { 0 })
+}
+
+/// [`moved_id`] over a slice, without branches.
 fn shift_ids(ids: &mut [u32], from: u32, d: i64) {
-    let d = d as u32;
     for id in ids {
-        let moves = *id >= from && *id != NO_PARENT;
-        *id = id.wrapping_add(if moves { d } else { 0 });
+        *id = moved_id(*id, from, d as u32);
     }
 }
 
@@ -65,13 +69,7 @@ impl SyntaxTree {
         let dc = replacement.children.len() as i64 - (c1 - c0) as i64;
         let shift = |x: u32, d: i64| (x as i64 + d) as u32;
         // Old ids after the item's subtree move by `dn`; ids before it stay.
-        let map_node = |id: u32| {
-            if id != NO_PARENT && id as usize > last {
-                shift(id, dn)
-            } else {
-                id
-            }
-        };
+        let map_node = |id: u32| moved_id(id, last as u32 + 1, dn as u32);
         let new_item = (first + r_nodes - 1) as u32;
         let item_parent = map_node(self.nodes[last].parent);
         let base = range.start;
@@ -219,13 +217,7 @@ impl SyntaxTree {
         let dn = p_root as i64 - (end - first) as i64;
         let dc = p_inner as i64 - (c1 - c0) as i64;
         let shift = |x: u32, d: i64| (x as i64 + d) as u32;
-        let map_node = |id: u32| {
-            if id != NO_PARENT && id as usize >= end {
-                shift(id, dn)
-            } else {
-                id
-            }
-        };
+        let map_node = |id: u32| moved_id(id, end as u32, dn as u32);
         let new_root = shift(root as u32, dn);
         let piece_parent = |p: u32| {
             if p as usize == p_root {
