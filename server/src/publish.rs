@@ -47,165 +47,72 @@ impl Backend {
             }
         };
         for snap in snaps {
-            self.diagnostics_pass(snap, first.clone(), since);
+            let pass = self.pass();
+            let first = first.clone();
+            tokio::task::spawn_blocking(move || pass.run(snap, first, since));
         }
     }
 
-    /// One workspace's diagnostics pass: its configuration files, then (push mode) its open
-    /// scripts, `first` first.
-    fn diagnostics_pass(
+    /// Applies a document change (`f`, which says whether it changed anything) and then, on the
+    /// same thread, the diagnostics pass of the changed file's workspace. The order lock is
+    /// taken here, on the handler's first poll, and let go once the change is applied: the
+    /// handler returns at once, so that the next change can cancel this pass.
+    pub(crate) async fn change_then_diagnose(
         &self,
-        snap: Snapshot,
-        first: Option<PathBuf>,
-        since: Option<std::time::Instant>,
+        path: PathBuf,
+        since: std::time::Instant,
+        f: impl FnOnce(&mut session::Workspaces) -> bool + Send + 'static,
     ) {
-        let generation = snap.generation.fetch_add(1, Ordering::SeqCst) + 1;
-        let current = snap.generation.clone();
-        // Opening a file: its functions' facts are computed on every core first.
-        let warm = since.is_some()
-            && first
-                .as_ref()
-                .is_some_and(|p| lock(&self.shared.rendered).get(p).is_none());
-        let caps = self.caps();
-        let refresh =
-            caps.code_lens_refresh || caps.inlay_hint_refresh || caps.semantic_tokens_refresh;
-        let shared = self.shared.clone();
-        let client = self.client.clone();
-        tokio::spawn(async move {
-            let pull = caps.pull;
-            let s2 = snap;
-            let shared2 = shared.clone();
-            let current2 = current.clone();
-            let timed_path = first.clone();
-            // The results come back through `done` so that the analysis thread can free what the
-            // renders let go of while they are published: on the thread that allocated it, which
-            // keeps the allocator's free lists local (freed elsewhere, the next edit's allocations
-            // took its slow path: 13% of the rules' time).
-            let (done, results) = tokio::sync::oneshot::channel();
-            let _analysis = tokio::task::spawn_blocking(move || {
-                let started = since.map(|t| t.elapsed());
-                let mut out: Vec<(PathBuf, Option<i32>, Arc<DiagnosticsJson>)> = Vec::new();
-                let mut spent = Vec::new();
-                // Configuration files.
-                for kind in [
-                    vox_caps::config::ConfigKind::VoxToml,
-                    vox_caps::config::ConfigKind::Tasks,
-                    vox_caps::config::ConfigKind::Launch,
-                ] {
-                    let p = session::config_path(&s2.root, kind);
-                    let d = diagnostics::config_diagnostics(&s2, &p)
-                        .iter()
-                        .filter_map(|d| serde_json::to_string(d).ok())
-                        .collect();
-                    let d = Arc::new(d);
-                    out.push((p.clone(), s2.docs.get(&p).map(|d| d.version), d));
-                }
-                if let (Some(started), Some(t), true) = (started, since, timing()) {
-                    eprintln!(
-                        "vox-lsp-timing: analysis started {:.3} ms, configuration files done {:.3} ms after the change",
-                        started.as_secs_f64() * 1e3,
-                        t.elapsed().as_secs_f64() * 1e3
-                    );
-                }
-                if !pull {
-                    let mut scripts: Vec<PathBuf> = s2
-                        .docs
-                        .keys()
-                        .filter(|p| session::is_script(p))
-                        .cloned()
-                        .collect();
-                    scripts.sort();
-                    if let Some(f) = &first {
-                        if let Some(i) = scripts.iter().position(|p| p == f) {
-                            let p = scripts.remove(i);
-                            scripts.insert(0, p);
-                        }
-                        // With many open scripts, only those related to the changed one by
-                        // imports are analysed again (a workspace-wide D005 collision in an
-                        // unrelated open file is refreshed on its own next change).
-                        if scripts.len() > MAX_OPEN_RELINT {
-                            let related = s2.related(f);
-                            scripts.retain(|p| p == f || related.contains(p));
-                        }
-                    }
-                    if warm {
-                        if let Some(file) = first.as_ref().and_then(|f| s2.file(f)) {
-                            let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                                warm_facts(&s2.db, file)
-                            }));
-                        }
-                    }
-                    for p in scripts {
-                        if current2.load(Ordering::SeqCst) != generation {
-                            break;
-                        }
-                        let r = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                            file_rendered(&s2, &shared2, &p)
-                        }));
-                        match r {
-                            Ok((d, gone)) => {
-                                out.push((p.clone(), s2.docs.get(&p).map(|d| d.version), d));
-                                spent.push(gone);
-                            }
-                            Err(_) => break,
-                        }
-                    }
-                }
-                // Kept for the capability check, which runs after publishing: diagnostics never
-                // wait for it.
-                let _ = done.send((out, refresh.then_some(s2)));
-                drop(spent);
-            });
-            let Ok((computed, kept)) = results.await else {
-                return;
-            };
-            for (path, version, diags) in computed {
-                if current.load(Ordering::SeqCst) != generation {
-                    return;
-                }
-                let timed = since.filter(|_| timed_path.as_deref() == Some(path.as_path()));
-                let n = diags.len();
-                let force = timed_path.as_deref() == Some(path.as_path());
-                let tp = std::time::Instant::now();
-                publish(&client, &shared, &path, version, diags, force).await;
-                // Both measured when the publish was handed to the writer, before printing.
-                let (publish_ms, total_ms) = (
-                    tp.elapsed().as_secs_f64() * 1e3,
-                    timed.map(|t| t.elapsed().as_secs_f64() * 1e3),
-                );
-                if let Some(total) = total_ms.filter(|_| timing()) {
-                    eprintln!("vox-lsp-timing: publish {publish_ms:.3} ms");
-                    eprintln!(
-                        "vox-lsp-timing: change-to-publish {total:.3} ms ({n} diagnostics, version {})",
-                        version.unwrap_or(0)
-                    );
-                }
-            }
-            if pull && caps.diagnostic_refresh {
-                let c = client.clone();
-                tokio::spawn(async move {
-                    let _ = c.workspace_diagnostic_refresh().await;
-                });
-            }
-            if let Some(s2) = kept {
-                if current.load(Ordering::SeqCst) != generation {
-                    return;
-                }
-                let changed = timed_path.clone();
-                let shared3 = shared.clone();
-                let caps_changed = tokio::task::spawn_blocking(move || {
-                    std::panic::catch_unwind(AssertUnwindSafe(|| {
-                        caps_changed(&s2, &shared3, changed.as_deref())
-                    }))
-                    .unwrap_or(false)
+        let order = self.shared.order.clone().write_owned().await;
+        let pass = self.pass();
+        let config_lenses = self.caps().code_lens_refresh;
+        tokio::task::spawn_blocking(move || {
+            let applied = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                let mut guard = lock(&pass.shared.session);
+                let w = guard.as_mut()?;
+                f(w).then(|| {
+                    let s = w.for_path(&path);
+                    (s.snapshot(), session::config_kind(&s.root, &path).is_some())
                 })
-                .await
-                .unwrap_or(false);
-                if caps_changed {
-                    refresh_views(&client, &caps);
+            }));
+            drop(order);
+            if timing() {
+                eprintln!(
+                    "vox-lsp-timing: change applied {:.3} ms",
+                    since.elapsed().as_secs_f64() * 1e3
+                );
+            }
+            match applied {
+                Ok(Some((snap, is_config))) => {
+                    if is_config && config_lenses {
+                        let c = pass.client.clone();
+                        tokio::spawn(async move {
+                            let _ = c.code_lens_refresh().await;
+                        });
+                    }
+                    lock(&pass.shared.run_diags).remove(&path);
+                    pass.run(snap, Some(path), Some(since));
+                }
+                Ok(None) => {}
+                Err(p) => {
+                    let msg = format!(
+                        "internal error while updating the workspace: {}",
+                        crate::base::panic_message(&*p)
+                    );
+                    let c = pass.client.clone();
+                    tokio::spawn(async move { c.log_message(MessageType::ERROR, msg).await });
                 }
             }
         });
+    }
+
+    /// What a diagnostics pass needs of the backend.
+    pub(crate) fn pass(&self) -> Pass {
+        Pass {
+            client: self.client.clone(),
+            shared: self.shared.clone(),
+            caps: self.caps(),
+        }
     }
 
     /// Asks the client to request code lenses again (the inferred caps or the run
@@ -222,6 +129,140 @@ impl Backend {
     /// Re-publishes (push) or asks for a pull, after run diagnostics of `path` changed.
     pub(crate) fn refresh_file(&self, path: PathBuf) {
         self.schedule_diagnostics(Some(path));
+    }
+}
+
+/// One workspace's diagnostics pass: its open scripts (push mode, `first` first, each published
+/// as soon as it is rendered) and its configuration files; then, off the path to the publish,
+/// whether the views of other scripts need refreshing. Runs on a thread that may block, all of
+/// it: a change's pass follows the change on the thread that applied it
+/// ([`Backend::change_then_diagnose`]), with no hand-over between the analysis and the writer.
+pub(crate) struct Pass {
+    client: Client,
+    shared: Arc<Shared>,
+    caps: ClientCaps,
+}
+
+impl Pass {
+    pub(crate) fn run(
+        &self,
+        snap: Snapshot,
+        first: Option<PathBuf>,
+        since: Option<std::time::Instant>,
+    ) {
+        let generation = snap.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        let current = || snap.generation.load(Ordering::SeqCst) == generation;
+        let (shared, caps) = (&*self.shared, &self.caps);
+        if let (Some(t), true) = (since, timing()) {
+            eprintln!(
+                "vox-lsp-timing: analysis started {:.3} ms after the change",
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        let publish_one = |path: &Path, diags: Arc<DiagnosticsJson>| {
+            let force = first.as_deref() == Some(path);
+            let version = snap.docs.get(path).map(|d| d.version);
+            let n = diags.len();
+            let tp = std::time::Instant::now();
+            publish(&self.client, shared, path, version, diags, force);
+            if let (Some(t), true) = (since.filter(|_| force), timing()) {
+                eprintln!(
+                    "vox-lsp-timing: publish {:.3} ms",
+                    tp.elapsed().as_secs_f64() * 1e3
+                );
+                eprintln!(
+                    "vox-lsp-timing: change-to-publish {:.3} ms ({n} diagnostics, version {})",
+                    t.elapsed().as_secs_f64() * 1e3,
+                    version.unwrap_or(0)
+                );
+            }
+        };
+        if !caps.pull {
+            let mut scripts: Vec<PathBuf> = snap
+                .docs
+                .keys()
+                .filter(|p| session::is_script(p))
+                .cloned()
+                .collect();
+            scripts.sort();
+            if let Some(f) = &first {
+                if let Some(i) = scripts.iter().position(|p| p == f) {
+                    let p = scripts.remove(i);
+                    scripts.insert(0, p);
+                }
+                // With many open scripts, only those related to the changed one by imports are
+                // analysed again (a workspace-wide D005 collision in an unrelated open file is
+                // refreshed on its own next change).
+                if scripts.len() > MAX_OPEN_RELINT {
+                    let related = snap.related(f);
+                    scripts.retain(|p| p == f || related.contains(p));
+                }
+            }
+            // Opening a file: its functions' facts are computed on every core first.
+            let warm = since.is_some()
+                && first
+                    .as_ref()
+                    .is_some_and(|p| lock(&shared.rendered).get(p).is_none());
+            if warm {
+                if let Some(file) = first.as_ref().and_then(|f| snap.file(f)) {
+                    let _ =
+                        std::panic::catch_unwind(AssertUnwindSafe(|| warm_facts(&snap.db, file)));
+                }
+            }
+            for p in scripts {
+                if !current() {
+                    return;
+                }
+                let r =
+                    std::panic::catch_unwind(AssertUnwindSafe(|| file_rendered(&snap, shared, &p)));
+                // A failed script (a cancelled snapshot, a bug) leaves the rest to the next
+                // pass; the configuration files are still published.
+                let Ok((diags, spent)) = r else { break };
+                if !current() {
+                    return;
+                }
+                publish_one(&p, diags);
+                // Freed after the publish, on the thread that rendered (see `render::Spent`).
+                drop(spent);
+            }
+        }
+        // Configuration files (always pushed: clients only pull documents of their own
+        // language).
+        for kind in [
+            vox_caps::config::ConfigKind::VoxToml,
+            vox_caps::config::ConfigKind::Tasks,
+            vox_caps::config::ConfigKind::Launch,
+        ] {
+            let p = session::config_path(&snap.root, kind);
+            let r = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                diagnostics::config_diagnostics(&snap, &p)
+                    .iter()
+                    .filter_map(|d| serde_json::to_string(d).ok())
+                    .collect::<DiagnosticsJson>()
+            }));
+            let Ok(d) = r else { return };
+            if !current() {
+                return;
+            }
+            publish_one(&p, Arc::new(d));
+        }
+        if caps.pull && caps.diagnostic_refresh {
+            let c = self.client.clone();
+            tokio::spawn(async move {
+                let _ = c.workspace_diagnostic_refresh().await;
+            });
+        }
+        let refresh =
+            caps.code_lens_refresh || caps.inlay_hint_refresh || caps.semantic_tokens_refresh;
+        if refresh && current() {
+            let changed = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                caps_changed(&snap, shared, first.as_deref())
+            }))
+            .unwrap_or(false);
+            if changed {
+                refresh_views(&self.client, caps);
+            }
+        }
     }
 }
 
@@ -282,7 +323,7 @@ fn refresh_views(client: &Client, caps: &ClientCaps) {
 
 /// Publishes when the set differs from what was last published (and always the first time, and
 /// for the file that changed). `diags` are diagnostics as JSON.
-async fn publish(
+fn publish(
     client: &Client,
     shared: &Shared,
     path: &Path,
@@ -300,31 +341,34 @@ async fn publish(
         }
         published.insert(path.to_path_buf(), diags.clone());
     }
-    send_diagnostics(client, shared, path, version, &diags).await;
+    if let Some(sending) = send_diagnostics(client, shared, path, version, &diags) {
+        // In process (no stdio edge), on a thread that may block.
+        tokio::runtime::Handle::current().block_on(sending);
+    }
 }
 
 /// Sends `textDocument/publishDiagnostics` for `path` with diagnostics given as JSON: written
-/// straight to the output when the stdio edge is there, else through the client.
-pub(crate) async fn send_diagnostics(
+/// straight to the output when the stdio edge is there; else what sends it through the client,
+/// for the caller to run.
+pub(crate) fn send_diagnostics(
     client: &Client,
     shared: &Shared,
     path: &Path,
     version: Option<i32>,
     diags: &DiagnosticsJson,
-) {
-    let Some(uri) = diagnostics::uri_of(path) else {
-        return;
-    };
+) -> Option<impl std::future::Future<Output = ()> + use<>> {
+    let uri = diagnostics::uri_of(path)?;
     if let Some(tx) = shared.direct.out.get() {
         let uri_json = serde_json::to_string(uri.as_str()).unwrap_or_default();
         let _ = tx.send(publish_message(&uri_json, version, diags));
-        return;
+        return None;
     }
     let items: Vec<Diagnostic> = diags
         .iter()
         .filter_map(|d| serde_json::from_str(d).ok())
         .collect();
-    client.publish_diagnostics(uri, items, version).await;
+    let client = client.clone();
+    Some(async move { client.publish_diagnostics(uri, items, version).await })
 }
 
 /// The framed `publishDiagnostics` notification for `diags`, written once: the body's length is

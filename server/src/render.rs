@@ -345,7 +345,7 @@ impl Unmoved {
 }
 
 /// What the last render no longer needs, for its caller to free once the publish is on its way
-/// (on the thread that rendered: see `schedule_diagnostics_from`).
+/// (on the thread that rendered: see `publish::Pass::run`).
 pub struct Spent(#[allow(dead_code)] Option<Previous>);
 
 /// Templates not used by this many publishes in a row are dropped (those a publish reused

@@ -81,7 +81,7 @@ pub struct Shared {
     /// Orders document changes before the requests that follow them: a notification that
     /// changes the session takes it for writing, a request for reading while it snapshots
     /// (tokio's lock is fair, and handlers take it on their first poll, in arrival order).
-    pub(crate) order: tokio::sync::RwLock<()>,
+    pub(crate) order: Arc<tokio::sync::RwLock<()>>,
     /// Semantic tokens last sent per document, for deltas.
     pub(crate) semantic: Mutex<HashMap<PathBuf, (String, Vec<SemanticToken>)>>,
     /// The inferred capabilities last seen per open script (as text), to ask the client for
@@ -109,7 +109,7 @@ impl Backend {
                 shutdown: AtomicBool::new(false),
                 semantic: Mutex::new(HashMap::new()),
                 caps_seen: Mutex::new(HashMap::new()),
-                order: tokio::sync::RwLock::new(()),
+                order: Arc::default(),
             }),
         }
     }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use tower_lsp_server::ls_types::*;
 
-use crate::base::{lock, timing};
+use crate::base::lock;
 use crate::publish::send_diagnostics;
 use crate::session::{self, path_of, Session};
 use crate::state::Backend;
@@ -35,23 +35,10 @@ pub(crate) async fn did_change(b: &Backend, params: DidChangeTextDocumentParams)
     let p2 = path.clone();
     let version = params.text_document.version;
     let changes = params.content_changes;
-    let changed = b
-        .mutate(move |w| w.for_path_mut(&p2).change(&p2, changes, version))
-        .await
-        .unwrap_or(false);
-    if timing() {
-        eprintln!(
-            "vox-lsp-timing: change applied {:.3} ms",
-            since.elapsed().as_secs_f64() * 1e3
-        );
-    }
-    if changed {
-        if b.is_config(&path) {
-            b.refresh_lenses();
-        }
-        lock(&b.shared.run_diags).remove(&path);
-        b.schedule_diagnostics_from(Some(path), Some(since));
-    }
+    b.change_then_diagnose(path, since, move |w| {
+        w.for_path_mut(&p2).change(&p2, changes, version)
+    })
+    .await;
 }
 
 pub(crate) async fn did_save(b: &Backend, params: DidSaveTextDocumentParams) {
@@ -73,7 +60,11 @@ pub(crate) async fn did_close(b: &Backend, params: DidCloseTextDocumentParams) {
         lock(&b.shared.rendered).remove(&path);
         lock(&b.shared.published).insert(path.clone(), Arc::default());
         if !b.caps().pull {
-            send_diagnostics(&b.client, &b.shared, &path, None, &Default::default()).await;
+            if let Some(sending) =
+                send_diagnostics(&b.client, &b.shared, &path, None, &Default::default())
+            {
+                sending.await;
+            }
         }
     }
     b.schedule_diagnostics(None);
@@ -184,7 +175,11 @@ pub(crate) async fn did_change_workspace_folders(
         // Configuration files are pushed in either mode; scripts in push mode.
         let script = session::is_script(&path);
         if (script && !pull) || (!script && had) {
-            send_diagnostics(&b.client, &b.shared, &path, None, &Default::default()).await;
+            if let Some(sending) =
+                send_diagnostics(&b.client, &b.shared, &path, None, &Default::default())
+            {
+                sending.await;
+            }
         }
     }
     b.refresh_lenses();
