@@ -18,8 +18,9 @@
 //! points moved or a function a chain reached is gone. Everything
 //! outside the file (other files, configuration, options) is vouched for by the caller's stamp,
 //! which changes whenever any input but this file's text does. Line numbers in messages stay true
-//! because, after an edit that adds or removes lines, a function at or after it whose findings
-//! name a line is linted again.
+//! because, after an edit that adds or removes lines, the lines named by the findings of a
+//! function at or after it are renumbered ([`Renumber`]), and the function is linted again when
+//! one names a line the edit touched.
 
 use std::sync::Arc;
 
@@ -165,6 +166,73 @@ fn names_a_line(f: &Arc<Finding>) -> bool {
     f.message.contains("line") || f.help.as_deref().is_some_and(|h| h.contains("line"))
 }
 
+/// How an edit that adds or removes lines renumbers them: lines before `first` keep their
+/// numbers, lines after `last` (the old text's) move by `delta`; a line from `first` to `last`
+/// may hold places on both sides of the edit, or inside it.
+#[derive(Clone, Copy)]
+struct Renumber {
+    first: u32,
+    last: u32,
+    delta: i64,
+}
+
+impl Renumber {
+    /// `text` with each `line N` renumbered; `None` when one names a line the edit touched
+    /// (then the finding's function is linted again). Messages name lines only as `line N`
+    /// ([`FileCx::line`]'s 1-based numbers).
+    fn text(self, text: &str) -> Option<String> {
+        let mut out = String::with_capacity(text.len() + 4);
+        let mut rest = text;
+        while let Some(i) = rest.find("line ") {
+            let (head, tail) = rest.split_at(i + "line ".len());
+            out.push_str(head);
+            let word = !head[..i]
+                .bytes()
+                .next_back()
+                .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_');
+            let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
+            if !word || digits == 0 {
+                rest = tail;
+                continue;
+            }
+            rest = &tail[digits..];
+            let n: u32 = tail[..digits].parse().ok()?;
+            let n = if n < self.first {
+                n
+            } else if n > self.last {
+                u32::try_from(n as i64 + self.delta).ok()?
+            } else {
+                return None;
+            };
+            out.push_str(&n.to_string());
+        }
+        out.push_str(rest);
+        Some(out)
+    }
+
+    /// Renumbers the lines `f`'s message and help name; false when one cannot be.
+    fn finding(self, f: &mut Arc<Finding>) -> bool {
+        if !names_a_line(f) {
+            return true;
+        }
+        let Some(message) = self.text(&f.message) else {
+            return false;
+        };
+        let help = match f.help.as_deref().map(|h| self.text(h)) {
+            Some(None) => return false,
+            Some(Some(h)) => Some(h),
+            None => None,
+        };
+        if message == f.message && help.as_deref() == f.help.as_deref() {
+            return true;
+        }
+        let f = Arc::make_mut(f);
+        f.message = message;
+        f.help = help;
+        true
+    }
+}
+
 fn has_literals(facts: &FnFacts) -> bool {
     facts
         .paths
@@ -199,9 +267,20 @@ impl FileMemo {
         let s = vox_syntax::common_suffix(&old[a..], &new[a..]);
         let (b_old, b_new) = (old.len() - s, new.len() - s);
         // Findings after an edit that adds or removes lines stay where they were in the text,
-        // but a message that names a line does not: those are linted again.
-        let lines_moved = vox_syntax::count_newlines(&old[a..b_old])
-            != vox_syntax::count_newlines(&new[a..b_new]);
+        // but the lines their messages name move: those are renumbered (or, when one names a
+        // line the edit touched, linted again).
+        let (lines_old, lines_new) = (
+            vox_syntax::count_newlines(&old[a..b_old]),
+            vox_syntax::count_newlines(&new[a..b_new]),
+        );
+        let renumber = (lines_old != lines_new).then(|| {
+            let first = vox_syntax::count_newlines(&old[..a]) as u32 + 1;
+            Renumber {
+                first,
+                last: first + lines_old as u32,
+                delta: lines_new as i64 - lines_old as i64,
+            }
+        });
         let moved = Moved {
             a: a as u32,
             b_old: b_old as u32,
@@ -354,8 +433,10 @@ impl FileMemo {
                     .is_some_and(|t| t != vox_analysis::param_tier(db, *d))
                 || m.observed
                     .is_some_and(|o| o != vox_analysis::return_observed(db, *d))
-                || lines_moved && m.start + m.len > moved.a && m.findings.iter().any(names_a_line)
-                || !m.findings.iter_mut().all(|f| moved.finding(f, &cx.path));
+                || !m.findings.iter_mut().all(|f| moved.finding(f, &cx.path))
+                || renumber.is_some_and(|r| {
+                    m.start + m.len > moved.a && !m.findings.iter_mut().all(|f| r.finding(f))
+                });
             lint[i] = stale;
         }
         if let Some(mut c) = old_chains {
@@ -492,5 +573,43 @@ impl FileMemo {
             linted,
             kept: lint.len() - linted,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Renumber;
+
+    /// Lines before the edit keep their numbers, lines after it move, a line the edit touched
+    /// gives up; words that merely contain "line" and numbers not after "line " are left alone.
+    #[test]
+    fn named_lines_are_renumbered() {
+        // Lines 10 to 12 of the old text were edited into lines 10 to 14 (two added).
+        let r = Renumber {
+            first: 10,
+            last: 12,
+            delta: 2,
+        };
+        assert_eq!(
+            r.text("reaches `print` on line 30; the loop on line 9")
+                .as_deref(),
+            Some("reaches `print` on line 32; the loop on line 9")
+        );
+        assert_eq!(
+            r.text("a pipeline of 40 steps, outline 50").as_deref(),
+            Some("a pipeline of 40 steps, outline 50")
+        );
+        assert_eq!(r.text("on line 13").as_deref(), Some("on line 15"));
+        for touched in [10, 11, 12] {
+            assert_eq!(r.text(&format!("on line {touched}")), None);
+        }
+        // Two lines removed: line 20 becomes 18.
+        let r = Renumber {
+            first: 5,
+            last: 7,
+            delta: -2,
+        };
+        assert_eq!(r.text("(line 20)").as_deref(), Some("(line 18)"));
+        assert_eq!(r.text("line 4, line 8").as_deref(), Some("line 4, line 6"));
     }
 }
