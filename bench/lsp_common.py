@@ -54,10 +54,14 @@ class Client:
             self.stderr.put((time.perf_counter(), line.decode("utf-8", "replace")))
 
     def send(self, obj):
+        """Sends `obj`; returns the time just before writing it (stamped after the write, a client
+        descheduled or waiting for the GIL once the write returned stamped late, after the reply)."""
         body = json.dumps(obj).encode()
-        self.p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        frame = b"Content-Length: %d\r\n\r\n" % len(body) + body
+        sent_at = time.perf_counter()
+        self.p.stdin.write(frame)
         self.p.stdin.flush()
-        return time.perf_counter()
+        return sent_at
 
     def notify(self, method, params):
         return self.send({"jsonrpc": "2.0", "method": method, "params": params})
