@@ -30,7 +30,8 @@ impl Backend {
     }
 
     /// As [`Self::schedule_diagnostics`]; with `VOX_LSP_TIMING` set, prints on stderr how long
-    /// it took from `since` (a `didChange` arriving) to publishing the changed file.
+    /// it took from `since` (a `didOpen` arriving) to publishing the file. A change's pass runs
+    /// on the thread that applied it instead ([`Self::change_then_diagnose`]).
     /// A file's change is analysed in its own workspace only (each folder's workspace has its
     /// own database); a change of no one file, in every workspace.
     pub(crate) fn schedule_diagnostics_from(
