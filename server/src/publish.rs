@@ -15,7 +15,7 @@ use crate::diag_json::DiagnosticsJson;
 use crate::diagnostics;
 use crate::render;
 use crate::session::{self, inferred_tokens, Session, Snapshot};
-use crate::state::{Backend, ClientCaps, Shared};
+use crate::state::{update_failed, Backend, ClientCaps, Shared};
 
 /// Open scripts analysed again after any change; past this, only the related ones.
 const MAX_OPEN_RELINT: usize = 32;
@@ -71,10 +71,7 @@ impl Backend {
             let applied = std::panic::catch_unwind(AssertUnwindSafe(|| {
                 let mut guard = lock(&pass.shared.session);
                 let w = guard.as_mut()?;
-                f(w).then(|| {
-                    let s = w.for_path(&path);
-                    (s.snapshot(), session::config_kind(&s.root, &path).is_some())
-                })
+                f(w).then(|| (w.for_path(&path).snapshot(), w.is_config(&path)))
             }));
             drop(order);
             if timing() {
@@ -86,21 +83,14 @@ impl Backend {
             match applied {
                 Ok(Some((snap, is_config))) => {
                     if is_config && config_lenses {
-                        let c = pass.client.clone();
-                        tokio::spawn(async move {
-                            let _ = c.code_lens_refresh().await;
-                        });
+                        ask_code_lenses(&pass.client);
                     }
                     lock(&pass.shared.run_diags).remove(&path);
                     pass.run(snap, Some(path), Some(since));
                 }
                 Ok(None) => {}
                 Err(p) => {
-                    let msg = format!(
-                        "internal error while updating the workspace: {}",
-                        crate::base::panic_message(&*p)
-                    );
-                    let c = pass.client.clone();
+                    let (c, msg) = (pass.client.clone(), update_failed(&*p));
                     tokio::spawn(async move { c.log_message(MessageType::ERROR, msg).await });
                 }
             }
@@ -120,10 +110,7 @@ impl Backend {
     /// configurations changed).
     pub(crate) fn refresh_lenses(&self) {
         if self.caps().code_lens_refresh {
-            let c = self.client.clone();
-            tokio::spawn(async move {
-                let _ = c.code_lens_refresh().await;
-            });
+            ask_code_lenses(&self.client);
         }
     }
 
@@ -299,14 +286,19 @@ fn caps_changed(snap: &Snapshot, shared: &Shared, changed: Option<&Path>) -> boo
     any
 }
 
+/// Asks the client to request code lenses again, without waiting for its answer.
+fn ask_code_lenses(client: &Client) {
+    let c = client.clone();
+    tokio::spawn(async move {
+        let _ = c.code_lens_refresh().await;
+    });
+}
+
 /// Asks the client for new code lenses, inlay hints and semantic tokens, each only where it
 /// declared `refreshSupport`: a script's capabilities changed from another file.
 fn refresh_views(client: &Client, caps: &ClientCaps) {
     if caps.code_lens_refresh {
-        let c = client.clone();
-        tokio::spawn(async move {
-            let _ = c.code_lens_refresh().await;
-        });
+        ask_code_lenses(client);
     }
     if caps.inlay_hint_refresh {
         let c = client.clone();
@@ -370,6 +362,14 @@ pub(crate) fn send_diagnostics(
         .collect();
     let client = client.clone();
     Some(async move { client.publish_diagnostics(uri, items, version).await })
+}
+
+/// Publishes no diagnostics for `path` (a closed script, a file of a folder gone), through
+/// [`send_diagnostics`].
+pub(crate) async fn clear_diagnostics(client: &Client, shared: &Shared, path: &Path) {
+    if let Some(sending) = send_diagnostics(client, shared, path, None, &Default::default()) {
+        sending.await;
+    }
 }
 
 /// The framed `publishDiagnostics` notification for `diags`, written once: the body's length is

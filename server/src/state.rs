@@ -94,6 +94,14 @@ pub struct Backend {
     pub(crate) shared: Arc<Shared>,
 }
 
+/// What the client is told when a change to the session panicked.
+pub(crate) fn update_failed(payload: &(dyn std::any::Any + Send)) -> String {
+    format!(
+        "internal error while updating the workspace: {}",
+        panic_message(payload)
+    )
+}
+
 impl Backend {
     pub fn new(client: Client) -> Backend {
         Backend {
@@ -136,11 +144,7 @@ impl Backend {
         match r {
             Ok(Ok(v)) => v,
             Ok(Err(p)) => {
-                self.log_error(format!(
-                    "internal error while updating the workspace: {}",
-                    panic_message(&*p)
-                ))
-                .await;
+                self.log_error(update_failed(&*p)).await;
                 None
             }
             Err(_) => None,
@@ -151,7 +155,7 @@ impl Backend {
     pub(crate) fn is_config(&self, path: &Path) -> bool {
         lock(&self.shared.session)
             .as_ref()
-            .is_some_and(|w| session::config_kind(&w.for_path(path).root, path).is_some())
+            .is_some_and(|w| w.is_config(path))
     }
 
     /// A snapshot of the workspace `path` belongs to (the first without a path).

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use tower_lsp_server::ls_types::*;
 
 use crate::base::lock;
-use crate::publish::send_diagnostics;
+use crate::publish::clear_diagnostics;
 use crate::session::{self, path_of, Session};
 use crate::state::Backend;
 
@@ -60,11 +60,7 @@ pub(crate) async fn did_close(b: &Backend, params: DidCloseTextDocumentParams) {
         lock(&b.shared.rendered).remove(&path);
         lock(&b.shared.published).insert(path.clone(), Arc::default());
         if !b.caps().pull {
-            if let Some(sending) =
-                send_diagnostics(&b.client, &b.shared, &path, None, &Default::default())
-            {
-                sending.await;
-            }
+            clear_diagnostics(&b.client, &b.shared, &path).await;
         }
     }
     b.schedule_diagnostics(None);
@@ -175,11 +171,7 @@ pub(crate) async fn did_change_workspace_folders(
         // Configuration files are pushed in either mode; scripts in push mode.
         let script = session::is_script(&path);
         if (script && !pull) || (!script && had) {
-            if let Some(sending) =
-                send_diagnostics(&b.client, &b.shared, &path, None, &Default::default())
-            {
-                sending.await;
-            }
+            clear_diagnostics(&b.client, &b.shared, &path).await;
         }
     }
     b.refresh_lenses();

@@ -50,6 +50,11 @@ impl Workspaces {
         &mut self.list[i]
     }
 
+    /// Whether `path` is a configuration file of the workspace it belongs to.
+    pub fn is_config(&self, path: &Path) -> bool {
+        config_kind(&self.for_path(path).root, path).is_some()
+    }
+
     pub fn first(&self) -> &Session {
         &self.list[0]
     }
