@@ -244,8 +244,6 @@ fn typing_that_leaves_a_syntax_error_in_one_function_keeps_the_others_findings()
     assert!(kept_after(&s, &path) >= 29);
     // A statement typed between two functions (a synthetic main comes, with its error, beside
     // `main`, which stays the entry point), then removed: every function keeps its findings.
-    // (On the blank line between them: findings that name a line are linted again when lines
-    // move.)
     let blank = text.find("fn work_13(").unwrap() - 1;
     change(&mut s, &path, &mut text, blank, blank, "f", 5);
     let kept = kept_after(&s, &path);
@@ -277,6 +275,22 @@ fn typing_that_leaves_a_syntax_error_in_one_function_keeps_the_others_findings()
         kept >= 29,
         "a call typed in an unreached function keeps the memo: {kept} kept"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Enter typed inside a function near the top, then taken back: the D002 finding of every
+/// function after it names a line, which moves; those findings are renumbered, not linted again,
+/// and equal a whole lint's (`kept_after` compares).
+#[test]
+fn lines_added_above_keep_the_findings_that_name_a_line() {
+    let (dir, path, mut s, mut text) = open_edited();
+    let at = text.find("let base = 11\n").unwrap() + "let base = 11".len();
+    change(&mut s, &path, &mut text, at, at, "\n    ", 2);
+    let kept = kept_after(&s, &path);
+    assert!(kept >= 29, "a line added in work_1: {kept} kept");
+    change(&mut s, &path, &mut text, at, at + 5, "", 3);
+    let kept = kept_after(&s, &path);
+    assert!(kept >= 29, "the line removed: {kept} kept");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
