@@ -41,8 +41,13 @@ struct FileAnchors {
     text: Arc<[u8]>,
     /// Anchor starts, increasing; the first is 0.
     starts: Vec<u32>,
-    /// Each anchor's start position, computed in one pass when first asked.
+    /// Each anchor's start position, computed in one pass once [`LOCAL_SCANS`] have been asked.
     bases: Option<Vec<Position>>,
+    /// The first few asked, found through the document's rope (typing in one function fills one
+    /// or two templates: a pass over the whole text for their anchors was a fifth of the render).
+    few: Vec<(usize, Position)>,
+    /// The open document's rope, when it holds this text.
+    rope: Option<ropey::Rope>,
     /// Where each line after a line break starts (`\n`, `\r\n` or a lone `\r`, as the protocol
     /// counts lines), found in one pass once a render has found [`LOCAL_SCANS`] positions by a scan
     /// from their function's start: a finding's position is then two binary searches (scans
@@ -64,20 +69,24 @@ impl FileAnchors {
                 f.text(&snap.db).get(),
                 vox_analysis::fn_starts(&snap.db, f).to_vec(),
             ),
-            None => (
-                Arc::from(crate::session::rope_bytes(&snap.rope(path))),
-                Vec::new(),
-            ),
+            None => (crate::session::rope_shared(&snap.rope(path)), Vec::new()),
         };
         let len = text.len() as u32;
         starts.retain(|&s| s > 0 && s < len);
         starts.push(0);
         starts.sort_unstable();
         starts.dedup();
+        let rope = snap
+            .docs
+            .get(path)
+            .map(|d| d.rope.clone())
+            .filter(|r| r.len_bytes() == text.len());
         FileAnchors {
             text,
             starts,
             bases: None,
+            few: Vec::new(),
+            rope,
             breaks: std::cell::OnceCell::new(),
             scans: std::cell::Cell::new(0),
             uri_json: crate::diagnostics::uri_of(path)
@@ -132,6 +141,22 @@ impl FileAnchors {
     }
 
     fn base(&mut self, i: usize, enc: Encoding) -> Position {
+        if self.bases.is_none() {
+            if let Some(&(_, p)) = self.few.iter().find(|(k, _)| *k == i) {
+                return p;
+            }
+            if let Some(rope) = self
+                .rope
+                .as_ref()
+                .filter(|_| self.few.len() < LOCAL_SCANS as usize)
+            {
+                let p = self.starts.get(i).map_or_else(Position::default, |&s| {
+                    crate::convert::position(rope, enc, s)
+                });
+                self.few.push((i, p));
+                return p;
+            }
+        }
         let bases = self.bases.get_or_insert_with(|| {
             let index = TextIndex::new(&self.text);
             self.starts
@@ -718,6 +743,8 @@ mod tests {
                     text: Arc::from(&text[..]),
                     starts: starts.clone(),
                     bases: None,
+                    few: Vec::new(),
+                    rope: None,
                     breaks: std::cell::OnceCell::new(),
                     scans: std::cell::Cell::new(scans),
                     uri_json: None,
@@ -737,6 +764,31 @@ mod tests {
                         );
                     }
                 }
+            }
+            // Anchor starts through the rope (the first few a render asks) and through the
+            // file's index (after): the same positions.
+            for enc in [Encoding::Utf8, Encoding::Utf16] {
+                let make = |rope| FileAnchors {
+                    text: Arc::from(&text[..]),
+                    starts: starts.clone(),
+                    bases: None,
+                    few: Vec::new(),
+                    rope,
+                    breaks: std::cell::OnceCell::new(),
+                    scans: std::cell::Cell::new(0),
+                    uri_json: None,
+                };
+                let (mut by_rope, mut by_index) =
+                    (make(Some(crate::convert::rope_of(&text))), make(None));
+                for (i, at) in starts.iter().enumerate() {
+                    assert_eq!(
+                        by_rope.base(i, enc),
+                        by_index.base(i, enc),
+                        "{:?}: anchor {i} at {at}",
+                        String::from_utf8_lossy(&text),
+                    );
+                }
+                assert!(by_rope.bases.is_none(), "the index was built");
             }
         }
     }

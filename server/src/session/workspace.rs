@@ -375,11 +375,11 @@ impl Session {
         if !imports_may_change && is_script(path) && self.files.contains_key(path) {
             // The common keystroke: only the text input changes; the analysis follows
             // imports when it runs.
-            let text = rope_bytes(&self.docs[path].rope);
+            let text = rope_shared(&self.docs[path].rope);
             if let Some(f) = self.files.get(path).copied() {
                 f.set_text(&mut self.db)
                     .with_durability(Durability::LOW)
-                    .to(Text::new(Arc::from(text)));
+                    .to(Text::new(text));
             }
             self.touch();
             if let Some(d) = self.docs.get_mut(path) {
