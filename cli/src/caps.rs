@@ -340,7 +340,7 @@ fn check(flags: &CapsFlags) -> i32 {
     // them (the texts of scripts alone put them at 1:1 with an empty line).
     let configs: Vec<PathBuf> = findings
         .iter()
-        .map(|f| f.file.clone())
+        .map(|f| f.file.to_path_buf())
         .filter(|p| p.extension().is_none_or(|e| e != "vox"))
         .collect();
     let texts = output::Texts::with_files(&loaded, configs.into_iter());

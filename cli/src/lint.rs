@@ -280,7 +280,9 @@ fn imported_by_targets(loaded: &workspace::Loaded) -> Vec<vox_analysis::SourceFi
 /// A determinism or input finding in an imported file whose chain starts in a target.
 fn reached_from_targets(f: &Finding, targets: &std::collections::BTreeSet<PathBuf>) -> bool {
     (f.code.starts_with('D') || f.code.starts_with('I'))
-        && f.chain.first().is_some_and(|s| targets.contains(&s.file))
+        && f.chain
+            .first()
+            .is_some_and(|s| targets.contains(s.file.as_path()))
 }
 
 /// Every code or prefix in `--select`, `--ignore` and `[lint]` must match some rule (as ruff
@@ -653,10 +655,10 @@ impl Held {
     /// Findings of one file.
     fn put(&mut self, run: Vec<Finding>) {
         let Some(first) = run.first() else { return };
-        match self.0.get_mut(&first.file) {
+        match self.0.get_mut(first.file.as_path()) {
             Some(v) => v.extend(run),
             None => {
-                self.0.insert(first.file.clone(), run);
+                self.0.insert(first.file.to_path_buf(), run);
             }
         }
     }

@@ -105,9 +105,9 @@ impl Chains {
             let caller = FnDef::from_id(caller_id);
             let base = fn_base(db, caller);
             steps.push(ChainStep {
-                file: caller.file(db).path(db).clone(),
+                file: caller.file(db).path(db).clone().into(),
                 range: TextRange::new(base + range.start, base + range.end),
-                function: fn_name(db, caller),
+                function: fn_name(db, caller).into(),
             });
             cur = caller_id;
             if steps.len() > 10_000 {

@@ -1,7 +1,6 @@
 //! What a rule sees of one file: its text and tree, each function's facts with the offset its
 //! relative ranges start at, the run configurations of the script, and the workspace.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use vox_analysis::facts::FnFacts;
@@ -14,7 +13,7 @@ use crate::workspace::WorkspaceInfo;
 pub struct FileCx<'a> {
     pub db: &'a dyn Db,
     pub file: SourceFile,
-    pub path: PathBuf,
+    pub path: crate::finding::SharedPath,
     pub text: std::sync::Arc<[u8]>,
     /// Syntax diagnostics, import sites and suppression comments (the tree itself is not kept).
     pub syntax: &'a FileSyntax,
@@ -49,7 +48,7 @@ impl<'a> FileCx<'a> {
         FileCx {
             db,
             file,
-            path: file.path(db).clone(),
+            path: file.path(db).into(),
             text,
             syntax,
             items: vox_analysis::file_items(db, file),
@@ -203,12 +202,16 @@ impl<'a> FileCx<'a> {
         code: &str,
         severity: crate::finding::Severity,
         range: TextRange,
-        message: impl Into<String>,
+        message: impl Into<crate::finding::SharedStr>,
     ) -> crate::finding::Finding {
         crate::finding::Finding::new(code, severity, self.path.clone(), range, message)
     }
 
-    pub fn edit(&self, range: TextRange, new_text: impl Into<String>) -> crate::finding::Edit {
+    pub fn edit(
+        &self,
+        range: TextRange,
+        new_text: impl Into<crate::finding::SharedStr>,
+    ) -> crate::finding::Edit {
         crate::finding::Edit {
             file: self.path.clone(),
             range,

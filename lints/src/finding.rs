@@ -2,28 +2,29 @@
 //! formats, the language server).
 
 use std::borrow::Borrow;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use vox_syntax::TextRange;
 
 pub use vox_syntax::Severity;
 
+pub use crate::shared::{SharedPath, SharedStr};
+
 /// One step of an explanation chain: `main → write_report → stamp → time.now_ms()`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChainStep {
-    pub file: PathBuf,
+    pub file: SharedPath,
     /// The call made at this step (the entry function's name for the first step).
     pub range: TextRange,
     /// The function this step is in.
-    pub function: String,
+    pub function: SharedStr,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Edit {
-    pub file: PathBuf,
+    pub file: SharedPath,
     pub range: TextRange,
-    pub new_text: String,
+    pub new_text: SharedStr,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -36,7 +37,7 @@ pub enum Applicability {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fix {
-    pub title: String,
+    pub title: SharedStr,
     pub applicability: Applicability,
     pub edits: Vec<Edit>,
 }
@@ -44,14 +45,14 @@ pub struct Fix {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
     /// `D003`, `check.arity`, `syntax.semicolon`, `config.invalid`.
-    pub code: String,
+    pub code: SharedStr,
     pub severity: Severity,
-    pub file: PathBuf,
+    pub file: SharedPath,
     /// Byte offsets in the file.
     pub range: TextRange,
-    pub message: String,
+    pub message: SharedStr,
     /// An extra line saying what to do.
-    pub help: Option<String>,
+    pub help: Option<SharedStr>,
     /// One shortest call chain from an entry point to the source, when the finding is reached
     /// through calls (empty otherwise).
     pub chain: Vec<ChainStep>,
@@ -60,16 +61,16 @@ pub struct Finding {
 
 impl Finding {
     pub fn new(
-        code: impl Into<String>,
+        code: impl Into<SharedStr>,
         severity: Severity,
-        file: PathBuf,
+        file: impl Into<SharedPath>,
         range: TextRange,
-        message: impl Into<String>,
+        message: impl Into<SharedStr>,
     ) -> Finding {
         Finding {
             code: code.into(),
             severity,
-            file,
+            file: file.into(),
             range,
             message: message.into(),
             help: None,

@@ -11,12 +11,13 @@ mod memo;
 mod options;
 mod registry;
 mod rules;
+mod shared;
 mod suppress;
 mod workspace;
 
 pub use context::FileCx;
 pub use driver::{check_file, lint_file, lint_file_memo, prepare_file, MANY_ERRORS};
-pub use finding::{Applicability, ChainStep, Edit, Finding, Fix, Severity};
+pub use finding::{Applicability, ChainStep, Edit, Finding, Fix, Severity, SharedPath, SharedStr};
 pub use memo::FileMemo;
 pub use options::{known_codes, known_pattern, LintOptions};
 pub use registry::{rule, RuleInfo, REPOSITORY, RULES, RULE_DOCS};

@@ -227,8 +227,8 @@ impl Renumber {
             return true;
         }
         let f = Arc::make_mut(f);
-        f.message = message;
-        f.help = help;
+        f.message = message.into();
+        f.help = help.map(Into::into);
         true
     }
 }

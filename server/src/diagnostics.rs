@@ -81,7 +81,7 @@ pub fn severity(s: Severity) -> DiagnosticSeverity {
 pub fn to_diagnostic(f: &Finding, ropes: &mut Ropes<'_>) -> Diagnostic {
     let enc = ropes.snap.encoding;
     let range = convert::range(ropes.get(&f.file), enc, f.range);
-    let mut message = f.message.clone();
+    let mut message = f.message.to_string();
     if let Some(h) = &f.help {
         message.push('\n');
         message.push_str(h);
@@ -103,7 +103,7 @@ pub fn to_diagnostic(f: &Finding, ropes: &mut Ropes<'_>) -> Diagnostic {
     Diagnostic {
         range,
         severity: Some(severity(f.severity)),
-        code: Some(NumberOrString::String(f.code.clone())),
+        code: Some(NumberOrString::String(f.code.to_string())),
         code_description,
         source: Some("vox".into()),
         message,

@@ -24,12 +24,12 @@
 //! (a test compares the two after random edits).
 
 use std::hash::{Hash, Hasher};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHasher};
 use tower_lsp_server::ls_types::Position;
-use vox_lints::{Finding, Severity};
+use vox_lints::{Finding, Severity, SharedPath, SharedStr};
 use vox_syntax::TextRange;
 
 use crate::convert::{Encoding, TextIndex};
@@ -199,12 +199,12 @@ struct Template {
 
 #[derive(PartialEq, Eq)]
 struct OwnedKey {
-    code: String,
+    code: SharedStr,
     severity: Severity,
-    message: String,
-    help: Option<String>,
+    message: SharedStr,
+    help: Option<SharedStr>,
     range: (Rel, Rel),
-    chain: Vec<(PathBuf, (Rel, Rel), String)>,
+    chain: Vec<(SharedPath, (Rel, Rel), SharedStr)>,
 }
 
 /// A finding's key, borrowed: what the template's JSON depends on besides the anchors' starts.
@@ -634,7 +634,7 @@ fn make_template(key: &KeyRef<'_>, anchors: &[(usize, usize)], files: &[FileAnch
         cur.push('}');
     }
     cur.push_str(",\"source\":\"vox\",\"message\":");
-    let mut message = f.message.clone();
+    let mut message = f.message.to_string();
     if let Some(h) = &f.help {
         message.push('\n');
         message.push_str(h);

@@ -29,7 +29,7 @@ pub fn apply(
         };
         // A fix applies whole or not at all.
         let clash = fix.edits.iter().any(|e| {
-            per_file.get(&e.file).is_some_and(|taken| {
+            per_file.get(e.file.as_path()).is_some_and(|taken| {
                 taken.iter().any(|t| {
                     t.range.start < e.range.end.max(e.range.start + 1)
                         && e.range.start < t.range.end.max(t.range.start + 1)
@@ -40,7 +40,10 @@ pub fn apply(
             continue;
         }
         for e in &fix.edits {
-            per_file.entry(e.file.clone()).or_default().push(e.clone());
+            per_file
+                .entry(e.file.to_path_buf())
+                .or_default()
+                .push(e.clone());
         }
         applied += 1;
     }

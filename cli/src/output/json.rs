@@ -21,23 +21,23 @@ fn range(texts: &Texts, file: &Path, r: TextRange) -> Value {
 
 pub fn finding(f: &Finding, texts: &Texts, root: &Path) -> Value {
     json!({
-        "code": f.code,
+        "code": f.code.as_str(),
         "severity": f.severity.as_str(),
-        "message": f.message,
+        "message": f.message.as_str(),
         "file": shown(&f.file, root),
         "range": range(texts, &f.file, f.range),
-        "help": f.help,
+        "help": f.help.as_deref(),
         "chain": f.chain.iter().map(|s| {
             let (l, c) = texts.pos(&s.file, s.range.start);
-            json!({"function": s.function, "file": shown(&s.file, root), "line": l, "column": c})
+            json!({"function": s.function.as_str(), "file": shown(&s.file, root), "line": l, "column": c})
         }).collect::<Vec<_>>(),
         "fixes": f.fixes.iter().map(|x| json!({
-            "title": x.title,
+            "title": x.title.as_str(),
             "applicability": match x.applicability { Applicability::Safe => "safe", Applicability::Unsafe => "unsafe" },
             "edits": x.edits.iter().map(|e| json!({
                 "file": shown(&e.file, root),
                 "range": range(texts, &e.file, e.range),
-                "new_text": e.new_text,
+                "new_text": e.new_text.as_str(),
             })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
     })

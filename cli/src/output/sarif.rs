@@ -101,10 +101,10 @@ fn rule(code: &str) -> Value {
 
 fn result(f: &Finding, rule_index: usize, texts: &Texts, root: &Path) -> Value {
     let mut r = json!({
-        "ruleId": f.code,
+        "ruleId": f.code.as_str(),
         "ruleIndex": rule_index,
         "level": level(f.severity),
-        "message": {"text": match &f.help { Some(h) => format!("{}\n{h}", f.message), None => f.message.clone() }},
+        "message": {"text": match &f.help { Some(h) => format!("{}\n{h}", f.message), None => f.message.to_string() }},
         "locations": [location(texts, root, &f.file, f.range)],
         "partialFingerprints": {"voxFinding/v1": fingerprint(f, texts, root)},
     });
@@ -122,7 +122,7 @@ fn result(f: &Finding, rule_index: usize, texts: &Texts, root: &Path) -> Value {
         locs.push(json!({
             "location": {
                 "physicalLocation": location(texts, root, &f.file, f.range)["physicalLocation"].clone(),
-                "message": {"text": f.message},
+                "message": {"text": f.message.as_str()},
             }
         }));
         r["codeFlows"] = json!([{"threadFlows": [{"locations": locs}]}]);
@@ -132,12 +132,12 @@ fn result(f: &Finding, rule_index: usize, texts: &Texts, root: &Path) -> Value {
             f.fixes
                 .iter()
                 .map(|x| json!({
-                    "description": {"text": x.title},
+                    "description": {"text": x.title.as_str()},
                     "artifactChanges": x.edits.iter().map(|e| json!({
                         "artifactLocation": {"uri": uri(&shown(&e.file, root)), "uriBaseId": "%SRCROOT%"},
                         "replacements": [{
                             "deletedRegion": region(texts, &e.file, e.range),
-                            "insertedContent": {"text": e.new_text},
+                            "insertedContent": {"text": e.new_text.as_str()},
                         }],
                     })).collect::<Vec<_>>(),
                 }))
@@ -197,7 +197,7 @@ pub fn item(
     let rule = match rule_ids.iter().position(|c| *c == f.code) {
         Some(i) => i,
         None => {
-            rule_ids.push(f.code.clone());
+            rule_ids.push(f.code.to_string());
             rule_ids.len() - 1
         }
     };

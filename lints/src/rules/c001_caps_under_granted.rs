@@ -15,7 +15,7 @@ use crate::finding::Finding;
 fn lacks(
     cx: &FileCx<'_>,
     run: &vox_caps::config::RunConfig,
-    file: std::path::PathBuf,
+    file: crate::finding::SharedPath,
     at: TextRange,
     token: &str,
     by: &str,
@@ -30,7 +30,7 @@ fn lacks(
             run.name
         ),
     );
-    f.help = Some(format!("add \"{token}\" to its caps"));
+    f.help = Some(format!("add \"{token}\" to its caps").into());
     f.fixes.extend(add_fix(cx, run, token));
     f
 }
@@ -63,9 +63,12 @@ fn refused(
             run.name
         ),
     );
-    f.help = Some(format!(
-        "remove \"{shown}\" from its caps, or narrow it so that it no longer covers the path"
-    ));
+    f.help = Some(
+        format!(
+            "remove \"{shown}\" from its caps, or narrow it so that it no longer covers the path"
+        )
+        .into(),
+    );
     if let Some(token) = written {
         let caps: Vec<String> = run
             .caps
@@ -175,7 +178,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
         }
         for token in tokens {
             let (file, at) = (run.origin.file.clone(), cx.ws.entry_range(run));
-            out.push(lacks(cx, run, file, at, &token, &script));
+            out.push(lacks(cx, run, file.into(), at, &token, &script));
         }
         for rule in &rules {
             let (file, at) = (run.origin.file.clone(), cx.ws.entry_range(run));
@@ -197,7 +200,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                         Some(rule) => out.push(refused(cx, run, path, at, &rule, &by)),
                         None => {
                             let token = token_for(need, &run.cwd);
-                            out.push(lacks(cx, run, path, at, &token, &by));
+                            out.push(lacks(cx, run, path.into(), at, &token, &by));
                         }
                     }
                 }

@@ -97,7 +97,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                     run.name
                 ),
             );
-            f.help = Some(format!("remove \"{t}\" from its caps"));
+            f.help = Some(format!("remove \"{t}\" from its caps").into());
             let kept: Vec<String> = tokens.iter().filter(|x| *x != t).cloned().collect();
             let fix = super::caps_check::config_fix(
                 cx,
@@ -122,7 +122,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                         .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
                 ),
             );
-            g.help = Some(format!("remove \"{t}\" from its caps"));
+            g.help = Some(format!("remove \"{t}\" from its caps").into());
             g.fixes.extend(fix);
             out.push(g);
         }

@@ -109,7 +109,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
     let line = cx.slice(range);
     let new_line = format!("{} {}", line.trim_end(), words.join(" "));
     f.fixes.push(Fix {
-        title: format!("Add {} to the directive", words.join(", ")),
+        title: format!("Add {} to the directive", words.join(", ")).into(),
         applicability: Applicability::Unsafe,
         edits: vec![cx.edit(range, new_line)],
     });

@@ -206,12 +206,12 @@ fn minimal_fix(
         suf -= 1;
     }
     Some(crate::finding::Fix {
-        title,
+        title: title.into(),
         applicability,
         edits: vec![crate::finding::Edit {
-            file,
+            file: file.into(),
             range: TextRange::new(pre as u32, (a.len() - suf) as u32),
-            new_text: new[pre..b.len() - suf].to_string(),
+            new_text: new[pre..b.len() - suf].into(),
         }],
     })
 }
@@ -263,12 +263,12 @@ fn new_run_fix(cx: &FileCx<'_>, namespace: &str, token: &str) -> Option<crate::f
             crate::finding::Applicability::Unsafe,
         ),
         None => Some(crate::finding::Fix {
-            title,
+            title: title.into(),
             applicability: crate::finding::Applicability::Unsafe,
             edits: vec![crate::finding::Edit {
-                file,
+                file: file.into(),
                 range: TextRange::new(0, 0),
-                new_text: new,
+                new_text: new.into(),
             }],
         }),
     }

@@ -74,12 +74,12 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
             if cx.fixes {
                 let replacement = &help[LEAD.len()..help.len() - 1];
                 f.fixes.push(Fix {
-                    title: format!("Use `{replacement}`"),
+                    title: format!("Use `{replacement}`").into(),
                     applicability: Applicability::Safe,
                     edits: vec![cx.edit(range, replacement)],
                 });
             }
-            f.help = Some(help);
+            f.help = Some(help.into());
             out.push(f);
         }
     }

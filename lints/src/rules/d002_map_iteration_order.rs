@@ -24,7 +24,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
             format!("this map's iteration order reaches {what}; compiled tiers iterate maps in hash order"),
         );
         f.help = Some(match map_name(text) {
-            Some(m) => format!("iterate the sorted keys: `for k in sorted({m}.keys())`"),
+            Some(m) => format!("iterate the sorted keys: `for k in sorted({m}.keys())`").into(),
             None => "iterate the sorted keys: `for k in sorted(m.keys())`".into(),
         });
         if let Some(fix) = cx.fixes.then(|| sorted_keys_fix(cx, src, text)).flatten() {

@@ -42,7 +42,7 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
             );
             if let Some(replacement) = cx.fixes.then(|| fix_text(cx, base, o)).flatten() {
                 f.fixes.push(Fix {
-                    title: format!("Use `{replacement}`"),
+                    title: format!("Use `{replacement}`").into(),
                     applicability: Applicability::Unsafe,
                     edits: vec![cx.edit(range, replacement)],
                 });

@@ -37,10 +37,10 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
                         let mut f = cx.finding("D005", W, range, literal_message(lit, &norm));
                         let quoted =
                             format!("\"{}\"", norm.replace('\\', "\\\\").replace('"', "\\\""));
-                        f.help = Some(format!("write {quoted}"));
+                        f.help = Some(format!("write {quoted}").into());
                         if cx.fixes {
                             f.fixes.push(Fix {
-                                title: format!("Write {quoted}"),
+                                title: format!("Write {quoted}").into(),
                                 applicability: if may_change_file(lit) {
                                     Applicability::Unsafe
                                 } else {

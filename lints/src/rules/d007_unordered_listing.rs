@@ -67,9 +67,9 @@ pub fn check(cx: &FileCx<'_>, out: &mut Vec<Finding>) {
             format!("`{builtin}` returns entries in OS order, and that order reaches {what}"),
         );
         f.help = Some(if detailed {
-            "sort it: `.sorted_by_key(fn(e) { e.name })`".to_string()
+            "sort it: `.sorted_by_key(fn(e) { e.name })`".into()
         } else {
-            "sort it: `sorted(…)`".to_string()
+            "sort it: `sorted(…)`".into()
         });
         if cx.fixes {
             let edit = match unwrapped(cx, src) {

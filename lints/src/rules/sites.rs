@@ -41,8 +41,8 @@ pub fn attach_chain(
     let name = f.name(cx.db).to_string();
     let note = format!("reached from {}", describe(steps, &name));
     finding.help = Some(match finding.help.take() {
-        Some(h) => format!("{note}\n{h}"),
-        None => note,
+        Some(h) => format!("{note}\n{h}").into(),
+        None => note.into(),
     });
     finding.chain = steps.to_vec();
 }

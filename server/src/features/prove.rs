@@ -50,7 +50,7 @@ fn line_of(snap: &Snapshot, f: &Finding) -> u32 {
 }
 
 fn arguments(uri: &str, f: &Finding, line: u32) -> Value {
-    json!({ "uri": uri, "rule": f.code, "line": line })
+    json!({ "uri": uri, "rule": f.code.as_str(), "line": line })
 }
 
 /// One lens per line holding a D002, D003, D006 or D007 finding of the script.

@@ -140,7 +140,7 @@ pub(crate) fn pin_fix<'a>(
     list.push(token.to_string());
     let (kind, file, name) = (run.origin.kind, run.origin.file.clone(), name.to_string());
     let script = script.to_path_buf();
-    let mut a = action(fix.title.clone(), CodeActionKind::QUICKFIX, move || {
+    let mut a = action(fix.title.to_string(), CodeActionKind::QUICKFIX, move || {
         let change = config_change(snap, kind, &file, &script, &name, &list)?;
         workspace_edit(snap, caps, vec![change], None)
     });
@@ -226,7 +226,7 @@ pub(crate) fn suppress_action<'a>(
         convert::Encoding::Utf16 => comment.encode_utf16().count(),
     };
     let cursor = Position::new(line as u32, cursor_col as u32);
-    let file = f.file.clone();
+    let file = f.file.to_path_buf();
     let mut a = action(
         format!("Suppress {} with a reason", f.code),
         CodeActionKind::QUICKFIX,
@@ -266,7 +266,7 @@ pub fn fix_all_changes(findings: &[std::sync::Arc<Finding>]) -> Vec<Change> {
             continue;
         };
         let clash = fix.edits.iter().any(|e| {
-            per_file.get(&e.file).is_some_and(|taken| {
+            per_file.get(e.file.as_path()).is_some_and(|taken| {
                 taken.iter().any(|(t, _)| {
                     t.start < e.range.end.max(e.range.start + 1)
                         && e.range.start < t.end.max(t.start + 1)
@@ -278,9 +278,9 @@ pub fn fix_all_changes(findings: &[std::sync::Arc<Finding>]) -> Vec<Change> {
         }
         for e in &fix.edits {
             per_file
-                .entry(e.file.clone())
+                .entry(e.file.to_path_buf())
                 .or_default()
-                .push((e.range, e.new_text.clone()));
+                .push((e.range, e.new_text.to_string()));
         }
     }
     per_file

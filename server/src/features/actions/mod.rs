@@ -144,24 +144,25 @@ fn action_list<'a>(
                         .edits
                         .iter()
                         .map(|e| Change::Edit {
-                            path: e.file.clone(),
-                            edits: vec![(e.range, e.new_text.clone())],
+                            path: e.file.to_path_buf(),
+                            edits: vec![(e.range, e.new_text.to_string())],
                         })
                         .collect();
-                    let mut a = action(fix.title.clone(), CodeActionKind::QUICKFIX, move || {
-                        workspace_edit(snap, caps, changes, None)
-                    });
+                    let mut a =
+                        action(fix.title.to_string(), CodeActionKind::QUICKFIX, move || {
+                            workspace_edit(snap, caps, changes, None)
+                        });
                     a.action.is_preferred =
                         Some(i == 0 && fix.applicability == Applicability::Safe);
                     a
                 });
                 a.action.diagnostics = Some(vec![diag.clone()]);
-                out.push((a, Some((f.code.clone(), i))));
+                out.push((a, Some((f.code.to_string(), i))));
             }
             if own_caps_fix {
                 if let Some(mut a) = caps_fix(snap, caps, f, &path, None) {
                     a.action.diagnostics = Some(vec![diag.clone()]);
-                    out.push((a, Some((f.code.clone(), 0))));
+                    out.push((a, Some((f.code.to_string(), 0))));
                 }
             }
             if f.code == "C003" && !directive_fixed {
@@ -169,7 +170,7 @@ fn action_list<'a>(
                 {
                     a.action.diagnostics = Some(vec![diag.clone()]);
                     a.action.is_preferred = Some(false);
-                    out.push((a, Some((f.code.clone(), f.fixes.len()))));
+                    out.push((a, Some((f.code.to_string(), f.fixes.len()))));
                     directive_fixed = true;
                 }
             }
@@ -280,7 +281,7 @@ fn config_actions<'a>(
         let diag = to_diagnostic(f, &mut ropes);
         if let Some(mut a) = caps_fix(snap, caps, f, &run.script, Some(path)) {
             a.action.diagnostics = Some(vec![diag]);
-            out.push((a, Some((f.code.clone(), 0))));
+            out.push((a, Some((f.code.to_string(), 0))));
         }
     }
     out
