@@ -28,11 +28,12 @@ pub fn parse(db: &dyn Db, file: SourceFile) -> Arc<SyntaxTree> {
 /// the same body, since a function's subtree is what a parse of its text gives, which
 /// `syntax/tests/subtree.rs` checks). Equal when the texts are; the tree is a cache.
 pub struct FnSource {
-    /// The text is `text[start..end]`: the file's own text when no file's text ever changes
-    /// ([`Db::fixed_texts`]), else a copy.
-    text: Text,
-    start: u32,
-    end: u32,
+    /// `(text, start)`: the function's text is `text[start..start + len]`, a slice of the
+    /// file's own text on the command line ([`Db::fixed_texts`]) and in an editor's first
+    /// parse, else a copy. Behind a lock: an equal source hands its text over when compared
+    /// (see `PartialEq`).
+    at: Mutex<(Text, u32)>,
+    len: u32,
     share: Mutex<Option<Share>>,
 }
 
@@ -80,9 +81,8 @@ impl FnTree {
 impl FnSource {
     fn new(text: Text, start: u32, end: u32, share: Option<Share>) -> FnSource {
         FnSource {
-            text,
-            start,
-            end,
+            at: Mutex::new((text, start)),
+            len: end - start,
             share: Mutex::new(share),
         }
     }
@@ -96,16 +96,21 @@ impl FnSource {
                 &self.0[self.1.clone()]
             }
         }
-        Part(self.text.get(), self.start as usize..self.end as usize)
+        let (text, start) = self.at().clone();
+        Part(text.get(), start as usize..(start + self.len) as usize)
+    }
+
+    fn at(&self) -> std::sync::MutexGuard<'_, (Text, u32)> {
+        self.at.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The length of the function's text in bytes.
     pub fn len(&self) -> u32 {
-        self.end - self.start
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.start == self.end
+        self.len == 0
     }
 
     /// The function's tree: its file's parse the first time; a new parse of its text after (on
@@ -124,18 +129,51 @@ impl FnSource {
     }
 }
 
+thread_local! {
+    static COMPARED_BY_BYTES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// How many function texts this thread has compared byte by byte (a test's measure: an edit
+/// inside one function compares only that one so).
+pub fn compared_by_bytes() -> usize {
+    COMPARED_BY_BYTES.get()
+}
+
 impl PartialEq for FnSource {
+    /// Equal texts; and an equal `other` hands its text over to `self`. Salsa compares a
+    /// field's old value (`self`) with the new one and keeps the old when they are equal: a
+    /// function whose text a parse copied anew (the file's first parse in an editor, a parse
+    /// read whole) kept the older copy for good, and every later parse, which shares its copies
+    /// with the parse before it, compared each function with it byte by byte (every function
+    /// of the file on every keystroke). Handed over, the next comparison is of two pointers.
     fn eq(&self, other: &Self) -> bool {
-        // An editor's unchanged functions share their text with the previous parse.
-        (self.text.same(&other.text) && (self.start, self.end) == (other.start, other.end))
-            || (self.len() == other.len() && *self.bytes() == *other.bytes())
+        if self.len != other.len {
+            return false;
+        }
+        let theirs = other.at().clone();
+        let mut mine = self.at();
+        if mine.0.same(&theirs.0) && mine.1 == theirs.1 {
+            return true;
+        }
+        let part = |(text, start): &(Text, u32)| {
+            let bytes = text.get();
+            let start = *start as usize;
+            (bytes, start..start + self.len as usize)
+        };
+        let ((a, ra), (b, rb)) = (part(&mine), part(&theirs));
+        COMPARED_BY_BYTES.set(COMPARED_BY_BYTES.get() + 1);
+        let equal = a[ra] == b[rb];
+        if equal {
+            *mine = theirs;
+        }
+        equal
     }
 }
 impl Eq for FnSource {}
 
 impl std::fmt::Debug for FnSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "FnSource({} bytes)", self.end - self.start)
+        write!(f, "FnSource({} bytes)", self.len)
     }
 }
 

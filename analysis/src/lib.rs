@@ -39,7 +39,10 @@ pub use imports::{
     ResolvedImports,
 };
 pub use inputs::{FileGroup, SourceFile, Workspace, GROUPS};
-pub use items::{file_items, file_parse, file_syntax, fn_base, fn_starts, parse, FileItems, FnDef};
+pub use items::{
+    compared_by_bytes, file_items, file_parse, file_syntax, fn_base, fn_starts, parse, FileItems,
+    FnDef,
+};
 pub use kind::Kind;
 pub use observed::{file_observed, return_observed, FileObserved};
 pub use param_ranges::{file_param_tiers, param_tier, FileTiers};

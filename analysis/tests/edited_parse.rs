@@ -158,3 +158,32 @@ fn an_edited_parse_equals_a_parse_from_scratch() {
     }
     assert!(steps > 1000, "only {steps} edits");
 }
+
+/// After a parse that copies every function's text anew (here, one read whole after a rename),
+/// an edit inside one function compares only that function's text byte by byte: the others
+/// took the new copies over when they were found equal, and share them with the next parse.
+#[test]
+fn an_edit_compares_only_its_function_byte_by_byte() {
+    let text: String = (0..40)
+        .map(|i| format!("fn f{i}(x: int) to int {{\n    return x + {i}\n}}\n\n"))
+        .collect::<String>()
+        + "fn main() {\n    print(f1(2))\n}\n";
+    let (mut db, f) = database(text.as_bytes());
+    file_items(&db, f);
+    let mut set = |text: &str| {
+        f.set_text(&mut db)
+            .to(Text::new(Arc::from(text.as_bytes())));
+        let before = vox_analysis::compared_by_bytes();
+        file_items(&db, f);
+        vox_analysis::compared_by_bytes() - before
+    };
+    let renamed = text.replace("fn f3(", "fn g3(");
+    set(&renamed);
+    let edited = renamed.replace("x + 20", "x + 27");
+    assert_eq!(
+        set(&edited),
+        1,
+        "functions compared byte by byte after the edit"
+    );
+    assert_eq!(set(&renamed), 1, "and after it is taken back");
+}
