@@ -85,6 +85,12 @@ impl DiagnosticsJson {
     }
 }
 
+impl AsRef<[u8]> for DiagnosticsJson {
+    fn as_ref(&self) -> &[u8] {
+        self.body.as_bytes()
+    }
+}
+
 impl<S: AsRef<str>> Extend<S> for DiagnosticsJson {
     fn extend<I: IntoIterator<Item = S>>(&mut self, items: I) {
         for item in items {

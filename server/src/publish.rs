@@ -334,7 +334,7 @@ fn publish(
         }
         published.insert(path.to_path_buf(), diags.clone());
     }
-    if let Some(sending) = send_diagnostics(client, shared, path, version, &diags) {
+    if let Some(sending) = send_diagnostics(client, shared, path, version, diags) {
         // In process (no stdio edge), on a thread that may block.
         tokio::runtime::Handle::current().block_on(sending);
     }
@@ -348,7 +348,7 @@ pub(crate) fn send_diagnostics(
     shared: &Shared,
     path: &Path,
     version: Option<i32>,
-    diags: &DiagnosticsJson,
+    diags: Arc<DiagnosticsJson>,
 ) -> Option<impl std::future::Future<Output = ()> + use<>> {
     let uri = diagnostics::uri_of(path)?;
     if let Some(tx) = shared.direct.out.get() {
@@ -367,15 +367,20 @@ pub(crate) fn send_diagnostics(
 /// Publishes no diagnostics for `path` (a closed script, a file of a folder gone), through
 /// [`send_diagnostics`].
 pub(crate) async fn clear_diagnostics(client: &Client, shared: &Shared, path: &Path) {
-    if let Some(sending) = send_diagnostics(client, shared, path, None, &Default::default()) {
+    if let Some(sending) = send_diagnostics(client, shared, path, None, Default::default()) {
         sending.await;
     }
 }
 
-/// The framed `publishDiagnostics` notification for `diags`, written once: the body's length is
-/// known before it is written, so the header goes first and the body (half a megabyte on a
-/// finding-dense file) is not copied again behind it.
-fn publish_message(uri_json: &str, version: Option<i32>, diags: &DiagnosticsJson) -> Vec<u8> {
+/// The framed `publishDiagnostics` notification for `diags`: the body's length is known before
+/// it is written, so the header goes first, and the diagnostics (half a megabyte on a
+/// finding-dense file) are written from the render's own buffer, between the notification's
+/// head and tail, without a copy.
+fn publish_message(
+    uri_json: &str,
+    version: Option<i32>,
+    diags: Arc<DiagnosticsJson>,
+) -> crate::transport::Outgoing {
     const HEAD: &str =
         "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/publishDiagnostics\",\"params\":{\"uri\":";
     const LIST: &str = ",\"diagnostics\":[";
@@ -384,18 +389,14 @@ fn publish_message(uri_json: &str, version: Option<i32>, diags: &DiagnosticsJson
         .unwrap_or_default();
     let items = diags.body().len();
     let len = HEAD.len() + uri_json.len() + LIST.len() + items + 1 + version.len() + 2;
-    let header = crate::transport::header(len);
-    let mut out = Vec::with_capacity(header.len() + len);
-    out.extend_from_slice(header.as_bytes());
-    out.extend_from_slice(HEAD.as_bytes());
-    out.extend_from_slice(uri_json.as_bytes());
-    out.extend_from_slice(LIST.as_bytes());
-    out.extend_from_slice(diags.body().as_bytes());
-    out.push(b']');
-    out.extend_from_slice(version.as_bytes());
-    out.extend_from_slice(b"}}");
-    debug_assert_eq!(out.len(), header.len() + len);
-    out
+    let mut head = crate::transport::header(len).into_bytes();
+    head.extend_from_slice(HEAD.as_bytes());
+    head.extend_from_slice(uri_json.as_bytes());
+    head.extend_from_slice(LIST.as_bytes());
+    let mut tail = b"]".to_vec();
+    tail.extend_from_slice(version.as_bytes());
+    tail.extend_from_slice(b"}}");
+    crate::transport::Outgoing::Parts(head, diags, tail)
 }
 
 /// Computes the facts and summaries of every function of `file` on two threads (each with its
@@ -507,7 +508,8 @@ mod tests {
         for n in 0..=d.len() {
             for version in [None, Some(7), Some(-12345)] {
                 let list: DiagnosticsJson = d[..n].iter().collect();
-                let msg = publish_message("\"file:///a%20b.vox\"", version, &list);
+                let msg = publish_message("\"file:///a%20b.vox\"", version, Arc::new(list));
+                let msg = msg.bytes();
                 let text = std::str::from_utf8(&msg).unwrap();
                 let (head, body) = text.split_once("\r\n\r\n").unwrap();
                 let len: usize = head

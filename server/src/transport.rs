@@ -6,6 +6,8 @@
 //! error, invalid request) written by this module, and only well-formed messages are passed on.
 //! Outgoing frames from the service and those errors share one writer, frame by frame.
 
+use std::sync::Arc;
+
 use serde_json::{json, Value};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
@@ -261,6 +263,55 @@ pub fn widen_output_pipe() {
     }
 }
 
+/// A frame for the writer: its bytes, or a head, a shared body and a tail written together
+/// (one system call, no copy: a publish's half-megabyte body is written from the buffer the
+/// render made, which the next render reads again).
+pub enum Outgoing {
+    Whole(Vec<u8>),
+    Parts(Vec<u8>, Arc<dyn AsRef<[u8]> + Send + Sync>, Vec<u8>),
+}
+
+impl From<Vec<u8>> for Outgoing {
+    fn from(bytes: Vec<u8>) -> Outgoing {
+        Outgoing::Whole(bytes)
+    }
+}
+
+impl Outgoing {
+    /// The frame's bytes, in one buffer.
+    #[cfg(test)]
+    pub fn bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        let _ = self.write_to(&mut out);
+        out
+    }
+
+    /// Writes the frame whole.
+    fn write_to(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        let (head, body, tail): (&[u8], &[u8], &[u8]) = match self {
+            Outgoing::Whole(b) => return out.write_all(b),
+            Outgoing::Parts(h, b, t) => (h, (**b).as_ref(), t),
+        };
+        let mut parts = [
+            std::io::IoSlice::new(head),
+            std::io::IoSlice::new(body),
+            std::io::IoSlice::new(tail),
+        ];
+        let mut left: &mut [std::io::IoSlice<'_>] = &mut parts;
+        // Empty slices first: a write of nothing is not a closed output.
+        std::io::IoSlice::advance_slices(&mut left, 0);
+        while !left.is_empty() {
+            match out.write_vectored(left) {
+                Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+                Ok(n) => std::io::IoSlice::advance_slices(&mut left, n),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+}
+
 pub fn encode(body: &[u8]) -> Vec<u8> {
     let mut out = header(body.len()).into_bytes();
     out.extend_from_slice(body);
@@ -373,7 +424,7 @@ const DIRECT: &[&str] = &[
 /// flags.
 #[derive(Default)]
 pub struct Direct {
-    pub out: std::sync::OnceLock<mpsc::UnboundedSender<Vec<u8>>>,
+    pub out: std::sync::OnceLock<mpsc::UnboundedSender<Outgoing>>,
     pub requests: std::sync::Mutex<std::collections::HashMap<String, crate::work::CancelFlag>>,
 }
 
@@ -387,7 +438,7 @@ enum Route {
 /// Turns a direct request into the notification the service serves in order with the other
 /// messages, and answers `$/cancelRequest` for one: its flag stops the work, and the edge
 /// replies -32800 at once.
-fn route(direct: &Direct, body: Vec<u8>, tx: &mpsc::UnboundedSender<Vec<u8>>) -> Route {
+fn route(direct: &Direct, body: Vec<u8>, tx: &mpsc::UnboundedSender<Outgoing>) -> Route {
     let finder = |needle: &[u8]| body.windows(needle.len()).any(|w| w == needle);
     let small = body.len() < 1 << 16;
     if !small || !(finder(b"semanticTokens") || finder(b"$/")) {
@@ -407,7 +458,7 @@ fn route(direct: &Direct, body: Vec<u8>, tx: &mpsc::UnboundedSender<Vec<u8>>) ->
         };
         flag.store(true, std::sync::atomic::Ordering::SeqCst);
         let reply = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32800, "message": "the request was cancelled"}});
-        let _ = tx.send(encode(reply.to_string().as_bytes()));
+        let _ = tx.send(encode(reply.to_string().as_bytes()).into());
         return Route::Answered;
     }
     let Some(id) = v.get("id").filter(|id| !id.is_null()) else {
@@ -419,14 +470,14 @@ fn route(direct: &Direct, body: Vec<u8>, tx: &mpsc::UnboundedSender<Vec<u8>>) ->
     if let Some(name) = method.strip_prefix("$/") {
         if name == "setTrace" {
             let reply = json!({"jsonrpc": "2.0", "id": id, "result": null});
-            let _ = tx.send(encode(reply.to_string().as_bytes()));
+            let _ = tx.send(encode(reply.to_string().as_bytes()).into());
             let note = json!({"jsonrpc": "2.0", "method": method,
                 "params": v.get("params").cloned().unwrap_or(Value::Null)});
             return Route::Forward(note.to_string().into_bytes());
         }
         let reply = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601,
             "message": format!("method not found: {method}")}});
-        let _ = tx.send(encode(reply.to_string().as_bytes()));
+        let _ = tx.send(encode(reply.to_string().as_bytes()).into());
         return Route::Answered;
     }
     if !DIRECT.contains(&method) {
@@ -452,7 +503,7 @@ pub async fn serve<I, O, S>(
 {
     let (to_service, service_in) = tokio::io::duplex(1 << 20);
     let (service_out, from_service) = tokio::io::duplex(1 << 20);
-    let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Outgoing>();
     // Published diagnostics are written here directly (`crate::publish::send_diagnostics`), and so are the
     // answers to the requests `route` takes over.
     let _ = direct.out.set(out_tx.clone());
@@ -468,7 +519,7 @@ pub async fn serve<I, O, S>(
         .spawn(move || {
             let mut output = output;
             while let Some(frame) = out_rx.blocking_recv() {
-                if output.write_all(&frame).is_err() || output.flush().is_err() {
+                if frame.write_to(&mut output).is_err() || output.flush().is_err() {
                     break;
                 }
             }
@@ -486,7 +537,7 @@ pub async fn serve<I, O, S>(
         loop {
             match frames.next().await {
                 Frame::Body(b) => {
-                    if tx.send(encode(&b)).is_err() {
+                    if tx.send(encode(&b).into()).is_err() {
                         break;
                     }
                 }
@@ -519,13 +570,13 @@ pub async fn serve<I, O, S>(
                             // up to the next header is the rest of it.
                             frames.reject(&b);
                         }
-                        let _ = tx.send(encode(reply.to_string().as_bytes()));
+                        let _ = tx.send(encode(reply.to_string().as_bytes()).into());
                     }
                     Err(None) => {}
                 },
                 Frame::BadHeader(why) => {
                     let reply = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": format!("Parse error: {why}")}});
-                    let _ = tx.send(encode(reply.to_string().as_bytes()));
+                    let _ = tx.send(encode(reply.to_string().as_bytes()).into());
                 }
                 Frame::Eof => break,
             }
@@ -553,6 +604,39 @@ mod tests {
             Ok(()) => None,
             Err(Some(v)) => v["error"]["code"].as_i64(),
             Err(None) => Some(0),
+        }
+    }
+
+    /// A frame in parts reaches an output that takes a few bytes per write whole and in order,
+    /// empty parts included.
+    #[test]
+    fn a_frame_in_parts_is_written_whole() {
+        struct Trickle(Vec<u8>, usize);
+        impl std::io::Write for Trickle {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                let n = b.len().min(self.1);
+                self.0.extend_from_slice(&b[..n]);
+                Ok(n)
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let body: Arc<dyn AsRef<[u8]> + Send + Sync> = Arc::new(b"0123456789".to_vec());
+        let empty: Arc<dyn AsRef<[u8]> + Send + Sync> = Arc::new(Vec::<u8>::new());
+        for (head, body, tail) in [
+            (&b"head:"[..], body.clone(), &b":tail"[..]),
+            (b"", body.clone(), b""),
+            (b"head:", empty.clone(), b":tail"),
+            (b"", empty, b""),
+        ] {
+            let want: Vec<u8> = [head, (*body).as_ref(), tail].concat();
+            for step in [1, 3, 7, 64] {
+                let frame = Outgoing::Parts(head.to_vec(), body.clone(), tail.to_vec());
+                let mut out = Trickle(Vec::new(), step);
+                frame.write_to(&mut out).unwrap();
+                assert_eq!(out.0, want, "{step} bytes per write");
+            }
         }
     }
 

@@ -108,7 +108,7 @@ impl Backend {
             Err(e) => serde_json::json!({"jsonrpc": "2.0", "id": id, "error": e}).to_string(),
         };
         if let Some(tx) = self.shared.direct.out.get() {
-            let _ = tx.send(transport::encode(body.as_bytes()));
+            let _ = tx.send(transport::encode(body.as_bytes()).into());
         }
     }
 }
