@@ -105,7 +105,7 @@ impl Chains {
             let caller = FnDef::from_id(caller_id);
             let base = fn_base(db, caller);
             steps.push(ChainStep {
-                file: caller.file(db).path(db).clone().into(),
+                file: crate::finding::SharedPath::from(caller.file(db).path(db).as_path()),
                 range: TextRange::new(base + range.start, base + range.end),
                 function: fn_name(db, caller).into(),
             });
