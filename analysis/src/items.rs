@@ -28,12 +28,11 @@ pub fn parse(db: &dyn Db, file: SourceFile) -> Arc<SyntaxTree> {
 /// the same body, since a function's subtree is what a parse of its text gives, which
 /// `syntax/tests/subtree.rs` checks). Equal when the texts are; the tree is a cache.
 pub struct FnSource {
-    /// `(text, start)`: the function's text is `text[start..start + len]`, a slice of the
-    /// file's own text on the command line ([`Db::fixed_texts`]) and in an editor's first
-    /// parse, else a copy. Behind a lock: an equal source hands its text over when compared
-    /// (see `PartialEq`).
-    at: Mutex<(Text, u32)>,
-    len: u32,
+    /// The text is `text[start..end]`: the file's own text when no file's text ever changes
+    /// ([`Db::fixed_texts`]), else a copy.
+    text: Text,
+    start: u32,
+    end: u32,
     share: Mutex<Option<Share>>,
 }
 
@@ -81,8 +80,9 @@ impl FnTree {
 impl FnSource {
     fn new(text: Text, start: u32, end: u32, share: Option<Share>) -> FnSource {
         FnSource {
-            at: Mutex::new((text, start)),
-            len: end - start,
+            text,
+            start,
+            end,
             share: Mutex::new(share),
         }
     }
@@ -96,21 +96,21 @@ impl FnSource {
                 &self.0[self.1.clone()]
             }
         }
-        let (text, start) = self.at().clone();
-        Part(text.get(), start as usize..(start + self.len) as usize)
+        Part(self.text.get(), self.start as usize..self.end as usize)
     }
 
-    fn at(&self) -> std::sync::MutexGuard<'_, (Text, u32)> {
-        self.at.lock().unwrap_or_else(|e| e.into_inner())
+    /// The function's part of `bytes`, its text's.
+    fn bytes_of<'b>(&self, bytes: &'b [u8]) -> &'b [u8] {
+        &bytes[self.start as usize..self.end as usize]
     }
 
     /// The length of the function's text in bytes.
     pub fn len(&self) -> u32 {
-        self.len
+        self.end - self.start
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.start == self.end
     }
 
     /// The function's tree: its file's parse the first time; a new parse of its text after (on
@@ -140,31 +140,31 @@ pub fn compared_by_bytes() -> usize {
 }
 
 impl PartialEq for FnSource {
-    /// Equal texts; and an equal `other` hands its text over to `self`. Salsa compares a
-    /// field's old value (`self`) with the new one and keeps the old when they are equal: a
-    /// function whose text a parse copied anew (the file's first parse in an editor, a parse
-    /// read whole) kept the older copy for good, and every later parse, which shares its copies
-    /// with the parse before it, compared each function with it byte by byte (every function
-    /// of the file on every keystroke). Handed over, the next comparison is of two pointers.
+    /// Equal texts. Salsa compares a field's old value (`self`) with the new one and keeps the
+    /// old when they are equal: a function whose text a parse copied anew (the file's kept parse
+    /// gone, a parse read whole) kept the older copy for good, and every later parse, which
+    /// shares its copies with the parse before it, compared each function with it byte by byte
+    /// (every function of the file on every keystroke). So an equal copy hands its bytes over to
+    /// `self`'s text ([`Text::share_bytes`]), and the next comparison finds the same bytes.
     fn eq(&self, other: &Self) -> bool {
-        if self.len != other.len {
-            return false;
-        }
-        let theirs = other.at().clone();
-        let mut mine = self.at();
-        if mine.0.same(&theirs.0) && mine.1 == theirs.1 {
+        let range = (self.start, self.end);
+        if self.text.same(&other.text) && range == (other.start, other.end) {
             return true;
         }
-        let part = |(text, start): &(Text, u32)| {
-            let bytes = text.get();
-            let start = *start as usize;
-            (bytes, start..start + self.len as usize)
-        };
-        let ((a, ra), (b, rb)) = (part(&mine), part(&theirs));
+        if self.len() != other.len() {
+            return false;
+        }
+        let (a, b) = (self.text.get(), other.text.get());
+        if Arc::ptr_eq(&a, &b) && range == (other.start, other.end) {
+            return true;
+        }
         COMPARED_BY_BYTES.set(COMPARED_BY_BYTES.get() + 1);
-        let equal = a[ra] == b[rb];
-        if equal {
-            *mine = theirs;
+        let equal = *self.bytes_of(&a) == *other.bytes_of(&b);
+        // Only a copy takes a copy's bytes: a slice of the file's own text costs no memory of
+        // its own (and the command line may let the file's text go).
+        let copy = |f: &FnSource, bytes: &[u8]| f.start == 0 && f.end as usize == bytes.len();
+        if equal && copy(self, &a) && copy(other, &b) {
+            self.text.share_bytes(b);
         }
         equal
     }
@@ -173,7 +173,7 @@ impl Eq for FnSource {}
 
 impl std::fmt::Debug for FnSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "FnSource({} bytes)", self.len)
+        write!(f, "FnSource({} bytes)", self.len())
     }
 }
 

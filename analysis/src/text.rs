@@ -137,6 +137,17 @@ impl Text {
     pub fn same(&self, other: &Text) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
+
+    /// Holds `bytes`, equal to its own, from now on: two equal texts then share one buffer, and
+    /// a later comparison of them finds the same bytes without reading them (see
+    /// `items::FnSource`'s equality). A released text is left as it is.
+    pub fn share_bytes(&self, bytes: Arc<[u8]>) {
+        let mut slot = self.0.bytes.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(own) = &*slot {
+            debug_assert!(**own == *bytes, "only equal bytes are shared");
+            *slot = Some(bytes);
+        }
+    }
 }
 
 /// A file's bytes, read straight into the shared buffer the database keeps (a large file is
