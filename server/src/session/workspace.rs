@@ -207,7 +207,7 @@ impl Session {
     /// document's text is of low durability, a file on disk's of medium: typing changes only
     /// low-durability inputs, so salsa checks what reads other files alone at once
     /// (`Durability` in salsa's documentation).
-    pub fn set_script_text(&mut self, path: &Path, text: Vec<u8>) {
+    pub fn set_script_text(&mut self, path: &Path, text: Arc<[u8]>) {
         let durability = self.durability(path);
         let file = match self.files.get(path) {
             // Opening or closing a document whose text is the file's on disk changes nothing
@@ -218,11 +218,11 @@ impl Session {
                 let f = *f;
                 f.set_text(&mut self.db)
                     .with_durability(durability)
-                    .to(Text::new(Arc::from(text)));
+                    .to(Text::new(text));
                 f
             }
             None => {
-                let f = SourceFile::builder(path.to_path_buf(), Text::new(Arc::from(text)))
+                let f = SourceFile::builder(path.to_path_buf(), Text::new(text))
                     .durability(durability)
                     .new(&self.db);
                 let mut files = (*self.files).clone();
@@ -410,7 +410,7 @@ impl Session {
             let text = self
                 .docs
                 .get(path)
-                .map(|d| rope_bytes(&d.rope))
+                .map(|d| rope_shared(&d.rope))
                 .unwrap_or_default();
             self.set_script_text(path, text);
         }
@@ -426,7 +426,7 @@ impl Session {
             self.reload_config();
         } else if is_script(path) {
             match std::fs::read(path) {
-                Ok(text) => self.set_script_text(path, text),
+                Ok(text) => self.set_script_text(path, Arc::from(text)),
                 Err(_) => self.remove_script(path),
             }
         }
@@ -448,7 +448,7 @@ impl Session {
                     .get(path)
                     .is_some_and(|f| *f.text(&self.db).get() == *text);
                 if !same {
-                    self.set_script_text(path, text);
+                    self.set_script_text(path, Arc::from(text));
                 }
             }
         }
