@@ -4,143 +4,72 @@
 //! moves those of every function after it: hundreds per keystroke in a finding-dense file), and
 //! the render compares each copy with the finding it was made from. With each string and path
 //! behind a shared pointer, a copy is a few counts instead of a dozen allocations, and an
-//! unchanged message compares by pointer.
+//! unchanged message compares by pointer (std's `Arc` equality tries the pointer first).
 
-use std::borrow::Borrow;
-use std::ffi::OsStr;
+use std::borrow::{Borrow, Cow};
 use std::fmt;
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// An immutable string, cheap to copy. Reads as a `str` (it dereferences to one, compares
-/// with one and prints as one).
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct SharedStr(Arc<str>);
+/// An immutable `T`, cheap to copy, that reads as one: it dereferences to a `T`, compares with
+/// one and prints as one.
+#[derive(PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Shared<T: ?Sized>(Arc<T>);
+
+/// A finding's code, message, help, function name, fix title or replacement text.
+pub type SharedStr = Shared<str>;
+
+/// A finding's file (and its chain's and edits').
+pub type SharedPath = Shared<Path>;
+
+impl<T: ?Sized> Shared<T> {
+    /// Whether both are the very same value (no bytes compared).
+    pub fn ptr_eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
 
 impl SharedStr {
     pub fn as_str(&self) -> &str {
         &self.0
     }
-
-    /// Whether both are the very same string (no bytes compared).
-    pub fn ptr_eq(&self, other: &SharedStr) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
 }
 
-impl Default for SharedStr {
-    fn default() -> Self {
-        SharedStr::from("")
-    }
-}
-
-impl Deref for SharedStr {
-    type Target = str;
-    fn deref(&self) -> &str {
+impl SharedPath {
+    pub fn as_path(&self) -> &Path {
         &self.0
     }
 }
 
-impl AsRef<str> for SharedStr {
-    fn as_ref(&self) -> &str {
+impl<T: ?Sized> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        Shared(self.0.clone())
+    }
+}
+
+impl<T: ?Sized> Deref for Shared<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
         &self.0
     }
 }
 
-impl AsRef<OsStr> for SharedStr {
-    fn as_ref(&self) -> &OsStr {
-        OsStr::new(&*self.0)
-    }
-}
-
-impl AsRef<Path> for SharedStr {
-    fn as_ref(&self) -> &Path {
-        Path::new(&*self.0)
-    }
-}
-
-impl Borrow<str> for SharedStr {
-    fn borrow(&self) -> &str {
+impl<T: ?Sized> AsRef<T> for Shared<T> {
+    fn as_ref(&self) -> &T {
         &self.0
     }
 }
 
-impl From<String> for SharedStr {
-    fn from(s: String) -> Self {
-        SharedStr(Arc::from(s))
+impl<T: ?Sized> Borrow<T> for Shared<T> {
+    fn borrow(&self) -> &T {
+        &self.0
     }
 }
 
-impl From<&String> for SharedStr {
-    fn from(s: &String) -> Self {
-        SharedStr(Arc::from(s.as_str()))
-    }
-}
-
-impl From<&str> for SharedStr {
-    fn from(s: &str) -> Self {
-        SharedStr(Arc::from(s))
-    }
-}
-
-impl From<Box<str>> for SharedStr {
-    fn from(s: Box<str>) -> Self {
-        SharedStr(Arc::from(s))
-    }
-}
-
-impl From<Arc<str>> for SharedStr {
-    fn from(s: Arc<str>) -> Self {
-        SharedStr(s)
-    }
-}
-
-impl From<std::borrow::Cow<'_, str>> for SharedStr {
-    fn from(s: std::borrow::Cow<'_, str>) -> Self {
-        SharedStr(Arc::from(s))
-    }
-}
-
-impl From<SharedStr> for String {
-    fn from(s: SharedStr) -> Self {
-        s.0.to_string()
-    }
-}
-
-impl PartialEq<str> for SharedStr {
-    fn eq(&self, other: &str) -> bool {
-        &*self.0 == other
-    }
-}
-
-impl PartialEq<&str> for SharedStr {
-    fn eq(&self, other: &&str) -> bool {
-        &*self.0 == *other
-    }
-}
-
-impl PartialEq<String> for SharedStr {
-    fn eq(&self, other: &String) -> bool {
-        *self.0 == **other
-    }
-}
-
-impl PartialEq<SharedStr> for str {
-    fn eq(&self, other: &SharedStr) -> bool {
-        self == &*other.0
-    }
-}
-
-impl PartialEq<SharedStr> for &str {
-    fn eq(&self, other: &SharedStr) -> bool {
-        *self == &*other.0
-    }
-}
-
-impl PartialEq<SharedStr> for String {
-    fn eq(&self, other: &SharedStr) -> bool {
-        **self == *other.0
+impl<T: ?Sized + fmt::Debug> fmt::Debug for Shared<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
     }
 }
 
@@ -150,80 +79,88 @@ impl fmt::Display for SharedStr {
     }
 }
 
-impl fmt::Debug for SharedStr {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&*self.0, f)
+impl AsRef<Path> for SharedStr {
+    fn as_ref(&self) -> &Path {
+        Path::new(&*self.0)
     }
 }
 
-/// An immutable path, cheap to copy. Reads as a `Path` (it dereferences to one, compares with
-/// one and prints its `Debug` as one).
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct SharedPath(Arc<Path>);
-
-impl SharedPath {
-    pub fn as_path(&self) -> &Path {
-        &self.0
+impl AsRef<std::ffi::OsStr> for SharedPath {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
     }
+}
 
-    /// Whether both are the very same path (no bytes compared).
-    pub fn ptr_eq(&self, other: &SharedPath) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+impl Default for SharedStr {
+    fn default() -> Self {
+        Shared(Arc::from(""))
     }
 }
 
 impl Default for SharedPath {
     fn default() -> Self {
-        SharedPath::from(Path::new(""))
+        Shared(Arc::from(Path::new("")))
     }
 }
 
-impl Deref for SharedPath {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
+// What a value is made from: a borrowed `T`, a box or an `Arc` of one, and the owned forms.
+impl<T: ?Sized> From<&T> for Shared<T>
+where
+    for<'a> Arc<T>: From<&'a T>,
+{
+    fn from(v: &T) -> Self {
+        Shared(Arc::from(v))
     }
 }
 
-impl AsRef<Path> for SharedPath {
-    fn as_ref(&self) -> &Path {
-        &self.0
+impl<T: ?Sized> From<Arc<T>> for Shared<T> {
+    fn from(v: Arc<T>) -> Self {
+        Shared(v)
     }
 }
 
-impl AsRef<OsStr> for SharedPath {
-    fn as_ref(&self) -> &OsStr {
-        self.0.as_os_str()
+impl<T: ?Sized> From<Box<T>> for Shared<T>
+where
+    Arc<T>: From<Box<T>>,
+{
+    fn from(v: Box<T>) -> Self {
+        Shared(Arc::from(v))
     }
 }
 
-impl Borrow<Path> for SharedPath {
-    fn borrow(&self) -> &Path {
-        &self.0
+impl From<String> for SharedStr {
+    fn from(s: String) -> Self {
+        Shared(Arc::from(s))
+    }
+}
+
+impl From<&String> for SharedStr {
+    fn from(s: &String) -> Self {
+        Shared(Arc::from(s.as_str()))
+    }
+}
+
+impl From<Cow<'_, str>> for SharedStr {
+    fn from(s: Cow<'_, str>) -> Self {
+        Shared(Arc::from(s))
     }
 }
 
 impl From<PathBuf> for SharedPath {
     fn from(p: PathBuf) -> Self {
-        SharedPath(Arc::from(p))
+        Shared(Arc::from(p))
     }
 }
 
 impl From<&PathBuf> for SharedPath {
     fn from(p: &PathBuf) -> Self {
-        SharedPath(Arc::from(p.as_path()))
+        Shared(Arc::from(p.as_path()))
     }
 }
 
-impl From<&Path> for SharedPath {
-    fn from(p: &Path) -> Self {
-        SharedPath(Arc::from(p))
-    }
-}
-
-impl From<Arc<Path>> for SharedPath {
-    fn from(p: Arc<Path>) -> Self {
-        SharedPath(p)
+impl From<SharedStr> for String {
+    fn from(s: SharedStr) -> Self {
+        s.0.to_string()
     }
 }
 
@@ -233,47 +170,53 @@ impl From<SharedPath> for PathBuf {
     }
 }
 
-impl PartialEq<Path> for SharedPath {
-    fn eq(&self, other: &Path) -> bool {
+// Comparisons with the plain forms, both ways.
+impl<T: ?Sized + PartialEq> PartialEq<T> for Shared<T> {
+    fn eq(&self, other: &T) -> bool {
         *self.0 == *other
     }
 }
 
-impl PartialEq<&Path> for SharedPath {
-    fn eq(&self, other: &&Path) -> bool {
+impl<T: ?Sized + PartialEq> PartialEq<&T> for Shared<T> {
+    fn eq(&self, other: &&T) -> bool {
         *self.0 == **other
     }
 }
 
-impl PartialEq<PathBuf> for SharedPath {
-    fn eq(&self, other: &PathBuf) -> bool {
-        *self.0 == **other
-    }
+/// `PartialEq` between a plain form (`$plain`, which derefs to `$t`) and `Shared<$t>`, both ways.
+macro_rules! eq_plain {
+    ($t:ty: $($plain:ty),*) => {$(
+        impl PartialEq<$plain> for Shared<$t> {
+            fn eq(&self, other: &$plain) -> bool {
+                *self.0 == **other
+            }
+        }
+        impl PartialEq<Shared<$t>> for $plain {
+            fn eq(&self, other: &Shared<$t>) -> bool {
+                **self == *other.0
+            }
+        }
+    )*};
 }
+eq_plain!(str: String);
+eq_plain!(Path: PathBuf);
 
-impl PartialEq<SharedPath> for Path {
-    fn eq(&self, other: &SharedPath) -> bool {
-        *self == *other.0
-    }
+/// `PartialEq` between `$t` itself (and a reference to it) and `Shared<$t>`.
+macro_rules! eq_reversed {
+    ($($t:ty),*) => {$(
+        impl PartialEq<Shared<$t>> for $t {
+            fn eq(&self, other: &Shared<$t>) -> bool {
+                *self == *other.0
+            }
+        }
+        impl PartialEq<Shared<$t>> for &$t {
+            fn eq(&self, other: &Shared<$t>) -> bool {
+                **self == *other.0
+            }
+        }
+    )*};
 }
-
-impl PartialEq<SharedPath> for &Path {
-    fn eq(&self, other: &SharedPath) -> bool {
-        **self == *other.0
-    }
-}
-
-impl PartialEq<SharedPath> for PathBuf {
-    fn eq(&self, other: &SharedPath) -> bool {
-        **self == *other.0
-    }
-}
-
-impl fmt::Debug for SharedPath {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&*self.0, f)
-    }
-}
+eq_reversed!(str, Path);
 
 #[cfg(test)]
 mod tests {
@@ -284,6 +227,7 @@ mod tests {
         let s = SharedStr::from(format!("line {}", 3));
         assert_eq!(s, "line 3");
         assert_eq!("line 3", s);
+        assert_eq!(s, String::from("line 3"));
         assert_eq!(s.to_string(), "line 3");
         assert_eq!(format!("{s:?}"), format!("{:?}", "line 3"));
         assert!(s.ptr_eq(&s.clone()));
