@@ -131,6 +131,11 @@ impl FnSource {
 
 thread_local! {
     static COMPARED_BY_BYTES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    static READ_TO_COMPARE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Equal function texts found under two handles by this thread's comparisons: the new
+    /// source's (a handle of the kept parse) and the one salsa keeps. [`file_items`] hands the
+    /// kept handles over to the kept parse.
+    static ADOPTED: std::cell::RefCell<Vec<(Text, Text)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// How many function texts this thread has compared byte by byte (a test's measure: an edit
@@ -139,13 +144,21 @@ pub fn compared_by_bytes() -> usize {
     COMPARED_BY_BYTES.get()
 }
 
+/// How many function texts this thread has had to read to compare them (their handles
+/// differed): an edit inside one function reads only that one's.
+pub fn read_to_compare() -> usize {
+    READ_TO_COMPARE.get()
+}
+
 impl PartialEq for FnSource {
     /// Equal texts. Salsa compares a field's old value (`self`) with the new one and keeps the
-    /// old when they are equal: a function whose text a parse copied anew (the file's kept parse
-    /// gone, a parse read whole) kept the older copy for good, and every later parse, which
-    /// shares its copies with the parse before it, compared each function with it byte by byte
-    /// (every function of the file on every keystroke). So an equal copy hands its bytes over to
-    /// `self`'s text ([`Text::share_bytes`]), and the next comparison finds the same bytes.
+    /// old when they are equal. A function whose text a parse copied anew (the file's kept
+    /// parse gone, a parse read whole) keeps the older copy for good, while the next parses
+    /// start from the new one: each later comparison would read both texts (every function of
+    /// the file on every keystroke), and compare them byte by byte. So an equal copy hands its
+    /// bytes over to `self`'s text ([`Text::share_bytes`]), and the pair of handles is noted
+    /// for [`file_items`], which gives the kept parse `self`'s handle: the next comparison finds
+    /// the same handle and reads nothing.
     fn eq(&self, other: &Self) -> bool {
         let range = (self.start, self.end);
         if self.text.same(&other.text) && range == (other.start, other.end) {
@@ -154,17 +167,22 @@ impl PartialEq for FnSource {
         if self.len() != other.len() {
             return false;
         }
+        READ_TO_COMPARE.set(READ_TO_COMPARE.get() + 1);
         let (a, b) = (self.text.get(), other.text.get());
-        if Arc::ptr_eq(&a, &b) && range == (other.start, other.end) {
-            return true;
-        }
-        COMPARED_BY_BYTES.set(COMPARED_BY_BYTES.get() + 1);
-        let equal = *self.bytes_of(&a) == *other.bytes_of(&b);
+        let equal = if Arc::ptr_eq(&a, &b) && range == (other.start, other.end) {
+            true
+        } else {
+            COMPARED_BY_BYTES.set(COMPARED_BY_BYTES.get() + 1);
+            *self.bytes_of(&a) == *other.bytes_of(&b)
+        };
         // Only a copy takes a copy's bytes: a slice of the file's own text costs no memory of
         // its own (and the command line may let the file's text go).
         let copy = |f: &FnSource, bytes: &[u8]| f.start == 0 && f.end as usize == bytes.len();
         if equal && copy(self, &a) && copy(other, &b) {
-            self.text.share_bytes(b);
+            if !Arc::ptr_eq(&a, &b) {
+                self.text.share_bytes(b);
+            }
+            ADOPTED.with_borrow_mut(|v| v.push((other.text.clone(), self.text.clone())));
         }
         equal
     }
@@ -405,12 +423,14 @@ pub fn file_items(db: &dyn Db, file: SourceFile) -> FileItems<'_> {
     let parsed = file_parse(db, file);
     let items = parsed.items.clone();
     let (sources, main_source) = parsed.sources();
+    ADOPTED.with_borrow_mut(Vec::clear);
     let fns = sources
         .into_iter()
         .enumerate()
         .map(|(i, src)| FnDef::new(db, file, items.fns[i].name.clone(), i as u32, src))
         .collect();
     let main = main_source.map(|src| FnDef::new(db, file, Arc::from("<main>"), u32::MAX, src));
+    adopt_kept_texts(db, file, ADOPTED.take());
     let mut by_name: Vec<(Arc<str>, u32)> = items
         .fns
         .iter()
@@ -431,6 +451,25 @@ pub fn file_items(db: &dyn Db, file: SourceFile) -> FileItems<'_> {
         pub_fns: pub_fns.into(),
         by_name: by_name.into(),
     }
+}
+
+/// Gives the file's kept parse the handles salsa kept for its functions' texts (`adopted`:
+/// the kept parse's handle, then the one to use instead; see `FnSource`'s equality), so that
+/// the next parse's sources compare with the functions' texts by handle.
+fn adopt_kept_texts(db: &dyn Db, file: SourceFile, mut adopted: Vec<(Text, Text)>) {
+    if adopted.is_empty() {
+        return;
+    }
+    let Some(mut kept) = db.take_kept(file) else {
+        return;
+    };
+    adopted.sort_unstable_by_key(|(new, _)| new.id());
+    for t in kept.fn_texts.iter_mut() {
+        if let Ok(i) = adopted.binary_search_by_key(&t.id(), |(new, _)| new.id()) {
+            *t = adopted[i].1.clone();
+        }
+    }
+    db.keep_parse(file, kept);
 }
 
 /// Where each function of the file starts now (in `fns` order): relative ranges of facts become

@@ -40,8 +40,8 @@ pub use imports::{
 };
 pub use inputs::{FileGroup, SourceFile, Workspace, GROUPS};
 pub use items::{
-    compared_by_bytes, file_items, file_parse, file_syntax, fn_base, fn_starts, parse, FileItems,
-    FnDef,
+    compared_by_bytes, file_items, file_parse, file_syntax, fn_base, fn_starts, parse,
+    read_to_compare, FileItems, FnDef,
 };
 pub use kind::Kind;
 pub use observed::{file_observed, return_observed, FileObserved};

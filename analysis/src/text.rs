@@ -133,6 +133,11 @@ impl Text {
         self.0.len == 0
     }
 
+    /// The handle's identity (equal for clones of one handle, while one is alive).
+    pub fn id(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
+    }
+
     /// Whether both are the same handle (then equal without reading either).
     pub fn same(&self, other: &Text) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
