@@ -326,7 +326,7 @@ fn parse_edited(db: &dyn Db, file: SourceFile, file_text: &Text) -> FileParse {
                 fn_texts,
                 syntax,
             } = k;
-            match vox_syntax::reparse_owned(tree, text) {
+            match vox_syntax::reparse_shared(tree, bytes.clone()) {
                 Some((tree, spliced)) if spliced.one_function => {
                     after_splice(tree, spliced, items, fn_texts, &syntax)
                         .unwrap_or_else(|tree| read_all(*tree))

@@ -181,7 +181,7 @@ fn parse_chunks(text: &[u8], splits: &[usize], threads: usize) -> Option<SyntaxT
     // last worker then copies the text for the tree (the first one, on the calling thread,
     // has the first chunk, which takes longest: its vectors are the tree's).
     let failed = AtomicBool::new(false);
-    type Done = (Vec<(usize, SyntaxTree)>, Option<Box<[u8]>>);
+    type Done = (Vec<(usize, SyntaxTree)>, Option<std::sync::Arc<[u8]>>);
     let work = |w: usize| -> Done {
         let mut done = Vec::new();
         for (i, &(a, b)) in bounds.iter().enumerate().skip(w).step_by(threads) {
@@ -200,7 +200,7 @@ fn parse_chunks(text: &[u8], splits: &[usize], threads: usize) -> Option<SyntaxT
         (done, copy)
     };
     let mut parts: Vec<Option<SyntaxTree>> = (0..n).map(|_| None).collect();
-    let mut copy: Option<Box<[u8]>> = None;
+    let mut copy: Option<std::sync::Arc<[u8]>> = None;
     std::thread::scope(|s| {
         let handles: Vec<_> = (1..threads)
             .map(|w| {
@@ -270,5 +270,5 @@ fn parse_chunk(text: &[u8], first: bool, whole: usize) -> Option<SyntaxTree> {
         return None;
     }
     let (builder, _) = p.into_parts();
-    Some(builder.finish(Box::default(), Vec::new()))
+    Some(builder.finish(std::sync::Arc::default(), Vec::new()))
 }

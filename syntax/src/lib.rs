@@ -26,6 +26,8 @@ pub use syntax_node::{SyntaxElement, SyntaxNode, SyntaxToken};
 pub use text_range::TextRange;
 pub use tree::SyntaxTree;
 
+use std::sync::Arc;
+
 /// Parses a file's bytes into a lossless tree with its diagnostics (sorted by position).
 ///
 /// A large file is cut into chunks at top-level functions and the chunks are parsed on several
@@ -107,10 +109,10 @@ pub fn reparse(old: &SyntaxTree, new_text: &[u8]) -> Option<SyntaxTree> {
         Planned::Function(mut plan) => {
             let diags = plan.diagnostics.take();
             let mut tree = old.clone();
-            let spliced = apply_splice(&mut tree, plan, new_text)?;
+            let spliced = apply_splice(&mut tree, plan, new_text.into())?;
             Some(finish_splice(tree, diags, spliced.new_range))
         }
-        Planned::Top(plan) => Some(apply_top(old.clone(), plan, new_text).0),
+        Planned::Top(plan) => Some(apply_top(old.clone(), plan, new_text.into()).0),
     }
 }
 
@@ -143,8 +145,14 @@ fn finish_splice(
 /// [`reparse`] on a tree the caller gives up: spliced in place, so that what lies outside the
 /// changed function is not copied. Also says what was replaced. On `None`, the tree is gone and
 /// the caller parses in full.
-pub fn reparse_owned(mut tree: SyntaxTree, new_text: &[u8]) -> Option<(SyntaxTree, Spliced)> {
-    match plan(&tree, new_text)? {
+pub fn reparse_owned(tree: SyntaxTree, new_text: &[u8]) -> Option<(SyntaxTree, Spliced)> {
+    reparse_shared(tree, new_text.into())
+}
+
+/// [`reparse_owned`] with the new text in a buffer the tree can share (an editor's text input):
+/// the tree holds it as it is, where a copy of half a megabyte was made on every keystroke.
+pub fn reparse_shared(mut tree: SyntaxTree, new_text: Arc<[u8]>) -> Option<(SyntaxTree, Spliced)> {
+    match plan(&tree, &new_text)? {
         Planned::Function(mut plan) => {
             let diags = plan.diagnostics.take();
             let spliced = apply_splice(&mut tree, plan, new_text)?;
@@ -288,11 +296,11 @@ fn plan_top(old: &SyntaxTree, new_text: &[u8], start: u32, end: u32) -> Option<T
 
 /// Splices the run in; then the checks across items run again, and those inside items for the
 /// run's own items only (all, when a type is declared in it).
-fn apply_top(mut tree: SyntaxTree, plan: TopPlan, new_text: &[u8]) -> (SyntaxTree, Spliced) {
+fn apply_top(mut tree: SyntaxTree, plan: TopPlan, new_text: Arc<[u8]>) -> (SyntaxTree, Spliced) {
     let new_len = plan.piece.bytes().len() as u32;
     let (e0, _) = plan.elements;
     let n_top = plan.piece.root().children_with_tokens().count();
-    tree.splice_top(plan.elements, plan.old_range, &plan.piece, new_text.into());
+    tree.splice_top(plan.elements, plan.old_range, &plan.piece, new_text);
     let start = plan.old_range.start;
     let spliced = Spliced {
         old_range: plan.old_range,
@@ -441,9 +449,9 @@ fn plan_splice(
     })
 }
 
-fn apply_splice(tree: &mut SyntaxTree, plan: Plan, new_text: &[u8]) -> Option<Spliced> {
+fn apply_splice(tree: &mut SyntaxTree, plan: Plan, new_text: Arc<[u8]>) -> Option<Spliced> {
     let new_len = plan.function.bytes().len() as u32;
-    tree.splice_item(plan.item, &plan.function, new_text.into());
+    tree.splice_item(plan.item, &plan.function, new_text);
     // Inside items there is nothing new to check: the others are unchanged, and the new function
     // passed the checks alone, where they are stricter (no variant of the file's types is known
     // to it; as `main`, no other statement could conflict), or, with diagnostics in either

@@ -45,7 +45,7 @@ pub(crate) struct NodeData {
 /// A parsed file: its bytes, tokens, nodes and diagnostics.
 #[derive(Clone)]
 pub struct SyntaxTree {
-    pub(crate) text: Box<[u8]>,
+    pub(crate) text: std::sync::Arc<[u8]>,
     pub(crate) tokens: Vec<Token>,
     pub(crate) token_parent: Vec<u32>,
     pub(crate) nodes: Vec<NodeData>,

@@ -151,7 +151,11 @@ impl TreeBuilder {
         }
     }
 
-    pub(crate) fn finish(mut self, text: Box<[u8]>, diagnostics: Vec<Diagnostic>) -> SyntaxTree {
+    pub(crate) fn finish(
+        mut self,
+        text: std::sync::Arc<[u8]>,
+        diagnostics: Vec<Diagnostic>,
+    ) -> SyntaxTree {
         while !self.open.is_empty() {
             self.finish_node();
         }

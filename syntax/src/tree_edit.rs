@@ -51,7 +51,12 @@ impl SyntaxTree {
     /// what precedes the item stays where it is, and ids, indexes and offsets after it move by
     /// what the replacement adds (nothing at all when it has the old item's shape and length,
     /// as when a digit is retyped).
-    pub(crate) fn splice_item(&mut self, item: u32, replacement: &SyntaxTree, text: Box<[u8]>) {
+    pub(crate) fn splice_item(
+        &mut self,
+        item: u32,
+        replacement: &SyntaxTree,
+        text: std::sync::Arc<[u8]>,
+    ) {
         let Span {
             first,
             last,
@@ -180,7 +185,7 @@ impl SyntaxTree {
         (e0, e1): (usize, usize),
         old: TextRange,
         piece: &SyntaxTree,
-        text: Box<[u8]>,
+        text: std::sync::Arc<[u8]>,
     ) {
         let root = self.nodes.len() - 1;
         let rc = self.nodes[root].first_child as usize;
@@ -341,7 +346,11 @@ impl SyntaxTree {
     /// whole file (`TreeBuilder::with_room`), they end with the capacities the whole file's
     /// parse gives them ([`SyntaxTree::heap_size`] is the same). Each other chunk's vector is
     /// freed as soon as it is copied; two threads copy (the vectors split between them).
-    pub(crate) fn concat(text: Box<[u8]>, parts: Vec<SyntaxTree>, starts: &[u32]) -> SyntaxTree {
+    pub(crate) fn concat(
+        text: std::sync::Arc<[u8]>,
+        parts: Vec<SyntaxTree>,
+        starts: &[u32],
+    ) -> SyntaxTree {
         debug_assert_eq!(parts.len(), starts.len());
         let roots: Vec<NodeData> = parts
             .iter()

@@ -281,3 +281,21 @@ fn an_owned_reparse_says_which_function_it_replaced() {
     // The same text again: nothing to splice.
     assert!(vox_syntax::reparse_owned(parse(new), new).is_none());
 }
+
+/// A shared reparse keeps the buffer it is given as the tree's text (an editor's keystroke
+/// copies no text), inside one function and between functions alike.
+#[test]
+fn a_shared_reparse_holds_the_text_it_is_given() {
+    use std::sync::Arc;
+    let old = parse(b"fn a() {\n    1\n}\n\nfn b() {\n    2\n}\n");
+    let inside: Arc<[u8]> = Arc::from(&b"fn a() {\n    1\n}\n\nfn b() {\n    2345\n}\n"[..]);
+    let (tree, spliced) = vox_syntax::reparse_shared(old, inside.clone()).unwrap();
+    assert!(spliced.one_function);
+    assert!(tree == parse(&inside));
+    assert_eq!(tree.bytes().as_ptr(), inside.as_ptr(), "inside a function");
+    let between: Arc<[u8]> = Arc::from(&b"fn a() {\n    1\n}\nx\nfn b() {\n    2345\n}\n"[..]);
+    let (tree, spliced) = vox_syntax::reparse_shared(tree, between.clone()).unwrap();
+    assert!(!spliced.one_function);
+    assert!(tree == parse(&between));
+    assert_eq!(tree.bytes().as_ptr(), between.as_ptr(), "between functions");
+}
