@@ -20,6 +20,7 @@ pub mod render;
 mod run_registry;
 pub mod session;
 mod state;
+mod stdin;
 mod transport;
 pub mod work;
 
@@ -273,7 +274,7 @@ fn serve_stdio() -> i32 {
             }
         };
         let direct = shared.direct.clone();
-        transport::serve(tokio::io::stdin(), stdout, service, socket, direct).await;
+        transport::serve(stdin::open(), stdout, service, socket, direct).await;
         // Stdin closed or `exit`: active runs are stopped (SIGTERM: their exit commands run) and
         // given a moment to end; whatever remains dies with the server (its parent-death
         // signal, decision 55).
