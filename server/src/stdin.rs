@@ -58,11 +58,10 @@ impl Polled {
         // `AsyncFd` holds it.
         match unsafe { AsyncFd::register(std::fs::File::from(own)) } {
             Ok(fd) => Some(Polled { fd, flags }),
-            Err(e) => {
+            Err(_) => {
                 // Not pollable after all: blocking mode back, tokio's reader instead.
                 // SAFETY: as above.
                 unsafe { libc::fcntl(0, libc::F_SETFL, flags) };
-                drop(e);
                 None
             }
         }
