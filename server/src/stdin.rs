@@ -31,37 +31,44 @@ struct Polled {
 }
 
 impl Polled {
+    /// Standard input, when it is a pipe or a socket.
     fn new() -> Option<Polled> {
-        // SAFETY: fstat and fcntl on our own standard input; neither touches memory we own.
-        let flags = unsafe {
+        // SAFETY: fstat on our own standard input; it writes only the struct given to it.
+        let kind = unsafe {
             let mut st: libc::stat = std::mem::zeroed();
             if libc::fstat(0, &mut st) != 0 {
                 return None;
             }
-            let kind = st.st_mode & libc::S_IFMT;
-            if kind != libc::S_IFIFO && kind != libc::S_IFSOCK {
-                return None;
-            }
-            libc::fcntl(0, libc::F_GETFL)
+            st.st_mode & libc::S_IFMT
         };
-        if flags < 0 {
+        if kind != libc::S_IFIFO && kind != libc::S_IFSOCK {
             return None;
         }
-        let own: OwnedFd = std::os::fd::AsFd::as_fd(&std::io::stdin())
+        // A duplicate shares the open file, and so its flags.
+        let own = std::os::fd::AsFd::as_fd(&std::io::stdin())
             .try_clone_to_owned()
             .ok()?;
-        // SAFETY: as above, on the descriptor just duplicated (it shares the open file).
-        if unsafe { libc::fcntl(own.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK) } != 0 {
+        Polled::from_fd(own)
+    }
+
+    /// `own` in non-blocking mode and registered with the runtime's poller; `None`, its flags
+    /// as they were, when it cannot be.
+    fn from_fd(own: OwnedFd) -> Option<Polled> {
+        let raw = own.as_raw_fd();
+        // SAFETY: fcntl on a descriptor this owns; it touches no memory of ours.
+        let flags = unsafe { libc::fcntl(raw, libc::F_GETFL) };
+        if flags < 0 || unsafe { libc::fcntl(raw, libc::F_SETFL, flags | libc::O_NONBLOCK) } != 0 {
             return None;
         }
         // SAFETY: the file owns its descriptor, which nothing replaces or closes while the
         // `AsyncFd` holds it.
         match unsafe { AsyncFd::register(std::fs::File::from(own)) } {
             Ok(fd) => Some(Polled { fd, flags }),
-            Err(_) => {
+            Err(e) => {
                 // Not pollable after all: blocking mode back, tokio's reader instead.
+                let (file, _) = e.into_parts();
                 // SAFETY: as above.
-                unsafe { libc::fcntl(0, libc::F_SETFL, flags) };
+                unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETFL, flags) };
                 None
             }
         }
@@ -113,14 +120,13 @@ mod tests {
             .unwrap();
         let (r, w) = std::io::pipe().unwrap();
         let r: OwnedFd = r.into();
-        let flags = unsafe { libc::fcntl(r.as_raw_fd(), libc::F_GETFL) };
         let raw = r.as_raw_fd();
+        // A second descriptor of the same open file, to read its flags after the reader goes.
+        let dup = unsafe { libc::dup(raw) };
         rt.block_on(async move {
-            unsafe { libc::fcntl(raw, libc::F_SETFL, flags | libc::O_NONBLOCK) };
-            let mut p = Polled {
-                fd: unsafe { AsyncFd::register(std::fs::File::from(r)) }.unwrap(),
-                flags,
-            };
+            let mut p = Polled::from_fd(r).expect("a pipe is pollable");
+            let nonblocking = unsafe { libc::fcntl(dup, libc::F_GETFL) } & libc::O_NONBLOCK;
+            assert_ne!(nonblocking, 0, "non-blocking while read");
             let writer = std::thread::spawn(move || {
                 use std::io::Write;
                 let mut w = w;
@@ -134,7 +140,6 @@ mod tests {
             writer.join().unwrap();
             let want: Vec<u8> = (0..50u8).flat_map(|i| [i; 3000]).collect();
             assert_eq!(got, want);
-            let dup = unsafe { libc::dup(raw) };
             drop(p);
             let after = unsafe { libc::fcntl(dup, libc::F_GETFL) };
             unsafe { libc::close(dup) };
