@@ -402,8 +402,7 @@ impl RenderCache {
         let mut file_ix: FxHashMap<&Path, usize> = FxHashMap::default();
         file_ix.insert(path, 0);
         let previous = self.previous.take();
-        let bytes = previous.as_ref().map_or(0, |p| p.json.body().len() + 4096);
-        let mut out = DiagnosticsJson::with_capacity(bytes, findings.len());
+        let mut out = DiagnosticsJson::with_capacity(findings.len());
         let mut keys: Vec<u64> = Vec::with_capacity(findings.len());
         // The last publish's diagnostics taken whole and not yet copied: a run of them.
         let mut run = 0..0;
@@ -516,6 +515,7 @@ impl RenderCache {
         if let Some(p) = &previous {
             out.extend_from(&p.json, run);
         }
+        out.settle();
         let out = Arc::new(out);
         // Forget what no recent publish used, once there is much of it: a publish that takes
         // every finding's JSON from the last one touches no template at all.
