@@ -318,7 +318,7 @@ fn parse_edited(db: &dyn Db, file: SourceFile, file_text: &Text) -> FileParse {
     let bytes = file_text.get();
     let text: &[u8] = &bytes;
     let kept = match db.take_kept(file) {
-        Some(k) if k.tree.bytes() == text => k,
+        Some(k) if same_text(k.tree.bytes(), text) => k,
         Some(k) => {
             let KeptParse {
                 tree,
@@ -351,6 +351,12 @@ fn parse_edited(db: &dyn Db, file: SourceFile, file_text: &Text) -> FileParse {
     };
     db.keep_parse(file, kept);
     parse
+}
+
+/// Whether two texts are equal: for the buffers of an edit the editor noted, without comparing
+/// the bytes up to the edit.
+fn same_text(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && (std::ptr::eq(a, b) || vox_syntax::common_ends(a, b).0 == a.len())
 }
 
 /// The file's syntax facts (equal across edits that keep them, so dependants are reused).

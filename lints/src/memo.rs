@@ -263,8 +263,7 @@ impl FileMemo {
             return None;
         }
         let (old, new) = (&*self.text, &*cx.text);
-        let a = vox_syntax::common_prefix(old, new);
-        let s = vox_syntax::common_suffix(&old[a..], &new[a..]);
+        let (a, s) = vox_syntax::common_ends(old, new);
         let (b_old, b_new) = (old.len() - s, new.len() - s);
         // Findings after an edit that adds or removes lines stay where they were in the text,
         // but the lines their messages name move: those are renumbered (or, when one names a

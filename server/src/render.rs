@@ -298,7 +298,7 @@ struct Unmoved {
 
 impl Unmoved {
     fn new(old: &[u8], new: &[u8]) -> Unmoved {
-        let prefix = vox_syntax::common_prefix(old, new);
+        let (prefix, suffix) = vox_syntax::common_ends(old, new);
         let delta = new.len() as i64 - old.len() as i64;
         if prefix == new.len() && delta == 0 {
             return Unmoved {
@@ -307,8 +307,6 @@ impl Unmoved {
                 delta,
             };
         }
-        let max_suffix = old.len().min(new.len()) - prefix;
-        let suffix = vox_syntax::common_suffix(&old[prefix..], &new[prefix..]).min(max_suffix);
         let breaks =
             |t: &[u8]| memchr::memchr2(b'\n', b'\r', &t[prefix..t.len() - suffix]).is_some();
         let end = new.len() - suffix;

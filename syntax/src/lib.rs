@@ -12,6 +12,7 @@ mod line_index;
 mod parser;
 pub mod strings;
 mod syntax_node;
+mod text_diff;
 mod text_range;
 mod tree;
 mod tree_builder;
@@ -23,6 +24,7 @@ pub use kind::SyntaxKind;
 pub use line_index::{count_newlines, line_starts, ColumnUnit, LineCol, LineCounter, LineIndex};
 pub use parser::MAX_DEPTH;
 pub use syntax_node::{SyntaxElement, SyntaxNode, SyntaxToken};
+pub use text_diff::{common_ends, common_prefix, common_suffix, note_edit};
 pub use text_range::TextRange;
 pub use tree::SyntaxTree;
 
@@ -183,12 +185,10 @@ enum Planned {
 /// The bytes an edit changed, in the old text: everything between the common prefix and the
 /// common suffix. `None` when the texts are equal.
 fn changed(old_text: &[u8], new_text: &[u8]) -> Option<(u32, u32)> {
-    let prefix = common_prefix(old_text, new_text);
+    let (prefix, suffix) = common_ends(old_text, new_text);
     if prefix == old_text.len() && prefix == new_text.len() {
         return None;
     }
-    let max_suffix = old_text.len().min(new_text.len()) - prefix;
-    let suffix = common_suffix(&old_text[prefix..], &new_text[prefix..]).min(max_suffix);
     Some((prefix as u32, (old_text.len() - suffix) as u32))
 }
 
@@ -472,39 +472,6 @@ fn apply_splice(tree: &mut SyntaxTree, plan: Plan, new_text: Arc<[u8]>) -> Optio
     })
 }
 
-/// How many leading bytes `a` and `b` share (compared a block at a time: files are long, edits
-/// small). The server also uses it to find what an edit cannot have moved.
-pub fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    const BLOCK: usize = 64;
-    let n = a.len().min(b.len());
-    let mut i = 0;
-    while i + BLOCK <= n && a[i..i + BLOCK] == b[i..i + BLOCK] {
-        i += BLOCK;
-    }
-    i + a[i..n]
-        .iter()
-        .zip(&b[i..n])
-        .take_while(|(x, y)| x == y)
-        .count()
-}
-
-/// How many trailing bytes `a` and `b` share.
-pub fn common_suffix(a: &[u8], b: &[u8]) -> usize {
-    const BLOCK: usize = 64;
-    let n = a.len().min(b.len());
-    let (a, b) = (&a[a.len() - n..], &b[b.len() - n..]);
-    let mut k = 0;
-    while k + BLOCK <= n && a[n - k - BLOCK..n - k] == b[n - k - BLOCK..n - k] {
-        k += BLOCK;
-    }
-    k + a[..n - k]
-        .iter()
-        .rev()
-        .zip(b[..n - k].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count()
-}
-
 fn fn_name(item: SyntaxNode<'_>) -> Option<std::borrow::Cow<'_, str>> {
     use ast::AstNode;
     ast::FnDecl::cast(item)?.name().map(|n| n.text())
@@ -535,35 +502,4 @@ fn drop_after_not_a_script(tree: &SyntaxTree, diags: &mut Vec<Diagnostic>) {
 
 fn extra_has_nas(diags: &[Diagnostic]) -> bool {
     diags.iter().any(|d| d.code == "syntax.not-a-script")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn block_compares_find_the_first_and_last_difference() {
-        let naive_prefix = |a: &[u8], b: &[u8]| a.iter().zip(b).take_while(|(x, y)| x == y).count();
-        let naive_suffix = |a: &[u8], b: &[u8]| {
-            a.iter()
-                .rev()
-                .zip(b.iter().rev())
-                .take_while(|(x, y)| x == y)
-                .count()
-        };
-        let base: Vec<u8> = (0..3000u32).map(|i| (i % 251) as u8).collect();
-        for len in [0, 1, 63, 64, 65, 128, 2999, 3000] {
-            let a = &base[..len];
-            for at in [0, 1, 31, 63, 64, 65, 127, 2000, 2998, 2999] {
-                let mut b = a.to_vec();
-                if let Some(x) = b.get_mut(at) {
-                    *x ^= 1;
-                }
-                for (x, y) in [(a, &b[..]), (a, &b[..len.saturating_sub(7)])] {
-                    assert_eq!(common_prefix(x, y), naive_prefix(x, y), "{len} {at}");
-                    assert_eq!(common_suffix(x, y), naive_suffix(x, y), "{len} {at}");
-                }
-            }
-        }
-    }
 }

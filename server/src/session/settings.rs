@@ -12,6 +12,9 @@ pub struct Doc {
     /// Changes that set only this script's text (counted in [`Session::revision`] too): what
     /// [`Snapshot::stamp`] leaves out.
     pub keystrokes: u64,
+    /// The buffer the last change gave the script's text input, when that change made it from
+    /// the rope (so it holds the rope's bytes, and the next change can be made from it).
+    pub shared: Option<std::sync::Arc<[u8]>>,
 }
 
 /// Settings the client gives (initialization options or `workspace/didChangeConfiguration`).

@@ -62,6 +62,21 @@ pub fn rope_shared(rope: &Rope) -> Arc<[u8]> {
     unsafe { out.assume_init() }
 }
 
+/// `old` with `old[a..b]` replaced by `ins`, in a new shared buffer (two copies from one buffer,
+/// where [`rope_shared`] gathers the rope's chunks).
+pub fn spliced_shared(old: &[u8], a: usize, b: usize, ins: &[u8]) -> Arc<[u8]> {
+    let n = old.len() - (b - a) + ins.len();
+    let mut out = Arc::<[u8]>::new_uninit_slice(n);
+    let slots = Arc::get_mut(&mut out).expect("a new buffer has no other owner");
+    let tail = a + ins.len();
+    slots[..a].write_copy_of_slice(&old[..a]);
+    slots[a..tail].write_copy_of_slice(ins);
+    slots[tail..].write_copy_of_slice(&old[b..]);
+    // SAFETY: the three copies wrote slots `..a`, `a..tail` and `tail..n` (`n - tail` is
+    // `old.len() - b`, so the last copy fits exactly).
+    unsafe { out.assume_init() }
+}
+
 /// What a request needs, independent of later edits: a database handle (cancelled by the next
 /// write) and immutable copies of the rest.
 pub struct Snapshot {

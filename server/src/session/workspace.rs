@@ -307,6 +307,7 @@ impl Session {
                 rope,
                 version,
                 keystrokes: 0,
+                shared: None,
             },
         );
         self.after_text_change(&path);
@@ -350,6 +351,11 @@ impl Session {
             (la..=lb.min(rope.len_lines().saturating_sub(1)))
                 .any(|l| rope.line(l).to_string().contains("import"))
         };
+        // The buffer the last change made from the rope: one change of a range is made from
+        // it (and noted, for what compares the two versions), not from the rope.
+        let last = doc.shared.take();
+        let one = changes.len() == 1;
+        let mut splice = None;
         for c in changes {
             match c.range {
                 None => {
@@ -367,6 +373,7 @@ impl Session {
                     let end = a + c.text.len();
                     imports_may_change |=
                         touches_import(&doc.rope, a, end.min(doc.rope.len_bytes()));
+                    splice = Some((a, b, c.text));
                 }
             }
         }
@@ -375,7 +382,21 @@ impl Session {
         if !imports_may_change && is_script(path) && self.files.contains_key(path) {
             // The common keystroke: only the text input changes; the analysis follows
             // imports when it runs.
-            let text = rope_shared(&self.docs[path].rope);
+            let doc = &self.docs[path];
+            let text = match (last, splice.filter(|_| one)) {
+                (Some(old), Some((a, b, ins)))
+                    if b <= old.len()
+                        && old.len() - (b - a) + ins.len() == doc.rope.len_bytes() =>
+                {
+                    let new = spliced_shared(&old, a, b, ins.as_bytes());
+                    vox_syntax::note_edit(&old, &new, a, b, a + ins.len());
+                    new
+                }
+                _ => rope_shared(&doc.rope),
+            };
+            if let Some(d) = self.docs.get_mut(path) {
+                d.shared = Some(text.clone());
+            }
             if let Some(f) = self.files.get(path).copied() {
                 f.set_text(&mut self.db)
                     .with_durability(Durability::LOW)
