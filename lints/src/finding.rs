@@ -81,8 +81,9 @@ impl Finding {
 
     /// Orders findings as users see them: by file, then [`Finding::order_in_file`].
     pub fn order(a: &Finding, b: &Finding) -> std::cmp::Ordering {
-        // Most comparisons are of one file's findings: equal bytes need no walk of components.
-        let files = if a.file.as_os_str() == b.file.as_os_str() {
+        // Most comparisons are of one file's findings, which share the path (no bytes to
+        // compare); equal bytes need no walk of components.
+        let files = if a.file.ptr_eq(&b.file) || a.file.as_os_str() == b.file.as_os_str() {
             std::cmp::Ordering::Equal
         } else {
             a.file.cmp(&b.file)
