@@ -60,7 +60,7 @@ impl DiagnosticsJson {
             None => None,
         };
         let end = end.unwrap_or_else(|| {
-            let mut b = String::with_capacity(item.len().max(16 << 10));
+            let mut b = String::with_capacity(item.len());
             b.push_str(item);
             let end = b.len() as u32;
             self.runs.push(Run {
