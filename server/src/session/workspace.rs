@@ -389,6 +389,8 @@ impl Session {
                         && old.len() - (b - a) + ins.len() == doc.rope.len_bytes() =>
                 {
                     let new = spliced_shared(&old, a, b, ins.as_bytes());
+                    // The rope's own bytes, made another way (every LSP test checks it).
+                    debug_assert!(*new == *rope_bytes(&doc.rope));
                     vox_syntax::note_edit(&old, &new, a, b, a + ins.len());
                     new
                 }
