@@ -354,9 +354,9 @@ fn parse_edited(db: &dyn Db, file: SourceFile, file_text: &Text) -> FileParse {
 }
 
 /// Whether two texts are equal: for the buffers of an edit the editor noted, without comparing
-/// the bytes up to the edit.
+/// the bytes up to the edit (`common_ends`).
 fn same_text(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && (std::ptr::eq(a, b) || vox_syntax::common_ends(a, b).0 == a.len())
+    a.len() == b.len() && vox_syntax::common_ends(a, b).0 == a.len()
 }
 
 /// The file's syntax facts (equal across edits that keep them, so dependants are reused).

@@ -56,8 +56,11 @@ fn same_buffer(w: &Weak<[u8]>, b: &[u8]) -> bool {
 /// How many leading and trailing bytes `old` and `new` share, the suffix counted in what
 /// follows the prefix (so the two never overlap): `(common_prefix(old, new), common_suffix(
 /// &old[p..], &new[p..]))`. For buffers an edit was noted between, only the bytes around the
-/// edit are compared.
+/// edit are compared; the very same bytes are not compared at all.
 pub fn common_ends(old: &[u8], new: &[u8]) -> (usize, usize) {
+    if std::ptr::eq(old, new) {
+        return (old.len(), 0);
+    }
     let hint = {
         let noted = NOTED.lock().unwrap_or_else(|e| e.into_inner());
         noted
@@ -183,6 +186,17 @@ mod tests {
             // The same bytes in another buffer: the note is not theirs.
             let copy: Arc<[u8]> = new.to_vec().into();
             assert_eq!(common_ends(&old, &copy), want, "copy, round {round}");
+            // One buffer against itself, and against an equal copy.
+            assert_eq!(
+                common_ends(&new, &new),
+                full(&new, &new),
+                "itself, round {round}"
+            );
+            assert_eq!(
+                common_ends(&new, &copy),
+                full(&new, &copy),
+                "equal, round {round}"
+            );
         }
     }
 }
