@@ -49,31 +49,27 @@ pub fn rope_bytes(rope: &Rope) -> Vec<u8> {
 /// [`rope_bytes`] written straight into the shared buffer a text input holds (through a `Vec`,
 /// a half-megabyte file was copied twice per keystroke).
 pub fn rope_shared(rope: &Rope) -> Arc<[u8]> {
-    let mut out = Arc::<[u8]>::new_uninit_slice(rope.len_bytes());
-    let slots = Arc::get_mut(&mut out).expect("a new buffer has no other owner");
-    let mut at = 0;
-    for chunk in rope.chunks() {
-        let b = chunk.as_bytes();
-        slots[at..at + b.len()].write_copy_of_slice(b);
-        at += b.len();
-    }
-    assert_eq!(at, slots.len(), "the rope's chunks fill its length");
-    // SAFETY: the chunks, whose lengths add up to the rope's (checked above), wrote every slot.
-    unsafe { out.assume_init() }
+    shared_of(rope.len_bytes(), rope.chunks().map(str::as_bytes))
 }
 
 /// `old` with `old[a..b]` replaced by `ins`, in a new shared buffer (two copies from one buffer,
 /// where [`rope_shared`] gathers the rope's chunks).
 pub fn spliced_shared(old: &[u8], a: usize, b: usize, ins: &[u8]) -> Arc<[u8]> {
     let n = old.len() - (b - a) + ins.len();
-    let mut out = Arc::<[u8]>::new_uninit_slice(n);
+    shared_of(n, [&old[..a], ins, &old[b..]].into_iter())
+}
+
+/// A shared buffer of `len` bytes written from `pieces` in order, which must fill it exactly.
+fn shared_of<'a>(len: usize, pieces: impl Iterator<Item = &'a [u8]>) -> Arc<[u8]> {
+    let mut out = Arc::<[u8]>::new_uninit_slice(len);
     let slots = Arc::get_mut(&mut out).expect("a new buffer has no other owner");
-    let tail = a + ins.len();
-    slots[..a].write_copy_of_slice(&old[..a]);
-    slots[a..tail].write_copy_of_slice(ins);
-    slots[tail..].write_copy_of_slice(&old[b..]);
-    // SAFETY: the three copies wrote slots `..a`, `a..tail` and `tail..n` (`n - tail` is
-    // `old.len() - b`, so the last copy fits exactly).
+    let mut at = 0;
+    for p in pieces {
+        slots[at..at + p.len()].write_copy_of_slice(p);
+        at += p.len();
+    }
+    assert_eq!(at, slots.len(), "the pieces fill the buffer");
+    // SAFETY: the pieces, whose lengths add up to the buffer's (checked above), wrote every slot.
     unsafe { out.assume_init() }
 }
 
