@@ -83,11 +83,7 @@ impl DiagnosticsJson {
         let mut i = items.start;
         while i < items.end {
             let r = &other.runs[k];
-            let run_end = other
-                .runs
-                .get(k + 1)
-                .map_or(other.ends.len(), |n| n.first as usize);
-            let to = run_end.min(items.end);
+            let to = other.items_of(k).end.min(items.end);
             let (start, end) = (other.start_in(k, i), other.ends[to - 1]);
             let first = self.ends.len() as u32;
             match self.runs.last_mut() {
@@ -106,6 +102,15 @@ impl DiagnosticsJson {
             i = to;
             k += 1;
         }
+    }
+
+    /// The diagnostics of run `k`.
+    fn items_of(&self, k: usize) -> Range<usize> {
+        let end = self
+            .runs
+            .get(k + 1)
+            .map_or(self.ends.len(), |n| n.first as usize);
+        self.runs[k].first as usize..end
     }
 
     /// The run holding diagnostic `i`.
@@ -144,12 +149,8 @@ impl DiagnosticsJson {
             }
             let base = buf.len() as i64 - r.start as i64;
             buf.push_str(&r.buf[r.start as usize..r.end as usize]);
-            let to = self
-                .runs
-                .get(k + 1)
-                .map_or(self.ends.len(), |n| n.first as usize);
             ends.extend(
-                self.ends[r.first as usize..to]
+                self.ends[self.items_of(k)]
                     .iter()
                     .map(|&e| (e as i64 + base) as u32),
             );
@@ -218,9 +219,8 @@ impl Eq for DiagnosticsJson {}
 
 impl crate::transport::FrameBody for DiagnosticsJson {
     fn pieces(&self) -> Vec<&[u8]> {
-        DiagnosticsJson::pieces(self)
-            .filter(|p| !p.is_empty())
-            .collect()
+        // (The writer leaves out empty pieces, such as the first run's missing comma.)
+        DiagnosticsJson::pieces(self).collect()
     }
 }
 
