@@ -113,11 +113,11 @@ pub(crate) fn after_splice(
     ) else {
         return Err(Box::new(tree));
     };
-    let items = if items.fns[k] == item {
+    let items = if *items.fns[k] == item {
         items
     } else {
         let mut changed = (*items).clone();
-        changed.fns[k] = item;
+        changed.fns[k] = Arc::new(item);
         Arc::new(changed)
     };
     fn_texts[k] = Text::new(Arc::from(&tree.bytes()[new.as_usize()]));

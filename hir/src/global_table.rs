@@ -74,9 +74,9 @@ impl GlobalTable {
         own: Option<usize>,
         names: impl IntoIterator<Item = &'n str>,
     ) -> (GlobalTable, ItemTree) {
-        let mut fns: Vec<FnItem> = Vec::new();
+        let mut fns: Vec<Arc<FnItem>> = Vec::new();
         let mut local: HashMap<u32, u32> = HashMap::default();
-        let mut take_fn = |k: u32, fns: &mut Vec<FnItem>| -> u32 {
+        let mut take_fn = |k: u32, fns: &mut Vec<Arc<FnItem>>| -> u32 {
             *local.entry(k).or_insert_with(|| {
                 fns.push(items.fns[k as usize].clone());
                 fns.len() as u32 - 1

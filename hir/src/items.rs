@@ -12,7 +12,9 @@ use vox_syntax::{strings, SyntaxKind as K, SyntaxNode, SyntaxTree};
 pub struct ItemTree {
     /// Functions and types in source order: the order globals are declared in.
     pub decls: Vec<Decl>,
-    pub fns: Vec<FnItem>,
+    /// Shared, so that the trees an edit makes from the last one (and the scopes bodies are
+    /// lowered in) copy no function's item and compare unchanged ones by pointer.
+    pub fns: Vec<Arc<FnItem>>,
     pub types: Vec<TypeItem>,
     pub imports: Vec<ImportItem>,
     /// Whether the file has top-level statements (a synthetic main).
@@ -104,7 +106,7 @@ pub fn item_tree_of<'t>(
                 continue;
             };
             items.decls.push(Decl::Fn(items.fns.len() as u32));
-            items.fns.push(fn_item);
+            items.fns.push(Arc::new(fn_item));
             fn_nodes.push(item);
         } else if let Some(t) = ast::TypeDecl::cast(item) {
             let Some(name) = t.name() else { continue };
