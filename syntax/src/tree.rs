@@ -30,7 +30,7 @@ impl Elem {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct NodeData {
     pub(crate) kind: SyntaxKind,
     pub(crate) parent: u32,

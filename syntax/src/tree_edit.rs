@@ -45,6 +45,57 @@ fn shift_children(entries: &mut [Elem], nodes_from: u32, dn: i64, tokens_from: u
     }
 }
 
+/// Elements of an array moved and shifted together: small enough that a block stays in the
+/// first-level cache between its move and its shift.
+const BLOCK_BYTES: usize = 16 * 1024;
+
+/// Replaces `v[range]` by `with`, and hands the elements after it, once moved to their new
+/// places, to `shift` (which renumbers what they hold), a block at a time: the tail (most of
+/// the tree, for an edit early in a large file) crosses memory once, where a splice and then a
+/// pass over the tail took it through twice. What `Vec::splice` gives, capacity included.
+fn splice_shifted<T: Copy>(
+    v: &mut Vec<T>,
+    range: std::ops::Range<usize>,
+    with: impl Iterator<Item = T>,
+    shift: impl Fn(&mut [T]),
+) {
+    let with: Vec<T> = with.collect();
+    let (start, end, len) = (range.start, range.end, v.len());
+    let block = (BLOCK_BYTES / std::mem::size_of::<T>().max(1)).max(1);
+    match with.len().cmp(&(end - start)) {
+        std::cmp::Ordering::Greater => {
+            // Growing: from the end, each block to its place past the old end.
+            let g = with.len() - (end - start);
+            v.resize(len + g, with[0]);
+            let mut b = len;
+            while b > end {
+                let a = b.saturating_sub(block).max(end);
+                v.copy_within(a..b, a + g);
+                shift(&mut v[a + g..b + g]);
+                b = a;
+            }
+        }
+        std::cmp::Ordering::Less => {
+            // Shrinking: from the start, each block to its place before its old one.
+            let d = (end - start) - with.len();
+            let mut a = end;
+            while a < len {
+                let b = (a + block).min(len);
+                v.copy_within(a..b, a - d);
+                shift(&mut v[a - d..b - d]);
+                a = b;
+            }
+            v.truncate(len - d);
+        }
+        std::cmp::Ordering::Equal => {
+            for chunk in v[end..].chunks_mut(block) {
+                shift(chunk);
+            }
+        }
+    }
+    v[start..start + with.len()].copy_from_slice(&with);
+}
+
 impl SyntaxTree {
     /// Replaces the top-level item `item` (a node id) by `replacement` (a tree rooted at the new
     /// item, as [`SyntaxTree::subtree`] gives) and the text by `text`; no diagnostics. In place:
@@ -79,31 +130,40 @@ impl SyntaxTree {
         let item_parent = map_node(self.nodes[last].parent);
         let base = range.start;
 
-        self.tokens.splice(
+        splice_shifted(
+            &mut self.tokens,
             t0..t1,
             replacement.tokens[..r_tokens].iter().map(|t| Token {
                 kind: t.kind,
                 start: t.start + base,
             }),
+            |moved| {
+                if delta != 0 {
+                    shift_starts(moved, delta)
+                }
+            },
         );
-        if delta != 0 {
-            shift_starts(&mut self.tokens[t0 + r_tokens..], delta);
-        }
 
-        self.token_parent.splice(
+        splice_shifted(
+            &mut self.token_parent,
             t0..t1,
             replacement.token_parent[..r_tokens]
                 .iter()
                 .map(|&p| p + first as u32),
+            |moved| {
+                if dn != 0 {
+                    shift_ids(moved, last as u32 + 1, dn)
+                }
+            },
         );
         if dn != 0 {
-            let (before, rest) = self.token_parent.split_at_mut(t0);
-            shift_ids(before, last as u32 + 1, dn);
-            shift_ids(&mut rest[r_tokens..], last as u32 + 1, dn);
+            shift_ids(&mut self.token_parent[..t0], last as u32 + 1, dn);
         }
 
-        self.nodes.splice(
-            first..=last,
+        // After the item in post-order: later items, and the ancestors that contain it.
+        splice_shifted(
+            &mut self.nodes,
+            first..last + 1,
             replacement.nodes.iter().map(|d| NodeData {
                 kind: d.kind,
                 parent: if d.parent == NO_PARENT {
@@ -116,47 +176,45 @@ impl SyntaxTree {
                 range: TextRange::new(d.range.start + base, d.range.end + base),
                 starts_significant: d.starts_significant,
             }),
+            |moved| {
+                if dn == 0 && dc == 0 && delta == 0 {
+                    return;
+                }
+                for d in moved {
+                    d.parent = map_node(d.parent);
+                    d.first_child = shift(d.first_child, dc);
+                    d.range = if d.range.start >= range.end {
+                        TextRange::new(shift(d.range.start, delta), shift(d.range.end, delta))
+                    } else if d.range.end > range.start {
+                        TextRange::new(d.range.start, shift(d.range.end, delta))
+                    } else {
+                        d.range
+                    };
+                }
+            },
         );
         if dn != 0 {
             for d in &mut self.nodes[..first] {
                 d.parent = map_node(d.parent);
             }
         }
-        if dn != 0 || dc != 0 || delta != 0 {
-            // After the item in post-order: later items, and the ancestors that contain it.
-            for d in &mut self.nodes[first + r_nodes..] {
-                d.parent = map_node(d.parent);
-                d.first_child = shift(d.first_child, dc);
-                d.range = if d.range.start >= range.end {
-                    TextRange::new(shift(d.range.start, delta), shift(d.range.end, delta))
-                } else if d.range.end > range.start {
-                    TextRange::new(d.range.start, shift(d.range.end, delta))
-                } else {
-                    d.range
-                };
-            }
-        }
 
-        let r_children = replacement.children.len();
-        self.children.splice(
+        // The old item's id becomes the new item's (`last + dn == new_item`), and later ids
+        // move as it does.
+        debug_assert_eq!(shift(last as u32, dn), new_item);
+        splice_shifted(
+            &mut self.children,
             c0..c1,
             replacement.children.iter().map(|&e| match e.as_node() {
                 Some(id) => Elem::node(id as usize + first),
                 None => Elem::token(e.0 as usize + t0),
             }),
+            |moved| {
+                if dn != 0 || dt != 0 {
+                    shift_children(moved, last as u32, dn, t1 as u32, dt)
+                }
+            },
         );
-        if dn != 0 || dt != 0 {
-            // The old item's id becomes the new item's (`last + dn == new_item`), and later ids
-            // move as it does.
-            debug_assert_eq!(shift(last as u32, dn), new_item);
-            shift_children(
-                &mut self.children[c0 + r_children..],
-                last as u32,
-                dn,
-                t1 as u32,
-                dt,
-            );
-        }
 
         // The new item may start differently: its ancestors take their flag from it.
         let mut p = item_parent;
@@ -236,29 +294,37 @@ impl SyntaxTree {
             None => Elem::token(e.0 as usize + t0),
         };
 
-        self.tokens.splice(
+        splice_shifted(
+            &mut self.tokens,
             t0..t1,
             piece.tokens[..p_tokens].iter().map(|t| Token {
                 kind: t.kind,
                 start: t.start + base,
             }),
+            |moved| {
+                if delta != 0 {
+                    shift_starts(moved, delta)
+                }
+            },
         );
-        if delta != 0 {
-            shift_starts(&mut self.tokens[t0 + p_tokens..], delta);
-        }
 
-        self.token_parent.splice(
+        // Before the run, only the root moves: its own tokens are set below.
+        splice_shifted(
+            &mut self.token_parent,
             t0..t1,
             piece.token_parent[..p_tokens]
                 .iter()
                 .map(|&p| piece_parent(p)),
+            |moved| {
+                if dn != 0 {
+                    shift_ids(moved, end as u32, dn)
+                }
+            },
         );
-        if dn != 0 {
-            // Before the run, only the root moves: its own tokens are set below.
-            shift_ids(&mut self.token_parent[t0 + p_tokens..], end as u32, dn);
-        }
 
-        self.nodes.splice(
+        // After the replaced ones in post-order: later elements, and the root.
+        splice_shifted(
+            &mut self.nodes,
             first..end,
             piece.nodes[..p_root].iter().map(|d| NodeData {
                 kind: d.kind,
@@ -268,6 +334,16 @@ impl SyntaxTree {
                 range: TextRange::new(d.range.start + base, d.range.end + base),
                 starts_significant: d.starts_significant,
             }),
+            |moved| {
+                for d in moved {
+                    d.parent = map_node(d.parent);
+                    d.first_child = shift(d.first_child, dc);
+                    if d.range.start >= old.end {
+                        d.range =
+                            TextRange::new(shift(d.range.start, delta), shift(d.range.end, delta));
+                    }
+                }
+            },
         );
         if dn != 0 {
             // Before the run, only the root's children point at it (the nodes inside earlier
@@ -279,24 +355,13 @@ impl SyntaxTree {
                 }
             }
         }
-        // After the replaced ones in post-order: later elements, and the root.
-        for d in &mut self.nodes[first + p_root..] {
-            d.parent = map_node(d.parent);
-            d.first_child = shift(d.first_child, dc);
-            if d.range.start >= old.end {
-                d.range = TextRange::new(shift(d.range.start, delta), shift(d.range.end, delta));
-            }
-        }
 
         // The subtrees' children, then (renumbered first, as old entries) the root's own.
-        self.children
-            .splice(c0..c1, piece.children[..p_inner].iter().map(piece_elem));
-        shift_children(
-            &mut self.children[c0 + p_inner..],
-            end as u32,
-            dn,
-            t1 as u32,
-            dt,
+        splice_shifted(
+            &mut self.children,
+            c0..c1,
+            piece.children[..p_inner].iter().map(piece_elem),
+            |moved| shift_children(moved, end as u32, dn, t1 as u32, dt),
         );
         let rc = shift(rc as u32, dc) as usize;
         self.children.splice(
@@ -544,5 +609,43 @@ fn fit<T>(v: &mut Vec<T>, cap: usize) {
         v.reserve_exact(cap - v.len());
     } else {
         v.shrink_to(cap);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::splice_shifted;
+
+    /// `splice_shifted` gives what a splice and then a pass over the tail give, for growing,
+    /// shrinking and same-size replacements anywhere in arrays of many blocks.
+    #[test]
+    fn a_shifted_splice_equals_a_splice_then_a_shift() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut below = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n.max(1) as u64) as usize
+        };
+        for round in 0..300 {
+            // Up to 40,000 entries: ten blocks of four-byte entries.
+            let len = [0, 1, 4095, 4096, 4097, 40_000][round % 6] + below(3);
+            let original: Vec<u32> = (0..len as u32).collect();
+            let start = below(len + 1);
+            let end = start + below(len - start + 1).min(9000);
+            let n_new = below(12) + if round % 5 == 0 { 9000 } else { 0 };
+            let with: Vec<u32> = (0..n_new as u32).map(|x| 1_000_000 + x).collect();
+            let shift = |s: &mut [u32]| s.iter_mut().for_each(|x| *x = x.wrapping_mul(3) + 1);
+
+            let mut want = original.clone();
+            want.splice(start..end, with.iter().copied());
+            shift(&mut want[start + n_new..]);
+            let mut got = original.clone();
+            splice_shifted(&mut got, start..end, with.iter().copied(), shift);
+            assert!(
+                got == want,
+                "round {round}: {len} entries, {start}..{end} replaced by {n_new}"
+            );
+        }
     }
 }
