@@ -417,10 +417,7 @@ impl SyntaxTree {
         starts: &[u32],
     ) -> SyntaxTree {
         debug_assert_eq!(parts.len(), starts.len());
-        let roots: Vec<NodeData> = parts
-            .iter()
-            .map(|p| p.nodes[p.nodes.len() - 1].clone())
-            .collect();
+        let roots: Vec<NodeData> = parts.iter().map(|p| p.nodes[p.nodes.len() - 1]).collect();
         // Where each chunk's tokens, non-root nodes and non-root children entries go.
         let k = parts.len();
         let (mut tok_base, mut node_base, mut child_base) = (
@@ -505,7 +502,7 @@ impl SyntaxTree {
             })
         };
         let join_nodes = |parts: Vec<Vec<NodeData>>| {
-            join_chunks(parts, caps.nodes, root_data.clone(), |i, d| NodeData {
+            join_chunks(parts, caps.nodes, root_data, |i, d| NodeData {
                 kind: d.kind,
                 parent: if d.parent == chunk_roots[i] {
                     root
