@@ -13,20 +13,32 @@ use crate::parsed::{
 };
 use crate::text::Text;
 
-/// The synthetic main's text in an editor: the file's, with each top-level function next to a
-/// statement (or an import or type) replaced by an empty one of the same length (`fn j(){}` and
-/// spaces) and every other function by spaces. Its lowering parses this text again (the
-/// editor's tree is not shared) and reads only the top-level statements, at the same offsets;
-/// the blanks make that parse a fraction of the file's (a character typed between two functions
-/// of a 10,000-line file made its main parse all 500 KB again, then 500 empty functions) while a
-/// statement's error recovery still stops where a function starts, as in the file.
-pub(crate) fn main_text(tree: &SyntaxTree) -> Text {
-    let mut bytes = tree.bytes().to_vec();
+/// The synthetic main's text in an editor, and where it starts in the file: the file's from the
+/// element before its first top-level statement to the one after its last, with each top-level
+/// function next to a statement (or an import or type) replaced by an empty one of the same
+/// length (`fn j(){}` and spaces) and every other function by spaces. Its lowering parses this
+/// text again (the editor's tree is not shared) and reads only the top-level statements, at the
+/// same offsets from its start; the window and the blanks make that parse a fraction of the
+/// file's (a character typed between two functions of a 10,000-line file made its main parse
+/// all 500 KB again, then 500 KB of blanks) while a statement's error recovery still stops where
+/// a function starts, as in the file.
+pub(crate) fn main_text(tree: &SyntaxTree) -> (Text, u32) {
     let items: Vec<SyntaxNode<'_>> = tree.root().children().collect();
+    let is_stmt = |i: &usize| vox_hir::is_top_level_stmt(items[*i].kind());
+    let (Some(first), Some(last)) = (
+        (0..items.len()).find(is_stmt),
+        (0..items.len()).rev().find(is_stmt),
+    ) else {
+        return (Text::new(Arc::from(&[][..])), 0);
+    };
+    let (i0, i1) = (first.saturating_sub(1), (last + 1).min(items.len() - 1));
+    let lo = items[i0].range().start as usize;
+    let mut bytes = tree.bytes()[lo..items[i1].range().end as usize].to_vec();
     let is_fn = |i: usize| items.get(i).is_some_and(|n| n.kind() == SyntaxKind::FnDecl);
     let mut k = 0usize;
-    for (i, item) in items.iter().enumerate() {
+    for (i, item) in items.iter().enumerate().take(i1 + 1).skip(i0) {
         let r = item.range().as_usize();
+        let r = r.start - lo..r.end - lo;
         if !is_fn(i) {
             continue;
         }
@@ -45,7 +57,7 @@ pub(crate) fn main_text(tree: &SyntaxTree) -> Text {
             bytes[r.start + stub.len()..r.end].fill(b' ');
         }
     }
-    Text::new(Arc::from(bytes))
+    (Text::new(Arc::from(bytes)), lo as u32)
 }
 
 /// The length of an empty function with a one-letter name (`fn j(){}`).
@@ -357,8 +369,11 @@ mod tests {
         }
         file.push_str("print(2)\nfn last(){}\n");
         let tree = vox_syntax::parse(file.as_bytes());
-        let text = main_text(&tree).get();
-        assert_eq!(text.len(), file.len());
+        let (text, base) = main_text(&tree);
+        let text = text.get();
+        // A statement is the file's first element, and one is next to its last: the window is the
+        // whole file but the newline after the last element.
+        assert_eq!((base, text.len()), (0, file.len() - 1));
         for stmt in ["print(1)", "print(2)"] {
             let at = file.find(stmt).unwrap();
             assert_eq!(&text[at..at + stmt.len()], stmt.as_bytes());
@@ -385,5 +400,46 @@ mod tests {
             .all(|&b| b == b' ' || b == b'\n'));
         let stubs = text.windows(3).filter(|w| w == b"fn ").count();
         assert_eq!(stubs, 2 + 6 * 2 + 1, "{}", String::from_utf8_lossy(&text));
+    }
+    /// Statements between functions: the text is the window from the function before the first
+    /// to the one after the last, starting where that function does, and lowers the statements
+    /// at the same offsets from its start as the file's whole text does from the file's.
+    #[test]
+    fn main_text_is_the_window_around_the_statements() {
+        let mut file = String::new();
+        for i in 0..300 {
+            file.push_str(&format!(
+                "fn work_{i}(x: int) to int {{\n    return x + {i}\n}}\n"
+            ));
+            if i == 150 || i == 152 {
+                file.push_str(&format!("let v{i} = work_{i}(1)\nprint(v{i} + 1)\n"));
+            }
+        }
+        let tree = vox_syntax::parse(file.as_bytes());
+        let (text, base) = main_text(&tree);
+        let text = text.get();
+        let from = file.find("fn work_150(").unwrap();
+        let to = file.find("fn work_154(").unwrap() - 1;
+        assert_eq!((base as usize, text.len()), (from, to - from));
+        assert!(text.starts_with(b"fn j(){}"));
+        for stmt in ["let v150 = work_150(1)", "print(v152 + 1)"] {
+            let at = file.find(stmt).unwrap() - from;
+            assert_eq!(&text[at..at + stmt.len()], stmt.as_bytes());
+        }
+        // `work_151` lies between two statements: an empty function; `work_153`, after the last.
+        let at = |name: &str| file.find(&format!("fn {name}(")).unwrap() - from;
+        assert!(text[at("work_151")..].starts_with(b"fn "));
+        assert!(text[at("work_153")..].starts_with(b"fn "));
+        let whole = vox_syntax::parse(file.as_bytes());
+        let window = vox_syntax::parse(&text);
+        let stmts = |t: &SyntaxTree, shift: u32| -> Vec<(SyntaxKind, u32, u32)> {
+            t.root()
+                .children()
+                .filter(|n| vox_hir::is_top_level_stmt(n.kind()))
+                .map(|n| (n.kind(), n.range().start + shift, n.range().end + shift))
+                .collect()
+        };
+        assert_eq!(stmts(&window, base), stmts(&whole, 0));
+        assert_eq!(stmts(&whole, 0).len(), 4);
     }
 }

@@ -202,8 +202,9 @@ pub struct FileParse {
     /// The file's text.
     text: Text,
     /// The synthetic main's text, when there are top-level statements: the file's, or in an
-    /// editor a copy with everything but them blanked ([`main_text`]).
-    main_text: Option<Text>,
+    /// editor a copy of the part around them with everything but them blanked ([`main_text`]),
+    /// and where it starts in the file (its facts' ranges are relative to it).
+    main_text: Option<(Text, u32)>,
     fn_texts: FnTexts,
     /// The shares of the file's parse, each function's in `items.fns` order and then the
     /// synthetic main's, moved on by the first [`file_items`] (a later one's functions parse
@@ -241,7 +242,7 @@ impl FileParse {
         let main = self
             .main_text
             .as_ref()
-            .map(|t| FnSource::new(t.clone(), 0, t.len() as u32, share(fns.len())));
+            .map(|(t, _)| FnSource::new(t.clone(), 0, t.len() as u32, share(fns.len())));
         (fns, main)
     }
 }
@@ -298,7 +299,7 @@ fn parse_fixed(file_text: &Text) -> FileParse {
             }));
         }
     }
-    let main_text = items.has_top_level_stmts.then(|| file_text.clone());
+    let main_text = items.has_top_level_stmts.then(|| (file_text.clone(), 0));
     FileParse {
         items: Arc::new(items),
         text: file_text.clone(),
@@ -497,7 +498,10 @@ pub(crate) fn position(db: &dyn Db, f: FnDef<'_>, count: usize) -> usize {
 pub fn fn_base(db: &dyn Db, f: FnDef<'_>) -> u32 {
     let i = f.index(db);
     if i == u32::MAX {
-        0
+        file_parse(db, f.file(db))
+            .main_text
+            .as_ref()
+            .map_or(0, |&(_, start)| start)
     } else {
         fn_starts(db, f.file(db))
             .get(i as usize)

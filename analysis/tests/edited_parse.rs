@@ -9,7 +9,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use salsa::Setter;
-use vox_analysis::{file_items, file_syntax, fn_facts, AnalysisDb, SourceFile, Text, Workspace};
+
+use vox_analysis::{
+    file_items, file_syntax, fn_base, fn_facts, AnalysisDb, SourceFile, Text, Workspace,
+};
+
+mod common;
+use common::in_file;
 
 fn corpus() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -71,11 +77,16 @@ fn products(db: &AnalysisDb, f: SourceFile) -> String {
     )
 }
 
-/// Every function's facts, by name.
+/// Every function's facts, by name, with their ranges (`start..end`, relative to where the
+/// function's text starts) in file offsets: an editor's synthetic main starts around the
+/// statements, the command line's at the file's start.
 fn facts(db: &AnalysisDb, f: SourceFile) -> String {
     file_items(db, f)
         .all()
-        .map(|d| format!("{}: {:?}\n", d.name(db), fn_facts(db, d)))
+        .map(|d| {
+            let shown = format!("{:?}", fn_facts(db, d));
+            format!("{}: {}\n", d.name(db), in_file(&shown, fn_base(db, d)))
+        })
         .collect()
 }
 

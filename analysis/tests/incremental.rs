@@ -9,10 +9,14 @@ use std::sync::Arc;
 
 use salsa::plumbing::AsId;
 use salsa::Setter;
+
 use vox_analysis::{
-    file_items, fn_facts, inferred_caps, summary, AnalysisDb, EventLog, FnFacts, SourceFile, Text,
-    Workspace,
+    file_items, fn_base, fn_facts, inferred_caps, summary, AnalysisDb, EventLog, FnFacts,
+    SourceFile, Text, Workspace,
 };
+
+mod common;
+use common::in_file;
 
 const MAIN: &str = r#"import "./lib/util.vox"
 import "./lib/report.vox"
@@ -316,19 +320,26 @@ fn the_synthetic_main_reads_only_the_top_level_statements() {
                 }
                 let main = file_items(&db, f).main.expect("a synthetic main");
                 let source = main.text(&db).bytes().to_vec();
-                out = Some((fn_facts(&db, main).clone(), source));
+                // In file offsets: an editor's main text starts at the first element.
+                let shown = format!("{:?}", fn_facts(&db, main));
+                let base = fn_base(&db, main) as usize;
+                out = Some((in_file(&shown, base as u32), source, base));
             }
             out.expect("one version at least")
         };
-        let (editor, source) = facts(&[&earlier, text]);
-        let (cli, _) = facts(&[text]);
+        let (editor, source, base) = facts(&[&earlier, text]);
+        let (cli, _, _) = facts(&[text]);
         assert_eq!(editor, cli, "{text}");
         assert_ne!(
             cli,
             facts(&[&earlier]).0,
             "the edit shows in the facts: {text}"
         );
-        assert_eq!(source.len(), text.len());
+        // From the file's first element (a statement, or the function before one; after the
+        // comment that leads the third) to its last (one, or the function after one).
+        let lead = if text.starts_with("// lead\n") { 8 } else { 0 };
+        assert_eq!(base, lead);
+        assert_eq!(source.len(), text.trim_end().len() - base);
         // Each function's text is gone from it (an empty function of the same length stands
         // in its place).
         let source = String::from_utf8_lossy(&source).into_owned();

@@ -10,7 +10,7 @@ use super::defs::{callee_name, resolve_ref, DefKind, FileView, Resolved};
 use vox_analysis::{FnDef, FnKinds, Kind};
 
 /// The function holding `offset` and where its relative ranges start: a named function, else
-/// the synthetic main (whose ranges are the file's).
+/// the synthetic main.
 pub fn fn_at<'db>(snap: &'db Snapshot, view: &FileView, offset: u32) -> Option<(FnDef<'db>, u32)> {
     let items = vox_analysis::file_items(&snap.db, view.file);
     for r in view.index.items_at(offset).into_iter().flatten() {
@@ -21,7 +21,11 @@ pub fn fn_at<'db>(snap: &'db Snapshot, view: &FileView, offset: u32) -> Option<(
             }
         }
     }
-    Some((items.main?, 0))
+    // The synthetic main's ranges start where its text does (in an editor, around the
+    // statements).
+    let main = items.main?;
+    let base = vox_analysis::fn_base(&snap.db, main);
+    (base <= offset && offset <= base + main.text(&snap.db).len()).then_some((main, base))
 }
 
 /// The kinds of the function holding `offset`, with its base.
