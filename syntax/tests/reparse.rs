@@ -247,6 +247,38 @@ fn an_edit_outside_one_function_replaces_the_run_of_elements_around_it() {
     );
 }
 
+/// In a file large enough that the arrays after an edit move in many blocks (40,000 tokens),
+/// edits between functions and at the top still give a full parse's tree, parents included,
+/// and a base as good for the next edit.
+#[test]
+fn a_run_spliced_into_a_large_file_equals_a_full_parse() {
+    let mut text = String::new();
+    for i in 0..1200 {
+        text.push_str(&format!(
+            "fn w{i}(x: int) to int {{\n    let y = x + {i}\n    return y * 2\n}}\n\n"
+        ));
+    }
+    let mut tree = parse(text.as_bytes());
+    assert!(tree.token_count() > 40_000, "{}", tree.token_count());
+    let gap = text.find("fn w40(").unwrap();
+    let edits: Vec<String> = vec![
+        format!("{}f\n{}", &text[..gap], &text[gap..]),
+        format!("{}fn new(a: int) {{\n    print(a)\n}}\n{}", &text[..gap], &text[gap..]),
+        format!("print(0)\n{text}"),
+        text.replacen("fn w3(x: int) to int {\n", "fn w3(x: int) to int {\n    {\n", 1),
+        text.clone(),
+    ];
+    for new in &edits {
+        let (inc, how) = vox_syntax::reparse_owned(tree, new.as_bytes())
+            .unwrap_or_else(|| panic!("not spliced: {}", &new[..200]));
+        assert!(!how.one_function, "{:?}", how);
+        let full = parse(new.as_bytes());
+        assert!(inc == full, "reparse differs from a full parse");
+        assert_eq!(shape(&inc), shape(&full));
+        tree = inc;
+    }
+}
+
 /// A run that declares (or no longer declares) a variant changes the checks inside every item:
 /// a call of a capitalised name that is no variant is a view call, not a script.
 #[test]
