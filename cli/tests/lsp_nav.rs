@@ -437,6 +437,37 @@ fn inferred_type_inlay_hints_are_a_setting_off_by_default() {
     assert_eq!(lsp.shutdown(), Some(0));
 }
 
+/// Top-level statements after functions: the synthetic main's text (in an editor, the part of
+/// the file around them) starts at the function before them, and the kinds of its names are
+/// found at their places in the file, after an edit as when opened.
+#[test]
+fn inlay_hints_reach_statements_after_functions() {
+    const TEXT: &str = "fn first() {\n    print(0)\n}\nfn helper(n: int) to int {\n    return n * 2\n}\nlet a = helper(2)\nlet b = 1.5\nprint(a, b)\n";
+    let ws = TempDir::new("nav-inlay-main");
+    let main = ws.write("main.vox", TEXT);
+    let mut lsp = Lsp::start_with(
+        &ws.0,
+        "vscode",
+        json!({"inlayHints": {"inferredTypes": true}}),
+    );
+    lsp.open(&main, TEXT);
+    let want = |first: u64| {
+        vec![
+            (first, ": int".to_string()),
+            (first + 1, ": float".to_string()),
+        ]
+    };
+    assert_eq!(type_hints(&mut lsp, &main), want(6));
+    // A line typed into the first function moves the statements, and the window, down one.
+    lsp.change(
+        &main,
+        Some(json!({"start": pos(1, 0), "end": pos(1, 0)})),
+        "    print(9)\n",
+    );
+    assert_eq!(type_hints(&mut lsp, &main), want(7));
+    assert_eq!(lsp.shutdown(), Some(0));
+}
+
 #[test]
 fn highlights_selection_ranges_and_import_links() {
     let ws = TempDir::new("nav-doc");
