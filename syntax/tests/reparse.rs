@@ -263,9 +263,17 @@ fn a_run_spliced_into_a_large_file_equals_a_full_parse() {
     let gap = text.find("fn w40(").unwrap();
     let edits: Vec<String> = vec![
         format!("{}f\n{}", &text[..gap], &text[gap..]),
-        format!("{}fn new(a: int) {{\n    print(a)\n}}\n{}", &text[..gap], &text[gap..]),
+        format!(
+            "{}fn new(a: int) {{\n    print(a)\n}}\n{}",
+            &text[..gap],
+            &text[gap..]
+        ),
         format!("print(0)\n{text}"),
-        text.replacen("fn w3(x: int) to int {\n", "fn w3(x: int) to int {\n    {\n", 1),
+        text.replacen(
+            "fn w3(x: int) to int {\n",
+            "fn w3(x: int) to int {\n    {\n",
+            1,
+        ),
         text.clone(),
     ];
     for new in &edits {
