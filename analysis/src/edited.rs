@@ -19,9 +19,9 @@ use crate::text::Text;
 /// length (`fn j(){}` and spaces) and every other function by spaces. Its lowering parses this
 /// text again (the editor's tree is not shared) and reads only the top-level statements, at the
 /// same offsets from its start; the window and the blanks make that parse a fraction of the
-/// file's (a character typed between two functions of a 10,000-line file made its main parse
-/// all 500 KB again, then 500 KB of blanks) while a statement's error recovery still stops where
-/// a function starts, as in the file.
+/// file's (a character typed between two functions of a 10,000-line, 240 KB file made its main
+/// parse the whole file again, then a copy of it in blanks) while a statement's error recovery
+/// still stops where a function starts, as in the file.
 pub(crate) fn main_text(tree: &SyntaxTree) -> (Text, u32) {
     let items: Vec<SyntaxNode<'_>> = tree.root().children().collect();
     let is_stmt = |i: &usize| vox_hir::is_top_level_stmt(items[*i].kind());
