@@ -52,7 +52,8 @@ const BLOCK_BYTES: usize = 16 * 1024;
 /// Replaces `v[range]` by `with`, and hands the elements after it, once moved to their new
 /// places, to `shift` (which renumbers what they hold), a block at a time: the tail (most of
 /// the tree, for an edit early in a large file) crosses memory once, where a splice and then a
-/// pass over the tail took it through twice. What `Vec::splice` gives, capacity included.
+/// pass over the tail took it through twice. The same elements as `Vec::splice` and then `shift`
+/// over the tail (`a_shifted_splice_equals_a_splice_then_a_shift`).
 fn splice_shifted<T: Copy>(
     v: &mut Vec<T>,
     range: std::ops::Range<usize>,
