@@ -12,6 +12,8 @@ mod line_index;
 mod parser;
 pub mod strings;
 mod syntax_node;
+#[cfg(test)]
+mod test_rng;
 mod text_diff;
 mod text_range;
 mod tree;

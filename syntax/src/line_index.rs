@@ -200,13 +200,8 @@ mod tests {
 
     #[test]
     fn counted_lines_equal_the_index_in_any_order() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n.max(1) as u64) as usize
-        };
+        let mut rng = crate::test_rng::Rng(0x9e37_79b9_7f4a_7c15);
+        let mut next = |n: usize| rng.below(n);
         for _ in 0..200 {
             let text: Vec<u8> = (0..next(2000))
                 .map(|_| [b'a', b'\n', b'\r', b' '][next(4)])

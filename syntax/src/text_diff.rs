@@ -162,13 +162,8 @@ mod tests {
             (p, s)
         };
         let base: Vec<u8> = b"fn a() {\n    aaaa(1)\n}\n\nfn b() {\n    bbbb(2)\n}\n".repeat(40);
-        let mut seed = 7u64;
-        let mut next = |n: usize| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize % n.max(1)
-        };
+        let mut rng = crate::test_rng::Rng(0x2545_F491_4F6C_DD1D);
+        let mut next = |n: usize| rng.below(n);
         for round in 0..2000 {
             let start = next(base.len() + 1);
             let old_end = (start + next(12)).min(base.len());

@@ -618,13 +618,8 @@ mod tests {
     /// shrinking and same-size replacements anywhere in arrays of many blocks.
     #[test]
     fn a_shifted_splice_equals_a_splice_then_a_shift() {
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut below = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n.max(1) as u64) as usize
-        };
+        let mut rng = crate::test_rng::Rng(0x2545_F491_4F6C_DD1D);
+        let mut below = |n: usize| rng.below(n);
         for round in 0..300 {
             // Up to 40,000 entries: ten blocks of four-byte entries.
             let len = [0, 1, 4095, 4096, 4097, 40_000][round % 6] + below(3);
