@@ -26,7 +26,7 @@ pub use kind::SyntaxKind;
 pub use line_index::{count_newlines, line_starts, ColumnUnit, LineCol, LineCounter, LineIndex};
 pub use parser::MAX_DEPTH;
 pub use syntax_node::{SyntaxElement, SyntaxNode, SyntaxToken};
-pub use text_diff::{common_ends, common_prefix, common_suffix, note_edit};
+pub use text_diff::{common_ends, note_edit};
 pub use text_range::TextRange;
 pub use tree::SyntaxTree;
 

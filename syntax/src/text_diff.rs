@@ -85,7 +85,7 @@ pub fn common_ends(old: &[u8], new: &[u8]) -> (usize, usize) {
 
 /// How many leading bytes `a` and `b` share (compared a block at a time: files are long, edits
 /// small).
-pub fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     const BLOCK: usize = 64;
     let n = a.len().min(b.len());
     let mut i = 0;
@@ -100,7 +100,7 @@ pub fn common_prefix(a: &[u8], b: &[u8]) -> usize {
 }
 
 /// How many trailing bytes `a` and `b` share.
-pub fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
     const BLOCK: usize = 64;
     let n = a.len().min(b.len());
     let (a, b) = (&a[a.len() - n..], &b[b.len() - n..]);
