@@ -6,6 +6,7 @@
 pub mod ast;
 mod chunked;
 mod diagnostic;
+mod gapped;
 mod kind;
 pub mod lexer;
 mod line_index;

@@ -1,16 +1,19 @@
 //! Cursors over a syntax tree: nodes, tokens and elements borrowed from it, and the tree's
 //! operations that hand them out or take them (its root, a node's subtree, a debug dump).
 
+use crate::gapped::Gapped;
 use crate::kind::SyntaxKind;
 use crate::lexer::Token;
 use crate::text_range::TextRange;
-use crate::tree::{is_significant, Elem, NodeData, Span, SyntaxTree, NO_PARENT};
+use crate::tree::{
+    is_significant, Bases, Elem, Elems, NodeData, Span, SyntaxTree, NO_PARENT, ROOT_REF,
+};
 
 impl SyntaxTree {
     pub fn root(&self) -> SyntaxNode<'_> {
         SyntaxNode {
             tree: self,
-            id: (self.nodes.len() - 1) as u32,
+            id: self.root_id(),
         }
     }
 
@@ -31,8 +34,8 @@ impl SyntaxTree {
         if n == 0 {
             return None;
         }
-        let i = self.tokens[..n]
-            .partition_point(|t| t.start <= offset)
+        let i = self
+            .tokens_before(n, offset.saturating_add(1))
             .saturating_sub(1);
         Some(self.token(i))
     }
@@ -41,12 +44,7 @@ impl SyntaxTree {
     /// at the end of the first-node-child chain.
     pub(crate) fn first_descendant(&self, node: SyntaxNode<'_>) -> usize {
         let mut first = node.id as usize;
-        while let Some(c) = self
-            .node(first as u32)
-            .elems()
-            .iter()
-            .find_map(|e| e.as_node())
-        {
+        while let Some(c) = self.elems(first as u32).find_map(|e| e.as_node()) {
             first = c as usize;
         }
         first
@@ -58,22 +56,24 @@ impl SyntaxTree {
         let first = self.first_descendant(node);
         let range = node.range();
         // Children lists are appended as nodes finish: the subtree's are one contiguous run.
-        let c0 = self.nodes[first].first_child as usize;
-        let c1 = (self.nodes[last].first_child + self.nodes[last].n_children) as usize;
+        let c0 = self.node_data(first as u32).first_child as usize;
+        let l = self.node_data(last as u32);
+        let c1 = (l.first_child + l.n_children) as usize;
         // Its tokens are one contiguous run too, named in those lists: read there, next to
         // what the caller copies, rather than searched for in the file's whole token array
         // (a binary search over a large file misses the cache at every step).
         let (mut t0, mut t1) = (usize::MAX, 0);
-        for e in &self.children[c0..c1] {
-            if let Some(t) = e.as_token() {
+        let (entries, after) = self.children.slice(c0..c1);
+        let bases = if after { self.bases() } else { Bases::ZERO };
+        for &e in entries {
+            if let Some(t) = bases.elem(e).as_token() {
                 t0 = t0.min(t as usize);
                 t1 = t1.max(t as usize + 1);
             }
         }
         if t0 == usize::MAX {
             // No token at all: an empty subtree sits where the next token starts.
-            let n = self.tokens.len() - 1;
-            t0 = self.tokens[..n].partition_point(|t| t.start < range.start);
+            t0 = self.tokens_before(self.token_count(), range.start);
             t1 = t0;
         }
         Span {
@@ -103,47 +103,71 @@ impl SyntaxTree {
         } = self.span(node);
         let base = range.start;
         let mut tokens: Vec<Token> = Vec::with_capacity(t1 - t0 + 1);
-        tokens.extend(self.tokens[t0..t1].iter().map(|t| Token {
-            kind: t.kind,
-            start: t.start - base,
+        tokens.extend((t0..t1).map(|i| {
+            let t = self.tok(i);
+            Token {
+                kind: t.kind,
+                start: t.start - base,
+            }
         }));
         tokens.push(Token {
             kind: SyntaxKind::Eof,
             start: range.len(),
         });
-        let root = (last - first) as u32;
-        // Sized exactly: callers budget the trees they keep by `heap_size`.
+        // Sized exactly: callers budget the trees they keep by `heap_size`. The node is the
+        // new root, kept apart; its children point at it by `ROOT_REF`.
+        let rel = |p: u32| {
+            if p as usize == last {
+                ROOT_REF
+            } else {
+                p - first as u32
+            }
+        };
         let mut token_parent: Vec<u32> = Vec::with_capacity(t1 - t0 + 1);
-        token_parent.extend(self.token_parent[t0..t1].iter().map(|&p| p - first as u32));
-        token_parent.push(root);
-        let children = self.children[c0..c1]
-            .iter()
-            .map(|&e| match e.as_node() {
-                Some(id) => Elem::node(id as usize - first),
-                None => Elem::token(e.0 as usize - t0),
+        token_parent.extend((t0..t1).map(|i| rel(self.tok_parent(i))));
+        token_parent.push(ROOT_REF);
+        let rel_elem = |e: Elem| match e.as_node() {
+            Some(id) => Elem::node(id as usize - first),
+            None => Elem::token(e.0 as usize - t0),
+        };
+        let root_data = self.node_data(last as u32);
+        let inner_end = root_data.first_child as usize;
+        let mut children: Vec<Elem> = Vec::with_capacity(inner_end - c0);
+        if inner_end > c0 {
+            let (entries, after) = self.children.slice(c0..inner_end);
+            let bases = if after { self.bases() } else { Bases::ZERO };
+            children.extend(entries.iter().map(|&e| rel_elem(bases.elem(e))));
+        }
+        let root_children: Vec<Elem> = self.elems(last as u32).map(rel_elem).collect();
+        let nodes: Vec<NodeData> = (first..last)
+            .map(|id| {
+                let d = self.node_data(id as u32);
+                NodeData {
+                    kind: d.kind,
+                    parent: rel(d.parent),
+                    first_child: d.first_child - c0 as u32,
+                    n_children: d.n_children,
+                    range: TextRange::new(d.range.start - base, d.range.end - base),
+                    starts_significant: d.starts_significant,
+                }
             })
             .collect();
-        let nodes = self.nodes[first..=last]
-            .iter()
-            .map(|d| NodeData {
-                kind: d.kind,
-                parent: if d.parent == NO_PARENT || d.parent as usize > last {
-                    NO_PARENT
-                } else {
-                    d.parent - first as u32
-                },
-                first_child: d.first_child - c0 as u32,
-                n_children: d.n_children,
-                range: TextRange::new(d.range.start - base, d.range.end - base),
-                starts_significant: d.starts_significant,
-            })
-            .collect();
+        debug_assert_eq!(c1, inner_end + root_children.len());
         SyntaxTree {
             text: self.text[range.as_usize()].into(),
-            tokens,
-            token_parent,
-            nodes,
-            children,
+            tokens: Gapped::from_vec(tokens),
+            token_parent: Gapped::from_vec(token_parent),
+            nodes: Gapped::from_vec(nodes),
+            children: Gapped::from_vec(children),
+            root: NodeData {
+                kind: root_data.kind,
+                parent: NO_PARENT,
+                first_child: 0,
+                n_children: root_data.n_children,
+                range: TextRange::new(0, range.len()),
+                starts_significant: root_data.starts_significant,
+            },
+            root_children,
             diagnostics: Vec::new(),
         }
     }
@@ -151,7 +175,7 @@ impl SyntaxTree {
     /// An indented dump of nodes and tokens, for tests and debugging.
     pub fn debug_dump(&self) -> String {
         let mut out = String::new();
-        let mut stack: Vec<(Elem, usize)> = vec![(Elem::node(self.nodes.len() - 1), 0)];
+        let mut stack: Vec<(Elem, usize)> = vec![(Elem::node(self.root_id() as usize), 0)];
         while let Some((elem, depth)) = stack.pop() {
             for _ in 0..depth {
                 out.push_str("  ");
@@ -159,10 +183,7 @@ impl SyntaxTree {
             if let Some(n) = elem.as_node() {
                 let node = SyntaxNode { tree: self, id: n };
                 out.push_str(&format!("{:?}@{:?}\n", node.kind(), node.range()));
-                let data = &self.nodes[n as usize];
-                let kids = &self.children
-                    [data.first_child as usize..(data.first_child + data.n_children) as usize];
-                for &k in kids.iter().rev() {
+                for k in self.elems(n).rev() {
                     stack.push((k, depth + 1));
                 }
             } else if let Some(t) = elem.as_token() {
@@ -235,8 +256,9 @@ impl<'t> SyntaxElement<'t> {
 }
 
 impl<'t> SyntaxNode<'t> {
-    fn data(&self) -> &'t NodeData {
-        &self.tree.nodes[self.id as usize]
+    #[inline]
+    fn data(&self) -> NodeData {
+        self.tree.node_data(self.id)
     }
 
     /// How many nodes its subtree holds, itself included.
@@ -254,7 +276,7 @@ impl<'t> SyntaxNode<'t> {
     }
 
     pub fn kind(&self) -> SyntaxKind {
-        self.data().kind
+        self.tree.node_kind(self.id)
     }
 
     pub fn range(&self) -> TextRange {
@@ -278,9 +300,8 @@ impl<'t> SyntaxNode<'t> {
         std::iter::successors(Some(*self), |n| n.parent())
     }
 
-    fn elems(&self) -> &'t [Elem] {
-        let d = self.data();
-        &self.tree.children[d.first_child as usize..(d.first_child + d.n_children) as usize]
+    fn elems(&self) -> Elems<'t> {
+        self.tree.elems(self.id)
     }
 
     fn wrap(&self, e: Elem) -> SyntaxElement<'t> {
@@ -299,13 +320,12 @@ impl<'t> SyntaxNode<'t> {
     /// Direct children, tokens (trivia included) and nodes, in order.
     pub fn children_with_tokens(&self) -> impl Iterator<Item = SyntaxElement<'t>> + 't {
         let this = *self;
-        self.elems().iter().map(move |&e| this.wrap(e))
+        self.elems().map(move |e| this.wrap(e))
     }
 
     pub fn children(&self) -> impl Iterator<Item = SyntaxNode<'t>> + 't {
         let tree = self.tree;
         self.elems()
-            .iter()
             .filter_map(move |e| e.as_node().map(|id| SyntaxNode { tree, id }))
     }
 
@@ -313,7 +333,6 @@ impl<'t> SyntaxNode<'t> {
     pub fn tokens(&self) -> impl Iterator<Item = SyntaxToken<'t>> + 't {
         let tree = self.tree;
         self.elems()
-            .iter()
             .filter_map(move |e| e.as_token().map(|index| SyntaxToken { tree, index }))
             .filter(|t| !t.kind().is_trivia())
     }
@@ -329,18 +348,14 @@ impl<'t> SyntaxNode<'t> {
     /// All tokens below this node, trivia included, in source order (no recursion: safe on deep trees).
     pub fn descendant_tokens(&self) -> impl Iterator<Item = SyntaxToken<'t>> + 't {
         let tree = self.tree;
-        let mut stack: Vec<(u32, u32)> = vec![(self.id, 0)];
+        let mut stack: Vec<Elems<'t>> = vec![tree.elems(self.id)];
         std::iter::from_fn(move || loop {
-            let (node, next) = stack.last_mut()?;
-            let d = &tree.nodes[*node as usize];
-            if *next >= d.n_children {
+            let Some(e) = stack.last_mut()?.next() else {
                 stack.pop();
                 continue;
-            }
-            let e = tree.children[(d.first_child + *next) as usize];
-            *next += 1;
+            };
             match e.as_node() {
-                Some(n) => stack.push((n, 0)),
+                Some(n) => stack.push(tree.elems(n)),
                 None => return Some(SyntaxToken { tree, index: e.0 }),
             }
         })
@@ -352,10 +367,7 @@ impl<'t> SyntaxNode<'t> {
         let mut stack: Vec<u32> = vec![self.id];
         std::iter::from_fn(move || {
             let id = stack.pop()?;
-            let d = &tree.nodes[id as usize];
-            let kids =
-                &tree.children[d.first_child as usize..(d.first_child + d.n_children) as usize];
-            for e in kids.iter().rev() {
+            for e in tree.elems(id).rev() {
                 if let Some(n) = e.as_node() {
                     stack.push(n);
                 }
@@ -385,22 +397,24 @@ impl<'t> SyntaxNode<'t> {
         // lowering), then the run is scanned for the first that is not trivia.
         let tree = self.tree;
         let range = self.range();
-        let n = tree.tokens.len() - 1;
+        let n = tree.token_count();
         let mut node = self.id;
         let mut i = loop {
-            let d = &tree.nodes[node as usize];
-            if d.n_children == 0 {
+            match tree.elems(node).next() {
                 // An empty first child: find the run by position instead.
-                break tree.tokens[..n].partition_point(|t| t.start < range.start);
-            }
-            let e = tree.children[d.first_child as usize];
-            match e.as_node() {
-                Some(c) => node = c,
-                None => break e.0 as usize,
+                None => break tree.tokens_before(n, range.start),
+                Some(e) => match e.as_node() {
+                    Some(c) => node = c,
+                    None => break e.0 as usize,
+                },
             }
         };
-        while i < n && tree.tokens[i].start < range.end {
-            if is_significant(tree.tokens[i].kind) {
+        while i < n {
+            let t = tree.tok(i);
+            if t.start >= range.end {
+                break;
+            }
+            if is_significant(t.kind) {
                 return Some(SyntaxToken {
                     tree,
                     index: i as u32,
@@ -435,7 +449,7 @@ impl std::fmt::Debug for SyntaxToken<'_> {
 
 impl<'t> SyntaxToken<'t> {
     pub fn kind(&self) -> SyntaxKind {
-        self.tree.tokens[self.index as usize].kind
+        self.tree.tok_kind(self.index as usize)
     }
     pub fn index(&self) -> usize {
         self.index as usize
@@ -453,7 +467,7 @@ impl<'t> SyntaxToken<'t> {
     pub fn parent(&self) -> SyntaxNode<'t> {
         SyntaxNode {
             tree: self.tree,
-            id: self.tree.token_parent[self.index as usize],
+            id: self.tree.tok_parent(self.index as usize),
         }
     }
 }

@@ -1,10 +1,11 @@
 //! The tree builder the parser drives: start a node, add tokens, finish it (post-order).
 
 use crate::diagnostic::Diagnostic;
+use crate::gapped::Gapped;
 use crate::kind::SyntaxKind;
 use crate::lexer::Token;
 use crate::text_range::TextRange;
-use crate::tree::{is_significant, Elem, NodeData, SyntaxTree, NO_PARENT};
+use crate::tree::{is_significant, Elem, NodeData, SyntaxTree, NO_PARENT, ROOT_REF};
 
 /// The room [`TreeBuilder`] makes for the nodes of `n` tokens.
 pub(crate) fn node_capacity(n: usize) -> usize {
@@ -165,16 +166,30 @@ impl TreeBuilder {
             self.finish_node();
         }
         let mut token_parent = std::mem::take(&mut self.token_parent);
-        let root = self.nodes.len() - 1;
+        let mut nodes = self.nodes;
+        let mut children = self.children;
+        let mut root = nodes.pop().expect("a root");
+        let root_children = children[root.first_child as usize..].to_vec();
+        children.truncate(root.first_child as usize);
+        root.first_child = 0;
+        // The root is kept apart: its children point at it by `ROOT_REF`.
+        for &e in &root_children {
+            match e.as_node() {
+                Some(n) => nodes[n as usize].parent = ROOT_REF,
+                None => token_parent[e.0 as usize] = ROOT_REF,
+            }
+        }
         if let Some(last) = token_parent.last_mut() {
-            *last = root as u32;
+            *last = ROOT_REF;
         }
         SyntaxTree {
             text,
-            tokens: self.tokens,
-            token_parent,
-            nodes: self.nodes,
-            children: self.children,
+            tokens: Gapped::from_vec(self.tokens),
+            token_parent: Gapped::from_vec(token_parent),
+            nodes: Gapped::from_vec(nodes),
+            children: Gapped::from_vec(children),
+            root,
+            root_children,
             diagnostics,
         }
     }

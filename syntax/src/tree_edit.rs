@@ -1,108 +1,148 @@
 //! Building a tree from others: splicing a reparsed item in, and joining the chunks of a
 //! parallel parse.
 
+use crate::gapped::Gapped;
 use crate::kind::SyntaxKind;
 use crate::lexer::Token;
 use crate::text_range::TextRange;
-use crate::tree::{is_significant, Elem, NodeData, Span, SyntaxTree, NODE_BIT, NO_PARENT};
+use crate::tree::{
+    is_significant, Elem, NodeData, Span, SyntaxTree, NODE_BIT, NO_PARENT, ROOT_REF,
+};
 use crate::tree_builder::node_capacity;
 
-/// Moves every token's start by `delta` (wrapping arithmetic, without branches: the loop runs
-/// over every token after an edit, and vectorizes).
-fn shift_starts(tokens: &mut [Token], delta: i64) {
-    let d = delta as u32;
-    for t in tokens {
-        t.start = t.start.wrapping_add(d);
-    }
-}
-
-/// A node id at or after `from` moved by `d` (wrapping: a negative `d` as its two's
-/// complement); `NO_PARENT` stays.
-fn moved_id(id: u32, from: u32, d: u32) -> u32 {
-    id.wrapping_add(if id >= from && id != NO_PARENT { d } else { 0 })
-}
-
-/// [`moved_id`] over a slice, without branches.
-fn shift_ids(ids: &mut [u32], from: u32, d: i64) {
-    for id in ids {
-        *id = moved_id(*id, from, d as u32);
-    }
-}
-
-/// Moves children entries: node ids at or after `nodes_from` by `dn`, token indexes at or
-/// after `tokens_from` by `dt`. Without branches: tokens and nodes alternate unpredictably.
-fn shift_children(entries: &mut [Elem], nodes_from: u32, dn: i64, tokens_from: u32, dt: i64) {
-    let (dn, dt) = (dn as u32, dt as u32);
-    for e in entries {
-        let node = e.0 & NODE_BIT;
-        let index = e.0 & !NODE_BIT;
-        let (from, d) = if node != 0 {
-            (nodes_from, dn)
-        } else {
-            (tokens_from, dt)
-        };
-        e.0 = index.wrapping_add(if index >= from { d } else { 0 }) | node;
-    }
-}
-
-/// Elements of an array moved and shifted together: small enough that a block stays in the
-/// first-level cache between its move and its shift.
-const BLOCK_BYTES: usize = 16 * 1024;
-
-/// Replaces `v[range]` by `with`, and hands the elements after it, once moved to their new
-/// places, to `shift` (which renumbers what they hold), a block at a time: the tail (most of
-/// the tree, for an edit early in a large file) crosses memory once, where a splice and then a
-/// pass over the tail took it through twice. The same elements as `Vec::splice` and then `shift`
-/// over the tail (`a_shifted_splice_equals_a_splice_then_a_shift`).
-fn splice_shifted<T: Copy>(
-    v: &mut Vec<T>,
-    range: std::ops::Range<usize>,
-    with: impl Iterator<Item = T>,
-    shift: impl Fn(&mut [T]),
-) {
-    let with: Vec<T> = with.collect();
-    let (start, end, len) = (range.start, range.end, v.len());
-    let block = (BLOCK_BYTES / std::mem::size_of::<T>().max(1)).max(1);
-    match with.len().cmp(&(end - start)) {
-        std::cmp::Ordering::Greater => {
-            // Growing: from the end, each block to its place past the old end.
-            let g = with.len() - (end - start);
-            v.resize(len + g, with[0]);
-            let mut b = len;
-            while b > end {
-                let a = b.saturating_sub(block).max(end);
-                v.copy_within(a..b, a + g);
-                shift(&mut v[a + g..b + g]);
-                b = a;
-            }
-        }
-        std::cmp::Ordering::Less => {
-            // Shrinking: from the start, each block to its place before its old one.
-            let d = (end - start) - with.len();
-            let mut a = end;
-            while a < len {
-                let b = (a + block).min(len);
-                v.copy_within(a..b, a - d);
-                shift(&mut v[a - d..b - d]);
-                a = b;
-            }
-            v.truncate(len - d);
-        }
-        std::cmp::Ordering::Equal => {
-            for chunk in v[end..].chunks_mut(block) {
-                shift(chunk);
-            }
-        }
-    }
-    v[start..start + with.len()].copy_from_slice(&with);
-}
-
 impl SyntaxTree {
+    /// Moves every array's gap: tokens to `t`, nodes to `n`, children entries to `c` (a
+    /// boundary between two top-level elements in each), storing what crosses it again.
+    fn move_gaps(&mut self, t: usize, n: usize, c: usize) {
+        let (b, nb) = (self.bases(), self.bases().negated());
+        let side = move |after: bool| if after { nb } else { b };
+        self.tokens
+            .move_gap(t, |x, after| *x = side(after).token(*x));
+        self.token_parent
+            .move_gap(t, |x, after| *x = side(after).parent(*x));
+        self.nodes.move_gap(n, |x, after| *x = side(after).node(*x));
+        self.children
+            .move_gap(c, |x, after| *x = side(after).elem(*x));
+    }
+
+    /// A children entry of a node other than the root, in absolute terms.
+    pub(crate) fn child(&self, j: usize) -> Elem {
+        let (e, after) = self.children.get(j);
+        if after {
+            self.bases().elem(e)
+        } else {
+            e
+        }
+    }
+
+    /// Replaces the elements from tokens `t0`, nodes `first` and children entries `c0` up to
+    /// the gaps (just moved after the replaced elements) by the non-root elements of `piece`, a
+    /// tree whose top-level elements become the file's (a piece of the text parsed from `base`).
+    /// `item` is the piece's root when it becomes a node of the file (a spliced function), in
+    /// which case its children lists and ids come last.
+    fn fill_gap(
+        &mut self,
+        (t0, first, c0): (usize, usize, usize),
+        piece: &SyntaxTree,
+        base: u32,
+        item: Option<u32>,
+    ) {
+        let p_tokens = piece.token_count();
+        let p_nodes = piece.nodes.len();
+        let p_root = piece.root_id();
+        let first_u = first as u32;
+        // The piece's root is the spliced item (an id after its other nodes), or the file's.
+        let parent = |p: u32| match item {
+            _ if p != p_root => p + first_u,
+            Some(_) => p_nodes as u32 + first_u,
+            None => ROOT_REF,
+        };
+        let elem = |e: Elem| match e.as_node() {
+            Some(id) => Elem::node(id as usize + first),
+            None => Elem::token(e.0 as usize + t0),
+        };
+        let tokens: Vec<Token> = (0..p_tokens)
+            .map(|i| {
+                let t = piece.tok(i);
+                Token {
+                    kind: t.kind,
+                    start: t.start + base,
+                }
+            })
+            .collect();
+        self.tokens.replace_before_gap(t0, &tokens);
+        let parents: Vec<u32> = (0..p_tokens).map(|i| parent(piece.tok_parent(i))).collect();
+        self.token_parent.replace_before_gap(t0, &parents);
+        let p_children = piece.children.len();
+        let mut nodes: Vec<NodeData> = (0..p_nodes as u32)
+            .map(|id| {
+                let d = piece.node_data(id);
+                NodeData {
+                    kind: d.kind,
+                    parent: parent(d.parent),
+                    first_child: d.first_child + c0 as u32,
+                    n_children: d.n_children,
+                    range: TextRange::new(d.range.start + base, d.range.end + base),
+                    starts_significant: d.starts_significant,
+                }
+            })
+            .collect();
+        let mut children: Vec<Elem> = (0..p_children).map(|j| elem(piece.child(j))).collect();
+        if item.is_some() {
+            let r = piece.root;
+            nodes.push(NodeData {
+                kind: r.kind,
+                parent: ROOT_REF,
+                first_child: (c0 + p_children) as u32,
+                n_children: r.n_children,
+                range: TextRange::new(r.range.start + base, r.range.end + base),
+                starts_significant: r.starts_significant,
+            });
+            children.extend(piece.root_children.iter().map(|&e| elem(e)));
+        }
+        self.nodes.replace_before_gap(first, &nodes);
+        self.children.replace_before_gap(c0, &children);
+    }
+
+    /// Moves the root's entries from `from` on by `dn` (node ids) and `dt` (token indexes), and
+    /// sets its range and flag from its first and last entries, as finishing it gives them.
+    fn finish_root(&mut self, from: usize, dn: i64, dt: i64) {
+        let (dn, dt) = (dn as u32, dt as u32);
+        for e in &mut self.root_children[from..] {
+            let node = e.0 & NODE_BIT;
+            let d = if node != 0 { dn } else { dt };
+            e.0 = ((e.0 & !NODE_BIT).wrapping_add(d) & !NODE_BIT) | node;
+        }
+        let (range, starts) = match (self.root_children.first(), self.root_children.last()) {
+            (Some(&f), Some(&l)) => {
+                let (start, starts) = match f.as_node() {
+                    Some(id) => {
+                        let d = self.node_data(id);
+                        (d.range.start, d.starts_significant)
+                    }
+                    None => {
+                        let t = self.tok(f.0 as usize);
+                        (t.start, is_significant(t.kind))
+                    }
+                };
+                let end = match l.as_node() {
+                    Some(id) => self.node_data(id).range.end,
+                    None => self.tok(l.0 as usize + 1).start,
+                };
+                (TextRange::new(start, end), starts)
+            }
+            _ => (TextRange::empty(self.tok(0).start), false),
+        };
+        self.root.n_children = self.root_children.len() as u32;
+        self.root.range = range;
+        self.root.starts_significant = starts;
+    }
+
     /// Replaces the top-level item `item` (a node id) by `replacement` (a tree rooted at the new
-    /// item, as [`SyntaxTree::subtree`] gives) and the text by `text`; no diagnostics. In place:
-    /// what precedes the item stays where it is, and ids, indexes and offsets after it move by
-    /// what the replacement adds (nothing at all when it has the old item's shape and length,
-    /// as when a digit is retyped).
+    /// item, as [`SyntaxTree::subtree`] gives) and the text by `text`; no diagnostics. In place,
+    /// at the arrays' gap, which moves to the item's end first (nothing moves when it is there
+    /// already, as when a function is typed into): what follows stays where it is, counted from
+    /// the end.
     pub(crate) fn splice_item(
         &mut self,
         item: u32,
@@ -118,127 +158,26 @@ impl SyntaxTree {
             c1,
             range,
         } = self.span(self.node(item));
-        let r_tokens = replacement.tokens.len() - 1;
-        let r_nodes = replacement.nodes.len();
-        let delta = replacement.text.len() as i64 - range.len() as i64;
-        let dt = r_tokens as i64 - (t1 - t0) as i64;
-        let dn = r_nodes as i64 - (last + 1 - first) as i64;
-        let dc = replacement.children.len() as i64 - (c1 - c0) as i64;
-        let shift = |x: u32, d: i64| (x as i64 + d) as u32;
-        // Old ids after the item's subtree move by `dn`; ids before it stay.
-        let map_node = |id: u32| moved_id(id, last as u32 + 1, dn as u32);
-        let new_item = (first + r_nodes - 1) as u32;
-        let item_parent = map_node(self.nodes[last].parent);
-        let base = range.start;
-
-        splice_shifted(
-            &mut self.tokens,
-            t0..t1,
-            replacement.tokens[..r_tokens].iter().map(|t| Token {
-                kind: t.kind,
-                start: t.start + base,
-            }),
-            |moved| {
-                if delta != 0 {
-                    shift_starts(moved, delta)
-                }
-            },
-        );
-
-        splice_shifted(
-            &mut self.token_parent,
-            t0..t1,
-            replacement.token_parent[..r_tokens]
-                .iter()
-                .map(|&p| p + first as u32),
-            |moved| {
-                if dn != 0 {
-                    shift_ids(moved, last as u32 + 1, dn)
-                }
-            },
-        );
-        if dn != 0 {
-            shift_ids(&mut self.token_parent[..t0], last as u32 + 1, dn);
-        }
-
-        // After the item in post-order: later items, and the ancestors that contain it.
-        splice_shifted(
-            &mut self.nodes,
-            first..last + 1,
-            replacement.nodes.iter().map(|d| NodeData {
-                kind: d.kind,
-                parent: if d.parent == NO_PARENT {
-                    item_parent
-                } else {
-                    d.parent + first as u32
-                },
-                first_child: d.first_child + c0 as u32,
-                n_children: d.n_children,
-                range: TextRange::new(d.range.start + base, d.range.end + base),
-                starts_significant: d.starts_significant,
-            }),
-            |moved| {
-                if dn == 0 && dc == 0 && delta == 0 {
-                    return;
-                }
-                for d in moved {
-                    d.parent = map_node(d.parent);
-                    d.first_child = shift(d.first_child, dc);
-                    d.range = if d.range.start >= range.end {
-                        TextRange::new(shift(d.range.start, delta), shift(d.range.end, delta))
-                    } else if d.range.end > range.start {
-                        TextRange::new(d.range.start, shift(d.range.end, delta))
-                    } else {
-                        d.range
-                    };
-                }
-            },
-        );
-        if dn != 0 {
-            for d in &mut self.nodes[..first] {
-                d.parent = map_node(d.parent);
-            }
-        }
-
-        // The old item's id becomes the new item's (`last + dn == new_item`), and later ids
-        // move as it does.
-        debug_assert_eq!(shift(last as u32, dn), new_item);
-        splice_shifted(
-            &mut self.children,
-            c0..c1,
-            replacement.children.iter().map(|&e| match e.as_node() {
-                Some(id) => Elem::node(id as usize + first),
-                None => Elem::token(e.0 as usize + t0),
-            }),
-            |moved| {
-                if dn != 0 || dt != 0 {
-                    shift_children(moved, last as u32, dn, t1 as u32, dt)
-                }
-            },
-        );
-
-        // The new item may start differently: its ancestors take their flag from it.
-        let mut p = item_parent;
-        while p != NO_PARENT {
-            let first = self.nodes[p as usize].first_child as usize;
-            let starts = self.nodes[p as usize].n_children > 0
-                && match self.children[first].as_node() {
-                    Some(c) => self.nodes[c as usize].starts_significant,
-                    None => is_significant(self.tokens[self.children[first].0 as usize].kind),
-                };
-            self.nodes[p as usize].starts_significant = starts;
-            p = self.nodes[p as usize].parent;
-        }
-
+        let k = self
+            .root_children
+            .iter()
+            .position(|e| e.as_node() == Some(item))
+            .expect("a top-level item");
+        self.move_gaps(t1, last + 1, c1);
+        let dt = replacement.token_count() as i64 - (t1 - t0) as i64;
+        let dn = replacement.node_count() as i64 - (last + 1 - first) as i64;
+        self.fill_gap((t0, first, c0), replacement, range.start, Some(0));
         self.text = text;
+        self.root_children[k] = Elem::node(first + replacement.nodes.len());
+        self.finish_root(k + 1, dn, dt);
         self.diagnostics = Vec::new();
     }
 
     /// Replaces the top-level elements `e0..e1` (entries of the root's children: items,
     /// statements, layout), which hold the bytes `old` of the old text, by every top-level
     /// element of `piece` (a parse of the new text from `old.start`, rooted at its own
-    /// `SourceFile`) and the text by `text`; no diagnostics. In place, as
-    /// [`SyntaxTree::splice_item`]: what precedes stays, what follows moves.
+    /// `SourceFile`) and the text by `text`; no diagnostics. In place, at the gap, as
+    /// [`SyntaxTree::splice_item`].
     pub(crate) fn splice_top(
         &mut self,
         (e0, e1): (usize, usize),
@@ -246,11 +185,9 @@ impl SyntaxTree {
         piece: &SyntaxTree,
         text: std::sync::Arc<[u8]>,
     ) {
-        let root = self.nodes.len() - 1;
-        let rc = self.nodes[root].first_child as usize;
         // Post-order: the replaced elements' subtrees are the nodes `first..end`, after every
         // earlier element's.
-        let entries = &self.children[rc..];
+        let entries = &self.root_children;
         let first = entries[..e0]
             .iter()
             .rev()
@@ -261,164 +198,54 @@ impl SyntaxTree {
             .rev()
             .find_map(|e| e.as_node())
             .map_or(first, |id| id as usize + 1);
-        let n = self.tokens.len() - 1;
-        let t0 = self.tokens[..n].partition_point(|t| t.start < old.start);
-        let t1 = self.tokens[..n].partition_point(|t| t.start < old.end);
+        let n = self.token_count();
+        let t0 = self.tokens_before(n, old.start);
+        let t1 = self.tokens_before(n, old.end);
         // Children lists are appended as nodes finish: the subtrees' are one run, where the
         // first node's starts (with no node replaced, where the next one's do).
-        let c0 = self.nodes[first].first_child as usize;
+        let c0 = if first < self.nodes.len() {
+            self.node_data(first as u32).first_child as usize
+        } else {
+            self.children.len()
+        };
         let c1 = match end.checked_sub(1).filter(|&l| l >= first) {
-            Some(l) => (self.nodes[l].first_child + self.nodes[l].n_children) as usize,
+            Some(l) => {
+                let d = self.node_data(l as u32);
+                (d.first_child + d.n_children) as usize
+            }
             None => c0,
         };
-        let p_root = piece.nodes.len() - 1;
-        let p_tokens = piece.tokens.len() - 1;
-        let p_inner = piece.nodes[p_root].first_child as usize;
-        let p_top = piece.nodes[p_root].n_children as usize;
-        let base = old.start;
-        let delta = piece.text.len() as i64 - old.len() as i64;
-        let dt = p_tokens as i64 - (t1 - t0) as i64;
-        let dn = p_root as i64 - (end - first) as i64;
-        let dc = p_inner as i64 - (c1 - c0) as i64;
-        let shift = |x: u32, d: i64| (x as i64 + d) as u32;
-        let map_node = |id: u32| moved_id(id, end as u32, dn as u32);
-        let new_root = shift(root as u32, dn);
-        let piece_parent = |p: u32| {
-            if p as usize == p_root {
-                new_root
-            } else {
-                p + first as u32
-            }
-        };
-        let piece_elem = |e: &Elem| match e.as_node() {
-            Some(id) => Elem::node(id as usize + first),
-            None => Elem::token(e.0 as usize + t0),
-        };
-
-        splice_shifted(
-            &mut self.tokens,
-            t0..t1,
-            piece.tokens[..p_tokens].iter().map(|t| Token {
-                kind: t.kind,
-                start: t.start + base,
-            }),
-            |moved| {
-                if delta != 0 {
-                    shift_starts(moved, delta)
-                }
-            },
-        );
-
-        // Before the run, only the root moves: its own tokens are set below.
-        splice_shifted(
-            &mut self.token_parent,
-            t0..t1,
-            piece.token_parent[..p_tokens]
-                .iter()
-                .map(|&p| piece_parent(p)),
-            |moved| {
-                if dn != 0 {
-                    shift_ids(moved, end as u32, dn)
-                }
-            },
-        );
-
-        // After the replaced ones in post-order: later elements, and the root.
-        splice_shifted(
-            &mut self.nodes,
-            first..end,
-            piece.nodes[..p_root].iter().map(|d| NodeData {
-                kind: d.kind,
-                parent: piece_parent(d.parent),
-                first_child: d.first_child + c0 as u32,
-                n_children: d.n_children,
-                range: TextRange::new(d.range.start + base, d.range.end + base),
-                starts_significant: d.starts_significant,
-            }),
-            |moved| {
-                for d in moved {
-                    d.parent = map_node(d.parent);
-                    d.first_child = shift(d.first_child, dc);
-                    if d.range.start >= old.end {
-                        d.range =
-                            TextRange::new(shift(d.range.start, delta), shift(d.range.end, delta));
-                    }
-                }
-            },
-        );
-        if dn != 0 {
-            // Before the run, only the root's children point at it (the nodes inside earlier
-            // items point at nodes before the run, which keep their ids).
-            for k in 0..e0 {
-                match self.children[rc + k].as_node() {
-                    Some(id) => self.nodes[id as usize].parent = new_root,
-                    None => self.token_parent[self.children[rc + k].0 as usize] = new_root,
-                }
-            }
-        }
-
-        // The subtrees' children, then (renumbered first, as old entries) the root's own.
-        splice_shifted(
-            &mut self.children,
-            c0..c1,
-            piece.children[..p_inner].iter().map(piece_elem),
-            |moved| shift_children(moved, end as u32, dn, t1 as u32, dt),
-        );
-        let rc = shift(rc as u32, dc) as usize;
-        self.children.splice(
-            rc + e0..rc + e1,
-            piece.children[p_inner..p_inner + p_top]
-                .iter()
-                .map(piece_elem),
-        );
-
-        // The root's children, range and flag, as finishing it gives them.
-        let n_top = (self.nodes[new_root as usize].n_children as usize + p_top) - (e1 - e0);
-        let top = &self.children[rc..rc + n_top];
-        let (range, starts) = match (top.first(), top.last()) {
-            (Some(&f), Some(&l)) => {
-                let (start, starts) = match f.as_node() {
-                    Some(id) => {
-                        let d = &self.nodes[id as usize];
-                        (d.range.start, d.starts_significant)
-                    }
-                    None => {
-                        let t = self.tokens[f.0 as usize];
-                        (t.start, is_significant(t.kind))
-                    }
-                };
-                let end = match l.as_node() {
-                    Some(id) => self.nodes[id as usize].range.end,
-                    None => self.tokens[l.0 as usize + 1].start,
-                };
-                (TextRange::new(start, end), starts)
-            }
-            _ => (TextRange::empty(self.tokens[0].start), false),
-        };
-        let r = &mut self.nodes[new_root as usize];
-        r.n_children = n_top as u32;
-        r.range = range;
-        r.starts_significant = starts;
-
+        self.move_gaps(t1, end, c1);
+        let dt = piece.token_count() as i64 - (t1 - t0) as i64;
+        let dn = piece.nodes.len() as i64 - (end - first) as i64;
+        self.fill_gap((t0, first, c0), piece, old.start, None);
         self.text = text;
+        let p_top = piece.root_children.len();
+        self.root_children.splice(
+            e0..e1,
+            piece.root_children.iter().map(|e| match e.as_node() {
+                Some(id) => Elem::node(id as usize + first),
+                None => Elem::token(e.0 as usize + t0),
+            }),
+        );
+        self.finish_root(e0 + p_top, dn, dt);
         self.diagnostics = Vec::new();
     }
 
     /// Joins the trees of consecutive chunks of `text` (each parsed alone, without its text,
     /// offsets from its chunk's start at `starts`) into the tree of the whole text: post-order
-    /// nodes, so each chunk's nodes but its root follow the previous chunk's, and one root over
-    /// every chunk's top-level elements comes last; every chunk's `Eof` but the last goes.
-    /// No diagnostics. The first chunk's vectors become the tree's: made with room for the
-    /// whole file (`TreeBuilder::with_room`), they end with the capacities the whole file's
-    /// parse gives them ([`SyntaxTree::heap_size`] is the same). Each other chunk's vector is
-    /// freed as soon as it is copied; two threads copy (the vectors split between them).
+    /// nodes, so each chunk's nodes follow the previous chunk's, and one root over every
+    /// chunk's top-level elements; every chunk's `Eof` but the last goes. No diagnostics. The
+    /// first chunk's vectors become the tree's: made with room for the whole file
+    /// (`TreeBuilder::with_room`), they end with the capacities the whole file's parse gives
+    /// them ([`SyntaxTree::heap_size`] is the same). Each other chunk's vector is freed as soon
+    /// as it is copied; two threads copy (the vectors split between them).
     pub(crate) fn concat(
         text: std::sync::Arc<[u8]>,
         parts: Vec<SyntaxTree>,
         starts: &[u32],
     ) -> SyntaxTree {
         debug_assert_eq!(parts.len(), starts.len());
-        let roots: Vec<NodeData> = parts.iter().map(|p| p.nodes[p.nodes.len() - 1]).collect();
         // Where each chunk's tokens, non-root nodes and non-root children entries go.
         let k = parts.len();
         let (mut tok_base, mut node_base, mut child_base) = (
@@ -427,20 +254,19 @@ impl SyntaxTree {
             Vec::with_capacity(k),
         );
         let (mut t, mut n, mut c) = (0usize, 0usize, 0usize);
-        for (p, r) in parts.iter().zip(&roots) {
+        for p in &parts {
             tok_base.push(t as u32);
             node_base.push(n as u32);
             child_base.push(c as u32);
             t += p.tokens.len() - 1;
-            n += p.nodes.len() - 1;
-            c += r.first_child as usize;
+            n += p.nodes.len();
+            c += p.children.len();
         }
         let n_tokens = t + 1;
-        let root = n as u32;
-        let root_children: usize = roots.iter().map(|r| r.n_children as usize).sum();
-        let n_children = c + root_children;
+        let root_children_len: usize = parts.iter().map(|p| p.root_children.len()).sum();
         // The capacities `lexer::lex` and `TreeBuilder::new` start with for the whole text,
-        // doubled as pushing past them doubles them.
+        // doubled as pushing past them doubles them (the root was pushed, and its entries, then
+        // taken off).
         let grown = |init: usize, len: usize| {
             let mut cap = init.max(1);
             while cap < len {
@@ -452,21 +278,28 @@ impl SyntaxTree {
         let caps = Caps {
             tokens: grown(crate::lexer::token_capacity(text.len()), n_tokens),
             token_parent: n_tokens,
-            nodes: grown(nodes_init, root as usize + 1),
-            children: grown(n_tokens + nodes_init, n_children),
+            nodes: grown(nodes_init, n + 1),
+            children: grown(n_tokens + nodes_init, c + root_children_len),
         };
         let last = k - 1;
-        let (end, eof) = (roots[last].range.end + starts[last], text.len() as u32);
-        let root_data = NodeData {
-            kind: roots[0].kind,
+        let (end, eof) = (parts[last].root.range.end + starts[last], text.len() as u32);
+        let r0 = parts[0].root;
+        let root = NodeData {
+            kind: r0.kind,
             parent: NO_PARENT,
-            first_child: c as u32,
-            n_children: root_children as u32,
-            range: TextRange::new(roots[0].range.start + starts[0], end),
-            starts_significant: roots[0].starts_significant,
+            first_child: 0,
+            n_children: root_children_len as u32,
+            range: TextRange::new(r0.range.start + starts[0], end),
+            starts_significant: r0.starts_significant,
         };
-        let root0 = (parts[0].nodes.len() - 1) as u32;
-        let mut chunk_roots: Vec<u32> = Vec::with_capacity(k);
+        let mut root_children: Vec<Elem> = Vec::with_capacity(root_children_len);
+        for (i, p) in parts.iter().enumerate() {
+            let (nb, tb) = (node_base[i], tok_base[i]);
+            root_children.extend(p.root_children.iter().map(|e| match e.as_node() {
+                Some(id) => Elem::node((id + nb) as usize),
+                None => Elem::token((e.0 + tb) as usize),
+            }));
+        }
         let (mut tokens, mut token_parent, mut nodes, mut children) = (
             Vec::with_capacity(k),
             Vec::with_capacity(k),
@@ -474,11 +307,11 @@ impl SyntaxTree {
             Vec::with_capacity(k),
         );
         for p in parts {
-            chunk_roots.push((p.nodes.len() - 1) as u32);
-            tokens.push(p.tokens);
-            token_parent.push(p.token_parent);
-            nodes.push(p.nodes);
-            children.push(p.children);
+            // Fresh parses: every element before the gap, stored as it is.
+            tokens.push(p.tokens.into_vec());
+            token_parent.push(p.token_parent.into_vec());
+            nodes.push(p.nodes.into_vec());
+            children.push(p.children.into_vec());
         }
 
         // Tokens: the first chunk's as they are, then the others' shifted; one `Eof`.
@@ -487,26 +320,26 @@ impl SyntaxTree {
                 kind: SyntaxKind::Eof,
                 start: eof,
             };
-            join_chunks(parts, caps.tokens, end, |i, tk| Token {
+            join_chunks(parts, caps.tokens, Some(end), |i, tk| Token {
                 kind: tk.kind,
                 start: tk.start + starts[i],
             })
         };
-        // A chunk's root becomes the one root; other nodes move by the nodes before them.
+        // The root is one for every chunk; other nodes move by the nodes before them.
         let join_parents = |parts: Vec<Vec<u32>>| {
-            join_chunks(parts, caps.token_parent, root, |i, &q| {
-                if q == chunk_roots[i] {
-                    root
+            join_chunks(parts, caps.token_parent, Some(ROOT_REF), |i, &q| {
+                if q == ROOT_REF {
+                    q
                 } else {
                     q + node_base[i]
                 }
             })
         };
         let join_nodes = |parts: Vec<Vec<NodeData>>| {
-            join_chunks(parts, caps.nodes, root_data, |i, d| NodeData {
+            join_chunks(parts, caps.nodes, None, |i, d| NodeData {
                 kind: d.kind,
-                parent: if d.parent == chunk_roots[i] {
-                    root
+                parent: if d.parent == ROOT_REF {
+                    ROOT_REF
                 } else {
                     d.parent + node_base[i]
                 },
@@ -516,25 +349,11 @@ impl SyntaxTree {
                 starts_significant: d.starts_significant,
             })
         };
-        // Children: every chunk's non-root entries, then the roots' entries, renumbered.
         let join_children = |parts: Vec<Vec<Elem>>| {
-            let mut parts = parts.into_iter();
-            let mut all = parts.next().expect("one chunk at least");
-            let mut top = all.split_off(roots[0].first_child as usize);
-            top.reserve(root_children - top.len());
-            fit(&mut all, caps.children);
-            let shift = |e: Elem, nb: u32, tb: u32| match e.as_node() {
-                Some(id) => Elem::node((id + nb) as usize),
-                None => Elem::token((e.0 + tb) as usize),
-            };
-            for (i, part) in parts.enumerate() {
-                let (nb, tb) = (node_base[i + 1], tok_base[i + 1]);
-                let split = roots[i + 1].first_child as usize;
-                all.extend(part[..split].iter().map(|&e| shift(e, nb, tb)));
-                top.extend(part[split..].iter().map(|&e| shift(e, nb, tb)));
-            }
-            all.extend_from_slice(&top);
-            all
+            join_chunks(parts, caps.children, None, |i, &e| match e.as_node() {
+                Some(id) => Elem::node((id + node_base[i]) as usize),
+                None => Elem::token((e.0 + tok_base[i]) as usize),
+            })
         };
         // Two about equal shares: the nodes, and the rest.
         let for_other = std::sync::Mutex::new(Some(nodes));
@@ -542,7 +361,7 @@ impl SyntaxTree {
             let taken = for_other.lock().map(|mut g| g.take());
             join_nodes(taken.ok().flatten().expect("taken once"))
         };
-        let (tokens, children, mut token_parent, mut nodes) = std::thread::scope(|s| {
+        let (tokens, children, token_parent, nodes) = std::thread::scope(|s| {
             let other = std::thread::Builder::new().spawn_scoped(s, other_job);
             let tokens = join_tokens(tokens);
             let children = join_children(children);
@@ -554,40 +373,38 @@ impl SyntaxTree {
             };
             (tokens, children, token_parent, nodes)
         });
-        // The first chunk's top-level elements had its root for parent.
-        let tokens0 = tok_base.get(1).map_or(usize::MAX, |&t| t as usize);
-        for &e in &children[root_data.first_child as usize..] {
-            match e.as_node() {
-                Some(id) if id < root0 => nodes[id as usize].parent = root,
-                Some(_) => {}
-                None if (e.0 as usize) < tokens0 => token_parent[e.0 as usize] = root,
-                None => {}
-            }
-        }
-        debug_assert_eq!(children.len(), n_children);
+        debug_assert_eq!(children.len(), c);
         SyntaxTree {
             text,
-            tokens,
-            token_parent,
-            nodes,
-            children,
+            tokens: Gapped::from_vec(tokens),
+            token_parent: Gapped::from_vec(token_parent),
+            nodes: Gapped::from_vec(nodes),
+            children: Gapped::from_vec(children),
+            root,
+            root_children,
             diagnostics: Vec::new(),
         }
     }
 }
 
-/// One vector from the chunks' vectors, each without its last element (a chunk's `Eof` or
-/// root): the first chunk's as it is (given the capacity `cap`), the others' through `map`
-/// (with the chunk's index), then `last`.
-fn join_chunks<T>(parts: Vec<Vec<T>>, cap: usize, last: T, map: impl Fn(usize, &T) -> T) -> Vec<T> {
+/// One vector from the chunks' vectors: the first chunk's as it is (given the capacity `cap`),
+/// the others' through `map` (with the chunk's index). With `last`, each chunk's last element
+/// (its `Eof`) goes and `last` ends the whole.
+fn join_chunks<T>(
+    parts: Vec<Vec<T>>,
+    cap: usize,
+    last: Option<T>,
+    map: impl Fn(usize, &T) -> T,
+) -> Vec<T> {
+    let drop = usize::from(last.is_some());
     let mut parts = parts.into_iter();
     let mut all = parts.next().expect("one chunk at least");
-    all.pop();
+    all.truncate(all.len() - drop);
     fit(&mut all, cap);
     for (i, part) in parts.enumerate() {
-        all.extend(part[..part.len() - 1].iter().map(|e| map(i + 1, e)));
+        all.extend(part[..part.len() - drop].iter().map(|e| map(i + 1, e)));
     }
-    all.push(last);
+    all.extend(last);
     all
 }
 
@@ -607,38 +424,5 @@ fn fit<T>(v: &mut Vec<T>, cap: usize) {
         v.reserve_exact(cap - v.len());
     } else {
         v.shrink_to(cap);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::splice_shifted;
-
-    /// `splice_shifted` gives what a splice and then a pass over the tail give, for growing,
-    /// shrinking and same-size replacements anywhere in arrays of many blocks.
-    #[test]
-    fn a_shifted_splice_equals_a_splice_then_a_shift() {
-        let mut rng = crate::test_rng::Rng(0x2545_F491_4F6C_DD1D);
-        let mut below = |n: usize| rng.below(n);
-        for round in 0..300 {
-            // Up to 40,000 entries: ten blocks of four-byte entries.
-            let len = [0, 1, 4095, 4096, 4097, 40_000][round % 6] + below(3);
-            let original: Vec<u32> = (0..len as u32).collect();
-            let start = below(len + 1);
-            let end = start + below(len - start + 1).min(9000);
-            let n_new = below(12) + if round % 5 == 0 { 9000 } else { 0 };
-            let with: Vec<u32> = (0..n_new as u32).map(|x| 1_000_000 + x).collect();
-            let shift = |s: &mut [u32]| s.iter_mut().for_each(|x| *x = x.wrapping_mul(3) + 1);
-
-            let mut want = original.clone();
-            want.splice(start..end, with.iter().copied());
-            shift(&mut want[start + n_new..]);
-            let mut got = original.clone();
-            splice_shifted(&mut got, start..end, with.iter().copied(), shift);
-            assert!(
-                got == want,
-                "round {round}: {len} entries, {start}..{end} replaced by {n_new}"
-            );
-        }
     }
 }
