@@ -46,26 +46,22 @@ impl<T: Copy> Gapped<T> {
     }
 
     /// Element `i` as stored, and whether it lies after the gap.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn get(&self, i: usize) -> (T, bool) {
-        if i < self.head {
-            (self.buf[i], false)
-        } else {
-            (self.buf[i - self.head + self.tail], true)
-        }
+        let after = i >= self.head;
+        // One index, one bounds check: the side only adds the gap's width.
+        let at = i + if after { self.tail - self.head } else { 0 };
+        (self.buf[at], after)
     }
 
     /// The elements `range` as stored, which must lie on one side of the gap, and whether that
     /// is after it.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn slice(&self, range: std::ops::Range<usize>) -> (&[T], bool) {
-        if range.end <= self.head {
-            (&self.buf[range], false)
-        } else {
-            debug_assert!(range.start >= self.head || range.is_empty());
-            let at = self.tail - self.head;
-            (&self.buf[range.start + at..range.end + at], true)
-        }
+        let after = range.end > self.head;
+        debug_assert!(!after || range.start >= self.head || range.is_empty());
+        let at = if after { self.tail - self.head } else { 0 };
+        (&self.buf[range.start + at..range.end + at], after)
     }
 
     /// The elements before the gap and those after it, as stored.

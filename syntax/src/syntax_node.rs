@@ -256,11 +256,6 @@ impl<'t> SyntaxElement<'t> {
 }
 
 impl<'t> SyntaxNode<'t> {
-    #[inline]
-    fn data(&self) -> NodeData {
-        self.tree.node_data(self.id)
-    }
-
     /// How many nodes its subtree holds, itself included.
     pub fn subtree_node_count(&self) -> usize {
         self.id as usize - self.tree.first_descendant(*self) + 1
@@ -280,7 +275,7 @@ impl<'t> SyntaxNode<'t> {
     }
 
     pub fn range(&self) -> TextRange {
-        self.data().range
+        self.tree.node_range(self.id)
     }
 
     /// The node's text (invalid UTF-8 replaced).
@@ -289,7 +284,7 @@ impl<'t> SyntaxNode<'t> {
     }
 
     pub fn parent(&self) -> Option<SyntaxNode<'t>> {
-        let p = self.data().parent;
+        let p = self.tree.node_parent(self.id);
         (p != NO_PARENT).then_some(SyntaxNode {
             tree: self.tree,
             id: p,
@@ -379,14 +374,14 @@ impl<'t> SyntaxNode<'t> {
     /// The node's range without leading trivia and newlines (where diagnostics point): the
     /// range from its first non-trivia token, or the whole range when it has none.
     pub fn trimmed_range(&self) -> TextRange {
-        let d = self.data();
-        if d.starts_significant {
+        let range = self.range();
+        if self.tree.node_starts_significant(self.id) {
             // The common case, known without visiting the node's tokens.
-            return d.range;
+            return range;
         }
         match self.first_token() {
-            Some(t) => TextRange::new(t.range().start, d.range.end),
-            None => d.range,
+            Some(t) => TextRange::new(t.range().start, range.end),
+            None => range,
         }
     }
 

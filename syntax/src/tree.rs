@@ -204,12 +204,12 @@ impl SyntaxTree {
     }
 
     /// The root's id: the highest.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn root_id(&self) -> u32 {
         self.nodes.len() as u32
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn tok(&self, i: usize) -> Token {
         let (t, after) = self.tokens.get(i);
         if after {
@@ -223,12 +223,12 @@ impl SyntaxTree {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn tok_kind(&self, i: usize) -> SyntaxKind {
         self.tokens.get(i).0.kind
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn tok_parent(&self, i: usize) -> u32 {
         let (p, after) = self.token_parent.get(i);
         let n = self.root_id();
@@ -242,7 +242,7 @@ impl SyntaxTree {
     }
 
     /// A node's data, in absolute terms (its parent's id, where its children entries start).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn node_data(&self, id: u32) -> NodeData {
         if id == self.root_id() {
             return self.root;
@@ -255,7 +255,47 @@ impl SyntaxTree {
         d
     }
 
-    #[inline]
+    /// A node's range alone (read on every cursor's `range`: no more decoded than that).
+    #[inline(always)]
+    pub(crate) fn node_range(&self, id: u32) -> TextRange {
+        if id == self.root_id() {
+            return self.root.range;
+        }
+        let (d, after) = self.nodes.get(id as usize);
+        let base = if after { self.text.len() as u32 } else { 0 };
+        TextRange::new(
+            d.range.start.wrapping_add(base),
+            d.range.end.wrapping_add(base),
+        )
+    }
+
+    /// A node's parent's id (`NO_PARENT` for the root).
+    #[inline(always)]
+    pub(crate) fn node_parent(&self, id: u32) -> u32 {
+        if id == self.root_id() {
+            return NO_PARENT;
+        }
+        let (d, after) = self.nodes.get(id as usize);
+        let n = self.root_id();
+        if d.parent == ROOT_REF {
+            n
+        } else if after {
+            d.parent.wrapping_add(n)
+        } else {
+            d.parent
+        }
+    }
+
+    /// Whether a node's range starts where diagnostics point (stored as it is on either side).
+    #[inline(always)]
+    pub(crate) fn node_starts_significant(&self, id: u32) -> bool {
+        if id == self.root_id() {
+            return self.root.starts_significant;
+        }
+        self.nodes.get(id as usize).0.starts_significant
+    }
+
+    #[inline(always)]
     pub(crate) fn node_kind(&self, id: u32) -> SyntaxKind {
         if id == self.root_id() {
             return self.root.kind;
@@ -264,7 +304,7 @@ impl SyntaxTree {
     }
 
     /// A node's children entries.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn elems(&self, id: u32) -> Elems<'_> {
         if id == self.root_id() {
             return Elems {

@@ -426,3 +426,66 @@ fn fit<T>(v: &mut Vec<T>, cap: usize) {
         v.shrink_to(cap);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// Where each array's elements after the gap lie in memory, and how many there are.
+    fn tails(tree: &crate::SyntaxTree) -> [(usize, usize); 4] {
+        fn at<T: Copy>(g: &crate::gapped::Gapped<T>) -> (usize, usize) {
+            let tail = g.sides().1;
+            (tail.as_ptr() as usize, tail.len())
+        }
+        [
+            at(&tree.tokens),
+            at(&tree.token_parent),
+            at(&tree.nodes),
+            at(&tree.children),
+        ]
+    }
+
+    /// Typing at one place in a large file moves nothing after it: once the first keystroke
+    /// has put the gap there, every array's elements after it stay where they lie, as many as
+    /// they were, keystroke after keystroke, inside a function and between two; and each tree
+    /// is a full parse's.
+    #[test]
+    fn typing_at_one_place_moves_nothing_after_it() {
+        let mut text = String::new();
+        for i in 0..300 {
+            text += &format!(
+                "fn w{i}(x: int) to int {{\n    let y = x + {i}\n    return y * 2\n}}\n\n"
+            );
+        }
+        // Edits that keep the file valid: digits into a literal, a name as a statement.
+        let inside = text.find("x + 150\n").unwrap() + "x + 150".len();
+        let between = text.find("fn w201(").unwrap() - 1;
+        for (at, typed) in [(inside, "98765"), (between, "total_count")] {
+            let mut tree = crate::parse(text.as_bytes());
+            let mut new = text.clone();
+            let mut before = None;
+            for (k, c) in typed.char_indices() {
+                new.insert(at + k, c);
+                let (next, _) = crate::reparse_owned(tree, new.as_bytes()).expect("spliced");
+                assert!(
+                    next == crate::parse(new.as_bytes()),
+                    "after {:?}",
+                    &typed[..=k]
+                );
+                let now = tails(&next);
+                if let Some(was) = before {
+                    assert_eq!(
+                        now,
+                        was,
+                        "the elements after the gap moved at {:?}",
+                        &typed[..=k]
+                    );
+                }
+                assert!(
+                    now.iter().all(|&(_, n)| n > 1000),
+                    "the gap is not in the middle"
+                );
+                before = Some(now);
+                tree = next;
+            }
+        }
+    }
+}
