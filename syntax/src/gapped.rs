@@ -124,6 +124,8 @@ impl<T: Copy> Gapped<T> {
         let extra = need.max(self.len() / 16).max(64);
         let old_len = self.buf.len();
         let filler = self.buf[old_len - 1];
+        // Exactly: the room is the slack (a vector's doubling would double a large tree).
+        self.buf.reserve_exact(extra);
         self.buf.resize(old_len + extra, filler);
         self.buf.copy_within(self.tail..old_len, self.tail + extra);
         self.tail += extra;
