@@ -325,6 +325,16 @@ impl SyntaxTree {
         }
     }
 
+    /// A children entry of a node other than the root, in absolute terms.
+    pub(crate) fn child(&self, j: usize) -> Elem {
+        let (e, after) = self.children.get(j);
+        if after {
+            self.bases().elem(e)
+        } else {
+            e
+        }
+    }
+
     /// The tokens `0..n` whose start is below `offset` (a binary search on each side of the gap).
     pub(crate) fn tokens_before(&self, n: usize, offset: u32) -> usize {
         let (head, tail) = self.tokens.sides();

@@ -25,37 +25,31 @@ impl SyntaxTree {
             .move_gap(c, |x, after| *x = side(after).elem(*x));
     }
 
-    /// A children entry of a node other than the root, in absolute terms.
-    pub(crate) fn child(&self, j: usize) -> Elem {
-        let (e, after) = self.children.get(j);
-        if after {
-            self.bases().elem(e)
-        } else {
-            e
-        }
-    }
-
     /// Replaces the elements from tokens `t0`, nodes `first` and children entries `c0` up to
-    /// the gaps (just moved after the replaced elements) by the non-root elements of `piece`, a
-    /// tree whose top-level elements become the file's (a piece of the text parsed from `base`).
-    /// `item` is the piece's root when it becomes a node of the file (a spliced function), in
-    /// which case its children lists and ids come last.
+    /// the gaps (just moved after the replaced elements) by those of `piece` (a piece of the
+    /// text parsed from `base`): with `as_item`, its root too, as a top-level node of the file
+    /// after its other nodes (a spliced function); else all but its root, its top-level
+    /// elements becoming the file's (a run of them).
     fn fill_gap(
         &mut self,
         (t0, first, c0): (usize, usize, usize),
         piece: &SyntaxTree,
         base: u32,
-        item: Option<u32>,
+        as_item: bool,
     ) {
         let p_tokens = piece.token_count();
         let p_nodes = piece.nodes.len();
         let p_root = piece.root_id();
         let first_u = first as u32;
         // The piece's root is the spliced item (an id after its other nodes), or the file's.
-        let parent = |p: u32| match item {
-            _ if p != p_root => p + first_u,
-            Some(_) => p_nodes as u32 + first_u,
-            None => ROOT_REF,
+        let parent = |p: u32| {
+            if p != p_root {
+                p + first_u
+            } else if as_item {
+                p_nodes as u32 + first_u
+            } else {
+                ROOT_REF
+            }
         };
         let elem = |e: Elem| match e.as_node() {
             Some(id) => Elem::node(id as usize + first),
@@ -88,7 +82,7 @@ impl SyntaxTree {
             })
             .collect();
         let mut children: Vec<Elem> = (0..p_children).map(|j| elem(piece.child(j))).collect();
-        if item.is_some() {
+        if as_item {
             let r = piece.root;
             nodes.push(NodeData {
                 kind: r.kind,
@@ -166,7 +160,7 @@ impl SyntaxTree {
         self.move_gaps(t1, last + 1, c1);
         let dt = replacement.token_count() as i64 - (t1 - t0) as i64;
         let dn = replacement.node_count() as i64 - (last + 1 - first) as i64;
-        self.fill_gap((t0, first, c0), replacement, range.start, Some(0));
+        self.fill_gap((t0, first, c0), replacement, range.start, true);
         self.text = text;
         self.root_children[k] = Elem::node(first + replacement.nodes.len());
         self.finish_root(k + 1, dn, dt);
@@ -218,7 +212,7 @@ impl SyntaxTree {
         self.move_gaps(t1, end, c1);
         let dt = piece.token_count() as i64 - (t1 - t0) as i64;
         let dn = piece.nodes.len() as i64 - (end - first) as i64;
-        self.fill_gap((t0, first, c0), piece, old.start, None);
+        self.fill_gap((t0, first, c0), piece, old.start, false);
         self.text = text;
         let p_top = piece.root_children.len();
         self.root_children.splice(
