@@ -69,6 +69,18 @@ impl<T: Copy> Gapped<T> {
         (&self.buf[..self.head], &self.buf[self.tail..])
     }
 
+    /// Every element: those before the gap as stored, those after it through `after` (which
+    /// reads them back).
+    pub(crate) fn read_all<'a>(
+        &'a self,
+        after: impl Fn(T) -> T + 'a,
+    ) -> impl Iterator<Item = T> + 'a {
+        let (head, tail) = self.sides();
+        head.iter()
+            .copied()
+            .chain(tail.iter().map(move |&x| after(x)))
+    }
+
     /// Moves the gap to `to` (at most the length). Elements that cross it are stored again by
     /// `rebase(element, now_after_gap)`.
     pub(crate) fn move_gap(&mut self, to: usize, rebase: impl Fn(&mut T, bool)) {

@@ -5,9 +5,7 @@ use crate::gapped::Gapped;
 use crate::kind::SyntaxKind;
 use crate::lexer::Token;
 use crate::text_range::TextRange;
-use crate::tree::{
-    is_significant, Bases, Elem, Elems, NodeData, Span, SyntaxTree, NO_PARENT, ROOT_REF,
-};
+use crate::tree::{is_significant, Elem, Elems, NodeData, Span, SyntaxTree, NO_PARENT, ROOT_REF};
 
 impl SyntaxTree {
     pub fn root(&self) -> SyntaxNode<'_> {
@@ -63,10 +61,8 @@ impl SyntaxTree {
         // what the caller copies, rather than searched for in the file's whole token array
         // (a binary search over a large file misses the cache at every step).
         let (mut t0, mut t1) = (usize::MAX, 0);
-        let (entries, after) = self.children.slice(c0..c1);
-        let bases = if after { self.bases() } else { Bases::ZERO };
-        for &e in entries {
-            if let Some(t) = bases.elem(e).as_token() {
+        for e in self.elems_in(c0..c1) {
+            if let Some(t) = e.as_token() {
                 t0 = t0.min(t as usize);
                 t1 = t1.max(t as usize + 1);
             }
@@ -133,11 +129,7 @@ impl SyntaxTree {
         let root_data = self.node_data(last as u32);
         let inner_end = root_data.first_child as usize;
         let mut children: Vec<Elem> = Vec::with_capacity(inner_end - c0);
-        if inner_end > c0 {
-            let (entries, after) = self.children.slice(c0..inner_end);
-            let bases = if after { self.bases() } else { Bases::ZERO };
-            children.extend(entries.iter().map(|&e| rel_elem(bases.elem(e))));
-        }
+        children.extend(self.elems_in(c0..inner_end).map(rel_elem));
         let root_children: Vec<Elem> = self.elems(last as u32).map(rel_elem).collect();
         let nodes: Vec<NodeData> = (first..last)
             .map(|id| {

@@ -194,8 +194,9 @@ impl SyntaxTree {
         }
     }
 
-    #[inline]
-    fn side(&self, after_gap: bool) -> Bases {
+    /// The bases of a value stored on one side of the gap.
+    #[inline(always)]
+    pub(crate) fn side(&self, after_gap: bool) -> Bases {
         if after_gap {
             self.bases()
         } else {
@@ -209,18 +210,20 @@ impl SyntaxTree {
         self.nodes.len() as u32
     }
 
+    /// A parent as stored on one side of the gap, in absolute terms (`ROOT_REF` is the root).
+    #[inline(always)]
+    fn parent_id(&self, stored: u32, after: bool) -> u32 {
+        if stored == ROOT_REF {
+            self.root_id()
+        } else {
+            self.side(after).parent(stored)
+        }
+    }
+
     #[inline(always)]
     pub(crate) fn tok(&self, i: usize) -> Token {
         let (t, after) = self.tokens.get(i);
-        if after {
-            Bases {
-                text: self.text.len() as u32,
-                ..Bases::ZERO
-            }
-            .token(t)
-        } else {
-            t
-        }
+        self.side(after).token(t)
     }
 
     #[inline(always)]
@@ -231,14 +234,7 @@ impl SyntaxTree {
     #[inline(always)]
     pub(crate) fn tok_parent(&self, i: usize) -> u32 {
         let (p, after) = self.token_parent.get(i);
-        let n = self.root_id();
-        if p == ROOT_REF {
-            n
-        } else if after {
-            p.wrapping_add(n)
-        } else {
-            p
-        }
+        self.parent_id(p, after)
     }
 
     /// A node's data, in absolute terms (its parent's id, where its children entries start).
@@ -248,11 +244,10 @@ impl SyntaxTree {
             return self.root;
         }
         let (d, after) = self.nodes.get(id as usize);
-        let mut d = self.side(after).node(d);
-        if d.parent == ROOT_REF {
-            d.parent = self.root_id();
+        NodeData {
+            parent: self.parent_id(d.parent, after),
+            ..self.side(after).node(d)
         }
-        d
     }
 
     /// A node's range alone (read on every cursor's `range`: no more decoded than that).
@@ -262,11 +257,7 @@ impl SyntaxTree {
             return self.root.range;
         }
         let (d, after) = self.nodes.get(id as usize);
-        let base = if after { self.text.len() as u32 } else { 0 };
-        TextRange::new(
-            d.range.start.wrapping_add(base),
-            d.range.end.wrapping_add(base),
-        )
+        self.side(after).node(d).range
     }
 
     /// A node's parent's id (`NO_PARENT` for the root).
@@ -276,14 +267,7 @@ impl SyntaxTree {
             return NO_PARENT;
         }
         let (d, after) = self.nodes.get(id as usize);
-        let n = self.root_id();
-        if d.parent == ROOT_REF {
-            n
-        } else if after {
-            d.parent.wrapping_add(n)
-        } else {
-            d.parent
-        }
+        self.parent_id(d.parent, after)
     }
 
     /// Whether a node's range starts where diagnostics point (stored as it is on either side).
@@ -313,12 +297,15 @@ impl SyntaxTree {
             };
         }
         let (d, after) = self.nodes.get(id as usize);
-        let first = if after {
-            d.first_child.wrapping_add(self.children.len() as u32)
-        } else {
-            d.first_child
-        } as usize;
-        let (entries, after) = self.children.slice(first..first + d.n_children as usize);
+        let first = d.first_child.wrapping_add(self.side(after).children) as usize;
+        self.elems_in(first..first + d.n_children as usize)
+    }
+
+    /// The children entries `range` of nodes other than the root (on one side of the gap, as
+    /// a node's or a subtree's are).
+    #[inline(always)]
+    pub(crate) fn elems_in(&self, range: std::ops::Range<usize>) -> Elems<'_> {
+        let (entries, after) = self.children.slice(range);
         Elems {
             it: entries.iter(),
             bases: self.side(after),
@@ -328,11 +315,7 @@ impl SyntaxTree {
     /// A children entry of a node other than the root, in absolute terms.
     pub(crate) fn child(&self, j: usize) -> Elem {
         let (e, after) = self.children.get(j);
-        if after {
-            self.bases().elem(e)
-        } else {
-            e
-        }
+        self.side(after).elem(e)
     }
 
     /// The tokens `0..n` whose start is below `offset` (a binary search on each side of the gap).
@@ -349,11 +332,8 @@ impl SyntaxTree {
 
     /// Every token, in absolute terms.
     pub(crate) fn all_tokens(&self) -> impl Iterator<Item = Token> + '_ {
-        let (head, tail) = self.tokens.sides();
         let b = self.bases();
-        head.iter()
-            .copied()
-            .chain(tail.iter().map(move |&t| b.token(t)))
+        self.tokens.read_all(move |t| b.token(t))
     }
 
     /// Every token's parent, in absolute terms.
@@ -368,11 +348,9 @@ impl SyntaxTree {
 
     /// Every children entry of every node but the root, then the root's, in absolute terms.
     pub(crate) fn all_children(&self) -> impl Iterator<Item = Elem> + '_ {
-        let (head, tail) = self.children.sides();
         let b = self.bases();
-        head.iter()
-            .copied()
-            .chain(tail.iter().map(move |&e| b.elem(e)))
+        self.children
+            .read_all(move |e| b.elem(e))
             .chain(self.root_children.iter().copied())
     }
 }

@@ -5,9 +5,7 @@ use crate::gapped::Gapped;
 use crate::kind::SyntaxKind;
 use crate::lexer::Token;
 use crate::text_range::TextRange;
-use crate::tree::{
-    is_significant, Elem, NodeData, Span, SyntaxTree, NODE_BIT, NO_PARENT, ROOT_REF,
-};
+use crate::tree::{is_significant, Bases, Elem, NodeData, Span, SyntaxTree, NO_PARENT, ROOT_REF};
 use crate::tree_builder::node_capacity;
 
 impl SyntaxTree {
@@ -101,11 +99,13 @@ impl SyntaxTree {
     /// Moves the root's entries from `from` on by `dn` (node ids) and `dt` (token indexes), and
     /// sets its range and flag from its first and last entries, as finishing it gives them.
     fn finish_root(&mut self, from: usize, dn: i64, dt: i64) {
-        let (dn, dt) = (dn as u32, dt as u32);
+        let by = Bases {
+            nodes: dn as u32,
+            tokens: dt as u32,
+            ..Bases::ZERO
+        };
         for e in &mut self.root_children[from..] {
-            let node = e.0 & NODE_BIT;
-            let d = if node != 0 { dn } else { dt };
-            e.0 = ((e.0 & !NODE_BIT).wrapping_add(d) & !NODE_BIT) | node;
+            *e = by.elem(*e);
         }
         let (range, starts) = match (self.root_children.first(), self.root_children.last()) {
             (Some(&f), Some(&l)) => {
