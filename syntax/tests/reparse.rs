@@ -247,9 +247,9 @@ fn an_edit_outside_one_function_replaces_the_run_of_elements_around_it() {
     );
 }
 
-/// In a file large enough that the arrays after an edit move in many blocks (40,000 tokens),
-/// edits between functions and at the top still give a full parse's tree, parents included,
-/// and a base as good for the next edit.
+/// In a large file (40,000 tokens), edits between functions, at the top and breaking a
+/// function, each moving the arrays' gap from where the last left it, still give a full parse's
+/// tree, parents included, and a base as good for the next edit.
 #[test]
 fn a_run_spliced_into_a_large_file_equals_a_full_parse() {
     let mut text = String::new();
