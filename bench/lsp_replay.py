@@ -7,9 +7,14 @@ test: it prints figures.
 
 `--pollute-mb N` touches N MiB of other memory between changes, as a client reading a half-megabyte
 publish does, so that each change starts with cold caches (32 is close to the server's own figures).
+`--idle-ms N` sleeps N ms between changes, as a typist's pause (or bench/lsp_typing.py's client, which
+computes each change for about 50 ms) does: on this 2-core virtual machine a pause of 20 ms or more
+alone makes the next change 2-3x slower (its caches gone cold); with
+`--pollute-mb 0 --idle-ms 50` the figures are close to what the server itself measures for a change
+after such a pause (VOX_LSP_TIMING).
 
 Usage: python3 bench/lsp_replay.py [--example PATH] [--modes in,between,typing] [--rounds 4]
-                                   [--pollute-mb 32]
+                                   [--pollute-mb 32] [--idle-ms 0]
 """
 import argparse, json, os, random, shutil, subprocess, sys, tempfile
 
@@ -40,6 +45,7 @@ def main():
     ap.add_argument("--modes", default="in,between,typing")
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--pollute-mb", type=int, default=32)
+    ap.add_argument("--idle-ms", type=int, default=0)
     a = ap.parse_args()
     exe = a.example
     if not exe:
@@ -54,7 +60,7 @@ def main():
         text = text[:gap] + "\n" + text[gap:]
         with open(path, "w") as f:
             f.write(text)
-        env = dict(os.environ, VOX_POLLUTE_MB=str(a.pollute_mb))
+        env = dict(os.environ, VOX_POLLUTE_MB=str(a.pollute_mb), VOX_IDLE_MS=str(a.idle_ms))
         for mode in a.modes.split(","):
             listed, cur = [], text
             for new in changes(text, gap, mode):
@@ -65,8 +71,8 @@ def main():
             cf = os.path.join(root, mode + ".json")
             with open(cf, "w") as f:
                 json.dump(listed, f)
-            print("%s (%d changes x %d rounds, %d MiB touched between changes):" % (mode, len(listed), a.rounds,
-                                                                                   a.pollute_mb))
+            print("%s (%d changes x %d rounds, %d MiB touched and %d ms idle between changes):"
+                  % (mode, len(listed), a.rounds, a.pollute_mb, a.idle_ms))
             out = subprocess.run([exe, path, cf, str(a.rounds)], env=env, capture_output=True, text=True,
                                  check=True).stdout
             print("".join("  " + line + "\n" for line in out.splitlines()), end="")

@@ -3,13 +3,31 @@
 //! `bench/lsp_replay.py` writes the changes of `bench/lsp_typing.py` and runs this.
 //! `typing_replay FILE CHANGES.json [ROUNDS]`, where CHANGES.json is a list of
 //! `[start_line, start_char, end_line, end_char, text]` whose last change gives the file's text
-//! back (each round replays them all). `VOX_POLLUTE_MB=N` touches N MiB between changes.
+//! back (each round replays them all). `VOX_POLLUTE_MB=N` touches N MiB between changes;
+//! `VOX_IDLE_MS=N` sleeps N ms between them, as a typist's pause does (on this kind of virtual
+//! machine a pause alone makes the next change 2-3x slower: its caches gone cold).
 use std::time::Instant;
 
 use tower_lsp_server::ls_types::{Position, Range, TextDocumentContentChangeEvent, Uri};
 use vox_server::render::RenderCache;
 use vox_server::session::{Session, Settings};
 use vox_server::Encoding;
+
+/// mimalloc, the allocator of the `vox` binary (`cli/src/memory.rs`, which also sets its
+/// options), so that the figures are the server's: with the C library's malloc a change after a
+/// pause measured 15-20% slower.
+struct Mi;
+// SAFETY: forwards to mimalloc with the layout's size and alignment; blocks are freed by mi_free.
+unsafe impl std::alloc::GlobalAlloc for Mi {
+    unsafe fn alloc(&self, l: std::alloc::Layout) -> *mut u8 {
+        unsafe { libmimalloc_sys::mi_malloc_aligned(l.size(), l.align()).cast() }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, _: std::alloc::Layout) {
+        unsafe { libmimalloc_sys::mi_free(p.cast()) }
+    }
+}
+#[global_allocator]
+static ALLOC: Mi = Mi;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -33,6 +51,11 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
     let mut junk = vec![0u8; pollute << 20];
+    // VOX_IDLE_MS: sleep that long between changes, as a typist's pause does.
+    let idle: u64 = std::env::var("VOX_IDLE_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     for _ in 0..rounds {
         for (l0, c0, l1, c1, new) in &changes {
             let t0 = Instant::now();
@@ -54,6 +77,9 @@ fn main() {
             drop(snap);
             for (i, b) in junk.iter_mut().enumerate().step_by(64) {
                 *b = b.wrapping_add(i as u8);
+            }
+            if idle > 0 {
+                std::thread::sleep(std::time::Duration::from_millis(idle));
             }
             for (k, d) in [(0, t1 - t0), (1, t2 - t1), (2, t3 - t2), (3, t3 - t0)] {
                 times[k].push(d.as_secs_f64() * 1e3);

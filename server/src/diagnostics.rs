@@ -127,7 +127,9 @@ pub fn to_diagnostics<F: std::borrow::Borrow<Finding>>(
 
 /// Diagnostics of one configuration file: `config.invalid`, and C001/C002 on its entries.
 pub fn config_diagnostics(snap: &Snapshot, path: &Path) -> Vec<Diagnostic> {
-    let rope = snap.rope(path);
+    // Read only for an error to place: every change's pass asks about each configuration file,
+    // and reading one (or finding it missing) from the disk each time cost more than the rest.
+    let rope = std::cell::OnceCell::new();
     let mut ropes = Ropes::new(snap);
     let entries: Vec<Diagnostic> = snap
         .shown_config_findings(path)
@@ -139,8 +141,9 @@ pub fn config_diagnostics(snap: &Snapshot, path: &Path) -> Vec<Diagnostic> {
         .iter()
         .filter(|e| e.file == path)
         .map(|e| {
-            let off = convert::offset_of_line_col(&rope, e.line, e.column) as u32;
-            let p: Position = convert::position(&rope, snap.encoding, off);
+            let rope = rope.get_or_init(|| snap.rope(path));
+            let off = convert::offset_of_line_col(rope, e.line, e.column) as u32;
+            let p: Position = convert::position(rope, snap.encoding, off);
             Diagnostic {
                 range: Range::new(p, p),
                 severity: Some(DiagnosticSeverity::ERROR),
