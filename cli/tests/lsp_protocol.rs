@@ -92,6 +92,44 @@ fn push_diagnostics_follow_edits_and_close() {
     assert_eq!(lsp.shutdown(), Some(0));
 }
 
+/// A broken Vox.toml is published with its error where the error is, on the pass a script's
+/// opening makes and on those its edits make (the pass reads the file only to place an error).
+#[test]
+fn a_broken_vox_toml_is_published_at_its_error() {
+    let ws = TempDir::new("broken-toml");
+    let a = ws.write("a.vox", CLOCK);
+    let toml = ws.write(
+        "Vox.toml",
+        "# runs\n\n[run.a]\nscript = \"a.vox\"\ncaps = [\"env:ro\", 7]\n",
+    );
+    let mut lsp = Lsp::start(&ws.0, "push-only");
+    lsp.open(&a, CLOCK);
+    let shown = |d: &[Value]| -> Vec<(String, Value)> {
+        d.iter()
+            .map(|d| {
+                (
+                    d["code"].as_str().unwrap_or("").to_string(),
+                    d["range"]["start"].clone(),
+                )
+            })
+            .collect()
+    };
+    // Line 5, at the 7 (the protocol's lines and columns count from 0).
+    let at = |line: u32, character: u32| json!({"line": line, "character": character});
+    assert_eq!(
+        shown(&lsp.pushed(&toml)),
+        [("config.invalid".to_string(), at(4, 18))]
+    );
+    // Opened and edited in the editor: the error is placed in the buffer, not the file on disk.
+    let edited = "[run.a]\nscript = \"a.vox\"\ncaps = [7]\n";
+    lsp.open(&toml, edited);
+    assert_eq!(
+        shown(&lsp.pushed(&toml)),
+        [("config.invalid".to_string(), at(2, 8))]
+    );
+    assert_eq!(lsp.shutdown(), Some(0));
+}
+
 #[test]
 fn pull_diagnostics_serve_pull_only() {
     let ws = TempDir::new("pull");
