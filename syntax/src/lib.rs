@@ -112,10 +112,10 @@ fn finish_parse(mut tree: SyntaxTree, mut diags: Vec<Diagnostic>, threads: usize
 pub fn reparse(old: &SyntaxTree, new_text: &[u8]) -> Option<SyntaxTree> {
     match plan(old, new_text)? {
         Planned::Function(mut plan) => {
-            let diags = plan.diagnostics.take();
+            let (diags, across_clean) = (plan.diagnostics.take(), plan.across_clean);
             let mut tree = old.clone();
             let spliced = apply_splice(&mut tree, plan, new_text.into())?;
-            Some(finish_splice(tree, diags, spliced.new_range))
+            Some(finish_splice(tree, diags, spliced.new_range, across_clean))
         }
         Planned::Top(plan) => Some(apply_top(old.clone(), plan, new_text.into()).0),
     }
@@ -124,22 +124,40 @@ pub fn reparse(old: &SyntaxTree, new_text: &[u8]) -> Option<SyntaxTree> {
 /// A spliced tree with diagnostics in either version: its diagnostics as a parse makes them.
 /// Only the new function's lexer and parser diagnostics are new (the old ones all lay in the
 /// function it replaced), and only its inside and the checks across items can have changed
-/// (no variant is declared by a function).
+/// (no variant is declared by a function). With `across_clean` ([`Plan::across_clean`]) the
+/// checks across items find nothing again, and the function's inside is checked first as if
+/// the file declared no variant (stricter: a known variant only silences a view call), which
+/// spares reading every item's name on a keystroke; when that finds something, the variants
+/// are read and it is checked in place.
 fn finish_splice(
     mut tree: SyntaxTree,
     diags: Option<Vec<Diagnostic>>,
     new: TextRange,
+    across_clean: bool,
 ) -> SyntaxTree {
     let Some(mut diags) = diags else {
         return tree;
     };
-    let item = tree
-        .root()
-        .children()
-        .find(|n| n.range() == new)
-        .map(|n| n.id());
+    // The item, and where its subtree's post-order ids start (after the item before it).
+    let mut first = 0;
+    let item = tree.root().children().find_map(|n| {
+        if n.range() == new {
+            Some((first, n.id()))
+        } else {
+            first = n.id() + 1;
+            None
+        }
+    });
     match item {
-        Some(id) => validate::validate_some(tree.root(), id..=id, &mut diags),
+        Some((first, id)) => {
+            let mut inside = Vec::new();
+            if across_clean {
+                validate::check_without_variants(tree.root(), first..=id, &mut inside);
+            }
+            if !across_clean || !inside.is_empty() {
+                validate::validate_some(tree.root(), id..=id, &mut diags);
+            }
+        }
         None => return finish_parse(tree, diags, 1),
     }
     diags.sort_by_key(|d| (d.range.start, d.range.end));
@@ -159,9 +177,12 @@ pub fn reparse_owned(tree: SyntaxTree, new_text: &[u8]) -> Option<(SyntaxTree, S
 pub fn reparse_shared(mut tree: SyntaxTree, new_text: Arc<[u8]>) -> Option<(SyntaxTree, Spliced)> {
     match plan(&tree, &new_text)? {
         Planned::Function(mut plan) => {
-            let diags = plan.diagnostics.take();
+            let (diags, across_clean) = (plan.diagnostics.take(), plan.across_clean);
             let spliced = apply_splice(&mut tree, plan, new_text)?;
-            Some((finish_splice(tree, diags, spliced.new_range), spliced))
+            Some((
+                finish_splice(tree, diags, spliced.new_range, across_clean),
+                spliced,
+            ))
         }
         Planned::Top(plan) => Some(apply_top(tree, plan, new_text)),
     }
@@ -366,6 +387,9 @@ struct Plan {
     /// The new function, alone, rooted at its `FnDecl`.
     function: SyntaxTree,
     renamed: bool,
+    /// Whether the checks across items find nothing, as they found before: the function kept
+    /// its name, is not `main`, and no top-level name was declared twice (see [`finish_splice`]).
+    across_clean: bool,
     /// When either version has a diagnostic: the new function's lexer and parser diagnostics,
     /// in file offsets (taken by the caller for [`finish_splice`]).
     diagnostics: Option<Vec<Diagnostic>>,
@@ -443,10 +467,22 @@ fn plan_splice(
     {
         return None;
     }
+    let name = fn_name(f);
+    let renamed = fn_name(item) != name;
+    // The old version's diagnostics all lie in this function (above): none of the checks across
+    // items reported on `main` or a top-level statement, and a duplicate would have been
+    // reported on this function's name.
+    let across_clean = !renamed
+        && name.as_deref().is_some_and(|n| n != "main")
+        && !old
+            .diagnostics()
+            .iter()
+            .any(|d| d.code == "syntax.duplicate");
     Some(Plan {
         item: item.id(),
         old_range: r,
-        renamed: fn_name(item) != fn_name(f),
+        renamed,
+        across_clean,
         function: alone.subtree(f),
         diagnostics,
     })

@@ -48,6 +48,17 @@ pub(crate) fn validate_some(
     validate_items(root, false, Only::Items(items), diags, 1)
 }
 
+/// The checks inside one top-level item (its subtree's post-order ids `ids`) as if the file
+/// declared no variant: what [`validate_some`] reports inside it, or more (a known variant only
+/// silences a view call).
+pub(crate) fn check_without_variants(
+    root: SyntaxNode<'_>,
+    ids: std::ops::RangeInclusive<u32>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    check_item(root.tree(), ids, false, &[], diags)
+}
+
 /// Which items [`validate_items`] checks inside.
 #[derive(Clone)]
 enum Only {

@@ -306,6 +306,82 @@ fn a_run_that_changes_a_types_variants_checks_every_item_again() {
     assert_eq!(shape(&inc), shape(&full));
 }
 
+/// An edit that leaves (or mends) a syntax error inside one function splices that function in,
+/// and its diagnostics are a full parse's: the checks across items when the function kept its
+/// name and none failed before, else again (a name declared twice, `main`), and a call that is a
+/// view call only to a file without variants.
+#[test]
+fn a_splice_with_an_error_in_its_function_reports_what_a_parse_does() {
+    let cases: &[(&str, &str, &str)] = &[
+        // A plain function.
+        (
+            "fn a() {\n    1\n}\n\nfn b() {\n    2\n}\n",
+            "    2\n",
+            "    let = 0\n    2\n",
+        ),
+        // A name declared twice: the duplicate is reported on the second one's name.
+        (
+            "fn a() {\n    1\n}\n\nfn a() {\n    2\n}\n",
+            "    2\n",
+            "    let = 0\n    2\n",
+        ),
+        // A variant's constructor, which a file without variants would take for a view call.
+        (
+            "type Pay = | Card | Cash\n\nfn c() {\n    print(Cash())\n}\n",
+            "    print(Cash())\n",
+            "    let = 0\n    print(Cash())\n",
+        ),
+        // `main`, given a parameter it may not take.
+        (
+            "fn main() {\n    1\n}\n\nfn d() {\n    2\n}\n",
+            "main() {\n    1\n",
+            "main(x: int) {\n    let = 0\n    1\n",
+        ),
+        // A view call typed in: reported whatever the file declares.
+        (
+            "fn a() {\n    1\n}\n\nfn e() {\n    2\n}\n",
+            "    2\n",
+            "    let = 0\n    Page()\n",
+        ),
+    ];
+    for (text, from, to) in cases {
+        let broken = text.replacen(from, to, 1);
+        // Broken, then mended: errors in the new version, then in the old one only.
+        for (old, new) in [(*text, broken.as_str()), (broken.as_str(), *text)] {
+            let full = parse(new.as_bytes());
+            let (inc, spliced) = vox_syntax::reparse_owned(parse(old.as_bytes()), new.as_bytes())
+                .unwrap_or_else(|| panic!("not spliced: {new:?}"));
+            assert!(spliced.one_function, "{new:?}");
+            assert_eq!(shape(&inc), shape(&full), "{old:?} -> {new:?}");
+        }
+        assert!(
+            !parse(broken.as_bytes()).diagnostics().is_empty(),
+            "{broken:?} has an error"
+        );
+    }
+    // The cases mean what they say.
+    let twice = parse(cases[1].0.replacen(cases[1].1, cases[1].2, 1).as_bytes());
+    assert!(twice
+        .diagnostics()
+        .iter()
+        .any(|d| d.code == "syntax.duplicate"));
+    let pay = parse(cases[2].0.replacen(cases[2].1, cases[2].2, 1).as_bytes());
+    assert!(pay
+        .diagnostics()
+        .iter()
+        .all(|d| d.code != "syntax.not-a-script"));
+    let main = parse(cases[3].0.replacen(cases[3].1, cases[3].2, 1).as_bytes());
+    assert!(main
+        .diagnostics()
+        .iter()
+        .any(|d| d.code == "syntax.main-params"));
+    let view = parse(cases[4].0.replacen(cases[4].1, cases[4].2, 1).as_bytes());
+    assert!(view
+        .diagnostics()
+        .iter()
+        .any(|d| d.code == "syntax.not-a-script"));
+}
+
 #[test]
 fn an_owned_reparse_says_which_function_it_replaced() {
     let old = parse(b"fn a() {\n    1\n}\n\nfn b() {\n    2\n}\n");
