@@ -2,12 +2,10 @@
 //! `--select`/`--ignore` and severities), the tables a workspace's lint shares, and `vox check`'s
 //! subset.
 
-use std::sync::Arc;
-
 use vox_analysis::{Db, SourceFile};
 
 use crate::context::FileCx;
-use crate::finding::{Finding, Held};
+use crate::finding::{Finding, Held, Placed};
 use crate::memo::FileMemo;
 use crate::options::LintOptions;
 use crate::workspace::WorkspaceInfo;
@@ -40,26 +38,20 @@ pub fn lint_file_memo(
     opts: &LintOptions,
     memo: &mut Option<FileMemo>,
     stamp: u64,
-) -> Vec<Arc<Finding>> {
+) -> Vec<Placed> {
     let prev = memo.take();
-    lint(
-        db,
-        file,
-        ws,
-        opts,
-        |cx, errors, out: &mut Vec<Arc<Finding>>| {
-            let n = cx.items.all().count();
-            let (prev, lint) = match prev.and_then(|m| m.plan(cx, opts, stamp)) {
-                Some((m, lint)) => (Some(m), lint),
-                None => (None, vec![true; n]),
-            };
-            cx.only = Some(lint);
-            let mut fresh = Vec::new();
-            run_per_function(cx, opts, errors, &mut fresh);
-            let lint = cx.only.take().unwrap_or_default();
-            *memo = FileMemo::update(cx, prev, &lint, fresh, opts, stamp, out);
-        },
-    )
+    lint(db, file, ws, opts, |cx, errors, out: &mut Vec<Placed>| {
+        let n = cx.items.all().count();
+        let (prev, lint) = match prev.and_then(|m| m.plan(cx, opts, stamp)) {
+            Some((m, lint)) => (Some(m), lint),
+            None => (None, vec![true; n]),
+        };
+        cx.only = Some(lint);
+        let mut fresh = Vec::new();
+        run_per_function(cx, opts, errors, &mut fresh);
+        let lint = cx.only.take().unwrap_or_default();
+        *memo = FileMemo::update(cx, prev, &lint, fresh, opts, stamp, out);
+    })
 }
 
 /// Whether a rule reports inside one function only, from what [`FileMemo`] follows (the
@@ -123,19 +115,19 @@ fn lint<T: Held>(
     let mut out = suppress::apply(&cx, out, opts);
     // `--select`/`--ignore` apply to every code; an error that stops the script always shows.
     out.retain(|f| {
-        let b: &Finding = f.borrow();
+        let b = f.finding();
         opts.enabled(&b.code)
             || (b.severity == vox_syntax::Severity::Error
                 && (b.code.starts_with("syntax.") || b.code.starts_with("check.")))
     });
     for f in &mut out {
-        let b: &Finding = (*f).borrow();
+        let b = f.finding();
         let severity = opts.severity(&b.code, b.severity);
         if severity != b.severity {
             f.to_change().severity = severity;
         }
     }
-    Finding::sort_unique(&mut out);
+    T::sort_unique(&mut out);
     out
 }
 

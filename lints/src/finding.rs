@@ -107,17 +107,60 @@ impl Finding {
     }
 }
 
-/// A finding as a lint hands it out: owned (`vox lint`), or shared with the memo that keeps it
-/// for the next lint of the file (`crate::lint_file_memo`, the language server).
-pub trait Held: Borrow<Finding> + From<Finding> + Sized {
-    /// The finding to change (a shared one is copied first if the memo still holds it).
+/// A finding as a lint hands it out: owned (`vox lint`), shared with the memo that keeps it for
+/// the next lint of the file (`Arc<Finding>`), or shared and moved ([`Placed`]). Its text is
+/// [`Held::finding`]'s; its positions in its own file are [`Held::range`]'s (a placed finding's
+/// own fields may lag behind).
+pub trait Held: From<Finding> + Sized {
+    /// The finding's text: code, severity, message, file. Its offsets in its own file are
+    /// [`Held::range`]'s, not this one's `range`.
+    fn finding(&self) -> &Finding;
+
+    /// Where it lies in its file now.
+    fn range(&self) -> TextRange {
+        self.finding().range
+    }
+
+    /// The finding to change (a shared one is copied first if the memo still holds it; a moved
+    /// one is put in place first).
     fn to_change(&mut self) -> &mut Finding;
 
     /// Runs `report`, which pushes findings as rules do, and adds them to `out`.
-    fn report_into(out: &mut Vec<Self>, report: impl FnOnce(&mut Vec<Finding>));
+    fn report_into(out: &mut Vec<Self>, report: impl FnOnce(&mut Vec<Finding>)) {
+        let mut found = Vec::new();
+        report(&mut found);
+        out.extend(found.into_iter().map(Self::from));
+    }
+
+    /// Sorts as [`Finding::sort_unique`] does, by [`Held::range`].
+    fn sort_unique(findings: &mut Vec<Self>) {
+        let key = |f: &Self| {
+            let r = f.range();
+            (r.start, r.end)
+        };
+        let files = |a: &Finding, b: &Finding| {
+            if a.file.ptr_eq(&b.file) || a.file.as_os_str() == b.file.as_os_str() {
+                std::cmp::Ordering::Equal
+            } else {
+                a.file.cmp(&b.file)
+            }
+        };
+        findings.sort_by(|a, b| {
+            let (fa, fb) = (a.finding(), b.finding());
+            files(fa, fb).then_with(|| (key(a), &fa.code).cmp(&(key(b), &fb.code)))
+        });
+        findings.dedup_by(|a, b| {
+            let (fa, fb) = (a.finding(), b.finding());
+            fa.code == fb.code && a.range() == b.range() && fa.file == fb.file
+        });
+    }
 }
 
 impl Held for Finding {
+    fn finding(&self) -> &Finding {
+        self
+    }
+
     fn to_change(&mut self) -> &mut Finding {
         self
     }
@@ -125,16 +168,116 @@ impl Held for Finding {
     fn report_into(out: &mut Vec<Finding>, report: impl FnOnce(&mut Vec<Finding>)) {
         report(out)
     }
+
+    fn sort_unique(findings: &mut Vec<Finding>) {
+        Finding::sort_unique(findings)
+    }
 }
 
 impl Held for Arc<Finding> {
+    fn finding(&self) -> &Finding {
+        self
+    }
+
     fn to_change(&mut self) -> &mut Finding {
         Arc::make_mut(self)
     }
 
-    fn report_into(out: &mut Vec<Arc<Finding>>, report: impl FnOnce(&mut Vec<Finding>)) {
-        let mut found = Vec::new();
-        report(&mut found);
-        out.extend(found.into_iter().map(Arc::new));
+    fn sort_unique(findings: &mut Vec<Arc<Finding>>) {
+        Finding::sort_unique(findings)
+    }
+}
+
+/// A finding the lint memo kept (`crate::lint_file_memo`), and how far an edit above it has moved
+/// it since it was made: every offset it holds in its own file (its range, and its chain's and
+/// fixes' there) lies `shift` bytes further now. Typing in one function of a finding-dense file
+/// moves the findings of every function after it; moving them this way copies none (a copy
+/// was a new allocation and a count on four shared strings per finding, after a pause all in
+/// cold memory), and the language server's render compares them with its last publish by
+/// pointer.
+#[derive(Clone, Debug)]
+pub struct Placed {
+    pub finding: Arc<Finding>,
+    pub shift: i64,
+}
+
+impl Placed {
+    /// Where `r`, an offset range of the finding (its own, or a chain step's or an edit's in
+    /// `file`), lies now.
+    pub fn at(&self, file: &SharedPath, r: TextRange) -> TextRange {
+        if self.shift == 0 || !(file.ptr_eq(&self.finding.file) || *file == self.finding.file) {
+            return r;
+        }
+        shifted(r, self.shift)
+    }
+
+    /// The finding with its offsets where they lie now (a copy when it has moved).
+    pub fn into_finding(mut self) -> Arc<Finding> {
+        self.settle();
+        self.finding
+    }
+
+    /// Puts the finding's own offsets where they lie now (copying it when it has moved and is
+    /// shared).
+    fn settle(&mut self) {
+        if self.shift == 0 {
+            return;
+        }
+        let shift = std::mem::take(&mut self.shift);
+        let g = Arc::make_mut(&mut self.finding);
+        g.range = shifted(g.range, shift);
+        let file = g.file.clone();
+        let here = |p: &SharedPath| p.ptr_eq(&file) || *p == file;
+        for s in g.chain.iter_mut().filter(|s| here(&s.file)) {
+            s.range = shifted(s.range, shift);
+        }
+        for e in g.fixes.iter_mut().flat_map(|x| x.edits.iter_mut()) {
+            if here(&e.file) {
+                e.range = shifted(e.range, shift);
+            }
+        }
+    }
+}
+
+fn shifted(r: TextRange, shift: i64) -> TextRange {
+    let at = |p: u32| (p as i64 + shift) as u32;
+    TextRange::new(at(r.start), at(r.end))
+}
+
+/// Equal when the findings are, where they lie now (a copy each: for tests, not hot paths).
+impl PartialEq for Placed {
+    fn eq(&self, other: &Placed) -> bool {
+        (Arc::ptr_eq(&self.finding, &other.finding) && self.shift == other.shift)
+            || self.clone().into_finding() == other.clone().into_finding()
+    }
+}
+
+impl Eq for Placed {}
+
+impl From<Finding> for Placed {
+    fn from(f: Finding) -> Placed {
+        Placed {
+            finding: Arc::new(f),
+            shift: 0,
+        }
+    }
+}
+
+impl Held for Placed {
+    fn finding(&self) -> &Finding {
+        &self.finding
+    }
+
+    fn range(&self) -> TextRange {
+        if self.shift == 0 {
+            self.finding.range
+        } else {
+            shifted(self.finding.range, self.shift)
+        }
+    }
+
+    fn to_change(&mut self) -> &mut Finding {
+        self.settle();
+        Arc::make_mut(&mut self.finding)
     }
 }

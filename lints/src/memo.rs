@@ -30,7 +30,7 @@ use vox_analysis::{fn_base, fn_facts, FnDef, SourceFile};
 use vox_syntax::TextRange;
 
 use crate::context::FileCx;
-use crate::finding::Finding;
+use crate::finding::{Finding, Placed};
 use crate::options::LintOptions;
 
 /// What [`crate::lint_file_memo`] keeps of one lint of a file for the next.
@@ -80,8 +80,13 @@ struct FnMemo {
     /// Whether a caller observes its result's order, when D002/D007 depend on it.
     observed: Option<bool>,
     /// What the per-function rules reported in it, in the order they reported it (shared with
-    /// the lints' output).
+    /// the lints' output), each `shift` bytes before where it lies now (see [`Placed`]).
     findings: Vec<Arc<Finding>>,
+    shift: i64,
+    /// The least and greatest offset the findings hold in this file (before `shift`): an edit
+    /// that lies wholly before or after them moves all of them alike.
+    lo: u32,
+    hi: u32,
 }
 
 impl FnMemo {
@@ -99,8 +104,70 @@ impl FnMemo {
             reached: None,
             scope: None,
             findings: Vec::new(),
+            shift: 0,
+            lo: u32::MAX,
+            hi: 0,
         }
     }
+
+    /// Its findings, placed where they lie now.
+    fn placed(&self) -> impl Iterator<Item = Placed> + '_ {
+        self.findings.iter().map(|f| Placed {
+            finding: f.clone(),
+            shift: self.shift,
+        })
+    }
+
+    /// Moves its findings with the edit; false when one cannot be moved (an offset inside what
+    /// changed). When the edit lies wholly before or after every offset they hold, only
+    /// `shift` changes; otherwise each is put in place and moved ([`Moved::finding`]).
+    fn follow(&mut self, moved: &Moved, path: &std::path::Path) -> bool {
+        if self.findings.is_empty() || moved.delta == 0 {
+            return true;
+        }
+        let (lo, hi) = (self.lo as i64 + self.shift, self.hi as i64 + self.shift);
+        if hi <= moved.a as i64 {
+            return true;
+        }
+        if lo >= moved.b_old as i64 {
+            self.shift += moved.delta;
+            return true;
+        }
+        let shift = std::mem::take(&mut self.shift);
+        let ok = self.findings.iter_mut().all(|f| {
+            if shift != 0 {
+                let p = Placed {
+                    finding: f.clone(),
+                    shift,
+                };
+                *f = p.into_finding();
+            }
+            moved.finding(f, path)
+        });
+        (self.lo, self.hi) = extent(&self.findings, path);
+        ok
+    }
+}
+
+/// The least and greatest offset `findings` hold in `path` (`(u32::MAX, 0)` for none).
+fn extent(findings: &[Arc<Finding>], path: &std::path::Path) -> (u32, u32) {
+    let (mut lo, mut hi) = (u32::MAX, 0);
+    for f in findings {
+        let ranges = std::iter::once(f.range)
+            .chain(f.chain.iter().filter(|s| s.file == path).map(|s| s.range))
+            .chain(
+                f.fixes
+                    .iter()
+                    .flat_map(|x| &x.edits)
+                    .filter(|e| e.file == path)
+                    .map(|e| e.range),
+            );
+        for r in ranges {
+            lo = lo.min(r.start);
+            hi = hi.max(r.end);
+        }
+    }
+    (lo, hi)
 }
 
 /// How an edit moved the text: `old[a..b_old]` became `new[a..b_new]`.
@@ -432,7 +499,7 @@ impl FileMemo {
                     .is_some_and(|t| t != vox_analysis::param_tier(db, *d))
                 || m.observed
                     .is_some_and(|o| o != vox_analysis::return_observed(db, *d))
-                || !m.findings.iter_mut().all(|f| moved.finding(f, &cx.path))
+                || !m.follow(&moved, &cx.path)
                 || renumber.is_some_and(|r| {
                     m.start + m.len > moved.a && !m.findings.iter_mut().all(|f| r.finding(f))
                 });
@@ -457,7 +524,7 @@ impl FileMemo {
         fresh: Vec<Finding>,
         opts: &LintOptions,
         stamp: u64,
-        out: &mut Vec<Arc<Finding>>,
+        out: &mut Vec<Placed>,
     ) -> Option<FileMemo> {
         let db = cx.db;
         let defs: Vec<FnDef<'_>> = cx.items.all().collect();
@@ -491,7 +558,7 @@ impl FileMemo {
                 Some(k) => by_fn[k].push(Arc::new(f)),
                 None => {
                     lost = true;
-                    out.push(Arc::new(f));
+                    out.push(Placed::from(f));
                 }
             }
         }
@@ -505,12 +572,12 @@ impl FileMemo {
         for (k, d) in defs.iter().enumerate() {
             let (start, len) = spans[k];
             if let Some(m) = old[k].take().filter(|_| !lint[k]) {
-                out.extend(m.findings.iter().cloned());
+                out.extend(m.placed());
                 fns.push(FnMemo { start, len, ..m });
                 continue;
             }
             let facts = fn_facts(db, *d);
-            let m = FnMemo {
+            let mut m = FnMemo {
                 id: d.as_id(),
                 start,
                 len,
@@ -544,9 +611,13 @@ impl FileMemo {
                     && !facts.returned_order.is_empty())
                 .then(|| vox_analysis::return_observed(db, *d)),
                 findings: std::mem::take(&mut by_fn[k]),
+                shift: 0,
+                lo: 0,
+                hi: 0,
             };
+            (m.lo, m.hi) = extent(&m.findings, &cx.path);
             literals |= m.literals;
-            out.extend(m.findings.iter().cloned());
+            out.extend(m.placed());
             fns.push(m);
         }
         // A plan checked collisions when a touched function had literals; a first lint checks.

@@ -7,7 +7,7 @@ use vox_syntax::TextRange;
 
 use crate::context::FileCx;
 use crate::finding::Held;
-use crate::finding::{Applicability, Finding, Fix};
+use crate::finding::{Applicability, Fix};
 use crate::options::LintOptions;
 
 pub(crate) struct Suppression {
@@ -92,10 +92,10 @@ pub(crate) fn apply<T: Held>(cx: &FileCx<'_>, findings: Vec<T>, opts: &LintOptio
     }
     let mut kept = Vec::with_capacity(findings.len());
     for held in findings {
-        let f: &Finding = held.borrow();
+        let f = held.finding();
         let mut suppressed = false;
         if f.file == cx.path && !f.code.starts_with("syntax.") {
-            let line = cx.line(f.range.start);
+            let line = cx.line(held.range().start);
             for s in sups.iter_mut() {
                 if s.has_reason
                     && !s.misplaced

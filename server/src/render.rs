@@ -17,8 +17,8 @@
 //! inside one function of a finding-dense file then compares findings and copies runs of the
 //! last publish's bytes (a publish's diagnostics are one buffer, [`DiagnosticsJson`]). The
 //! findings of functions the edit did not touch come from the file's lint memo
-//! (`vox_lints::FileMemo`) as the very `Arc`s of the last publish, so most compares are a pointer
-//! compare.
+//! (`vox_lints::FileMemo`) as the very `Arc`s of the last publish, placed where the edit moved
+//! them (`vox_lints::Placed`), so most compares are a pointer compare.
 //!
 //! The JSON is what `serde_json` writes for the `Diagnostic` that [`crate::diagnostics`] builds
 //! (a test compares the two after random edits).
@@ -29,7 +29,7 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHasher};
 use tower_lsp_server::ls_types::Position;
-use vox_lints::{Finding, Severity, SharedPath, SharedStr};
+use vox_lints::{Finding, Held, Placed, Severity, SharedPath, SharedStr};
 use vox_syntax::TextRange;
 
 use crate::convert::{Encoding, TextIndex};
@@ -279,7 +279,7 @@ pub struct RenderCache {
 /// template (on a finding-dense file, most of an edit's publish).
 struct Previous {
     text: Arc<[u8]>,
-    findings: Vec<Arc<Finding>>,
+    findings: Vec<Placed>,
     json: Arc<DiagnosticsJson>,
     /// Each finding's template key, to keep a reused finding's template alive.
     keys: Vec<u64>,
@@ -343,13 +343,15 @@ impl Unmoved {
 
     /// Whether `f` (of the new text, in `path`, as every step of its chain) gives the diagnostic
     /// `q` (of the old) gave: each of its positions holds and is `q`'s, moved by the edit; the
-    /// rest of what the JSON shows equal (a finding the lint memo kept before the edit is the
-    /// very one published last time). Fixes are not in the JSON.
-    fn same(&self, q: &Arc<Finding>, f: &Arc<Finding>) -> bool {
+    /// rest of what the JSON shows equal (a finding the lint memo kept is the very one published
+    /// last time, placed where the edit moved it). Fixes are not in the JSON.
+    fn same(&self, q: &Placed, f: &Placed) -> bool {
         let here = |r: TextRange, was: TextRange| {
             self.holds(r.start) && self.holds(r.end) && self.old_range(r) == was
         };
-        let text = Arc::ptr_eq(q, f)
+        let (qp, fp) = (q, f);
+        let (q, f) = (&*q.finding, &*f.finding);
+        let text = Arc::ptr_eq(&qp.finding, &fp.finding)
             || q.severity == f.severity
                 && q.code == f.code
                 && q.message == f.message
@@ -359,11 +361,11 @@ impl Unmoved {
                     .iter()
                     .zip(&f.chain)
                     .all(|(a, b)| a.function == b.function && a.file == b.file);
-        text && here(f.range, q.range)
+        text && here(fp.range(), qp.range())
             && q.chain
                 .iter()
                 .zip(&f.chain)
-                .all(|(a, b)| here(b.range, a.range))
+                .all(|(a, b)| here(fp.at(&b.file, b.range), qp.at(&a.file, a.range)))
     }
 }
 
@@ -389,7 +391,7 @@ impl RenderCache {
         &mut self,
         snap: &Snapshot,
         path: &Path,
-        findings: Vec<Arc<Finding>>,
+        findings: Vec<Placed>,
     ) -> Arc<DiagnosticsJson> {
         self.round += 1;
         self.made = 0;
@@ -415,22 +417,22 @@ impl RenderCache {
         // (Paths compared as bytes: most comparisons, and an equal path written otherwise only
         // misses the shortcut below.)
         let here = |p: &Path| p.as_os_str() == path.as_os_str();
-        for f in &findings {
+        for placed in &findings {
+            let (f, range) = (&*placed.finding, placed.range());
             if let (Some(p), Some(u)) = (&previous, &unmoved) {
                 // The old findings in the same order, compared where they were.
-                let key = (u.old(f.range.start), u.old(f.range.end), &f.code);
-                while p
-                    .findings
-                    .get(at)
-                    .is_some_and(|q| (q.range.start, q.range.end, &q.code) < key)
-                {
+                let key = (u.old(range.start), u.old(range.end), &f.code);
+                while p.findings.get(at).is_some_and(|q| {
+                    let r = q.range();
+                    (r.start, r.end, &q.finding.code) < key
+                }) {
                     at += 1;
                 }
                 // A finding the lint memo kept before the edit is the very one published last
                 // time; after it, one the memo moved with the text.
                 let same = here(&f.file)
                     && f.chain.iter().all(|s| here(&s.file))
-                    && p.findings.get(at).is_some_and(|q| u.same(q, f));
+                    && p.findings.get(at).is_some_and(|q| u.same(q, placed));
                 if same {
                     if run.end != at {
                         out.extend_from(&p.json, run);
@@ -452,8 +454,12 @@ impl RenderCache {
                 range: (Rel { line: 0, col: 0 }, Rel { line: 0, col: 0 }),
                 chain: Vec::with_capacity(f.chain.len()),
             };
-            for (k, (file, r)) in std::iter::once((&f.file, f.range))
-                .chain(f.chain.iter().map(|s| (&s.file, s.range)))
+            for (k, (file, r)) in std::iter::once((&f.file, range))
+                .chain(
+                    f.chain
+                        .iter()
+                        .map(|s| (&s.file, placed.at(&s.file, s.range))),
+                )
                 .enumerate()
             {
                 let known = if file.as_os_str() == path.as_os_str() {

@@ -402,9 +402,13 @@ fn chains_kept_for_the_next_lint_follow_the_calls() {
         let found = s.snapshot().shown_findings(&path);
         let f = found
             .iter()
-            .find(|f| f.code == "D003" && f.message.contains("time.now_ms"))
+            .find(|f| f.finding.code == "D003" && f.finding.message.contains("time.now_ms"))
             .expect("b's clock read is reported");
-        f.chain.iter().map(|c| c.function.to_string()).collect()
+        f.finding
+            .chain
+            .iter()
+            .map(|c| c.function.to_string())
+            .collect()
     };
     let mut v = 2;
     let mut edit = |s: &mut Session, text: &mut String, from: &str, to: &str| {

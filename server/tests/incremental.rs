@@ -5,9 +5,11 @@
 //! (issue 20) equal a whole lint of the same snapshot.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use tower_lsp_server::ls_types::{Position, Range, TextDocumentContentChangeEvent, Uri};
-use vox_server::session::{Session, Settings};
+use vox_lints::{Finding, Placed};
+use vox_server::session::{Session, Settings, Snapshot};
 use vox_server::Encoding;
 
 struct Rng(u64);
@@ -130,7 +132,11 @@ fn edit_and_compare(
     let (mut kept, mut lints) = (0, 0);
     for shown in [false, true] {
         let (got, want) = if shown {
-            (snap.shown_findings(path), whole.shown_findings(path))
+            let placed = |s: &Snapshot| -> Vec<Arc<Finding>> {
+                let found = s.shown_findings(path);
+                found.into_iter().map(Placed::into_finding).collect()
+            };
+            (placed(&snap), placed(&whole))
         } else {
             (snap.findings(path), whole.findings(path))
         };
@@ -195,14 +201,16 @@ fn incremental_diagnostics_equal_a_fresh_analysis() {
         }
         let snap = incremental.snapshot();
         let got = snap.findings(&path);
-        // The published JSON, from templates made for earlier texts, equals the diagnostics
-        // converted afresh.
+        // The published JSON, from templates made for earlier texts and the memo's findings
+        // placed where the edits moved them, equals the diagnostics converted afresh.
+        let shown = snap.shown_findings(&path);
         let rendered: Vec<serde_json::Value> = render
-            .render(&snap, &path, got.clone())
+            .render(&snap, &path, shown.clone())
             .iter()
             .map(|j| serde_json::from_str(j).unwrap())
             .collect();
-        let converted: Vec<serde_json::Value> = vox_server::to_diagnostics(&snap, &got)
+        let shown: Vec<Arc<Finding>> = shown.into_iter().map(Placed::into_finding).collect();
+        let converted: Vec<serde_json::Value> = vox_server::to_diagnostics(&snap, &shown)
             .iter()
             .map(|d| serde_json::to_value(d).unwrap())
             .collect();
@@ -444,7 +452,7 @@ fn an_edit_in_an_imported_file_reaches_a_memo_lint() {
     );
     let d002 = |s: &Session| {
         let found = s.snapshot().shown_findings(&script);
-        found.iter().filter(|f| f.code == "D002").count()
+        found.iter().filter(|f| f.finding.code == "D002").count()
     };
     assert_eq!(
         d002(&s),

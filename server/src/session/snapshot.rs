@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use vox_analysis::{AnalysisDb, ImportTarget, SourceFile};
 use vox_caps::config::WorkspaceConfig;
-use vox_lints::{Finding, LintOptions, WorkspaceInfo};
+use vox_lints::{Finding, Held, LintOptions, Placed, WorkspaceInfo};
 
 /// Per open script and kind of lint (with fixes or without), what its last lint found in each
 /// function ([`vox_lints::FileMemo`]), so that the next lint after an edit inside one function
@@ -201,7 +201,7 @@ impl Snapshot {
         file: SourceFile,
         opts: &LintOptions,
         stamp: u64,
-    ) -> Vec<Arc<Finding>> {
+    ) -> Vec<Placed> {
         let key = (path.to_path_buf(), opts.skip_fixes);
         let mut memo = lock(&self.memos).remove(&key);
         let found = vox_lints::lint_file_memo(&self.db, file, &self.info, opts, &mut memo, stamp);
@@ -267,11 +267,15 @@ impl Snapshot {
     /// merged as the CLI merges them.
     pub fn findings(&self, path: &Path) -> Vec<Arc<Finding>> {
         self.findings_with(path, &self.opts)
+            .into_iter()
+            .map(Placed::into_finding)
+            .collect()
     }
 
     /// As [`Self::findings`] without their fixes: what published diagnostics show (code actions,
-    /// hovers and proofs ask [`Self::findings`]).
-    pub fn shown_findings(&self, path: &Path) -> Vec<Arc<Finding>> {
+    /// hovers and proofs ask [`Self::findings`]). Those the file's lint memo kept are its very
+    /// findings, placed where they lie now ([`Placed`]).
+    pub fn shown_findings(&self, path: &Path) -> Vec<Placed> {
         let opts = LintOptions {
             skip_fixes: true,
             ..self.opts.clone()
@@ -281,7 +285,7 @@ impl Snapshot {
 
     /// Shared with the file's lint memo: the findings of functions an edit did not touch are the
     /// memo's, not copies.
-    fn findings_with(&self, path: &Path, opts: &LintOptions) -> Vec<Arc<Finding>> {
+    fn findings_with(&self, path: &Path, opts: &LintOptions) -> Vec<Placed> {
         let Some(file) = self.file(path) else {
             return Vec::new();
         };
@@ -310,17 +314,17 @@ impl Snapshot {
                 Some(stamp) => out.extend(
                     self.lint_with_memo(path, file, opts, stamp)
                         .into_iter()
-                        .filter(|f| here(f)),
+                        .filter(|f| here(&f.finding)),
                 ),
                 None => out.extend(
                     vox_lints::lint_file(db, *z, &self.info, opts)
                         .into_iter()
                         .filter(|f| here(f))
-                        .map(Arc::new),
+                        .map(Placed::from),
                 ),
             }
         }
-        Finding::sort_unique(&mut out);
+        Held::sort_unique(&mut out);
         out
     }
 }
