@@ -8,7 +8,7 @@ use vox_syntax::TextRange;
 
 pub use vox_syntax::Severity;
 
-pub use crate::shared::{SharedPath, SharedStr};
+pub use crate::shared::{SamePath, SharedPath, SharedStr};
 
 /// One step of an explanation chain: `main → write_report → stamp → time.now_ms()`.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -18,7 +18,8 @@ mod workspace;
 pub use context::FileCx;
 pub use driver::{check_file, lint_file, lint_file_memo, prepare_file, MANY_ERRORS};
 pub use finding::{
-    Applicability, ChainStep, Edit, Finding, Fix, Held, Placed, Severity, SharedPath, SharedStr,
+    Applicability, ChainStep, Edit, Finding, Fix, Held, Placed, SamePath, Severity, SharedPath,
+    SharedStr,
 };
 pub use memo::FileMemo;
 pub use options::{known_codes, known_pattern, LintOptions};

@@ -79,6 +79,32 @@ impl fmt::Display for SharedStr {
     }
 }
 
+/// Tells whether findings' paths are one path, by pointer once one matched: a file's findings
+/// share their path, and comparing its bytes for each of a finding-dense file's thousands of
+/// findings was a visible share of a keystroke's publish.
+pub struct SamePath<'p> {
+    path: &'p Path,
+    known: Option<SharedPath>,
+}
+
+impl<'p> SamePath<'p> {
+    pub fn new(path: &'p Path) -> SamePath<'p> {
+        SamePath { path, known: None }
+    }
+
+    /// Whether `p` is the path (written the same way).
+    pub fn test(&mut self, p: &SharedPath) -> bool {
+        if self.known.as_ref().is_some_and(|k| k.ptr_eq(p)) {
+            return true;
+        }
+        let same = p.as_os_str() == self.path.as_os_str();
+        if same {
+            self.known = Some(p.clone());
+        }
+        same
+    }
+}
+
 impl AsRef<Path> for SharedStr {
     fn as_ref(&self) -> &Path {
         Path::new(&*self.0)
@@ -242,5 +268,23 @@ mod tests {
             SharedPath::from(Path::new("/b")),
         );
         assert!(a < b);
+    }
+
+    /// The path is known by its bytes first, then by pointer; another path, or one known
+    /// before, never passes for it.
+    #[test]
+    fn same_path_tells_paths_apart() {
+        let here = Path::new("/w/a.vox");
+        let mut same = SamePath::new(here);
+        let (a, a2, b) = (
+            SharedPath::from(here),
+            SharedPath::from(Path::new("/w/a.vox")),
+            SharedPath::from(Path::new("/w/b.vox")),
+        );
+        assert!(!same.test(&b));
+        assert!(same.test(&a));
+        assert!(same.test(&a), "by pointer");
+        assert!(same.test(&a2), "another copy of the path");
+        assert!(!same.test(&b), "after one is known");
     }
 }

@@ -29,7 +29,7 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHasher};
 use tower_lsp_server::ls_types::Position;
-use vox_lints::{Finding, Held, Placed, Severity, SharedPath, SharedStr};
+use vox_lints::{Finding, Held, Placed, SamePath, Severity, SharedPath, SharedStr};
 use vox_syntax::TextRange;
 
 use crate::convert::{Encoding, TextIndex};
@@ -416,7 +416,7 @@ impl RenderCache {
         let mut anchors: Vec<(usize, usize)> = Vec::new();
         // (Paths compared as bytes: most comparisons, and an equal path written otherwise only
         // misses the shortcut below.)
-        let here = |p: &Path| p.as_os_str() == path.as_os_str();
+        let mut here = SamePath::new(path);
         for placed in &findings {
             let (f, range) = (&*placed.finding, placed.range());
             if let (Some(p), Some(u)) = (&previous, &unmoved) {
@@ -430,8 +430,8 @@ impl RenderCache {
                 }
                 // A finding the lint memo kept before the edit is the very one published last
                 // time; after it, one the memo moved with the text.
-                let same = here(&f.file)
-                    && f.chain.iter().all(|s| here(&s.file))
+                let same = here.test(&f.file)
+                    && f.chain.iter().all(|s| here.test(&s.file))
                     && p.findings.get(at).is_some_and(|q| u.same(q, placed));
                 if same {
                     if run.end != at {
@@ -462,7 +462,7 @@ impl RenderCache {
                 )
                 .enumerate()
             {
-                let known = if file.as_os_str() == path.as_os_str() {
+                let known = if here.test(file) {
                     Some(0)
                 } else {
                     file_ix.get(file.as_path()).copied()

@@ -308,7 +308,8 @@ impl Snapshot {
         }
         let mut out = Vec::new();
         // Nearly every finding is in `path` itself, written as it is: compared as bytes first.
-        let here = |f: &Finding| f.file.as_os_str() == path.as_os_str() || f.file == path;
+        let mut same = vox_lints::SamePath::new(path);
+        let mut here = |f: &Finding| same.test(&f.file) || f.file == path;
         for z in importers.values() {
             match self.stamp(path).filter(|_| *z == file) {
                 Some(stamp) => out.extend(
