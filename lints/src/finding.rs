@@ -81,14 +81,18 @@ impl Finding {
 
     /// Orders findings as users see them: by file, then [`Finding::order_in_file`].
     pub fn order(a: &Finding, b: &Finding) -> std::cmp::Ordering {
+        Finding::order_files(a, b).then_with(|| Finding::order_in_file(a, b))
+    }
+
+    /// Orders two findings' files.
+    fn order_files(a: &Finding, b: &Finding) -> std::cmp::Ordering {
         // Most comparisons are of one file's findings, which share the path (no bytes to
         // compare); equal bytes need no walk of components.
-        let files = if a.file.ptr_eq(&b.file) || a.file.as_os_str() == b.file.as_os_str() {
+        if a.file.ptr_eq(&b.file) || a.file.as_os_str() == b.file.as_os_str() {
             std::cmp::Ordering::Equal
         } else {
             a.file.cmp(&b.file)
-        };
-        files.then_with(|| Finding::order_in_file(a, b))
+        }
     }
 
     /// Sorts findings as users see them ([`Finding::order`]) and drops repeats: the same code at
@@ -138,16 +142,9 @@ pub trait Held: From<Finding> + Sized {
             let r = f.range();
             (r.start, r.end)
         };
-        let files = |a: &Finding, b: &Finding| {
-            if a.file.ptr_eq(&b.file) || a.file.as_os_str() == b.file.as_os_str() {
-                std::cmp::Ordering::Equal
-            } else {
-                a.file.cmp(&b.file)
-            }
-        };
         findings.sort_by(|a, b| {
             let (fa, fb) = (a.finding(), b.finding());
-            files(fa, fb).then_with(|| (key(a), &fa.code).cmp(&(key(b), &fb.code)))
+            Finding::order_files(fa, fb).then_with(|| (key(a), &fa.code).cmp(&(key(b), &fb.code)))
         });
         findings.dedup_by(|a, b| {
             let (fa, fb) = (a.finding(), b.finding());

@@ -341,17 +341,16 @@ impl Unmoved {
         TextRange::new(self.old(r.start), self.old(r.end))
     }
 
-    /// Whether `f` (of the new text, in `path`, as every step of its chain) gives the diagnostic
-    /// `q` (of the old) gave: each of its positions holds and is `q`'s, moved by the edit; the
-    /// rest of what the JSON shows equal (a finding the lint memo kept is the very one published
-    /// last time, placed where the edit moved it). Fixes are not in the JSON.
-    fn same(&self, q: &Placed, f: &Placed) -> bool {
+    /// Whether `new` (of the new text, in `path`, as every step of its chain) gives the
+    /// diagnostic `old` (of the old text) gave: each of its positions holds and is `old`'s, moved
+    /// by the edit; the rest of what the JSON shows equal (a finding the lint memo kept is the
+    /// very one published last time, placed where the edit moved it). Fixes are not in the JSON.
+    fn same(&self, old: &Placed, new: &Placed) -> bool {
         let here = |r: TextRange, was: TextRange| {
             self.holds(r.start) && self.holds(r.end) && self.old_range(r) == was
         };
-        let (qp, fp) = (q, f);
-        let (q, f) = (&*q.finding, &*f.finding);
-        let text = Arc::ptr_eq(&qp.finding, &fp.finding)
+        let (q, f) = (&*old.finding, &*new.finding);
+        let text = Arc::ptr_eq(&old.finding, &new.finding)
             || q.severity == f.severity
                 && q.code == f.code
                 && q.message == f.message
@@ -361,11 +360,11 @@ impl Unmoved {
                     .iter()
                     .zip(&f.chain)
                     .all(|(a, b)| a.function == b.function && a.file == b.file);
-        text && here(fp.range(), qp.range())
+        text && here(new.range(), old.range())
             && q.chain
                 .iter()
                 .zip(&f.chain)
-                .all(|(a, b)| here(fp.at(&b.file, b.range), qp.at(&a.file, a.range)))
+                .all(|(a, b)| here(new.at(&b.file, b.range), old.at(&a.file, a.range)))
     }
 }
 
@@ -414,8 +413,8 @@ impl RenderCache {
         let mut at = 0;
         // Per finding: its anchors (file, anchor), then the key.
         let mut anchors: Vec<(usize, usize)> = Vec::new();
-        // (Paths compared as bytes: most comparisons, and an equal path written otherwise only
-        // misses the shortcut below.)
+        // (Paths compared by pointer once one matched, else as bytes: an equal path written
+        // otherwise only misses the shortcut below.)
         let mut here = SamePath::new(path);
         for placed in &findings {
             let (f, range) = (&*placed.finding, placed.range());
