@@ -149,6 +149,18 @@ impl FnMemo {
     }
 }
 
+/// `f` with the severity the options give it, for the memo to keep: the lint's own pass over
+/// severities (after suppressions and the selection) then changes no kept finding, where it
+/// copied each one on every keystroke under a setting such as `vox.lint.determinism`. A
+/// `syntax.` or `check.` finding keeps its rule's severity: whether it shows when its code is not
+/// selected depends on it. (`LintOptions::severity` gives the same for its own answer.)
+fn settled(mut f: Finding, opts: &LintOptions) -> Finding {
+    if !f.code.starts_with("syntax.") && !f.code.starts_with("check.") {
+        f.severity = opts.severity(&f.code, f.severity);
+    }
+    f
+}
+
 /// The least and greatest offset `findings` hold in `path` (`(u32::MAX, 0)` for none).
 fn extent(findings: &[Arc<Finding>], path: &std::path::Path) -> (u32, u32) {
     let (mut lo, mut hi) = (u32::MAX, 0);
@@ -555,7 +567,7 @@ impl FileMemo {
         let mut lost = false;
         for f in fresh {
             match owner(&f).filter(|&k| lint[k] && f.file == cx.path) {
-                Some(k) => by_fn[k].push(Arc::new(f)),
+                Some(k) => by_fn[k].push(Arc::new(settled(f, opts))),
                 None => {
                     lost = true;
                     out.push(Placed::from(f));

@@ -227,6 +227,51 @@ fn open_small(
     (dir, path, s, text)
 }
 
+/// With every D rule at error severity (`vox.lint.determinism`), typing in the first function
+/// hands out the other functions' kept findings themselves, not copies made to change their
+/// severity on every keystroke.
+#[test]
+fn a_severity_setting_copies_no_kept_finding() {
+    // (Four scripts: a workspace of its own, beside the other tests' of three.)
+    let dir = workspace(4);
+    let path = dir.join("edited.vox");
+    let settings = Settings {
+        determinism: true,
+        ..Settings::defaults()
+    };
+    let mut s = Session::load(dir.clone(), settings, Encoding::Utf16);
+    let mut text = edited();
+    let uri: Uri = format!("file://{}", path.display()).parse().unwrap();
+    s.open(path.clone(), uri, text.clone(), 1);
+    kept_after(&s, &path);
+    let before = s.snapshot().shown_findings(&path);
+    let raised = |f: &&vox_lints::Placed| {
+        f.finding.code.starts_with('D') && f.finding.severity == vox_lints::Severity::Error
+    };
+    assert!(
+        before.iter().filter(raised).count() >= 30,
+        "D findings are errors"
+    );
+    let at = text.find("let base = 10").unwrap() + "let base = ".len();
+    change(&mut s, &path, &mut text, at, at, "1", 2);
+    assert!(kept_after(&s, &path) >= 29);
+    let after = s.snapshot().shown_findings(&path);
+    let shared = after
+        .iter()
+        .filter(|f| {
+            before
+                .iter()
+                .any(|b| std::sync::Arc::ptr_eq(&b.finding, &f.finding))
+        })
+        .count();
+    assert!(
+        after.iter().filter(raised).count() >= 30 && shared + 5 >= after.len(),
+        "{shared} of {} findings handed out as they were kept",
+        after.len()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn typing_that_leaves_a_syntax_error_in_one_function_keeps_the_others_findings() {
     let (dir, path, mut s, mut text) = open_edited();
