@@ -2,6 +2,7 @@
 //! formats, the language server).
 
 use std::borrow::Borrow;
+use std::path::Path;
 use std::sync::Arc;
 
 use vox_syntax::TextRange;
@@ -98,11 +99,30 @@ impl Finding {
     /// Sorts findings as users see them ([`Finding::order`]) and drops repeats: the same code at
     /// the same range of the same file.
     pub fn sort_unique<T: Borrow<Finding>>(findings: &mut Vec<T>) {
-        findings.sort_by(|a, b| Finding::order(a.borrow(), b.borrow()));
-        findings.dedup_by(|a, b| {
-            let (a, b): (&Finding, &Finding) = ((*a).borrow(), (*b).borrow());
-            a.code == b.code && a.range == b.range && a.file == b.file
-        });
+        sort_unique_by(findings, |t| t.borrow(), |t| t.borrow().range);
+    }
+
+    /// The offsets it holds in `file`: its own range, and its chain's steps' and fixes' edits'
+    /// there.
+    pub(crate) fn offsets_in<'a>(&'a self, file: &'a Path) -> impl Iterator<Item = TextRange> + 'a {
+        let steps = self.chain.iter().filter(move |s| s.file == file);
+        let edits = self.fixes.iter().flat_map(|x| &x.edits);
+        std::iter::once(self.range)
+            .chain(steps.map(|s| s.range))
+            .chain(edits.filter(move |e| e.file == file).map(|e| e.range))
+    }
+
+    /// Changes each offset [`Finding::offsets_in`] gives.
+    pub(crate) fn offsets_in_mut(&mut self, file: &Path, mut change: impl FnMut(&mut TextRange)) {
+        change(&mut self.range);
+        for s in self.chain.iter_mut().filter(|s| s.file == file) {
+            change(&mut s.range);
+        }
+        for e in self.fixes.iter_mut().flat_map(|x| x.edits.iter_mut()) {
+            if e.file == file {
+                change(&mut e.range);
+            }
+        }
     }
 
     /// Orders one file's findings: by position, then code.
@@ -138,19 +158,28 @@ pub trait Held: From<Finding> + Sized {
 
     /// Sorts as [`Finding::sort_unique`] does, by [`Held::range`].
     fn sort_unique(findings: &mut Vec<Self>) {
-        let key = |f: &Self| {
-            let r = f.range();
-            (r.start, r.end)
-        };
-        findings.sort_by(|a, b| {
-            let (fa, fb) = (a.finding(), b.finding());
-            Finding::order_files(fa, fb).then_with(|| (key(a), &fa.code).cmp(&(key(b), &fb.code)))
-        });
-        findings.dedup_by(|a, b| {
-            let (fa, fb) = (a.finding(), b.finding());
-            fa.code == fb.code && a.range() == b.range() && fa.file == fb.file
-        });
+        sort_unique_by(findings, Self::finding, Self::range);
     }
+}
+
+/// [`Finding::sort_unique`] over anything that gives a finding's text and its range.
+fn sort_unique_by<T>(
+    findings: &mut Vec<T>,
+    finding: impl Fn(&T) -> &Finding,
+    range: impl Fn(&T) -> TextRange,
+) {
+    let key = |t: &T| {
+        let r = range(t);
+        (r.start, r.end)
+    };
+    findings.sort_by(|a, b| {
+        let (fa, fb) = (finding(a), finding(b));
+        Finding::order_files(fa, fb).then_with(|| (key(a), &fa.code).cmp(&(key(b), &fb.code)))
+    });
+    findings.dedup_by(|a, b| {
+        let (fa, fb) = (finding(a), finding(b));
+        fa.code == fb.code && range(a) == range(b) && fa.file == fb.file
+    });
 }
 
 impl Held for Finding {
@@ -165,10 +194,6 @@ impl Held for Finding {
     fn report_into(out: &mut Vec<Finding>, report: impl FnOnce(&mut Vec<Finding>)) {
         report(out)
     }
-
-    fn sort_unique(findings: &mut Vec<Finding>) {
-        Finding::sort_unique(findings)
-    }
 }
 
 impl Held for Arc<Finding> {
@@ -178,10 +203,6 @@ impl Held for Arc<Finding> {
 
     fn to_change(&mut self) -> &mut Finding {
         Arc::make_mut(self)
-    }
-
-    fn sort_unique(findings: &mut Vec<Arc<Finding>>) {
-        Finding::sort_unique(findings)
     }
 }
 
@@ -222,17 +243,8 @@ impl Placed {
         }
         let shift = std::mem::take(&mut self.shift);
         let g = Arc::make_mut(&mut self.finding);
-        g.range = shifted(g.range, shift);
         let file = g.file.clone();
-        let here = |p: &SharedPath| p.ptr_eq(&file) || *p == file;
-        for s in g.chain.iter_mut().filter(|s| here(&s.file)) {
-            s.range = shifted(s.range, shift);
-        }
-        for e in g.fixes.iter_mut().flat_map(|x| x.edits.iter_mut()) {
-            if here(&e.file) {
-                e.range = shifted(e.range, shift);
-            }
-        }
+        g.offsets_in_mut(&file, |r| *r = shifted(*r, shift));
     }
 }
 

@@ -153,7 +153,7 @@ impl FnMemo {
 /// severities (after suppressions and the selection) then changes no kept finding, where it
 /// copied each one on every keystroke under a setting such as `vox.lint.determinism`. A
 /// `syntax.` or `check.` finding keeps its rule's severity: whether it shows when its code is not
-/// selected depends on it. (`LintOptions::severity` gives the same for its own answer.)
+/// selected depends on it. (`LintOptions::severity` of its own answer is that answer.)
 fn settled(mut f: Finding, opts: &LintOptions) -> Finding {
     if !f.code.starts_with("syntax.") && !f.code.starts_with("check.") {
         f.severity = opts.severity(&f.code, f.severity);
@@ -164,20 +164,9 @@ fn settled(mut f: Finding, opts: &LintOptions) -> Finding {
 /// The least and greatest offset `findings` hold in `path` (`(u32::MAX, 0)` for none).
 fn extent(findings: &[Arc<Finding>], path: &std::path::Path) -> (u32, u32) {
     let (mut lo, mut hi) = (u32::MAX, 0);
-    for f in findings {
-        let ranges = std::iter::once(f.range)
-            .chain(f.chain.iter().filter(|s| s.file == path).map(|s| s.range))
-            .chain(
-                f.fixes
-                    .iter()
-                    .flat_map(|x| &x.edits)
-                    .filter(|e| e.file == path)
-                    .map(|e| e.range),
-            );
-        for r in ranges {
-            lo = lo.min(r.start);
-            hi = hi.max(r.end);
-        }
+    for r in findings.iter().flat_map(|f| f.offsets_in(path)) {
+        lo = lo.min(r.start);
+        hi = hi.max(r.end);
     }
     (lo, hi)
 }
@@ -208,32 +197,14 @@ impl Moved {
     /// Moves every range of `f` that lies in `path`; false when one cannot be moved. A finding
     /// that lies before the edit is left as it is (not copied out of what shares it).
     fn finding(&self, f: &mut Arc<Finding>, path: &std::path::Path) -> bool {
-        let before = |r: &TextRange| r.end <= self.a;
-        if self.delta == 0
-            || before(&f.range)
-                && f.chain.iter().all(|s| s.file != path || before(&s.range))
-                && f.fixes
-                    .iter()
-                    .flat_map(|x| &x.edits)
-                    .all(|e| e.file != path || before(&e.range))
-        {
+        if self.delta == 0 || f.offsets_in(path).all(|r| r.end <= self.a) {
             return true;
         }
-        let f = Arc::make_mut(f);
         let mut ok = true;
-        let mut apply = |r: &mut TextRange| match self.range(*r) {
+        Arc::make_mut(f).offsets_in_mut(path, |r| match self.range(*r) {
             Some(m) => *r = m,
             None => ok = false,
-        };
-        apply(&mut f.range);
-        for s in f.chain.iter_mut().filter(|s| s.file == path) {
-            apply(&mut s.range);
-        }
-        for e in f.fixes.iter_mut().flat_map(|x| x.edits.iter_mut()) {
-            if e.file == path {
-                apply(&mut e.range);
-            }
-        }
+        });
         ok
     }
 }
@@ -589,7 +560,9 @@ impl FileMemo {
                 continue;
             }
             let facts = fn_facts(db, *d);
-            let mut m = FnMemo {
+            let findings = std::mem::take(&mut by_fn[k]);
+            let (lo, hi) = extent(&findings, &cx.path);
+            let m = FnMemo {
                 id: d.as_id(),
                 start,
                 len,
@@ -622,12 +595,11 @@ impl FileMemo {
                 observed: ((opts.enabled("D002") || opts.enabled("D007"))
                     && !facts.returned_order.is_empty())
                 .then(|| vox_analysis::return_observed(db, *d)),
-                findings: std::mem::take(&mut by_fn[k]),
+                findings,
                 shift: 0,
-                lo: 0,
-                hi: 0,
+                lo,
+                hi,
             };
-            (m.lo, m.hi) = extent(&m.findings, &cx.path);
             literals |= m.literals;
             out.extend(m.placed());
             fns.push(m);
