@@ -2,12 +2,15 @@
 //! `--select`/`--ignore` and severities), the tables a workspace's lint shares, and `vox check`'s
 //! subset.
 
+use std::sync::Arc;
+
 use vox_analysis::{Db, SourceFile};
 
 use crate::context::FileCx;
 use crate::finding::{Finding, Held, Placed};
 use crate::memo::FileMemo;
 use crate::options::LintOptions;
+use crate::run::{Run, Shown};
 use crate::workspace::WorkspaceInfo;
 use crate::{rules, suppress};
 
@@ -22,9 +25,12 @@ pub fn lint_file(
     ws: &WorkspaceInfo,
     opts: &LintOptions,
 ) -> Vec<Finding> {
-    lint(db, file, ws, opts, |cx, errors, out: &mut Vec<Finding>| {
-        run_per_function(cx, opts, errors, out)
-    })
+    let (out, runs) = lint(db, file, ws, opts, |cx, errors, out: &mut Vec<Finding>| {
+        run_per_function(cx, opts, errors, out);
+        Vec::new()
+    });
+    debug_assert!(runs.is_empty());
+    out
 }
 
 /// As [`lint_file`], for a caller that lints one file again and again (the language server,
@@ -38,9 +44,9 @@ pub fn lint_file_memo(
     opts: &LintOptions,
     memo: &mut Option<FileMemo>,
     stamp: u64,
-) -> Vec<Placed> {
+) -> Shown {
     let prev = memo.take();
-    lint(db, file, ws, opts, |cx, errors, out: &mut Vec<Placed>| {
+    let (ones, runs) = lint(db, file, ws, opts, |cx, errors, out: &mut Vec<Placed>| {
         let n = cx.items.all().count();
         let (prev, lint) = match prev.and_then(|m| m.plan(cx, opts, stamp)) {
             Some((m, lint)) => (Some(m), lint),
@@ -50,8 +56,11 @@ pub fn lint_file_memo(
         let mut fresh = Vec::new();
         run_per_function(cx, opts, errors, &mut fresh);
         let lint = cx.only.take().unwrap_or_default();
-        *memo = FileMemo::update(cx, prev, &lint, fresh, opts, stamp, out);
-    })
+        let mut runs = Vec::new();
+        *memo = FileMemo::update(cx, prev, &lint, fresh, opts, stamp, out, &mut runs);
+        runs
+    });
+    Shown::new(ones, runs)
 }
 
 /// Whether a rule reports inside one function only, from what [`FileMemo`] follows (the
@@ -77,14 +86,16 @@ fn run_per_function(cx: &FileCx<'_>, opts: &LintOptions, errors: usize, out: &mu
 }
 
 /// One lint of `file`, with `per_fn` reporting what the per-function rules find (given the
-/// number of syntax errors).
+/// number of syntax errors), some of it as runs (the lint memo's functions). The findings come
+/// back sorted, apart from the runs, which pass the suppressions, the selection and the
+/// severities whole when none can change one of their findings (see [`Shown`]).
 fn lint<T: Held>(
     db: &dyn Db,
     file: SourceFile,
     ws: &WorkspaceInfo,
     opts: &LintOptions,
-    per_fn: impl FnOnce(&mut FileCx<'_>, usize, &mut Vec<T>),
-) -> Vec<T> {
+    per_fn: impl FnOnce(&mut FileCx<'_>, usize, &mut Vec<T>) -> Vec<(Arc<Run>, i64)>,
+) -> (Vec<T>, Vec<(Arc<Run>, i64)>) {
     let mut cx = FileCx::new(db, file, ws);
     cx.fixes = !opts.skip_fixes;
     let mut out = Vec::new();
@@ -92,6 +103,7 @@ fn lint<T: Held>(
     // Decision 53: a syntax error costs only the function it is in (`FileCx::functions` leaves
     // it out); from [`MANY_ERRORS`] on, the file's semantic findings are skipped with one note.
     let errors = cx.syntax_errors();
+    let mut runs = Vec::new();
     if errors >= MANY_ERRORS {
         T::report_into(&mut out, |o| {
             o.push(cx.finding(
@@ -102,7 +114,17 @@ fn lint<T: Held>(
             ))
         });
     } else {
-        per_fn(&mut cx, errors, &mut out);
+        runs = per_fn(&mut cx, errors, &mut out);
+        // A suppression may apply to any finding (and counts as used by one whose code is not
+        // selected): the runs are taken apart when the file has one, where they lay.
+        let suppressions = suppress::any(&cx);
+        runs.retain(|(run, shift)| {
+            let whole = run.plain && !suppressions;
+            if !whole {
+                out.extend(run.placed(*shift).map(T::from_placed));
+            }
+            whole
+        });
         T::report_into(&mut out, |o| {
             rules::check::imports(&cx, o);
             for rule in rules::ALL.iter().filter(|r| !per_function(r.code)) {
@@ -116,9 +138,7 @@ fn lint<T: Held>(
     // `--select`/`--ignore` apply to every code; an error that stops the script always shows.
     out.retain(|f| {
         let b = f.finding();
-        opts.enabled(&b.code)
-            || (b.severity == vox_syntax::Severity::Error
-                && (b.code.starts_with("syntax.") || b.code.starts_with("check.")))
+        opts.shows(&b.code, b.severity)
     });
     for f in &mut out {
         let b = f.finding();
@@ -128,7 +148,7 @@ fn lint<T: Held>(
         }
     }
     T::sort_unique(&mut out);
-    out
+    (out, runs)
 }
 
 /// Computes what the enabled rules read of `file` beside its own facts: D004's parameter

@@ -87,13 +87,7 @@ impl Finding {
 
     /// Orders two findings' files.
     fn order_files(a: &Finding, b: &Finding) -> std::cmp::Ordering {
-        // Most comparisons are of one file's findings, which share the path (no bytes to
-        // compare); equal bytes need no walk of components.
-        if a.file.ptr_eq(&b.file) || a.file.as_os_str() == b.file.as_os_str() {
-            std::cmp::Ordering::Equal
-        } else {
-            a.file.cmp(&b.file)
-        }
+        order_paths(&a.file, &b.file)
     }
 
     /// Sorts findings as users see them ([`Finding::order`]) and drops repeats: the same code at
@@ -131,6 +125,17 @@ impl Finding {
     }
 }
 
+/// Orders findings' files as users see them.
+pub(crate) fn order_paths(a: &SharedPath, b: &SharedPath) -> std::cmp::Ordering {
+    // Most comparisons are of one file's findings, which share the path (no bytes to compare);
+    // equal bytes need no walk of components.
+    if a.ptr_eq(b) || a.as_os_str() == b.as_os_str() {
+        std::cmp::Ordering::Equal
+    } else {
+        a.cmp(b)
+    }
+}
+
 /// A finding as a lint hands it out: owned (`vox lint`), shared with the memo that keeps it for
 /// the next lint of the file (`Arc<Finding>`), or shared and moved ([`Placed`]). Its text is
 /// [`Held::finding`]'s; its positions in its own file are [`Held::range`]'s (a placed finding's
@@ -148,6 +153,9 @@ pub trait Held: From<Finding> + Sized {
     /// The finding to change (a shared one is copied first if the memo still holds it; a moved
     /// one is put in place first).
     fn to_change(&mut self) -> &mut Finding;
+
+    /// A placed finding as this kind (a run of findings taken apart: [`crate::Shown`]).
+    fn from_placed(p: Placed) -> Self;
 
     /// Runs `report`, which pushes findings as rules do, and adds them to `out`.
     fn report_into(out: &mut Vec<Self>, report: impl FnOnce(&mut Vec<Finding>)) {
@@ -187,6 +195,10 @@ impl Held for Finding {
         self
     }
 
+    fn from_placed(p: Placed) -> Finding {
+        Arc::unwrap_or_clone(p.into_finding())
+    }
+
     fn to_change(&mut self) -> &mut Finding {
         self
     }
@@ -199,6 +211,10 @@ impl Held for Finding {
 impl Held for Arc<Finding> {
     fn finding(&self) -> &Finding {
         self
+    }
+
+    fn from_placed(p: Placed) -> Arc<Finding> {
+        p.into_finding()
     }
 
     fn to_change(&mut self) -> &mut Finding {
@@ -248,7 +264,7 @@ impl Placed {
     }
 }
 
-fn shifted(r: TextRange, shift: i64) -> TextRange {
+pub(crate) fn shifted(r: TextRange, shift: i64) -> TextRange {
     let at = |p: u32| (p as i64 + shift) as u32;
     TextRange::new(at(r.start), at(r.end))
 }
@@ -275,6 +291,10 @@ impl From<Finding> for Placed {
 impl Held for Placed {
     fn finding(&self) -> &Finding {
         &self.finding
+    }
+
+    fn from_placed(p: Placed) -> Placed {
+        p
     }
 
     fn range(&self) -> TextRange {

@@ -32,6 +32,7 @@ use vox_syntax::TextRange;
 use crate::context::FileCx;
 use crate::finding::{Finding, Placed};
 use crate::options::LintOptions;
+use crate::run::Run;
 
 /// What [`crate::lint_file_memo`] keeps of one lint of a file for the next.
 pub struct FileMemo {
@@ -79,19 +80,16 @@ struct FnMemo {
     tier: Option<u8>,
     /// Whether a caller observes its result's order, when D002/D007 depend on it.
     observed: Option<bool>,
-    /// What the per-function rules reported in it, in the order they reported it (shared with
-    /// the lints' output), each `shift` bytes before where it lies now (see [`Placed`]).
-    findings: Vec<Arc<Finding>>,
+    /// What the per-function rules reported in it (shared with the lints' output), each
+    /// `shift` bytes before where it lies now (see [`Placed`]). An edit that lies wholly before
+    /// or after the offsets they hold ([`Run::extent`]) moves all of them alike.
+    run: Arc<Run>,
     shift: i64,
-    /// The least and greatest offset the findings hold in this file (before `shift`): an edit
-    /// that lies wholly before or after them moves all of them alike.
-    lo: u32,
-    hi: u32,
 }
 
 impl FnMemo {
     /// A function with no memo yet (linted again: its findings are never taken from here).
-    fn placeholder(id: salsa::Id) -> FnMemo {
+    fn placeholder(id: salsa::Id, run: Arc<Run>) -> FnMemo {
         FnMemo {
             id,
             start: 0,
@@ -103,29 +101,30 @@ impl FnMemo {
             observed: None,
             reached: None,
             scope: None,
-            findings: Vec::new(),
+            run,
             shift: 0,
-            lo: u32::MAX,
-            hi: 0,
         }
     }
 
-    /// Its findings, placed where they lie now.
-    fn placed(&self) -> impl Iterator<Item = Placed> + '_ {
-        self.findings.iter().map(|f| Placed {
-            finding: f.clone(),
-            shift: self.shift,
-        })
+    /// Hands out its findings where they lie now: as a run, or one by one for the synthetic
+    /// main (whose findings lie between the other functions).
+    fn hand_out(&self, synthetic: bool, out: &mut Vec<Placed>, runs: &mut Vec<(Arc<Run>, i64)>) {
+        if synthetic {
+            out.extend(self.run.placed(self.shift));
+        } else if !self.run.is_empty() {
+            runs.push((self.run.clone(), self.shift));
+        }
     }
 
     /// Moves its findings with the edit; false when one cannot be moved (an offset inside what
     /// changed). When the edit lies wholly before or after every offset they hold, only
     /// `shift` changes; otherwise each is put in place and moved ([`Moved::finding`]).
     fn follow(&mut self, moved: &Moved, path: &std::path::Path) -> bool {
-        if self.findings.is_empty() || moved.delta == 0 {
+        if self.run.is_empty() || moved.delta == 0 {
             return true;
         }
-        let (lo, hi) = (self.lo as i64 + self.shift, self.hi as i64 + self.shift);
+        let e = self.run.extent(0);
+        let (lo, hi) = (e.start as i64 + self.shift, e.end as i64 + self.shift);
         if hi <= moved.a as i64 {
             return true;
         }
@@ -134,7 +133,8 @@ impl FnMemo {
             return true;
         }
         let shift = std::mem::take(&mut self.shift);
-        let ok = self.findings.iter_mut().all(|f| {
+        let run = Arc::make_mut(&mut self.run);
+        let ok = run.findings_mut().iter_mut().all(|f| {
             if shift != 0 {
                 let p = Placed {
                     finding: f.clone(),
@@ -144,8 +144,17 @@ impl FnMemo {
             }
             moved.finding(f, path)
         });
-        (self.lo, self.hi) = extent(&self.findings, path);
+        run.refresh();
         ok
+    }
+
+    /// Renumbers the lines its findings name; false when one cannot be.
+    fn renumber(&mut self, r: Renumber) -> bool {
+        if !self.run.findings().iter().any(names_a_line) {
+            return true;
+        }
+        let run = Arc::make_mut(&mut self.run);
+        run.findings_mut().iter_mut().all(|f| r.finding(f))
     }
 }
 
@@ -159,16 +168,6 @@ fn settled(mut f: Finding, opts: &LintOptions) -> Finding {
         f.severity = opts.severity(&f.code, f.severity);
     }
     f
-}
-
-/// The least and greatest offset `findings` hold in `path` (`(u32::MAX, 0)` for none).
-fn extent(findings: &[Arc<Finding>], path: &std::path::Path) -> (u32, u32) {
-    let (mut lo, mut hi) = (u32::MAX, 0);
-    for r in findings.iter().flat_map(|f| f.offsets_in(path)) {
-        lo = lo.min(r.start);
-        hi = hi.max(r.end);
-    }
-    (lo, hi)
 }
 
 /// How an edit moved the text: `old[a..b_old]` became `new[a..b_new]`.
@@ -378,7 +377,8 @@ impl FileMemo {
                     }
                     None => {
                         new_fn[i] = true;
-                        self.fns.push(FnMemo::placeholder(d.as_id()));
+                        let run = Arc::new(Run::new(Vec::new(), cx.path.clone(), opts));
+                        self.fns.push(FnMemo::placeholder(d.as_id(), run));
                     }
                 }
             }
@@ -483,9 +483,7 @@ impl FileMemo {
                 || m.observed
                     .is_some_and(|o| o != vox_analysis::return_observed(db, *d))
                 || !m.follow(&moved, &cx.path)
-                || renumber.is_some_and(|r| {
-                    m.start + m.len > moved.a && !m.findings.iter_mut().all(|f| r.finding(f))
-                });
+                || renumber.is_some_and(|r| m.start + m.len > moved.a && !m.renumber(r));
             lint[i] = stale;
         }
         if let Some(mut c) = old_chains {
@@ -498,8 +496,10 @@ impl FileMemo {
     }
 
     /// The memo after a lint that linted the functions `lint` marks (all when `prev` is `None`)
-    /// and reported `fresh` in them; pushes every function's findings to `out`. `None` when the
-    /// file cannot be kept (a finding in no function, colliding literals).
+    /// and reported `fresh` in them; hands out every function's findings, as a run to `runs`
+    /// (the synthetic main's one by one to `out`). `None` when the file cannot be kept (a
+    /// finding in no function, colliding literals).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn update(
         cx: &FileCx<'_>,
         prev: Option<FileMemo>,
@@ -508,6 +508,7 @@ impl FileMemo {
         opts: &LintOptions,
         stamp: u64,
         out: &mut Vec<Placed>,
+        runs: &mut Vec<(Arc<Run>, i64)>,
     ) -> Option<FileMemo> {
         let db = cx.db;
         let defs: Vec<FnDef<'_>> = cx.items.all().collect();
@@ -554,14 +555,14 @@ impl FileMemo {
         let mut fns = Vec::with_capacity(defs.len());
         for (k, d) in defs.iter().enumerate() {
             let (start, len) = spans[k];
+            let synthetic = d.index(db) == u32::MAX;
             if let Some(m) = old[k].take().filter(|_| !lint[k]) {
-                out.extend(m.placed());
+                m.hand_out(synthetic, out, runs);
                 fns.push(FnMemo { start, len, ..m });
                 continue;
             }
             let facts = fn_facts(db, *d);
             let findings = std::mem::take(&mut by_fn[k]);
-            let (lo, hi) = extent(&findings, &cx.path);
             let m = FnMemo {
                 id: d.as_id(),
                 start,
@@ -580,14 +581,14 @@ impl FileMemo {
                     })
                     .collect(),
                 // A synthetic main is reached when it is an entry point, and only then.
-                reached: if d.index(db) == u32::MAX {
+                reached: if synthetic {
                     Some(entries.contains(&d.as_id()))
                 } else {
                     cx.reached_if_known(*d)
                 },
                 // Without scopes each function reads the whole table (no scope kept: any change
                 // of the items touches them all).
-                scope: (d.index(db) != u32::MAX && vox_analysis::uses_scopes(db, cx.file))
+                scope: (!synthetic && vox_analysis::uses_scopes(db, cx.file))
                     .then(|| vox_analysis::fn_scope(db, *d).clone()),
                 literals: has_literals(facts),
                 tier: (opts.enabled("D004") && facts.overflows.iter().any(|o| o.tiers != 0b1111))
@@ -595,13 +596,11 @@ impl FileMemo {
                 observed: ((opts.enabled("D002") || opts.enabled("D007"))
                     && !facts.returned_order.is_empty())
                 .then(|| vox_analysis::return_observed(db, *d)),
-                findings,
+                run: Arc::new(Run::new(findings, cx.path.clone(), opts)),
                 shift: 0,
-                lo,
-                hi,
             };
             literals |= m.literals;
-            out.extend(m.placed());
+            m.hand_out(synthetic, out, runs);
             fns.push(m);
         }
         // A plan checked collisions when a touched function had literals; a first lint checks.

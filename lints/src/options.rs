@@ -68,6 +68,14 @@ impl LintOptions {
         }
     }
 
+    /// Whether a finding of `code` at `severity` shows: its code is selected, or it is an error
+    /// that stops the script (`syntax.*` or `check.*`), shown whatever is selected.
+    pub fn shows(&self, code: &str, severity: Severity) -> bool {
+        self.enabled(code)
+            || (severity == Severity::Error
+                && (code.starts_with("syntax.") || code.starts_with("check.")))
+    }
+
     /// The severity a finding of `code` is shown with.
     pub fn severity(&self, code: &str, default: Severity) -> Severity {
         let mut s = default;

@@ -80,6 +80,11 @@ pub(crate) fn collect(cx: &FileCx<'_>) -> Vec<Suppression> {
     out
 }
 
+/// Whether the file has a suppression comment (even one without a reason).
+pub(crate) fn any(cx: &FileCx<'_>) -> bool {
+    !collect(cx).is_empty()
+}
+
 fn covers(s: &Suppression, code: &str) -> bool {
     s.codes.iter().any(|c| code.starts_with(c.as_str()))
 }

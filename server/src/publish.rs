@@ -476,6 +476,7 @@ pub(crate) fn file_diagnostics(snap: &Snapshot, shared: &Shared, path: &Path) ->
     let t1 = std::time::Instant::now();
     let mut ropes = diagnostics::Ropes::new(snap);
     let mut out: Vec<Diagnostic> = findings
+        .into_placed()
         .into_iter()
         .map(|f| diagnostics::to_diagnostic(&f.into_finding(), &mut ropes))
         .collect();

@@ -29,7 +29,9 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHasher};
 use tower_lsp_server::ls_types::Position;
-use vox_lints::{Finding, Held, Placed, SamePath, Severity, SharedPath, SharedStr};
+use vox_lints::{
+    Finding, Held, Piece, Placed, Run, SamePath, Severity, SharedPath, SharedStr, Shown,
+};
 use vox_syntax::TextRange;
 
 use crate::convert::{Encoding, TextIndex};
@@ -279,10 +281,48 @@ pub struct RenderCache {
 /// template (on a finding-dense file, most of an edit's publish).
 struct Previous {
     text: Arc<[u8]>,
-    findings: Vec<Placed>,
+    shown: Shown,
+    /// Where each piece of `shown` starts among its findings.
+    starts: Vec<u32>,
+    /// The piece each run of `shown` is, by the run's address (it holds them alive).
+    runs: FxHashMap<usize, usize>,
     json: Arc<DiagnosticsJson>,
     /// Each finding's template key, to keep a reused finding's template alive.
     keys: Vec<u64>,
+}
+
+impl Previous {
+    /// Its finding `at` (counted through its pieces; `k` is where the last call found one, as
+    /// the calls go forward).
+    fn get(&self, at: usize, k: &mut usize) -> Option<Placed> {
+        if at >= self.shown.len() {
+            return None;
+        }
+        if self.starts[*k] as usize > at {
+            *k = 0;
+        }
+        while self.starts.get(*k + 1).is_some_and(|&s| s as usize <= at) {
+            *k += 1;
+        }
+        let i = at - self.starts[*k] as usize;
+        match &self.shown.pieces()[*k] {
+            Piece::One(p) => Some(p.clone()),
+            Piece::Run(r, shift) => Some(Placed {
+                finding: r.findings()[i].clone(),
+                shift: *shift,
+            }),
+        }
+    }
+
+    /// Where a run of the last publish lay among its findings, and how far it was shifted then.
+    fn run(&self, run: &Arc<Run>) -> Option<(std::ops::Range<usize>, i64)> {
+        let k = *self.runs.get(&(Arc::as_ptr(run) as usize))?;
+        let Piece::Run(_, shift) = &self.shown.pieces()[k] else {
+            return None;
+        };
+        let start = self.starts[k] as usize;
+        Some((start..start + run.len(), *shift))
+    }
 }
 
 /// Which offsets of the new text have the same line and column as an offset of the old one:
@@ -341,6 +381,14 @@ impl Unmoved {
         TextRange::new(self.old(r.start), self.old(r.end))
     }
 
+    /// Whether every offset from `new.start` to `new.end` holds, with the line and column of
+    /// the same offset of `old` (a run's extent now and at the last publish).
+    fn span_same(&self, new: TextRange, old: TextRange) -> bool {
+        ((new.end as usize) < self.prefix && new == old)
+            || self.after.is_some_and(|b| new.start as usize > b)
+                && TextRange::new(self.old(new.start), self.old(new.end)) == old
+    }
+
     /// Whether `new` (of the new text, in `path`, as every step of its chain) gives the
     /// diagnostic `old` (of the old text) gave: each of its positions holds and is `old`'s, moved
     /// by the edit; the rest of what the JSON shows equal (a finding the lint memo kept is the
@@ -386,134 +434,162 @@ impl RenderCache {
     }
 
     /// The JSON of each finding's diagnostic (all in `path`), in order.
-    pub fn render(
-        &mut self,
-        snap: &Snapshot,
-        path: &Path,
-        findings: Vec<Placed>,
-    ) -> Arc<DiagnosticsJson> {
+    pub fn render(&mut self, snap: &Snapshot, path: &Path, shown: Shown) -> Arc<DiagnosticsJson> {
         self.round += 1;
         self.made = 0;
         self.reused = 0;
         let enc = snap.encoding;
         // The files positions point into (the script first), and their index there.
         let mut files: Vec<FileAnchors> = vec![FileAnchors::new(snap, path)];
-        let mut file_ix: FxHashMap<&Path, usize> = FxHashMap::default();
-        file_ix.insert(path, 0);
+        let mut file_ix: FxHashMap<SharedPath, usize> = FxHashMap::default();
+        file_ix.insert(SharedPath::from(path), 0);
         let previous = self.previous.take();
-        let mut out = DiagnosticsJson::with_capacity(findings.len());
-        let mut keys: Vec<u64> = Vec::with_capacity(findings.len());
+        let mut out = DiagnosticsJson::with_capacity(shown.len());
+        let mut keys: Vec<u64> = Vec::with_capacity(shown.len());
         // The last publish's diagnostics taken whole and not yet copied: a run of them.
         let mut run = 0..0;
         let mut s = String::new();
         let unmoved = previous
             .as_ref()
             .map(|p| Unmoved::new(&p.text, &files[0].text));
-        // Where the walk through the last publish's findings (in the same order) has got to.
+        // Where the walk through the last publish's findings (in the same order) has got to, and
+        // the piece it is in.
         let mut at = 0;
+        let mut at_piece = 0;
         // Per finding: its anchors (file, anchor), then the key.
         let mut anchors: Vec<(usize, usize)> = Vec::new();
         // (Paths compared by pointer once one matched, else as bytes: an equal path written
         // otherwise only misses the shortcut below.)
         let mut here = SamePath::new(path);
-        for placed in &findings {
-            let (f, range) = (&*placed.finding, placed.range());
-            if let (Some(p), Some(u)) = (&previous, &unmoved) {
-                // The old findings in the same order, compared where they were.
-                let key = (u.old(range.start), u.old(range.end), &f.code);
-                while p.findings.get(at).is_some_and(|q| {
-                    let r = q.range();
-                    (r.start, r.end, &q.finding.code) < key
-                }) {
-                    at += 1;
-                }
-                // A finding the lint memo kept before the edit is the very one published last
-                // time; after it, one the memo moved with the text.
-                let same = here.test(&f.file)
-                    && f.chain.iter().all(|s| here.test(&s.file))
-                    && p.findings.get(at).is_some_and(|q| u.same(q, placed));
-                if same {
-                    if run.end != at {
-                        out.extend_from(&p.json, run);
-                        run = at..at;
+        let mut run_here = SamePath::new(path);
+        // A run of the last publish that the edit did not move in lines or columns (the same
+        // run: the very findings) gives its diagnostics whole.
+        let whole = |r: &Arc<Run>, shift: i64, run_here: &mut SamePath<'_>| {
+            let (p, u) = (previous.as_ref()?, unmoved.as_ref()?);
+            let (items, was) = p.run(r)?;
+            (r.local() && run_here.test(r.file()) && u.span_same(r.extent(shift), r.extent(was)))
+                .then_some(items)
+        };
+        let mut singles = Vec::new();
+        for piece in shown.pieces() {
+            singles.clear();
+            match piece {
+                Piece::One(p) => singles.push(p.clone()),
+                Piece::Run(r, shift) => match whole(r, *shift, &mut run_here) {
+                    Some(items) => {
+                        let p = previous.as_ref().expect("a whole run was published");
+                        if run.end != items.start {
+                            out.extend_from(&p.json, run);
+                            run = items.start..items.start;
+                        }
+                        run.end = items.end;
+                        keys.extend_from_slice(&p.keys[items.clone()]);
+                        self.reused += items.len();
+                        at = at.max(items.end);
+                        continue;
                     }
-                    run.end = at + 1;
-                    keys.push(p.keys[at]);
-                    self.reused += 1;
-                    at += 1;
-                    continue;
+                    None => singles.extend(r.placed(*shift)),
+                },
+            }
+            for placed in &singles {
+                let (f, range) = (&*placed.finding, placed.range());
+                if let (Some(p), Some(u)) = (&previous, &unmoved) {
+                    // The old findings in the same order, compared where they were.
+                    let key = (u.old(range.start), u.old(range.end), &f.code);
+                    while p.get(at, &mut at_piece).is_some_and(|q| {
+                        let r = q.range();
+                        (r.start, r.end, &q.finding.code) < key
+                    }) {
+                        at += 1;
+                    }
+                    // A finding the lint memo kept before the edit is the very one published last
+                    // time; after it, one the memo moved with the text.
+                    let same = here.test(&f.file)
+                        && f.chain.iter().all(|s| here.test(&s.file))
+                        && p.get(at, &mut at_piece).is_some_and(|q| u.same(&q, placed));
+                    if same {
+                        if run.end != at {
+                            out.extend_from(&p.json, run);
+                            run = at..at;
+                        }
+                        run.end = at + 1;
+                        keys.push(p.keys[at]);
+                        self.reused += 1;
+                        at += 1;
+                        continue;
+                    }
                 }
-            }
-            if let Some(p) = &previous {
-                out.extend_from(&p.json, std::mem::replace(&mut run, 0..0));
-            }
-            anchors.clear();
-            let mut key = KeyRef {
-                f,
-                range: (Rel { line: 0, col: 0 }, Rel { line: 0, col: 0 }),
-                chain: Vec::with_capacity(f.chain.len()),
-            };
-            for (k, (file, r)) in std::iter::once((&f.file, range))
-                .chain(
-                    f.chain
-                        .iter()
-                        .map(|s| (&s.file, placed.at(&s.file, s.range))),
-                )
-                .enumerate()
-            {
-                let known = if here.test(file) {
-                    Some(0)
-                } else {
-                    file_ix.get(file.as_path()).copied()
+                if let Some(p) = &previous {
+                    out.extend_from(&p.json, std::mem::replace(&mut run, 0..0));
+                }
+                anchors.clear();
+                let mut key = KeyRef {
+                    f,
+                    range: (Rel { line: 0, col: 0 }, Rel { line: 0, col: 0 }),
+                    chain: Vec::with_capacity(f.chain.len()),
                 };
-                let fx = match known {
-                    Some(x) => x,
+                for (k, (file, r)) in std::iter::once((&f.file, range))
+                    .chain(
+                        f.chain
+                            .iter()
+                            .map(|s| (&s.file, placed.at(&s.file, s.range))),
+                    )
+                    .enumerate()
+                {
+                    let known = if here.test(file) {
+                        Some(0)
+                    } else {
+                        file_ix.get(file.as_path()).copied()
+                    };
+                    let fx = match known {
+                        Some(x) => x,
+                        None => {
+                            files.push(FileAnchors::new(snap, file));
+                            file_ix.insert(file.clone(), files.len() - 1);
+                            files.len() - 1
+                        }
+                    };
+                    let fa = &files[fx];
+                    let i = fa.anchor_of(r.start);
+                    let rel = (fa.relative(i, r.start, enc), fa.relative(i, r.end, enc));
+                    if k == 0 {
+                        key.range = rel;
+                    } else {
+                        key.chain.push(rel);
+                    }
+                    anchors.push((fx, i));
+                }
+                let h = key.hash();
+                keys.push(h);
+                let bucket = self.templates.entry(h).or_default();
+                let pos = match bucket.iter().position(|t| key.matches(&t.key)) {
+                    Some(p) => p,
                     None => {
-                        files.push(FileAnchors::new(snap, file));
-                        file_ix.insert(file.as_path(), files.len() - 1);
-                        files.len() - 1
+                        self.made += 1;
+                        bucket.push(make_template(&key, &anchors, &files));
+                        bucket.len() - 1
                     }
                 };
-                let fa = &files[fx];
-                let i = fa.anchor_of(r.start);
-                let rel = (fa.relative(i, r.start, enc), fa.relative(i, r.end, enc));
-                if k == 0 {
-                    key.range = rel;
-                } else {
-                    key.chain.push(rel);
+                let t = &mut bucket[pos];
+                t.used = self.round;
+                // Fill the holes from the anchors' current starts.
+                s.clear();
+                for (k, piece) in t.pieces.iter().enumerate() {
+                    s.push_str(piece);
+                    let Some(hole) = t.holes.get(k) else { break };
+                    let (fx, i) = anchors[hole.anchor];
+                    let base = files[fx].base(i, enc);
+                    let v = if hole.is_line {
+                        base.line + hole.rel.line
+                    } else if hole.rel.line == 0 {
+                        base.character + hole.rel.col
+                    } else {
+                        hole.rel.col
+                    };
+                    push_u32(&mut s, v);
                 }
-                anchors.push((fx, i));
+                out.push(&s);
             }
-            let h = key.hash();
-            keys.push(h);
-            let bucket = self.templates.entry(h).or_default();
-            let pos = match bucket.iter().position(|t| key.matches(&t.key)) {
-                Some(p) => p,
-                None => {
-                    self.made += 1;
-                    bucket.push(make_template(&key, &anchors, &files));
-                    bucket.len() - 1
-                }
-            };
-            let t = &mut bucket[pos];
-            t.used = self.round;
-            // Fill the holes from the anchors' current starts.
-            s.clear();
-            for (k, piece) in t.pieces.iter().enumerate() {
-                s.push_str(piece);
-                let Some(hole) = t.holes.get(k) else { break };
-                let (fx, i) = anchors[hole.anchor];
-                let base = files[fx].base(i, enc);
-                let v = if hole.is_line {
-                    base.line + hole.rel.line
-                } else if hole.rel.line == 0 {
-                    base.character + hole.rel.col
-                } else {
-                    hole.rel.col
-                };
-                push_u32(&mut s, v);
-            }
-            out.push(&s);
         }
         if let Some(p) = &previous {
             out.extend_from(&p.json, run);
@@ -533,11 +609,32 @@ impl RenderCache {
             });
         }
         // Freeing the last publish's findings (thousands of strings on a finding-dense file)
-        // waits until this one is sent: see [`RenderCache::take_spent`].
+        // waits until this one is sent: see [`RenderCache::take_spent`]. Its table of runs is
+        // emptied for this one's.
+        let mut previous = previous;
+        let mut runs = previous
+            .as_mut()
+            .map(|p| std::mem::take(&mut p.runs))
+            .unwrap_or_default();
+        runs.clear();
+        let mut starts = Vec::with_capacity(shown.pieces().len());
+        let mut n = 0u32;
+        for (k, piece) in shown.pieces().iter().enumerate() {
+            starts.push(n);
+            n += match piece {
+                Piece::One(_) => 1,
+                Piece::Run(r, _) => {
+                    runs.insert(Arc::as_ptr(r) as usize, k);
+                    r.len() as u32
+                }
+            };
+        }
         self.spent = previous;
         self.previous = Some(Previous {
             text: files.swap_remove(0).text,
-            findings,
+            shown,
+            starts,
+            runs,
             json: out.clone(),
             keys,
         });

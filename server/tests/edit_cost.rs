@@ -187,6 +187,23 @@ fn kept_after(s: &Session, path: &Path) -> usize {
         whole.shown_findings(path),
         "the memo's findings differ from a whole lint"
     );
+    // And `vox lint`'s, where no file imports this one (which would report in it too).
+    let file = snap.file(path).unwrap();
+    if vox_analysis::importers_of(&snap.db, file).is_empty() {
+        let opts = vox_lints::LintOptions {
+            skip_fixes: true,
+            ..snap.opts.clone()
+        };
+        let cli: Vec<vox_lints::Finding> = vox_lints::lint_file(&snap.db, file, &snap.info, &opts)
+            .into_iter()
+            .filter(|f| f.file == path)
+            .collect();
+        let got: Vec<vox_lints::Finding> = got
+            .into_iter()
+            .map(|p| std::sync::Arc::unwrap_or_clone(p.into_finding()))
+            .collect();
+        assert_eq!(got, cli, "the memo's findings differ from `vox lint`'s");
+    }
     let memos = snap.memos.lock().unwrap();
     memos.get(&(path.to_path_buf(), true)).map_or(0, |m| m.kept)
 }
@@ -227,6 +244,85 @@ fn open_small(
     (dir, path, s, text)
 }
 
+/// How many of the findings shown for `path` come as whole runs (a function's findings the
+/// lint memo kept, passed through the lint's later stages and the render without being read one
+/// by one), and as single findings.
+fn pieces(s: &Session, path: &Path) -> (usize, usize) {
+    let shown = s.snapshot().shown_findings(path);
+    let runs = shown
+        .pieces()
+        .iter()
+        .filter(|p| matches!(p, vox_lints::Piece::Run(..)))
+        .count();
+    (runs, shown.pieces().len() - runs)
+}
+
+/// Typing in one function hands out every function's findings as one run each; a suppression
+/// in the file (which any finding may use) takes them apart, and the findings stay a whole
+/// lint's (`kept_after` compares) either way.
+#[test]
+fn untouched_functions_findings_pass_as_runs_unless_a_suppression_may_apply() {
+    let src = "fn a(x: float) to float {\n    return x.sin()\n}\n\nfn b(x: float) to float {\n    return x.cos()\n}\n\n\
+               fn c() to int {\n    return time.now_ms()\n}\n\nfn main() {\n    print(a(1.0) + b(2.0))\n    print(c())\n}\n";
+    let (dir, path, mut s, mut text) = open_small("runs", &[("main.vox", src)], "main.vox");
+    let at = text.find("x.sin").unwrap();
+    change(&mut s, &path, &mut text, at, at, "1.0 + ", 2);
+    assert!(kept_after(&s, &path) >= 3);
+    assert_eq!(pieces(&s, &path), (3, 0), "a run for each of a, b and c");
+    let at = text.find("    return x.cos()").unwrap();
+    change(
+        &mut s,
+        &path,
+        &mut text,
+        at,
+        at,
+        "    // vox:allow(D001): on purpose\n",
+        3,
+    );
+    kept_after(&s, &path);
+    let (runs, ones) = pieces(&s, &path);
+    assert_eq!(
+        runs, 0,
+        "a suppression in the file: every finding one by one"
+    );
+    assert_eq!(ones, 2, "b's D001 suppressed, a's and c's shown");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A run whose findings the options change (a `check.` warning raised to an error by
+/// `[lint.severity]`, or not selected) is taken apart so that the lint's later stages change
+/// them: the shown findings stay `vox lint`'s (`kept_after` compares).
+#[test]
+fn findings_the_options_change_are_not_passed_whole() {
+    for (tag, lint) in [
+        (
+            "raised",
+            "[lint.severity]\n\"check.main-return-code\" = \"error\"\n",
+        ),
+        ("ignored", "[lint]\nignore = [\"check.main-return-code\"]\n"),
+    ] {
+        let src = "fn a(x: float) to float {\n    return x.sin()\n}\n\nfn main() to int {\n    print(a(1.0))\n    return 0\n}\n";
+        let (dir, path, mut s, mut text) =
+            open_small(tag, &[("main.vox", src), ("Vox.toml", lint)], "main.vox");
+        let at = text.find("x.sin").unwrap();
+        change(&mut s, &path, &mut text, at, at, "1.0 + ", 2);
+        kept_after(&s, &path);
+        let shown = s.snapshot().shown_findings(&path);
+        let check = shown
+            .iter()
+            .filter(|p| p.finding.code.starts_with("check."))
+            .map(|p| p.finding.severity)
+            .collect::<Vec<_>>();
+        let want = if tag == "raised" {
+            vec![vox_lints::Severity::Error]
+        } else {
+            vec![]
+        };
+        assert_eq!(check, want, "{tag}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 /// With every D rule at error severity (`vox.lint.determinism`), typing in the first function
 /// hands out the other functions' kept findings themselves, not copies made to change their
 /// severity on every keystroke.
@@ -245,11 +341,11 @@ fn a_severity_setting_copies_no_kept_finding() {
     s.open(path.clone(), uri, text.clone(), 1);
     kept_after(&s, &path);
     let before = s.snapshot().shown_findings(&path);
-    let raised = |f: &&vox_lints::Placed| {
+    let raised = |f: &vox_lints::Placed| {
         f.finding.code.starts_with('D') && f.finding.severity == vox_lints::Severity::Error
     };
     assert!(
-        before.iter().filter(raised).count() >= 30,
+        before.iter().filter(|f| raised(f)).count() >= 30,
         "D findings are errors"
     );
     let at = text.find("let base = 10").unwrap() + "let base = ".len();
@@ -265,7 +361,7 @@ fn a_severity_setting_copies_no_kept_finding() {
         })
         .count();
     assert!(
-        after.iter().filter(raised).count() >= 30 && shared + 5 >= after.len(),
+        after.iter().filter(|f| raised(f)).count() >= 30 && shared + 5 >= after.len(),
         "{shared} of {} findings handed out as they were kept",
         after.len()
     );

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use vox_analysis::{AnalysisDb, ImportTarget, SourceFile};
 use vox_caps::config::WorkspaceConfig;
-use vox_lints::{Finding, Held, LintOptions, Placed, WorkspaceInfo};
+use vox_lints::{Finding, LintOptions, Placed, Shown, WorkspaceInfo};
 
 /// Per open script and kind of lint (with fixes or without), what its last lint found in each
 /// function ([`vox_lints::FileMemo`]), so that the next lint after an edit inside one function
@@ -201,7 +201,7 @@ impl Snapshot {
         file: SourceFile,
         opts: &LintOptions,
         stamp: u64,
-    ) -> Vec<Placed> {
+    ) -> Shown {
         let key = (path.to_path_buf(), opts.skip_fixes);
         let mut memo = lock(&self.memos).remove(&key);
         let found = vox_lints::lint_file_memo(&self.db, file, &self.info, opts, &mut memo, stamp);
@@ -267,6 +267,7 @@ impl Snapshot {
     /// merged as the CLI merges them.
     pub fn findings(&self, path: &Path) -> Vec<Arc<Finding>> {
         self.findings_with(path, &self.opts)
+            .into_placed()
             .into_iter()
             .map(Placed::into_finding)
             .collect()
@@ -274,8 +275,8 @@ impl Snapshot {
 
     /// As [`Self::findings`] without their fixes: what published diagnostics show (code actions,
     /// hovers and proofs ask [`Self::findings`]). Those the file's lint memo kept are its very
-    /// findings, placed where they lie now ([`Placed`]).
-    pub fn shown_findings(&self, path: &Path) -> Vec<Placed> {
+    /// findings, placed where they lie now, each function's as one run ([`Shown`]).
+    pub fn shown_findings(&self, path: &Path) -> Shown {
         let opts = LintOptions {
             skip_fixes: true,
             ..self.opts.clone()
@@ -285,12 +286,12 @@ impl Snapshot {
 
     /// Shared with the file's lint memo: the findings of functions an edit did not touch are the
     /// memo's, not copies.
-    fn findings_with(&self, path: &Path, opts: &LintOptions) -> Vec<Placed> {
+    fn findings_with(&self, path: &Path, opts: &LintOptions) -> Shown {
         let Some(file) = self.file(path) else {
-            return Vec::new();
+            return Shown::default();
         };
         if self.excluded(path) {
-            return Vec::new();
+            return Shown::default();
         }
         let db = &self.db;
         // `file` and the files importing it, directly or not: their lints report in `file`.
@@ -306,26 +307,39 @@ impl Snapshot {
                 }
             }
         }
-        let mut out = Vec::new();
+        // The file's own lint (its memo's runs whole), alone when no file imports it.
+        let own = match self.stamp(path) {
+            Some(stamp) => self.lint_with_memo(path, file, opts, stamp),
+            None => Shown::new(
+                vox_lints::lint_file(db, file, &self.info, opts)
+                    .into_iter()
+                    .map(Placed::from)
+                    .collect(),
+                Vec::new(),
+            ),
+        };
+        let mut own = Some(own);
+        own.iter_mut().for_each(|o| o.retain_file(path));
+        if importers.len() == 1 {
+            return own.unwrap_or_default();
+        }
+        // With importers, every finding one by one, in the order of the files' paths (which
+        // of two equal findings shows is the first's, as in `vox lint`).
+        let mut ones = Vec::new();
         // Nearly every finding is in `path` itself, written as it is: compared as bytes first.
         let mut same = vox_lints::SamePath::new(path);
-        let mut here = |f: &Finding| same.test(&f.file) || f.file == path;
         for z in importers.values() {
-            match self.stamp(path).filter(|_| *z == file) {
-                Some(stamp) => out.extend(
-                    self.lint_with_memo(path, file, opts, stamp)
-                        .into_iter()
-                        .filter(|f| here(&f.finding)),
-                ),
-                None => out.extend(
-                    vox_lints::lint_file(db, *z, &self.info, opts)
-                        .into_iter()
-                        .filter(|f| here(f))
-                        .map(Placed::from),
-                ),
+            if *z == file {
+                ones.extend(own.take().unwrap_or_default().into_placed());
+                continue;
             }
+            ones.extend(
+                vox_lints::lint_file(db, *z, &self.info, opts)
+                    .into_iter()
+                    .filter(|f| same.test(&f.file) || f.file == path)
+                    .map(Placed::from),
+            );
         }
-        Held::sort_unique(&mut out);
-        out
+        Shown::new(ones, Vec::new())
     }
 }
