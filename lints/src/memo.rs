@@ -282,6 +282,20 @@ impl Renumber {
     }
 }
 
+/// Where each function of `defs` (`FileItems::all` order) starts: the parse's table for the
+/// functions (one query, where `fn_base` is one each), `fn_base` for the synthetic main.
+fn bases(cx: &FileCx<'_>, defs: &[FnDef<'_>]) -> Vec<u32> {
+    let starts = vox_analysis::fn_starts(cx.db, cx.file);
+    let functions = cx.items.fns.len();
+    defs.iter()
+        .enumerate()
+        .map(|(i, d)| match starts.get(i) {
+            Some(&s) if i < functions => s,
+            _ => fn_base(cx.db, *d),
+        })
+        .collect()
+}
+
 fn has_literals(facts: &FnFacts) -> bool {
     facts
         .paths
@@ -388,6 +402,8 @@ impl FileMemo {
         }
         // The functions the edit touched (the synthetic main spans the whole file; one that
         // just came has no memo).
+        let bases = bases(cx, &defs);
+        let functions = cx.items.fns.len();
         let touched: Vec<bool> = defs
             .iter()
             .enumerate()
@@ -396,8 +412,8 @@ impl FileMemo {
                 let span = TextRange::new(m.start, m.start + m.len);
                 new_fn[i]
                     || rescoped[i]
-                    || d.index(db) == u32::MAX
-                    || moved.range(span).map(|r| r.start) != Some(fn_base(db, *d))
+                    || i >= functions
+                    || moved.range(span).map(|r| r.start) != Some(bases[i])
                     || span.end > moved.a && span.start < moved.b_old
                     || d.text(db).len() != m.len
             })
@@ -516,9 +532,10 @@ impl FileMemo {
             .iter()
             .map(|d| d.as_id())
             .collect();
-        let spans: Vec<(u32, u32)> = defs
-            .iter()
-            .map(|d| (fn_base(db, *d), d.text(db).len()))
+        let spans: Vec<(u32, u32)> = bases(cx, &defs)
+            .into_iter()
+            .zip(&defs)
+            .map(|(base, d)| (base, d.text(db).len()))
             .collect();
         let has_main = cx.items.main.is_some();
         let fns_end = defs.len() - usize::from(has_main);
@@ -555,7 +572,7 @@ impl FileMemo {
         let mut fns = Vec::with_capacity(defs.len());
         for (k, d) in defs.iter().enumerate() {
             let (start, len) = spans[k];
-            let synthetic = d.index(db) == u32::MAX;
+            let synthetic = k >= cx.items.fns.len();
             if let Some(m) = old[k].take().filter(|_| !lint[k]) {
                 m.hand_out(synthetic, out, runs);
                 fns.push(FnMemo { start, len, ..m });
