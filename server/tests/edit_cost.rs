@@ -155,6 +155,46 @@ fn an_edit_costs_the_same_in_a_workspace_of_ten_and_of_a_thousand_scripts() {
     );
 }
 
+/// A new function's name typed (the file's items change at each character): every function's
+/// scope is computed again, from the words kept for its text (`fn_words`), which only the
+/// renamed function's text makes again.
+#[test]
+fn typing_a_functions_name_reads_no_other_functions_text() {
+    let dir = std::env::temp_dir().join(format!("vox-edit-cost-words-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut src: String = (0..20)
+        .map(|i| format!("fn f{i}(x: float) to float {{\n    return x.sin() + {i}.0\n}}\n\n"))
+        .collect();
+    src.push_str("fn n() {\n}\n\nfn main() {\n    print(f0(1.0))\n}\n");
+    std::fs::write(dir.join("main.vox"), &src).unwrap();
+    let dir = dir.canonicalize().unwrap();
+    let path = dir.join("main.vox");
+    let (mut s, log) = Session::load_logged(dir.clone(), Settings::defaults(), Encoding::Utf16);
+    let uri: Uri = format!("file://{}", path.display()).parse().unwrap();
+    s.open(path.clone(), uri, src.clone(), 1);
+    kept_after(&s, &path);
+    let mut text = src;
+    // A first edit makes the file an edited one (its functions lowered with their scopes).
+    let at = text.find("+ 3.0").unwrap() + "+ ".len();
+    change(&mut s, &path, &mut text, at, at, "1.0 + ", 2);
+    kept_after(&s, &path);
+    let at = text.find("fn n(").unwrap() + "fn n".len();
+    for (version, c) in [(3, "e"), (4, "w")] {
+        change(&mut s, &path, &mut text, at, at, c, version);
+        log.take();
+        kept_after(&s, &path);
+        let ran = names(&log.take());
+        let count = |q: &str| ran.iter().filter(|n| *n == q).count();
+        assert!(count("fn_scope") >= 20, "every scope again: {ran:?}");
+        assert!(
+            count("fn_words") <= 1,
+            "other functions' words again: {ran:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Replaces `text[a..b]` by `insert` in the open document, as an editor sends it.
 fn change(
     s: &mut Session,
