@@ -103,6 +103,7 @@ fn lint<T: Held>(
     // Decision 53: a syntax error costs only the function it is in (`FileCx::functions` leaves
     // it out); from [`MANY_ERRORS`] on, the file's semantic findings are skipped with one note.
     let errors = cx.syntax_errors();
+    let sups = suppress::collect(&cx);
     let mut runs = Vec::new();
     if errors >= MANY_ERRORS {
         T::report_into(&mut out, |o| {
@@ -117,9 +118,8 @@ fn lint<T: Held>(
         runs = per_fn(&mut cx, errors, &mut out);
         // A suppression may apply to any finding (and counts as used by one whose code is not
         // selected): the runs are taken apart when the file has one, where they lay.
-        let suppressions = suppress::any(&cx);
         runs.retain(|(run, shift)| {
-            let whole = run.plain && !suppressions;
+            let whole = run.plain && sups.is_empty();
             if !whole {
                 out.extend(run.placed(*shift).map(T::from_placed));
             }
@@ -134,7 +134,7 @@ fn lint<T: Held>(
             }
         });
     }
-    let mut out = suppress::apply(&cx, out, opts);
+    let mut out = suppress::apply(&cx, out, opts, sups);
     // `--select`/`--ignore` apply to every code; an error that stops the script always shows.
     out.retain(|f| {
         let b = f.finding();

@@ -572,7 +572,7 @@ impl FileMemo {
         let mut fns = Vec::with_capacity(defs.len());
         for (k, d) in defs.iter().enumerate() {
             let (start, len) = spans[k];
-            let synthetic = k >= cx.items.fns.len();
+            let synthetic = k >= fns_end;
             if let Some(m) = old[k].take().filter(|_| !lint[k]) {
                 m.hand_out(synthetic, out, runs);
                 fns.push(FnMemo { start, len, ..m });

@@ -24,7 +24,8 @@ use crate::options::LintOptions;
 pub struct Run {
     findings: Vec<Arc<Finding>>,
     file: SharedPath,
-    /// The first and the last finding's range.
+    /// The first and the last finding's range (kept here: the merge reads them for every run,
+    /// and the findings themselves lie apart, in memory a keystroke does not otherwise touch).
     first: TextRange,
     last: TextRange,
     /// The least and greatest offset they hold in `file` (ranges, chain steps, fixes' edits).
@@ -103,7 +104,7 @@ impl Run {
         })
     }
 
-    /// Its findings to change (moved, renumbered); [`Run::refresh`] after.
+    /// Its findings to change (renumbered; or moved, then [`Run::refresh`]).
     pub(crate) fn findings_mut(&mut self) -> &mut [Arc<Finding>] {
         &mut self.findings
     }
@@ -303,8 +304,8 @@ impl Shown {
     pub fn retain_file(&mut self, file: &Path) {
         let mut same = crate::shared::SamePath::new(file);
         self.pieces.retain(|p| match p {
-            Piece::One(o) => same.test(&o.finding.file) || o.finding.file == file,
-            Piece::Run(r, _) => same.test(&r.file) || r.file == file,
+            Piece::One(o) => same.is(&o.finding.file),
+            Piece::Run(r, _) => same.is(&r.file),
         });
         self.len = self.pieces.iter().map(Piece::len).sum();
     }

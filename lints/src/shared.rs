@@ -103,6 +103,12 @@ impl<'p> SamePath<'p> {
         }
         same
     }
+
+    /// Whether `p` is the path, written the same way ([`SamePath::test`]) or otherwise (compared
+    /// as components).
+    pub fn is(&mut self, p: &SharedPath) -> bool {
+        self.test(p) || p.as_path() == self.path
+    }
 }
 
 impl AsRef<Path> for SharedStr {

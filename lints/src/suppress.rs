@@ -80,18 +80,17 @@ pub(crate) fn collect(cx: &FileCx<'_>) -> Vec<Suppression> {
     out
 }
 
-/// Whether the file has a suppression comment (even one without a reason).
-pub(crate) fn any(cx: &FileCx<'_>) -> bool {
-    !collect(cx).is_empty()
-}
-
 fn covers(s: &Suppression, code: &str) -> bool {
     s.codes.iter().any(|c| code.starts_with(c.as_str()))
 }
 
-/// Drops suppressed findings of this file and adds L001/L002.
-pub(crate) fn apply<T: Held>(cx: &FileCx<'_>, findings: Vec<T>, opts: &LintOptions) -> Vec<T> {
-    let mut sups = collect(cx);
+/// Drops suppressed findings of this file (`sups`: [`collect`]'s) and adds L001/L002.
+pub(crate) fn apply<T: Held>(
+    cx: &FileCx<'_>,
+    findings: Vec<T>,
+    opts: &LintOptions,
+    mut sups: Vec<Suppression>,
+) -> Vec<T> {
     if sups.is_empty() {
         return findings;
     }

@@ -314,6 +314,22 @@ impl Previous {
         }
     }
 
+    /// Takes its diagnostics `items` whole: they extend `run`, the pending stretch of its JSON
+    /// (copied into `out` once the stretch breaks), and keep their template keys.
+    fn take(
+        &self,
+        items: std::ops::Range<usize>,
+        run: &mut std::ops::Range<usize>,
+        out: &mut DiagnosticsJson,
+        keys: &mut Vec<u64>,
+    ) {
+        if run.end != items.start {
+            out.extend_from(&self.json, std::mem::replace(run, items.start..items.start));
+        }
+        run.end = items.end;
+        keys.extend_from_slice(&self.keys[items]);
+    }
+
     /// Where a run of the last publish lay among its findings, and how far it was shifted then.
     fn run(&self, run: &Arc<Run>) -> Option<(std::ops::Range<usize>, i64)> {
         let k = *self.runs.get(&(Arc::as_ptr(run) as usize))?;
@@ -478,14 +494,9 @@ impl RenderCache {
                 Piece::Run(r, shift) => match whole(r, *shift, &mut run_here) {
                     Some(items) => {
                         let p = previous.as_ref().expect("a whole run was published");
-                        if run.end != items.start {
-                            out.extend_from(&p.json, run);
-                            run = items.start..items.start;
-                        }
-                        run.end = items.end;
-                        keys.extend_from_slice(&p.keys[items.clone()]);
                         self.reused += items.len();
                         at = at.max(items.end);
+                        p.take(items, &mut run, &mut out, &mut keys);
                         continue;
                     }
                     None => singles.extend(r.placed(*shift)),
@@ -508,12 +519,7 @@ impl RenderCache {
                         && f.chain.iter().all(|s| here.test(&s.file))
                         && p.get(at, &mut at_piece).is_some_and(|q| u.same(&q, placed));
                     if same {
-                        if run.end != at {
-                            out.extend_from(&p.json, run);
-                            run = at..at;
-                        }
-                        run.end = at + 1;
-                        keys.push(p.keys[at]);
+                        p.take(at..at + 1, &mut run, &mut out, &mut keys);
                         self.reused += 1;
                         at += 1;
                         continue;

@@ -318,11 +318,12 @@ impl Snapshot {
                 Vec::new(),
             ),
         };
-        let mut own = Some(own);
-        own.iter_mut().for_each(|o| o.retain_file(path));
+        let mut own = own;
+        own.retain_file(path);
         if importers.len() == 1 {
-            return own.unwrap_or_default();
+            return own;
         }
+        let mut own = Some(own);
         // With importers, every finding one by one, in the order of the files' paths (which
         // of two equal findings shows is the first's, as in `vox lint`).
         let mut ones = Vec::new();
@@ -336,7 +337,7 @@ impl Snapshot {
             ones.extend(
                 vox_lints::lint_file(db, *z, &self.info, opts)
                     .into_iter()
-                    .filter(|f| same.test(&f.file) || f.file == path)
+                    .filter(|f| same.is(&f.file))
                     .map(Placed::from),
             );
         }
